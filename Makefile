@@ -1,0 +1,116 @@
+# argus: build, test, check, bench, demo, install. See README.md.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CFLAGS ?= -O2 -g
+ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
+LDLIBS := -lcbor -lxxhash -lyajl -lm
+
+FILTERS := $(sort $(basename $(notdir $(wildcard filters/*.c))))
+PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus
+LIB_SRC := $(wildcard lib/*.c)
+HEADERS := $(wildcard include/argus/*.h)
+
+# Sanitizer build for `make check`, in a tree of its own.
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
+FUZZ_SECONDS ?= 30
+
+.PHONY: all test check bench demo install uninstall clean deps check-deps
+.DELETE_ON_ERROR:
+
+all: $(PROGRAMS) bench/gen
+
+build/lib/%.o: lib/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/libargus.a: $(LIB_SRC:lib/%.c=build/lib/%.o)
+	rm -f $@
+	ar rcs $@ $^
+
+build/filters/%.o: filters/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+bin/argus-%: build/filters/%.o build/libargus.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+bin/argus: scripts/argus
+	@mkdir -p $(@D)
+	cp $< $@
+	chmod +x $@
+
+bench/gen: bench/gen.c build/libargus.a $(HEADERS)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen.c build/libargus.a $(LDLIBS)
+
+# Installs what the build and the tests need (apt-get as root), or says
+# what to install.
+deps:
+	@scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests.sh
+
+# Sanitizer build of every program and fuzzer, the whole test suite on it,
+# then each fuzzer for FUZZ_SECONDS.
+check: deps
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory CC=clang CFLAGS="$(SAN_FLAGS)" \
+	    BUILD=build-san san-programs
+	ARGUS_BIN=$(CURDIR)/build-san/bin scripts/run-tests.sh
+	@for f in $(FUZZERS); do \
+	    mkdir -p build-san/corpus/$$f; \
+	    echo "fuzzing $$f for $(FUZZ_SECONDS) s"; \
+	    build-san/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	        -artifact_prefix=build-san/ build-san/corpus/$$f tests/fuzz/corpus/$$f \
+	        2>build-san/$$f.log || { tail -40 build-san/$$f.log; exit 1; }; \
+	    grep -E 'stat::number_of_executed_units|Done' build-san/$$f.log | tail -1; \
+	done
+
+# The sanitizer tree: objects under build-san/, programs under build-san/bin.
+SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o)
+san-programs: $(FILTERS:%=build-san/bin/argus-%) build-san/bin/argus $(FUZZERS:%=build-san/%)
+
+build-san/lib/%.o: lib/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build-san/filters/%.o: filters/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build-san/bin/argus-%: build-san/filters/%.o $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build-san/bin/argus: scripts/argus
+	@mkdir -p $(@D)
+	cp $< $@
+	chmod +x $@
+
+build-san/fuzz-%: tests/fuzz/fuzz-%.c $(SAN_OBJ)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+bench: all
+	bench/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/argus/stages
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/
+	install -m 644 docs/stages/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/stages/
+
+uninstall:
+	rm -f $(PROGRAMS:bin/%=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
+
+clean:
+	rm -rf bin build build-san bench/gen bench/out

@@ -1,0 +1,239 @@
+/* argus-validate: checks a stream against the contract
+ * (docs/stages/validate.md) and prints a one-line summary. */
+#include "argus/cli.h"
+#include "argus/stream.h"
+#include "argus/table.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage: argus-validate [FILE|-]\n"
+    "Check an argus event stream against the contract and summarize it.\n"
+    "\n"
+    "Checks: the header (type, format, version); every record a map with a\n"
+    "text \"type\"; events carry id, ts, tid and pid; ids strictly increase and\n"
+    "ts never decreases; known keys hold values of their kind (uints,\n"
+    "addresses, texts, booleans, arrays), phase is begin/end, dir is\n"
+    "send/recv, ctx is interrupt/maintenance, a wait result is awakened,\n"
+    "timed_out, interrupted or restart; thread records carry tid and pid;\n"
+    "every edge's from and to name events earlier in the stream; once a\n"
+    "'segment' stage ran (its name in the header's stages), every event has\n"
+    "a seg.\n"
+    "\n"
+    "Prints one line: records, events, threads, edges, segments and the time\n"
+    "span; or the first violation as 'argus-validate: FILE: record N (byte\n"
+    "OFFSET): what', exit 65.\n"
+    "\n"
+    "  -q, --quiet    print nothing when the stream is valid\n"
+    "  -h, --help     show this help\n"
+    "      --version  show the version\n";
+
+/* Ids seen so far, as runs of consecutive ids: ids only grow, so a new
+ * id extends the last run or starts one; memory grows with the gaps. */
+typedef struct { uint64_t first, last; } id_run;
+static id_run *runs;
+static size_t nruns, runs_cap;
+
+static void ids_add(uint64_t id)
+{
+    if (nruns && runs[nruns - 1].last + 1 == id) {
+        runs[nruns - 1].last = id;
+        return;
+    }
+    if (nruns == runs_cap) {
+        runs_cap = runs_cap ? runs_cap * 2 : 1024;
+        runs = realloc(runs, runs_cap * sizeof *runs);
+        if (!runs)
+            abort();
+    }
+    runs[nruns++] = (id_run){id, id};
+}
+
+static bool ids_have(uint64_t id)
+{
+    size_t lo = 0, hi = nruns;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (runs[mid].last < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nruns && runs[lo].first <= id;
+}
+
+static bool text_in(const argus_field *f, const char *const *allowed)
+{
+    for (; *allowed; allowed++)
+        if (strlen(*allowed) == f->slen && memcmp(*allowed, f->s, f->slen) == 0)
+            return true;
+    return false;
+}
+
+static const char *const phases[] = {"begin", "end", NULL};
+static const char *const dirs[] = {"send", "recv", NULL};
+static const char *const ctxs[] = {"interrupt", "maintenance", NULL};
+static const char *const results[] = {"awakened", "timed_out", "interrupted",
+                                      "restart", NULL};
+
+static void check_fields(argus_reader *rd, const argus_record *r)
+{
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        const char *want = NULL;
+        switch (argus_key_class(f->key_id)) {
+        case ARGUS_C_UINT:
+        case ARGUS_C_ADDR:
+            if (f->kind != ARGUS_V_UINT)
+                want = "an unsigned integer";
+            break;
+        case ARGUS_C_INT:
+            if (f->kind != ARGUS_V_UINT && f->kind != ARGUS_V_NEGINT)
+                want = "an integer";
+            break;
+        case ARGUS_C_TEXT:
+            if (f->kind != ARGUS_V_TEXT)
+                want = "a text string";
+            break;
+        case ARGUS_C_BOOL:
+            if (f->kind != ARGUS_V_BOOL)
+                want = "a boolean";
+            break;
+        case ARGUS_C_UINT_ARRAY:
+            if (argus_get_uint_array(r, f->key_id, NULL, 0) < 0)
+                want = "an array of unsigned integers";
+            break;
+        case ARGUS_C_TEXT_ARRAY:
+            if (argus_get_text_array(r, f->key_id, NULL, 0) < 0)
+                want = "an array of text strings";
+            break;
+        default:
+            continue;
+        }
+        if (want)
+            argus_record_fail(rd, r, "\"%s\" must be %s",
+                              argus_key_name(f->key_id), want);
+        const char *const *allowed = NULL;
+        switch (f->key_id) {
+        case ARGUS_K_PHASE: allowed = phases; break;
+        case ARGUS_K_DIR: allowed = dirs; break;
+        case ARGUS_K_CTX: allowed = ctxs; break;
+        case ARGUS_K_RESULT:
+            if (r->type == ARGUS_T_WOKEN || r->type == ARGUS_T_WAKEUP)
+                allowed = results;
+            break;
+        }
+        if (allowed && !text_in(f, allowed))
+            argus_record_fail(rd, r, "\"%s\" is \"%.*s\", not one of the values the contract names",
+                              argus_key_name(f->key_id), (int)f->slen, f->s);
+    }
+}
+
+/* True when one of the header's stages is "segment ..." */
+static bool segment_ran(const argus_record *hdr)
+{
+    argus_text stages[256];
+    int n = argus_get_text_array(hdr, ARGUS_K_STAGES, stages, 256);
+    for (int i = 0; i < n; i++) {
+        const char *s = stages[i].s;
+        size_t len = stages[i].len;
+        if (len >= 7 && memcmp(s, "segment", 7) == 0 && (len == 7 || s[7] == ' '))
+            return true;
+    }
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    static const struct option opts[] = {
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    bool quiet = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'q': quiet = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case 'V': argus_print_version();
+        default: argus_bad_option(argv);
+        }
+    }
+    if (argc - optind > 1)
+        argus_usage_error("more than one input file");
+
+    argus_reader *rd = argus_reader_open(optind < argc ? argv[optind] : NULL);
+    const argus_record *hdr = argus_reader_header(rd);
+    check_fields(rd, hdr);
+    bool need_seg = segment_ran(hdr);
+
+    uint64_t records = 1, events = 0, edges = 0, segments = 0, max_seg = 0;
+    uint64_t first_ts = 0, last_ts = 0;
+    bool any_ts = false, any_seg = false;
+    argus_table threads;
+    argus_table_init(&threads, 0);
+
+    const argus_record *r;
+    while ((r = argus_read(rd))) {
+        records++;
+        check_fields(rd, r);
+        if (r->has_ts) {
+            if (!any_ts)
+                first_ts = r->ts;
+            any_ts = true;
+            last_ts = r->ts;
+        }
+        if (r->type == ARGUS_T_THREAD) {
+            argus_table_put(&threads, r->tid, NULL);
+        } else if (r->type == ARGUS_T_EDGE) {
+            uint64_t from, to;
+            argus_get_uint(r, ARGUS_K_FROM, &from);
+            argus_get_uint(r, ARGUS_K_TO, &to);
+            if (!ids_have(from))
+                argus_record_fail(rd, r, "edge from %llu: no event %llu earlier in the stream",
+                                  (unsigned long long)from, (unsigned long long)from);
+            if (!ids_have(to))
+                argus_record_fail(rd, r, "edge to %llu: no event %llu earlier in the stream",
+                                  (unsigned long long)to, (unsigned long long)to);
+            edges++;
+        } else if (r->is_event) {
+            events++;
+            ids_add(r->id);
+            argus_table_put(&threads, r->tid, NULL);
+            uint64_t seg;
+            if (argus_get_uint(r, ARGUS_K_SEG, &seg)) {
+                /* segment gives ids in order of first appearance */
+                if (!any_seg || seg > max_seg) {
+                    segments++;
+                    max_seg = seg;
+                    any_seg = true;
+                }
+            } else if (need_seg) {
+                argus_record_fail(rd, r, "event %llu has no \"seg\" although the segment stage ran",
+                                  (unsigned long long)r->id);
+            }
+        }
+    }
+    if (!quiet) {
+        uint64_t span = last_ts - first_ts;
+        printf("%s: valid: %llu records, %llu events, %zu threads, %llu edges, "
+               "%llu segments, ts %llu..%llu (%llu.%09llu s)\n",
+               argus_reader_name(rd), (unsigned long long)records,
+               (unsigned long long)events, threads.count,
+               (unsigned long long)edges, (unsigned long long)segments,
+               (unsigned long long)first_ts, (unsigned long long)last_ts,
+               (unsigned long long)(span / 1000000000u),
+               (unsigned long long)(span % 1000000000u));
+    }
+    argus_table_free(&threads);
+    argus_reader_close(rd);
+    free(runs);
+    return 0;
+}

@@ -1,0 +1,206 @@
+/* The argus event stream (docs/stream-format.md): one reader, one writer.
+ *
+ * A stream is a CBOR sequence of maps with text keys. The reader decodes
+ * each record once into a flat list of top-level fields (key, value kind,
+ * scalar value, raw byte span), so a stage reads the fields it knows and
+ * copies every other byte through unchanged. Records point into the
+ * reader's buffer and stay valid until the next argus_read().
+ */
+#ifndef ARGUS_STREAM_H
+#define ARGUS_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "argus/cbor.h"
+
+/* Keys the project knows. Every key has one value class across record
+ * types (see argus_key_class). ARGUS_K_UNKNOWN is any other key. */
+enum argus_key {
+    ARGUS_K_UNKNOWN = 0,
+    ARGUS_K_TYPE, ARGUS_K_ID, ARGUS_K_TS, ARGUS_K_TID, ARGUS_K_PID,
+    ARGUS_K_CPU, ARGUS_K_CTX, ARGUS_K_SEG, ARGUS_K_PHASE, ARGUS_K_NOTE,
+    ARGUS_K_NAME, ARGUS_K_ARGS, ARGUS_K_RET, ARGUS_K_FRAMES, ARGUS_K_KIND,
+    ARGUS_K_RESOURCE, ARGUS_K_REASON, ARGUS_K_TIMEOUT, ARGUS_K_RESULT,
+    ARGUS_K_SYNTH, ARGUS_K_TARGET, ARGUS_K_IRQ, ARGUS_K_QUEUE, ARGUS_K_ITEM,
+    ARGUS_K_FUNC, ARGUS_K_STAGE, ARGUS_K_DIR, ARGUS_K_PORT, ARGUS_K_MSG,
+    ARGUS_K_MSG_ID, ARGUS_K_REPLY_PORT, ARGUS_K_PEER, ARGUS_K_VOUCHER,
+    ARGUS_K_VOUCHER_PIDS, ARGUS_K_VIA, ARGUS_K_TIMER, ARGUS_K_DEADLINE,
+    ARGUS_K_ADDR, ARGUS_K_VALUE, ARGUS_K_OBJ, ARGUS_K_FROM, ARGUS_K_TO,
+    ARGUS_K_WEAK, ARGUS_K_PROC, ARGUS_K_MAIN, ARGUS_K_KERNEL,
+    ARGUS_K_FORMAT, ARGUS_K_VERSION, ARGUS_K_SOURCE, ARGUS_K_T0,
+    ARGUS_K_STAGES,
+    ARGUS_K_COUNT
+};
+
+/* What a known key's value must be. */
+enum argus_key_class {
+    ARGUS_C_ANY,        /* anything (unknown keys, note, value, func) */
+    ARGUS_C_UINT,       /* unsigned integer */
+    ARGUS_C_ADDR,       /* unsigned integer, rendered "0x..." in JSON */
+    ARGUS_C_INT,        /* signed integer */
+    ARGUS_C_TEXT,
+    ARGUS_C_BOOL,
+    ARGUS_C_UINT_ARRAY,
+    ARGUS_C_TEXT_ARRAY,
+};
+
+/* Record types the project knows; anything else is ARGUS_T_OTHER. */
+enum argus_type {
+    ARGUS_T_OTHER = 0,
+    ARGUS_T_STREAM, ARGUS_T_THREAD, ARGUS_T_EDGE,
+    /* events */
+    ARGUS_T_SYSCALL, ARGUS_T_BACKTRACE, ARGUS_T_UI_EVENT, ARGUS_T_WAIT,
+    ARGUS_T_WOKEN, ARGUS_T_WAKEUP, ARGUS_T_INTERRUPT,
+    ARGUS_T_SCHED_MAINTENANCE, ARGUS_T_DISPATCH_ENQUEUE,
+    ARGUS_T_DISPATCH_INVOKE, ARGUS_T_RUNLOOP_SUBMIT, ARGUS_T_RUNLOOP_INVOKE,
+    ARGUS_T_RUNLOOP_PHASE, ARGUS_T_IPC, ARGUS_T_TIMER_ARM,
+    ARGUS_T_TIMER_FIRE, ARGUS_T_TIMER_CANCEL, ARGUS_T_FLAG_WRITE,
+    ARGUS_T_FLAG_READ, ARGUS_T_CA_SET, ARGUS_T_CA_DISPLAY,
+    ARGUS_T_COUNT
+};
+
+/* CBOR value kinds as the reader sees them. */
+enum argus_vkind {
+    ARGUS_V_UINT = 1, ARGUS_V_NEGINT, ARGUS_V_TEXT, ARGUS_V_BYTES,
+    ARGUS_V_BOOL, ARGUS_V_NULL, ARGUS_V_UNDEF, ARGUS_V_FLOAT,
+    ARGUS_V_ARRAY, ARGUS_V_MAP, ARGUS_V_TAG,
+};
+
+typedef struct argus_field {
+    const char *key;       /* not NUL-terminated */
+    uint32_t key_len;
+    uint16_t key_id;       /* enum argus_key */
+    uint8_t kind;          /* enum argus_vkind */
+    uint32_t key_off;      /* raw bytes of the key ... */
+    uint32_t val_off;      /* ... and of the value, from the record start */
+    uint32_t end_off;
+    uint64_t u;            /* uint; negint n means -1-n; bool; element count */
+    double f;              /* float */
+    const char *s;         /* text or bytes (definite strings only) */
+    uint32_t slen;
+} argus_field;
+
+typedef struct argus_record {
+    const uint8_t *raw;    /* the whole record, as read */
+    size_t raw_len;
+    uint64_t number;       /* 1-based position in the stream; header is 1 */
+    uint64_t offset;       /* byte offset of the record in the stream */
+    int type;              /* enum argus_type */
+    const char *type_name;
+    uint32_t type_len;
+    bool is_event;         /* carries an id: an event (see stream-format.md) */
+    uint64_t id, ts, tid, pid;
+    bool has_ts, has_pid;
+    argus_field *fields;
+    unsigned nfields;
+    int16_t index[ARGUS_K_COUNT];  /* field position of each known key, -1 */
+} argus_record;
+
+/* ---- keys, types, classes ---------------------------------------------- */
+int argus_key_lookup(const char *key, size_t len);
+const char *argus_key_name(int key_id);
+int argus_key_class(int key_id);
+int argus_type_lookup(const char *name, size_t len);
+const char *argus_type_name(int type);
+bool argus_type_is_event(int type);
+
+/* ---- typed access -------------------------------------------------------- */
+static inline const argus_field *argus_get(const argus_record *r, int key)
+{
+    return r->index[key] < 0 ? NULL : &r->fields[r->index[key]];
+}
+bool argus_get_uint(const argus_record *r, int key, uint64_t *out);
+bool argus_get_int(const argus_record *r, int key, int64_t *out);
+bool argus_get_bool(const argus_record *r, int key, bool *out);
+/* Text value; *len gets its length. NULL when absent or not text. */
+const char *argus_get_text(const argus_record *r, int key, size_t *len);
+bool argus_text_is(const argus_record *r, int key, const char *want);
+/* Elements of an array of uints or texts, decoded on demand. Returns the
+ * number of elements stored (at most max), or -1 if the field is not such
+ * an array. */
+int argus_get_uint_array(const argus_record *r, int key, uint64_t *out,
+                         int max);
+typedef struct { const char *s; size_t len; } argus_text;
+int argus_get_text_array(const argus_record *r, int key, argus_text *out,
+                         int max);
+
+/* ---- reader ------------------------------------------------------------- */
+typedef struct argus_reader argus_reader;
+
+/* Opens FILE (NULL or "-" for stdin) and reads the header. On a missing or
+ * unknown header, or an unreadable file, reports and exits (65 / 66). */
+argus_reader *argus_reader_open(const char *path);
+/* The header record (valid for the reader's life). */
+const argus_record *argus_reader_header(argus_reader *rd);
+/* Next record after the header, or NULL at the end. Checks the framing,
+ * the required fields of events, threads and edges, and id and ts order;
+ * on a violation reports and exits 65. */
+const argus_record *argus_read(argus_reader *rd);
+/* Name of the input for messages ("<stdin>" or the path). */
+const char *argus_reader_name(const argus_reader *rd);
+uint64_t argus_reader_bytes(const argus_reader *rd);
+void argus_reader_close(argus_reader *rd);
+/* Reports "PROGRAM: FILE: record N (byte OFFSET): WHAT" and exits 65. */
+void argus_record_fail(const argus_reader *rd, const argus_record *r,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+
+/* Decodes one record from a complete buffer, for the fuzzers and for
+ * tools that hold records in memory. Returns bytes used, 0 when more data
+ * is needed, -1 on malformed input (message in err). */
+typedef struct argus_parser argus_parser;
+argus_parser *argus_parser_new(void);
+void argus_parser_free(argus_parser *p);
+long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
+                        argus_record **out, char *err, size_t errlen);
+
+/* ---- writer ------------------------------------------------------------- */
+typedef struct argus_writer argus_writer;
+
+/* Writes to stdout. Output is buffered in large blocks and flushed at
+ * record boundaries only, so a stream cut by an error stays valid. */
+argus_writer *argus_writer_stdout(void);
+/* A writer that keeps nothing (fuzzers, dry runs). */
+argus_writer *argus_writer_null(void);
+/* Flushes; a write error reports and exits 74. */
+void argus_writer_flush(argus_writer *w);
+void argus_writer_close(argus_writer *w);
+
+/* A record verbatim. */
+void argus_write_record(argus_writer *w, const argus_record *r);
+/* The header read, with COMMAND appended to its "stages". */
+void argus_write_header(argus_writer *w, const argus_record *hdr,
+                        const char *command);
+
+/* A record with some fields set (replaced in place, or appended) or
+ * removed; all other fields are copied byte for byte. */
+typedef struct argus_set {
+    int key;               /* enum argus_key, or ARGUS_K_UNKNOWN with name */
+    const char *name;      /* key text when key is ARGUS_K_UNKNOWN */
+    enum { ARGUS_SET_UINT, ARGUS_SET_TEXT, ARGUS_SET_BOOL,
+           ARGUS_SET_REMOVE } op;
+    uint64_t u;
+    const char *s;
+} argus_set;
+void argus_write_edited(argus_writer *w, const argus_record *r,
+                        const argus_set *sets, unsigned nsets);
+
+/* Building a new record: argus_put_map(w, npairs), then keys and values;
+ * argus_end_record(w) marks the record boundary. */
+void argus_put_map(argus_writer *w, uint64_t npairs);
+void argus_put_array(argus_writer *w, uint64_t n);
+void argus_put_key(argus_writer *w, const char *key);
+void argus_put_text(argus_writer *w, const char *s, size_t len);
+void argus_put_cstr(argus_writer *w, const char *s);
+void argus_put_uint(argus_writer *w, uint64_t v);
+void argus_put_negint(argus_writer *w, uint64_t n);  /* the value -1-n */
+void argus_put_int(argus_writer *w, int64_t v);
+void argus_put_bool(argus_writer *w, bool v);
+void argus_put_null(argus_writer *w);
+void argus_put_double(argus_writer *w, double v);
+void argus_put_raw(argus_writer *w, const void *bytes, size_t len);
+void argus_end_record(argus_writer *w);
+
+#endif

@@ -1,0 +1,31 @@
+/* A hash table from 64-bit keys (tids, ids, addresses) to fixed-size
+ * values stored inline: open addressing, linear probing, XXH3 hashing,
+ * deletion by backward shift so pending-match tables can shrink. */
+#ifndef ARGUS_TABLE_H
+#define ARGUS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct argus_table {
+    uint64_t *keys;
+    uint8_t *used;
+    unsigned char *values;
+    size_t value_size;
+    size_t mask;        /* slots - 1 */
+    size_t count;
+} argus_table;
+
+void argus_table_init(argus_table *t, size_t value_size);
+void argus_table_free(argus_table *t);
+/* The value of KEY, or NULL. Valid until the next put or remove. */
+void *argus_table_get(const argus_table *t, uint64_t key);
+/* The value of KEY, made (zeroed) if absent; *created tells which. */
+void *argus_table_put(argus_table *t, uint64_t key, bool *created);
+bool argus_table_remove(argus_table *t, uint64_t key);
+/* Iteration: for (size_t i = 0; argus_table_next(t, &i, &key, &val);) */
+bool argus_table_next(const argus_table *t, size_t *pos, uint64_t *key,
+                      void **value);
+
+#endif

@@ -1,0 +1,161 @@
+#include "argus/cbor.h"
+
+#include <cbor.h>
+#include <math.h>
+#include <stdlib.h>
+
+void argus_buf_reserve(argus_buf *b, size_t more)
+{
+    if (b->cap - b->len >= more)
+        return;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->len < more)
+        cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) {
+        fputs("argus: out of memory\n", stderr);
+        abort();
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void argus_buf_free(argus_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+void argus_cbor_head(argus_buf *b, unsigned major, uint64_t v)
+{
+    argus_buf_reserve(b, 9);
+    uint8_t *at = b->p + b->len;
+    size_t n;
+    switch (major) {
+    case CBOR_UINT: n = cbor_encode_uint(v, at, 9); break;
+    case CBOR_NEGINT: n = cbor_encode_negint(v, at, 9); break;
+    case CBOR_BYTES: n = cbor_encode_bytestring_start(v, at, 9); break;
+    case CBOR_TEXT: n = cbor_encode_string_start(v, at, 9); break;
+    case CBOR_ARRAY: n = cbor_encode_array_start(v, at, 9); break;
+    case CBOR_MAP: n = cbor_encode_map_start(v, at, 9); break;
+    case CBOR_TAG: n = cbor_encode_tag(v, at, 9); break;
+    default: abort();
+    }
+    b->len += n;
+}
+
+void argus_cbor_text(argus_buf *b, const char *s, size_t len)
+{
+    argus_cbor_head(b, CBOR_TEXT, len);
+    argus_buf_add(b, s, len);
+}
+
+void argus_cbor_bool(argus_buf *b, bool v)
+{
+    argus_buf_reserve(b, 1);
+    b->len += cbor_encode_bool(v, b->p + b->len, 1);
+}
+
+void argus_cbor_null(argus_buf *b)
+{
+    argus_buf_reserve(b, 1);
+    b->len += cbor_encode_null(b->p + b->len, 1);
+}
+
+void argus_cbor_double(argus_buf *b, double v)
+{
+    argus_buf_reserve(b, 9);
+    b->len += cbor_encode_double(v, b->p + b->len, 9);
+}
+
+bool argus_cbor_read_head(const uint8_t *p, size_t n, argus_cbor_head_info *h)
+{
+    if (n < 1)
+        return false;
+    h->major = p[0] >> 5;
+    h->info = p[0] & 31;
+    size_t extra = h->info < 24 ? 0 : h->info <= 27 ? (size_t)1 << (h->info - 24) : 0;
+    if (n < 1 + extra)
+        return false;
+    h->len = 1 + extra;
+    if (h->info < 24) {
+        h->arg = h->info;
+    } else {
+        h->arg = 0;
+        for (size_t i = 0; i < extra; i++)
+            h->arg = (h->arg << 8) | p[1 + i];
+    }
+    return true;
+}
+
+size_t argus_cbor_item_len(const uint8_t *p, size_t n)
+{
+    argus_cbor_head_info h;
+    if (!argus_cbor_read_head(p, n, &h))
+        return 0;
+    size_t off = h.len;
+    if (h.info == 31 && h.major >= CBOR_BYTES && h.major <= CBOR_MAP) {
+        for (;;) {
+            if (off >= n)
+                return 0;
+            if (p[off] == 0xff)
+                return off + 1;
+            size_t k = argus_cbor_item_len(p + off, n - off);
+            if (!k)
+                return 0;
+            off += k;
+        }
+    }
+    switch (h.major) {
+    case CBOR_BYTES:
+    case CBOR_TEXT:
+        return h.arg <= n - off ? off + h.arg : 0;
+    case CBOR_ARRAY:
+    case CBOR_MAP: {
+        uint64_t items = h.major == CBOR_MAP ? h.arg * 2 : h.arg;
+        for (uint64_t i = 0; i < items; i++) {
+            size_t k = argus_cbor_item_len(p + off, n - off);
+            if (!k)
+                return 0;
+            off += k;
+        }
+        return off;
+    }
+    case CBOR_TAG: {
+        size_t k = argus_cbor_item_len(p + off, n - off);
+        return k ? off + k : 0;
+    }
+    default:
+        return off;
+    }
+}
+
+static double half_to_double(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f;
+    int mant = h & 0x3ff;
+    double v;
+    if (exp == 0)
+        v = ldexp(mant, -24);
+    else if (exp != 31)
+        v = ldexp(mant + 1024, exp - 25);
+    else
+        v = mant == 0 ? INFINITY : NAN;
+    return (h & 0x8000) ? -v : v;
+}
+
+double argus_cbor_float_value(const argus_cbor_head_info *h)
+{
+    if (h->info == 25)
+        return half_to_double((uint16_t)h->arg);
+    if (h->info == 26) {
+        uint32_t bits = (uint32_t)h->arg;
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &h->arg, 8);
+    return d;
+}

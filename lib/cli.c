@@ -1,0 +1,142 @@
+#include "argus/cli.h"
+#include "argus/stream.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *prog = "argus";
+static char *command_line;
+static struct argus_writer *writer;
+
+/* Characters that need no quoting in a shell word. */
+static bool shell_plain(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789-_./:=,+@%", *s))
+            return false;
+    return true;
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *s,
+                   size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        *cap = (*len + n + 1) * 2;
+        *buf = realloc(*buf, *cap);
+        if (!*buf)
+            abort();
+    }
+    memcpy(*buf + *len, s, n);
+    *len += n;
+    (*buf)[*len] = 0;
+}
+
+void argus_cli_init(int argc, char **argv)
+{
+    /* A parent that ignores SIGPIPE would turn a closed pipe into write
+     * errors; the contract says a program just ends. */
+    signal(SIGPIPE, SIG_DFL);
+
+    const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+    prog = argc > 0 ? (base ? base + 1 : argv[0]) : "argus";
+
+    size_t len = 0, cap = 0;
+    char *buf = NULL;
+    const char *stage = prog;
+    if (strncmp(stage, "argus-", 6) == 0)
+        stage += 6;
+    append(&buf, &len, &cap, stage, strlen(stage));
+    for (int i = 1; i < argc; i++) {
+        append(&buf, &len, &cap, " ", 1);
+        const char *a = argv[i];
+        if (shell_plain(a)) {
+            append(&buf, &len, &cap, a, strlen(a));
+            continue;
+        }
+        append(&buf, &len, &cap, "'", 1);
+        for (; *a; a++) {
+            if (*a == '\'')
+                append(&buf, &len, &cap, "'\\''", 4);
+            else
+                append(&buf, &len, &cap, a, 1);
+        }
+        append(&buf, &len, &cap, "'", 1);
+    }
+    command_line = buf;
+}
+
+const char *argus_prog(void) { return prog; }
+const char *argus_command_line(void) { return command_line ? command_line : prog; }
+void argus_cli_set_writer(struct argus_writer *w) { writer = w; }
+
+static void vmessage(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void argus_die(int code, const char *fmt, ...)
+{
+    struct argus_writer *w = writer;
+    writer = NULL; /* a write error while flushing must not loop */
+    if (w)
+        argus_writer_flush(w);
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+void argus_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+    exit(ARGUS_EX_USAGE);
+}
+
+void argus_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+}
+
+void argus_bad_option(char **argv)
+{
+    extern int optind, optopt;
+    const char *arg = argv[optind - 1];
+    if (optopt && arg[0] == '-' && arg[1] != '-' && arg[1] != (char)optopt)
+        argus_usage_error("bad option '-%c' in '%s'", optopt, arg);
+    argus_usage_error("bad option '%s' (unknown, or missing its value)", arg);
+}
+
+void argus_print_version(void)
+{
+    printf("%s %s\n", prog, ARGUS_VERSION);
+    exit(0);
+}
+
+uint64_t argus_parse_uint_option(const char *option, const char *text)
+{
+    char *end;
+    errno = 0;
+    if (!text || !*text || *text == '-')
+        argus_usage_error("%s: '%s' is not a number", option, text ? text : "");
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end)
+        argus_usage_error("%s: '%s' is not a number", option, text);
+    return v;
+}

@@ -1,0 +1,1027 @@
+/* Stream reader and writer (include/argus/stream.h). */
+#include "argus/stream.h"
+#include "argus/cli.h"
+
+#include <cbor.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+/* ---- keys and types ------------------------------------------------------ */
+
+static const struct { const char *name; int cls; } key_table[ARGUS_K_COUNT] = {
+    [ARGUS_K_UNKNOWN] = {"", ARGUS_C_ANY},
+    [ARGUS_K_TYPE] = {"type", ARGUS_C_TEXT},
+    [ARGUS_K_ID] = {"id", ARGUS_C_UINT},
+    [ARGUS_K_TS] = {"ts", ARGUS_C_UINT},
+    [ARGUS_K_TID] = {"tid", ARGUS_C_UINT},
+    [ARGUS_K_PID] = {"pid", ARGUS_C_UINT},
+    [ARGUS_K_CPU] = {"cpu", ARGUS_C_UINT},
+    [ARGUS_K_CTX] = {"ctx", ARGUS_C_TEXT},
+    [ARGUS_K_SEG] = {"seg", ARGUS_C_UINT},
+    [ARGUS_K_PHASE] = {"phase", ARGUS_C_TEXT},
+    [ARGUS_K_NOTE] = {"note", ARGUS_C_ANY},
+    [ARGUS_K_NAME] = {"name", ARGUS_C_TEXT},
+    [ARGUS_K_ARGS] = {"args", ARGUS_C_UINT_ARRAY},
+    [ARGUS_K_RET] = {"ret", ARGUS_C_INT},
+    [ARGUS_K_FRAMES] = {"frames", ARGUS_C_TEXT_ARRAY},
+    [ARGUS_K_KIND] = {"kind", ARGUS_C_TEXT},
+    [ARGUS_K_RESOURCE] = {"resource", ARGUS_C_ADDR},
+    [ARGUS_K_REASON] = {"reason", ARGUS_C_TEXT},
+    [ARGUS_K_TIMEOUT] = {"timeout", ARGUS_C_UINT},
+    [ARGUS_K_RESULT] = {"result", ARGUS_C_TEXT},
+    [ARGUS_K_SYNTH] = {"synth", ARGUS_C_BOOL},
+    [ARGUS_K_TARGET] = {"target", ARGUS_C_UINT},
+    [ARGUS_K_IRQ] = {"irq", ARGUS_C_UINT},
+    [ARGUS_K_QUEUE] = {"queue", ARGUS_C_ADDR},
+    [ARGUS_K_ITEM] = {"item", ARGUS_C_ADDR},
+    [ARGUS_K_FUNC] = {"func", ARGUS_C_ANY},
+    [ARGUS_K_STAGE] = {"stage", ARGUS_C_TEXT},
+    [ARGUS_K_DIR] = {"dir", ARGUS_C_TEXT},
+    [ARGUS_K_PORT] = {"port", ARGUS_C_ADDR},
+    [ARGUS_K_MSG] = {"msg", ARGUS_C_ADDR},
+    [ARGUS_K_MSG_ID] = {"msg_id", ARGUS_C_UINT},
+    [ARGUS_K_REPLY_PORT] = {"reply_port", ARGUS_C_ADDR},
+    [ARGUS_K_PEER] = {"peer", ARGUS_C_UINT},
+    [ARGUS_K_VOUCHER] = {"voucher", ARGUS_C_ADDR},
+    [ARGUS_K_VOUCHER_PIDS] = {"voucher_pids", ARGUS_C_UINT_ARRAY},
+    [ARGUS_K_VIA] = {"via", ARGUS_C_TEXT},
+    [ARGUS_K_TIMER] = {"timer", ARGUS_C_ADDR},
+    [ARGUS_K_DEADLINE] = {"deadline", ARGUS_C_UINT},
+    [ARGUS_K_ADDR] = {"addr", ARGUS_C_ADDR},
+    [ARGUS_K_VALUE] = {"value", ARGUS_C_ANY},
+    [ARGUS_K_OBJ] = {"obj", ARGUS_C_ADDR},
+    [ARGUS_K_FROM] = {"from", ARGUS_C_UINT},
+    [ARGUS_K_TO] = {"to", ARGUS_C_UINT},
+    [ARGUS_K_WEAK] = {"weak", ARGUS_C_BOOL},
+    [ARGUS_K_PROC] = {"proc", ARGUS_C_TEXT},
+    [ARGUS_K_MAIN] = {"main", ARGUS_C_BOOL},
+    [ARGUS_K_KERNEL] = {"kernel", ARGUS_C_BOOL},
+    [ARGUS_K_FORMAT] = {"format", ARGUS_C_TEXT},
+    [ARGUS_K_VERSION] = {"version", ARGUS_C_UINT},
+    [ARGUS_K_SOURCE] = {"source", ARGUS_C_TEXT},
+    [ARGUS_K_T0] = {"t0", ARGUS_C_UINT},
+    [ARGUS_K_STAGES] = {"stages", ARGUS_C_TEXT_ARRAY},
+};
+
+static const char *const type_table[ARGUS_T_COUNT] = {
+    [ARGUS_T_OTHER] = "",
+    [ARGUS_T_STREAM] = "stream", [ARGUS_T_THREAD] = "thread",
+    [ARGUS_T_EDGE] = "edge", [ARGUS_T_SYSCALL] = "syscall",
+    [ARGUS_T_BACKTRACE] = "backtrace", [ARGUS_T_UI_EVENT] = "ui_event",
+    [ARGUS_T_WAIT] = "wait", [ARGUS_T_WOKEN] = "woken",
+    [ARGUS_T_WAKEUP] = "wakeup", [ARGUS_T_INTERRUPT] = "interrupt",
+    [ARGUS_T_SCHED_MAINTENANCE] = "sched_maintenance",
+    [ARGUS_T_DISPATCH_ENQUEUE] = "dispatch_enqueue",
+    [ARGUS_T_DISPATCH_INVOKE] = "dispatch_invoke",
+    [ARGUS_T_RUNLOOP_SUBMIT] = "runloop_submit",
+    [ARGUS_T_RUNLOOP_INVOKE] = "runloop_invoke",
+    [ARGUS_T_RUNLOOP_PHASE] = "runloop_phase", [ARGUS_T_IPC] = "ipc",
+    [ARGUS_T_TIMER_ARM] = "timer_arm", [ARGUS_T_TIMER_FIRE] = "timer_fire",
+    [ARGUS_T_TIMER_CANCEL] = "timer_cancel",
+    [ARGUS_T_FLAG_WRITE] = "flag_write", [ARGUS_T_FLAG_READ] = "flag_read",
+    [ARGUS_T_CA_SET] = "ca_set", [ARGUS_T_CA_DISPLAY] = "ca_display",
+};
+
+/* Open-addressing tables from name to id, built once. */
+#define NAME_SLOTS 256
+static uint8_t key_slots[NAME_SLOTS], type_slots[NAME_SLOTS];
+static bool names_ready;
+
+static void fill_slots(uint8_t *slots, int count, const char *(*name)(int))
+{
+    for (int i = 1; i < count; i++) {
+        const char *n = name(i);
+        size_t h = XXH3_64bits(n, strlen(n)) & (NAME_SLOTS - 1);
+        while (slots[h])
+            h = (h + 1) & (NAME_SLOTS - 1);
+        slots[h] = (uint8_t)i;
+    }
+}
+
+const char *argus_key_name(int key) { return key_table[key].name; }
+int argus_key_class(int key) { return key_table[key].cls; }
+const char *argus_type_name(int type) { return type_table[type]; }
+bool argus_type_is_event(int type) { return type >= ARGUS_T_SYSCALL; }
+
+static void names_init(void)
+{
+    fill_slots(key_slots, ARGUS_K_COUNT, argus_key_name);
+    fill_slots(type_slots, ARGUS_T_COUNT, argus_type_name);
+    names_ready = true;
+}
+
+static int slot_lookup(const uint8_t *slots, const char *(*name)(int),
+                       const char *s, size_t len)
+{
+    if (!names_ready)
+        names_init();
+    size_t h = XXH3_64bits(s, len) & (NAME_SLOTS - 1);
+    for (; slots[h]; h = (h + 1) & (NAME_SLOTS - 1)) {
+        const char *n = name(slots[h]);
+        if (strncmp(n, s, len) == 0 && n[len] == 0)
+            return slots[h];
+    }
+    return 0;
+}
+
+int argus_key_lookup(const char *s, size_t len)
+{
+    return slot_lookup(key_slots, argus_key_name, s, len);
+}
+
+int argus_type_lookup(const char *s, size_t len)
+{
+    return slot_lookup(type_slots, argus_type_name, s, len);
+}
+
+/* ---- typed access -------------------------------------------------------- */
+
+bool argus_get_uint(const argus_record *r, int key, uint64_t *out)
+{
+    const argus_field *f = argus_get(r, key);
+    if (!f || f->kind != ARGUS_V_UINT)
+        return false;
+    *out = f->u;
+    return true;
+}
+
+bool argus_get_int(const argus_record *r, int key, int64_t *out)
+{
+    const argus_field *f = argus_get(r, key);
+    if (!f)
+        return false;
+    if (f->kind == ARGUS_V_UINT && f->u <= INT64_MAX)
+        *out = (int64_t)f->u;
+    else if (f->kind == ARGUS_V_NEGINT && f->u <= INT64_MAX)
+        *out = -1 - (int64_t)f->u;
+    else
+        return false;
+    return true;
+}
+
+bool argus_get_bool(const argus_record *r, int key, bool *out)
+{
+    const argus_field *f = argus_get(r, key);
+    if (!f || f->kind != ARGUS_V_BOOL)
+        return false;
+    *out = f->u != 0;
+    return true;
+}
+
+const char *argus_get_text(const argus_record *r, int key, size_t *len)
+{
+    const argus_field *f = argus_get(r, key);
+    if (!f || f->kind != ARGUS_V_TEXT)
+        return NULL;
+    if (len)
+        *len = f->slen;
+    return f->s;
+}
+
+bool argus_text_is(const argus_record *r, int key, const char *want)
+{
+    size_t len;
+    const char *s = argus_get_text(r, key, &len);
+    return s && strlen(want) == len && memcmp(s, want, len) == 0;
+}
+
+/* Walks the elements of an array field, calling EACH on every head.
+ * Returns the element count, or -1 when the field is not an array of
+ * scalar heads of MAJOR. */
+static int array_walk(const argus_record *r, int key, unsigned major,
+                      void (*each)(void *, int, const uint8_t *,
+                                   const argus_cbor_head_info *),
+                      void *ctx, int max)
+{
+    const argus_field *f = argus_get(r, key);
+    if (!f || f->kind != ARGUS_V_ARRAY)
+        return -1;
+    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
+    argus_cbor_head_info h;
+    argus_cbor_read_head(p, (size_t)(end - p), &h);
+    bool indef = h.info == 31;
+    p += h.len;
+    int n = 0;
+    for (uint64_t i = 0; indef ? (p < end && *p != 0xff) : i < h.arg; i++) {
+        argus_cbor_head_info e;
+        size_t len = argus_cbor_item_len(p, (size_t)(end - p));
+        if (!argus_cbor_read_head(p, (size_t)(end - p), &e) ||
+            e.major != major || e.info == 31)
+            return -1;
+        if (n < max)
+            each(ctx, n, p, &e);
+        n++;
+        p += len;
+    }
+    return n < max ? n : max;
+}
+
+static void store_uint(void *ctx, int i, const uint8_t *p,
+                       const argus_cbor_head_info *h)
+{
+    (void)p;
+    ((uint64_t *)ctx)[i] = h->arg;
+}
+
+static void store_text(void *ctx, int i, const uint8_t *p,
+                       const argus_cbor_head_info *h)
+{
+    argus_text *t = (argus_text *)ctx + i;
+    t->s = (const char *)p + h->len;
+    t->len = h->arg;
+}
+
+int argus_get_uint_array(const argus_record *r, int key, uint64_t *out, int max)
+{
+    return array_walk(r, key, CBOR_UINT, store_uint, out, max);
+}
+
+int argus_get_text_array(const argus_record *r, int key, argus_text *out,
+                         int max)
+{
+    return array_walk(r, key, CBOR_TEXT, store_text, out, max);
+}
+
+/* ---- parsing one record with cbor_stream_decode ------------------------ */
+
+enum ev_kind {
+    EV_NONE, EV_UINT, EV_NEGINT, EV_BYTES, EV_TEXT, EV_BYTES_INDEF,
+    EV_TEXT_INDEF, EV_ARRAY, EV_ARRAY_INDEF, EV_MAP, EV_MAP_INDEF, EV_TAG,
+    EV_FLOAT, EV_BOOL, EV_NULL, EV_UNDEF, EV_BREAK,
+};
+
+enum frame_kind { FR_ARRAY, FR_MAP, FR_TAG, FR_TEXT_CHUNKS, FR_BYTES_CHUNKS };
+
+#define MAX_DEPTH 64
+
+struct argus_parser {
+    /* what the last cbor_stream_decode call saw */
+    struct {
+        int kind;
+        uint64_t u;
+        double f;
+        const uint8_t *s;
+        size_t len;
+    } ev;
+    struct {
+        uint8_t kind;
+        bool indef;
+        uint64_t remaining;
+        uint32_t start;
+    } stack[MAX_DEPTH];
+    int depth;
+    bool expect_key;
+    argus_field cur;
+    argus_record rec;
+    unsigned cap;
+    argus_buf chunks;   /* indefinite strings of top-level keys/values */
+    size_t chunk_start;
+};
+
+#define P(ctx) ((struct argus_parser *)(ctx))
+static void cb_u8(void *c, uint8_t v) { P(c)->ev.kind = EV_UINT; P(c)->ev.u = v; }
+static void cb_u16(void *c, uint16_t v) { P(c)->ev.kind = EV_UINT; P(c)->ev.u = v; }
+static void cb_u32(void *c, uint32_t v) { P(c)->ev.kind = EV_UINT; P(c)->ev.u = v; }
+static void cb_u64(void *c, uint64_t v) { P(c)->ev.kind = EV_UINT; P(c)->ev.u = v; }
+static void cb_n8(void *c, uint8_t v) { P(c)->ev.kind = EV_NEGINT; P(c)->ev.u = v; }
+static void cb_n16(void *c, uint16_t v) { P(c)->ev.kind = EV_NEGINT; P(c)->ev.u = v; }
+static void cb_n32(void *c, uint32_t v) { P(c)->ev.kind = EV_NEGINT; P(c)->ev.u = v; }
+static void cb_n64(void *c, uint64_t v) { P(c)->ev.kind = EV_NEGINT; P(c)->ev.u = v; }
+static void cb_bytes(void *c, cbor_data s, size_t n)
+{
+    P(c)->ev.kind = EV_BYTES; P(c)->ev.s = s; P(c)->ev.len = n;
+}
+static void cb_text(void *c, cbor_data s, size_t n)
+{
+    P(c)->ev.kind = EV_TEXT; P(c)->ev.s = s; P(c)->ev.len = n;
+}
+static void cb_bytes_indef(void *c) { P(c)->ev.kind = EV_BYTES_INDEF; }
+static void cb_text_indef(void *c) { P(c)->ev.kind = EV_TEXT_INDEF; }
+static void cb_array(void *c, size_t n) { P(c)->ev.kind = EV_ARRAY; P(c)->ev.u = n; }
+static void cb_array_indef(void *c) { P(c)->ev.kind = EV_ARRAY_INDEF; }
+static void cb_map(void *c, size_t n) { P(c)->ev.kind = EV_MAP; P(c)->ev.u = n; }
+static void cb_map_indef(void *c) { P(c)->ev.kind = EV_MAP_INDEF; }
+static void cb_tag(void *c, uint64_t v) { P(c)->ev.kind = EV_TAG; P(c)->ev.u = v; }
+static void cb_float(void *c, float v) { P(c)->ev.kind = EV_FLOAT; P(c)->ev.f = v; }
+static void cb_double(void *c, double v) { P(c)->ev.kind = EV_FLOAT; P(c)->ev.f = v; }
+static void cb_undef(void *c) { P(c)->ev.kind = EV_UNDEF; }
+static void cb_null(void *c) { P(c)->ev.kind = EV_NULL; }
+static void cb_bool(void *c, bool v) { P(c)->ev.kind = EV_BOOL; P(c)->ev.u = v; }
+static void cb_break(void *c) { P(c)->ev.kind = EV_BREAK; }
+#undef P
+
+static const struct cbor_callbacks callbacks = {
+    .uint8 = cb_u8, .uint16 = cb_u16, .uint32 = cb_u32, .uint64 = cb_u64,
+    .negint8 = cb_n8, .negint16 = cb_n16, .negint32 = cb_n32,
+    .negint64 = cb_n64,
+    /* libcbor names these two pairs the other way round from their use */
+    .byte_string = cb_bytes, .byte_string_start = cb_bytes_indef,
+    .string = cb_text, .string_start = cb_text_indef,
+    .array_start = cb_array, .indef_array_start = cb_array_indef,
+    .map_start = cb_map, .indef_map_start = cb_map_indef,
+    .tag = cb_tag, .float2 = cb_float, .float4 = cb_float,
+    .float8 = cb_double, .undefined = cb_undef, .null = cb_null,
+    .boolean = cb_bool, .indef_break = cb_break,
+};
+
+argus_parser *argus_parser_new(void)
+{
+    argus_parser *p = calloc(1, sizeof *p);
+    if (!p)
+        abort();
+    p->cap = 32;
+    p->rec.fields = malloc(p->cap * sizeof *p->rec.fields);
+    if (!p->rec.fields)
+        abort();
+    return p;
+}
+
+void argus_parser_free(argus_parser *p)
+{
+    if (!p)
+        return;
+    free(p->rec.fields);
+    argus_buf_free(&p->chunks);
+    free(p);
+}
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int vkind_of(int ev)
+{
+    switch (ev) {
+    case EV_UINT: return ARGUS_V_UINT;
+    case EV_NEGINT: return ARGUS_V_NEGINT;
+    case EV_BYTES: case EV_BYTES_INDEF: return ARGUS_V_BYTES;
+    case EV_TEXT: case EV_TEXT_INDEF: return ARGUS_V_TEXT;
+    case EV_ARRAY: case EV_ARRAY_INDEF: return ARGUS_V_ARRAY;
+    case EV_MAP: case EV_MAP_INDEF: return ARGUS_V_MAP;
+    case EV_TAG: return ARGUS_V_TAG;
+    case EV_FLOAT: return ARGUS_V_FLOAT;
+    case EV_BOOL: return ARGUS_V_BOOL;
+    case EV_NULL: return ARGUS_V_NULL;
+    default: return ARGUS_V_UNDEF;
+    }
+}
+
+/* Finishes the top-level key or value that just ended at END. */
+static int field_item_done(argus_parser *p, uint32_t end, char *err,
+                           size_t errlen)
+{
+    argus_field *f = &p->cur;
+    if (p->expect_key) {
+        f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
+        p->expect_key = false;
+        return 0;
+    }
+    f->end_off = end;
+    if (p->rec.nfields == p->cap) {
+        if (p->cap >= 65536)
+            FAIL("more than 65536 keys in one record");
+        p->cap *= 2;
+        p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
+        if (!p->rec.fields)
+            abort();
+    }
+    p->rec.fields[p->rec.nfields++] = *f;
+    p->expect_key = true;
+    return 0;
+}
+
+/* Sets up the field for an item starting at START directly in the top map. */
+static int field_item_start(argus_parser *p, uint32_t start, char *err,
+                            size_t errlen)
+{
+    argus_field *f = &p->cur;
+    if (p->expect_key) {
+        if (p->ev.kind != EV_TEXT && p->ev.kind != EV_TEXT_INDEF)
+            FAIL("a key is not a text string");
+        memset(f, 0, sizeof *f);
+        f->key_off = start;
+        f->key = (const char *)p->ev.s;
+        f->key_len = (uint32_t)p->ev.len;
+        return 0;
+    }
+    f->val_off = start;
+    f->kind = (uint8_t)vkind_of(p->ev.kind);
+    f->u = p->ev.u;
+    f->f = p->ev.f;
+    if (p->ev.kind == EV_TEXT || p->ev.kind == EV_BYTES) {
+        f->s = (const char *)p->ev.s;
+        f->slen = (uint32_t)p->ev.len;
+    }
+    return 0;
+}
+
+static int record_done(argus_parser *p, char *err, size_t errlen)
+{
+    argus_record *r = &p->rec;
+    memset(r->index, 0xff, sizeof r->index);
+    for (unsigned i = 0; i < r->nfields; i++) {
+        int k = r->fields[i].key_id;
+        if (k == ARGUS_K_UNKNOWN)
+            continue;
+        if (r->index[k] >= 0)
+            FAIL("key \"%s\" appears twice", argus_key_name(k));
+        r->index[k] = (int16_t)(i < 32767 ? i : 32767);
+    }
+    size_t tlen;
+    const char *t = argus_get_text(r, ARGUS_K_TYPE, &tlen);
+    if (!t)
+        FAIL(argus_get(r, ARGUS_K_TYPE) ? "\"type\" is not a text string"
+                                        : "record has no \"type\"");
+    r->type_name = t;
+    r->type_len = (uint32_t)tlen;
+    r->type = argus_type_lookup(t, tlen);
+    r->is_event = argus_type_is_event(r->type) ||
+                  (r->type == ARGUS_T_OTHER && argus_get(r, ARGUS_K_ID));
+
+    static const int event_keys[] = {ARGUS_K_ID, ARGUS_K_TS, ARGUS_K_TID,
+                                      ARGUS_K_PID};
+    static const int thread_keys[] = {ARGUS_K_TID, ARGUS_K_PID};
+    static const int edge_keys[] = {ARGUS_K_FROM, ARGUS_K_TO};
+    const int *need = NULL;
+    int nneed = 0;
+    if (r->is_event)
+        need = event_keys, nneed = 4;
+    else if (r->type == ARGUS_T_THREAD)
+        need = thread_keys, nneed = 2;
+    else if (r->type == ARGUS_T_EDGE)
+        need = edge_keys, nneed = 2;
+    for (int i = 0; i < nneed; i++) {
+        const argus_field *f = argus_get(r, need[i]);
+        if (!f)
+            FAIL("%.*s record has no \"%s\"", (int)tlen, t,
+                 argus_key_name(need[i]));
+        if (f->kind != ARGUS_V_UINT)
+            FAIL("\"%s\" of %.*s record is not an unsigned integer",
+                 argus_key_name(need[i]), (int)tlen, t);
+    }
+    if (r->type == ARGUS_T_EDGE && !argus_get_text(r, ARGUS_K_KIND, NULL))
+        FAIL("edge record has no text \"kind\"");
+    /* ts orders every record that has one. */
+    const argus_field *ts = argus_get(r, ARGUS_K_TS);
+    if (ts && ts->kind != ARGUS_V_UINT)
+        FAIL("\"ts\" is not an unsigned integer");
+    r->has_ts = ts != NULL;
+    r->ts = ts ? ts->u : 0;
+    r->id = 0;
+    argus_get_uint(r, ARGUS_K_ID, &r->id);
+    r->tid = r->pid = 0;
+    argus_get_uint(r, ARGUS_K_TID, &r->tid);
+    r->has_pid = argus_get_uint(r, ARGUS_K_PID, &r->pid);
+    return 0;
+}
+
+long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
+                        argus_record **out, char *err, size_t errlen)
+{
+    size_t pos = 0;
+    p->depth = 0;
+    p->expect_key = true;
+    p->rec.nfields = 0;
+    p->rec.raw = buf;
+    p->chunks.len = 0;
+    for (;;) {
+        if (pos >= len)
+            return 0;
+        p->ev.kind = EV_NONE;
+        struct cbor_decoder_result res =
+            cbor_stream_decode(buf + pos, len - pos, &callbacks, p);
+        if (res.status == CBOR_DECODER_NEDATA)
+            return 0;
+        if (res.status != CBOR_DECODER_FINISHED || p->ev.kind == EV_NONE)
+            FAIL("malformed CBOR at byte %zu of the record", pos);
+        if (pos + res.read > UINT32_MAX)
+            FAIL("record larger than 4 GiB");
+        uint32_t start = (uint32_t)pos;
+        pos += res.read;
+        int ev = p->ev.kind;
+        int d = p->depth;
+
+        if (d == 0 && ev != EV_MAP && ev != EV_MAP_INDEF)
+            FAIL("record is not a CBOR map");
+        /* inside an indefinite string only its chunks may come */
+        if (d > 0 && (p->stack[d - 1].kind == FR_TEXT_CHUNKS ||
+                      p->stack[d - 1].kind == FR_BYTES_CHUNKS)) {
+            int want = p->stack[d - 1].kind == FR_TEXT_CHUNKS ? EV_TEXT : EV_BYTES;
+            if (ev == want) {
+                if (d == 2) {
+                    argus_buf_add(&p->chunks, p->ev.s, p->ev.len);
+                }
+                continue;
+            }
+            if (ev != EV_BREAK)
+                FAIL("bad chunk in an indefinite-length string at byte %zu of the record",
+                     (size_t)start);
+        }
+        if (ev == EV_BREAK) {
+            if (d == 0 || !p->stack[d - 1].indef)
+                FAIL("unexpected break at byte %zu of the record", (size_t)start);
+            if (p->stack[d - 1].kind == FR_MAP && (p->stack[d - 1].remaining & 1))
+                FAIL("indefinite map with a key and no value");
+            if (d == 2 && (p->stack[1].kind == FR_TEXT_CHUNKS ||
+                           p->stack[1].kind == FR_BYTES_CHUNKS)) {
+                /* a top-level key or value made of chunks: point at the
+                 * copy, which cannot move while this record is parsed
+                 * because its room was reserved up front */
+                p->cur.s = (const char *)p->chunks.p + p->chunk_start;
+                p->cur.slen = (uint32_t)(p->chunks.len - p->chunk_start);
+                if (p->expect_key) {
+                    p->cur.key = p->cur.s;
+                    p->cur.key_len = p->cur.slen;
+                }
+            }
+            p->depth--;
+            goto item_done;
+        }
+        if (d == 1 && field_item_start(p, start, err, errlen) < 0)
+            return -1;
+        switch (ev) {
+        case EV_ARRAY: case EV_ARRAY_INDEF: case EV_MAP: case EV_MAP_INDEF:
+        case EV_TAG: case EV_TEXT_INDEF: case EV_BYTES_INDEF: {
+            if (d == MAX_DEPTH)
+                FAIL("values nested more than %d deep", MAX_DEPTH);
+            bool indef = ev == EV_ARRAY_INDEF || ev == EV_MAP_INDEF ||
+                         ev == EV_TEXT_INDEF || ev == EV_BYTES_INDEF;
+            uint8_t kind = ev == EV_TAG ? FR_TAG
+                         : ev == EV_TEXT_INDEF ? FR_TEXT_CHUNKS
+                         : ev == EV_BYTES_INDEF ? FR_BYTES_CHUNKS
+                         : (ev == EV_MAP || ev == EV_MAP_INDEF) ? FR_MAP
+                         : FR_ARRAY;
+            uint64_t n = ev == EV_TAG ? 1 : kind == FR_MAP ? p->ev.u * 2 : p->ev.u;
+            if (kind == FR_MAP && p->ev.u > UINT64_MAX / 2)
+                FAIL("map too large");
+            p->stack[d].kind = kind;
+            p->stack[d].indef = indef;
+            p->stack[d].remaining = indef ? 0 : n;
+            p->stack[d].start = start;
+            p->depth++;
+            if (d == 1 && (kind == FR_TEXT_CHUNKS || kind == FR_BYTES_CHUNKS)) {
+                if (p->chunks.len == 0)
+                    argus_buf_reserve(&p->chunks, len);
+                p->chunk_start = p->chunks.len;
+            }
+            if (indef || n > 0)
+                continue;
+            p->depth--; /* empty container: it ends here */
+            break;
+        }
+        default:
+            break;
+        }
+    item_done:
+        /* the item that ended at pos sits at depth p->depth; close every
+         * container it completes */
+        for (;;) {
+            d = p->depth;
+            if (d == 0) {
+                p->rec.raw_len = pos;
+                if (record_done(p, err, errlen) < 0)
+                    return -1;
+                *out = &p->rec;
+                return (long)pos;
+            }
+            if (d == 1 && field_item_done(p, (uint32_t)pos, err, errlen) < 0)
+                return -1;
+            if (p->stack[d - 1].indef) {
+                if (p->stack[d - 1].kind == FR_MAP)
+                    p->stack[d - 1].remaining ^= 1; /* parity of items */
+                break;
+            }
+            if (--p->stack[d - 1].remaining > 0)
+                break;
+            p->depth--;
+        }
+    }
+}
+#undef FAIL
+
+/* ---- reader ------------------------------------------------------------- */
+
+#define READ_BLOCK (4u << 20)
+#define MAX_RECORD (256u << 20)
+
+struct argus_reader {
+    int fd;
+    char *name;
+    uint8_t *buf;
+    size_t cap, lo, hi;
+    bool eof;
+    uint64_t offset;        /* stream offset of buf[lo] */
+    uint64_t records;
+    argus_parser *parser;
+    argus_parser *header_parser;
+    uint8_t *header_raw;
+    const argus_record *header;
+    bool have_ts, have_id;
+    uint64_t last_ts, last_ts_number, last_id;
+    bool last_ts_is_event;
+    uint64_t last_ts_id;
+};
+
+static void reader_fail_at(const argus_reader *rd, uint64_t number,
+                           uint64_t offset, const char *fmt, va_list ap)
+    __attribute__((noreturn));
+static void reader_fail_at(const argus_reader *rd, uint64_t number,
+                           uint64_t offset, const char *fmt, va_list ap)
+{
+    char what[512];
+    vsnprintf(what, sizeof what, fmt, ap);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s", rd->name,
+              (unsigned long long)number, (unsigned long long)offset, what);
+}
+
+void argus_record_fail(const argus_reader *rd, const argus_record *r,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reader_fail_at(rd, r->number, r->offset, fmt, ap);
+}
+
+static void fail_at(const argus_reader *rd, uint64_t number, uint64_t offset,
+                    const char *fmt, ...) __attribute__((noreturn, format(printf, 4, 5)));
+static void fail_at(const argus_reader *rd, uint64_t number, uint64_t offset,
+                    const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reader_fail_at(rd, number, offset, fmt, ap);
+}
+
+static void refill(argus_reader *rd)
+{
+    if (rd->lo > 0) {
+        memmove(rd->buf, rd->buf + rd->lo, rd->hi - rd->lo);
+        rd->hi -= rd->lo;
+        rd->lo = 0;
+    }
+    if (rd->hi == rd->cap) {
+        if (rd->cap >= MAX_RECORD)
+            fail_at(rd, rd->records + 1, rd->offset,
+                    "record larger than %u MiB", MAX_RECORD >> 20);
+        rd->cap *= 2;
+        rd->buf = realloc(rd->buf, rd->cap);
+        if (!rd->buf)
+            abort();
+    }
+    for (;;) {
+        ssize_t n = read(rd->fd, rd->buf + rd->hi, rd->cap - rd->hi);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", rd->name,
+                      strerror(errno));
+        if (n == 0)
+            rd->eof = true;
+        rd->hi += (size_t)n;
+        return;
+    }
+}
+
+/* Next raw record, framing checked; NULL at a clean end. */
+static argus_record *next_record(argus_reader *rd, argus_parser *p)
+{
+    char err[256];
+    for (;;) {
+        argus_record *r;
+        long n = rd->hi > rd->lo
+                     ? argus_parse_record(p, rd->buf + rd->lo, rd->hi - rd->lo,
+                                          &r, err, sizeof err)
+                     : 0;
+        if (n > 0) {
+            r->number = ++rd->records;
+            r->offset = rd->offset;
+            rd->lo += (size_t)n;
+            rd->offset += (uint64_t)n;
+            return r;
+        }
+        if (n < 0)
+            fail_at(rd, rd->records + 1, rd->offset, "%s", err);
+        if (rd->eof) {
+            if (rd->hi == rd->lo)
+                return NULL;
+            fail_at(rd, rd->records + 1, rd->offset,
+                    "truncated: the stream ends %zu bytes into the record",
+                    rd->hi - rd->lo);
+        }
+        refill(rd);
+    }
+}
+
+argus_reader *argus_reader_open(const char *path)
+{
+    argus_reader *rd = calloc(1, sizeof *rd);
+    if (!rd)
+        abort();
+    if (!path || strcmp(path, "-") == 0) {
+        rd->fd = 0;
+        rd->name = strdup("<stdin>");
+    } else {
+        rd->fd = open(path, O_RDONLY);
+        if (rd->fd < 0)
+            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
+        rd->name = strdup(path);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(rd->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    rd->cap = READ_BLOCK;
+    rd->buf = malloc(rd->cap);
+    rd->parser = argus_parser_new();
+    rd->header_parser = argus_parser_new();
+    if (!rd->buf || !rd->name)
+        abort();
+
+    argus_record *h = next_record(rd, rd->parser);
+    if (!h)
+        argus_die(ARGUS_EX_DATAERR, "%s: empty input: no stream header",
+                  rd->name);
+    /* keep the header in memory of its own, parsed again there */
+    rd->header_raw = malloc(h->raw_len);
+    if (!rd->header_raw)
+        abort();
+    memcpy(rd->header_raw, h->raw, h->raw_len);
+    argus_record *hh;
+    char err[256];
+    argus_parse_record(rd->header_parser, rd->header_raw, h->raw_len, &hh,
+                       err, sizeof err);
+    hh->number = h->number;
+    hh->offset = h->offset;
+    rd->header = hh;
+    if (hh->type != ARGUS_T_STREAM)
+        argus_record_fail(rd, hh,
+                          "no stream header: the first record has type \"%.*s\"",
+                          (int)hh->type_len, hh->type_name);
+    size_t flen;
+    const char *format = argus_get_text(hh, ARGUS_K_FORMAT, &flen);
+    if (!format)
+        argus_record_fail(rd, hh, "stream header has no text \"format\"");
+    if (!argus_text_is(hh, ARGUS_K_FORMAT, "argus"))
+        argus_record_fail(rd, hh, "unknown format \"%.*s\" (expected \"argus\")",
+                          (int)flen, format);
+    uint64_t version;
+    if (!argus_get_uint(hh, ARGUS_K_VERSION, &version))
+        argus_record_fail(rd, hh, "stream header has no unsigned \"version\"");
+    if (version != 1)
+        argus_record_fail(rd, hh,
+                          "unsupported version %llu (this program reads version 1)",
+                          (unsigned long long)version);
+    return rd;
+}
+
+const argus_record *argus_reader_header(argus_reader *rd) { return rd->header; }
+const char *argus_reader_name(const argus_reader *rd) { return rd->name; }
+uint64_t argus_reader_bytes(const argus_reader *rd) { return rd->offset; }
+
+const argus_record *argus_read(argus_reader *rd)
+{
+    argus_record *r = next_record(rd, rd->parser);
+    if (!r)
+        return NULL;
+    if (r->type == ARGUS_T_STREAM)
+        argus_record_fail(rd, r, "a second stream header");
+    if (r->has_ts) {
+        if (rd->have_ts && r->ts < rd->last_ts) {
+            char now[64], before[64];
+            if (r->is_event)
+                snprintf(now, sizeof now, "event %llu", (unsigned long long)r->id);
+            else
+                snprintf(now, sizeof now, "record %llu", (unsigned long long)r->number);
+            if (rd->last_ts_is_event)
+                snprintf(before, sizeof before, "event %llu",
+                         (unsigned long long)rd->last_ts_id);
+            else
+                snprintf(before, sizeof before, "record %llu",
+                         (unsigned long long)rd->last_ts_number);
+            argus_record_fail(rd, r, "ts goes backwards: %s has ts %llu, before ts %llu of %s",
+                              now, (unsigned long long)r->ts,
+                              (unsigned long long)rd->last_ts, before);
+        }
+        rd->have_ts = true;
+        rd->last_ts = r->ts;
+        rd->last_ts_number = r->number;
+        rd->last_ts_is_event = r->is_event;
+        rd->last_ts_id = r->id;
+    }
+    if (r->is_event) {
+        if (rd->have_id && r->id <= rd->last_id)
+            argus_record_fail(rd, r, "event id %llu is not above the previous event id %llu",
+                              (unsigned long long)r->id,
+                              (unsigned long long)rd->last_id);
+        rd->have_id = true;
+        rd->last_id = r->id;
+    }
+    return r;
+}
+
+void argus_reader_close(argus_reader *rd)
+{
+    if (!rd)
+        return;
+    if (rd->fd > 0)
+        close(rd->fd);
+    argus_parser_free(rd->parser);
+    argus_parser_free(rd->header_parser);
+    free(rd->header_raw);
+    free(rd->buf);
+    free(rd->name);
+    free(rd);
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+#define FLUSH_AT (1u << 20)
+
+struct argus_writer {
+    argus_buf b;
+    size_t done;     /* bytes of complete records in b */
+    int fd;
+};
+
+argus_writer *argus_writer_stdout(void)
+{
+    argus_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        abort();
+    w->fd = 1;
+    argus_buf_reserve(&w->b, FLUSH_AT * 2);
+    argus_cli_set_writer(w);
+    return w;
+}
+
+argus_writer *argus_writer_null(void)
+{
+    argus_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        abort();
+    w->fd = -1;
+    return w;
+}
+
+void argus_writer_flush(argus_writer *w)
+{
+    size_t off = 0;
+    if (w->fd < 0)
+        off = w->done;
+    while (off < w->done) {
+        ssize_t n = write(w->fd, w->b.p + off, w->done - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(errno));
+        off += (size_t)n;
+    }
+    memmove(w->b.p, w->b.p + w->done, w->b.len - w->done);
+    w->b.len -= w->done;
+    w->done = 0;
+}
+
+void argus_writer_close(argus_writer *w)
+{
+    if (!w)
+        return;
+    argus_writer_flush(w);
+    argus_cli_set_writer(NULL);
+    argus_buf_free(&w->b);
+    free(w);
+}
+
+void argus_end_record(argus_writer *w)
+{
+    w->done = w->b.len;
+    if (w->done >= FLUSH_AT)
+        argus_writer_flush(w);
+}
+
+void argus_put_raw(argus_writer *w, const void *p, size_t n) { argus_buf_add(&w->b, p, n); }
+void argus_put_map(argus_writer *w, uint64_t n) { argus_cbor_head(&w->b, CBOR_MAP, n); }
+void argus_put_array(argus_writer *w, uint64_t n) { argus_cbor_head(&w->b, CBOR_ARRAY, n); }
+void argus_put_key(argus_writer *w, const char *k) { argus_cbor_text(&w->b, k, strlen(k)); }
+void argus_put_text(argus_writer *w, const char *s, size_t n) { argus_cbor_text(&w->b, s, n); }
+void argus_put_cstr(argus_writer *w, const char *s) { argus_cbor_text(&w->b, s, strlen(s)); }
+void argus_put_uint(argus_writer *w, uint64_t v) { argus_cbor_head(&w->b, CBOR_UINT, v); }
+void argus_put_negint(argus_writer *w, uint64_t n) { argus_cbor_head(&w->b, CBOR_NEGINT, n); }
+void argus_put_bool(argus_writer *w, bool v) { argus_cbor_bool(&w->b, v); }
+void argus_put_null(argus_writer *w) { argus_cbor_null(&w->b); }
+void argus_put_double(argus_writer *w, double v) { argus_cbor_double(&w->b, v); }
+
+void argus_put_int(argus_writer *w, int64_t v)
+{
+    if (v >= 0)
+        argus_put_uint(w, (uint64_t)v);
+    else
+        argus_put_negint(w, (uint64_t)(-1 - v));
+}
+
+void argus_write_record(argus_writer *w, const argus_record *r)
+{
+    argus_buf_add(&w->b, r->raw, r->raw_len);
+    argus_end_record(w);
+}
+
+static void put_set_value(argus_writer *w, const argus_set *s)
+{
+    switch (s->op) {
+    case ARGUS_SET_UINT: argus_put_uint(w, s->u); break;
+    case ARGUS_SET_TEXT: argus_put_cstr(w, s->s); break;
+    case ARGUS_SET_BOOL: argus_put_bool(w, s->u != 0); break;
+    case ARGUS_SET_REMOVE: break;
+    }
+}
+
+static const argus_set *set_for(const argus_field *f, const argus_set *sets,
+                                unsigned nsets)
+{
+    for (unsigned i = 0; i < nsets; i++) {
+        if (sets[i].key != ARGUS_K_UNKNOWN ? sets[i].key == f->key_id
+            : (f->key_id == ARGUS_K_UNKNOWN && strlen(sets[i].name) == f->key_len &&
+               memcmp(sets[i].name, f->key, f->key_len) == 0))
+            return &sets[i];
+    }
+    return NULL;
+}
+
+void argus_write_edited(argus_writer *w, const argus_record *r,
+                        const argus_set *sets, unsigned nsets)
+{
+    bool used[16] = {false};
+    uint64_t pairs = 0;
+    if (nsets > 16)
+        abort();
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_set *s = set_for(&r->fields[i], sets, nsets);
+        if (s)
+            used[s - sets] = true;
+        if (!s || s->op != ARGUS_SET_REMOVE)
+            pairs++;
+    }
+    for (unsigned i = 0; i < nsets; i++)
+        if (!used[i] && sets[i].op != ARGUS_SET_REMOVE)
+            pairs++;
+    argus_put_map(w, pairs);
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        const argus_set *s = set_for(f, sets, nsets);
+        if (!s) {
+            argus_put_raw(w, r->raw + f->key_off, f->end_off - f->key_off);
+        } else if (s->op != ARGUS_SET_REMOVE) {
+            argus_put_raw(w, r->raw + f->key_off, f->val_off - f->key_off);
+            put_set_value(w, s);
+        }
+    }
+    for (unsigned i = 0; i < nsets; i++) {
+        if (used[i] || sets[i].op == ARGUS_SET_REMOVE)
+            continue;
+        argus_put_key(w, sets[i].key ? argus_key_name(sets[i].key) : sets[i].name);
+        put_set_value(w, &sets[i]);
+    }
+    argus_end_record(w);
+}
+
+void argus_write_header(argus_writer *w, const argus_record *hdr,
+                        const char *command)
+{
+    const argus_field *st = argus_get(hdr, ARGUS_K_STAGES);
+    bool append_key = !st || st->kind != ARGUS_V_ARRAY;
+    argus_put_map(w, hdr->nfields + (st ? 0 : 1));
+    for (unsigned i = 0; i < hdr->nfields; i++) {
+        const argus_field *f = &hdr->fields[i];
+        if (f != st) {
+            argus_put_raw(w, hdr->raw + f->key_off, f->end_off - f->key_off);
+            continue;
+        }
+        argus_put_raw(w, hdr->raw + f->key_off, f->val_off - f->key_off);
+        if (append_key) { /* "stages" that is not an array: start one */
+            argus_put_array(w, 1);
+            argus_put_cstr(w, command);
+            continue;
+        }
+        const uint8_t *v = hdr->raw + f->val_off;
+        size_t vlen = f->end_off - f->val_off;
+        argus_cbor_head_info h;
+        argus_cbor_read_head(v, vlen, &h);
+        if (h.info == 31) { /* indefinite: keep it so, before its break */
+            argus_put_raw(w, v, vlen - 1);
+            argus_put_cstr(w, command);
+            argus_put_raw(w, v + vlen - 1, 1);
+        } else {
+            argus_put_array(w, h.arg + 1);
+            argus_put_raw(w, v + h.len, vlen - h.len);
+            argus_put_cstr(w, command);
+        }
+    }
+    if (!st) {
+        argus_put_key(w, "stages");
+        argus_put_array(w, 1);
+        argus_put_cstr(w, command);
+    }
+    argus_end_record(w);
+}

@@ -1,0 +1,127 @@
+#include "argus/table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+static size_t slot_of(const argus_table *t, uint64_t key)
+{
+    return (size_t)XXH3_64bits(&key, sizeof key) & t->mask;
+}
+
+static void alloc_slots(argus_table *t, size_t slots)
+{
+    t->keys = calloc(slots, sizeof *t->keys);
+    t->used = calloc(slots, 1);
+    t->values = calloc(slots, t->value_size ? t->value_size : 1);
+    if (!t->keys || !t->used || !t->values) {
+        fputs("argus: out of memory\n", stderr);
+        abort();
+    }
+    t->mask = slots - 1;
+}
+
+void argus_table_init(argus_table *t, size_t value_size)
+{
+    memset(t, 0, sizeof *t);
+    t->value_size = value_size;
+    alloc_slots(t, 64);
+}
+
+void argus_table_free(argus_table *t)
+{
+    free(t->keys);
+    free(t->used);
+    free(t->values);
+    memset(t, 0, sizeof *t);
+}
+
+void *argus_table_get(const argus_table *t, uint64_t key)
+{
+    for (size_t i = slot_of(t, key); t->used[i]; i = (i + 1) & t->mask)
+        if (t->keys[i] == key)
+            return t->values + i * t->value_size;
+    return NULL;
+}
+
+static void grow(argus_table *t)
+{
+    argus_table old = *t;
+    alloc_slots(t, (old.mask + 1) * 2);
+    for (size_t i = 0; i <= old.mask; i++) {
+        if (!old.used[i])
+            continue;
+        size_t j = slot_of(t, old.keys[i]);
+        while (t->used[j])
+            j = (j + 1) & t->mask;
+        t->used[j] = 1;
+        t->keys[j] = old.keys[i];
+        memcpy(t->values + j * t->value_size, old.values + i * old.value_size,
+               t->value_size);
+    }
+    free(old.keys);
+    free(old.used);
+    free(old.values);
+}
+
+void *argus_table_put(argus_table *t, uint64_t key, bool *created)
+{
+    void *v = argus_table_get(t, key);
+    if (created)
+        *created = v == NULL;
+    if (v)
+        return v;
+    if ((t->count + 1) * 4 > (t->mask + 1) * 3)
+        grow(t);
+    size_t i = slot_of(t, key);
+    while (t->used[i])
+        i = (i + 1) & t->mask;
+    t->used[i] = 1;
+    t->keys[i] = key;
+    t->count++;
+    v = t->values + i * t->value_size;
+    memset(v, 0, t->value_size);
+    return v;
+}
+
+bool argus_table_remove(argus_table *t, uint64_t key)
+{
+    size_t i = slot_of(t, key);
+    for (; t->used[i]; i = (i + 1) & t->mask)
+        if (t->keys[i] == key)
+            break;
+    if (!t->used[i])
+        return false;
+    /* backward shift: pull later members of the run into the hole */
+    size_t hole = i;
+    for (size_t j = (i + 1) & t->mask; t->used[j]; j = (j + 1) & t->mask) {
+        size_t home = slot_of(t, t->keys[j]);
+        /* j may move to hole if its home is not in (hole, j] */
+        bool between = hole <= j ? (home > hole && home <= j)
+                                 : (home > hole || home <= j);
+        if (between)
+            continue;
+        t->keys[hole] = t->keys[j];
+        memcpy(t->values + hole * t->value_size, t->values + j * t->value_size,
+               t->value_size);
+        hole = j;
+    }
+    t->used[hole] = 0;
+    t->count--;
+    return true;
+}
+
+bool argus_table_next(const argus_table *t, size_t *pos, uint64_t *key,
+                      void **value)
+{
+    for (; *pos <= t->mask; (*pos)++) {
+        if (t->used[*pos]) {
+            *key = t->keys[*pos];
+            *value = t->values + *pos * t->value_size;
+            (*pos)++;
+            return true;
+        }
+    }
+    return false;
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Installs what argus needs on Debian (apt-get, as root), or says what to
+# install. `deps.sh` covers the build and the tests; `deps.sh check` adds
+# what `make check` needs (clang with libFuzzer and the sanitizers).
+set -e
+
+need_pkgs=""
+want() { need_pkgs="$need_pkgs $1"; }
+have_header() { [ -f "/usr/include/$1" ] || [ -f "/usr/local/include/$1" ]; }
+
+command -v cc >/dev/null 2>&1 || want gcc
+command -v make >/dev/null 2>&1 || want make
+command -v ar >/dev/null 2>&1 || want binutils
+have_header cbor.h || want libcbor-dev
+have_header xxhash.h || want libxxhash-dev
+have_header yajl/yajl_parse.h || want libyajl-dev
+command -v bats >/dev/null 2>&1 || want bats
+[ -f /usr/lib/bats/bats-support/load.bash ] || want bats-support
+[ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert
+command -v jq >/dev/null 2>&1 || want jq
+/usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || want python3-cbor2
+
+if [ "${1-}" = check ]; then
+    command -v clang >/dev/null 2>&1 || want clang
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
+        >/dev/null 2>&1 || want libclang-rt-dev
+fi
+
+[ -n "$need_pkgs" ] || exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing$need_pkgs"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $need_pkgs >/dev/null
+else
+    echo "deps: missing:$need_pkgs" >&2
+    echo "deps: install them (Debian: sudo apt-get install$need_pkgs) and run again" >&2
+    exit 1
+fi
