@@ -18,6 +18,7 @@ FUZZ_SECONDS ?= 30
 
 .PHONY: all test check bench demo install uninstall clean deps check-deps
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: $(PROGRAMS) bench/gen
 

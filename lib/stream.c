@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 /* ---- keys and types ------------------------------------------------------ */
 
@@ -88,19 +87,30 @@ static const char *const type_table[ARGUS_T_COUNT] = {
     [ARGUS_T_CA_SET] = "ca_set", [ARGUS_T_CA_DISPLAY] = "ca_display",
 };
 
-/* Open-addressing tables from name to id, built once. */
-#define NAME_SLOTS 256
-static uint8_t key_slots[NAME_SLOTS], type_slots[NAME_SLOTS];
+/* Name to id: candidates indexed by length and first letter, compared
+ * in full. Every record looks up each of its keys, so this is hot. */
+#define NAME_MAX_LEN 24
+#define NAME_CANDIDATES 4
+typedef struct name_index {
+    uint8_t slot[NAME_MAX_LEN][32][NAME_CANDIDATES];
+    const char *names[256];
+} name_index;
+static name_index key_index, type_index;
 static bool names_ready;
 
-static void fill_slots(uint8_t *slots, int count, const char *(*name)(int))
+static void index_names(name_index *ix, int count, const char *(*name)(int))
 {
     for (int i = 1; i < count; i++) {
         const char *n = name(i);
-        size_t h = XXH3_64bits(n, strlen(n)) & (NAME_SLOTS - 1);
-        while (slots[h])
-            h = (h + 1) & (NAME_SLOTS - 1);
-        slots[h] = (uint8_t)i;
+        size_t len = strlen(n);
+        uint8_t *c = ix->slot[len][n[0] & 31];
+        int k = 0;
+        while (c[k])
+            k++;
+        if (len >= NAME_MAX_LEN || k == NAME_CANDIDATES)
+            abort(); /* the tables above outgrew the index */
+        c[k] = (uint8_t)i;
+        ix->names[i] = n;
     }
 }
 
@@ -111,33 +121,37 @@ bool argus_type_is_event(int type) { return type >= ARGUS_T_SYSCALL; }
 
 static void names_init(void)
 {
-    fill_slots(key_slots, ARGUS_K_COUNT, argus_key_name);
-    fill_slots(type_slots, ARGUS_T_COUNT, argus_type_name);
+    index_names(&key_index, ARGUS_K_COUNT, argus_key_name);
+    index_names(&type_index, ARGUS_T_COUNT, argus_type_name);
     names_ready = true;
 }
 
-static int slot_lookup(const uint8_t *slots, const char *(*name)(int),
-                       const char *s, size_t len)
+static int name_lookup(const name_index *ix, const char *s, size_t len)
 {
     if (!names_ready)
         names_init();
-    size_t h = XXH3_64bits(s, len) & (NAME_SLOTS - 1);
-    for (; slots[h]; h = (h + 1) & (NAME_SLOTS - 1)) {
-        const char *n = name(slots[h]);
-        if (strncmp(n, s, len) == 0 && n[len] == 0)
-            return slots[h];
+    if (len == 0 || len >= NAME_MAX_LEN)
+        return 0;
+    const uint8_t *c = ix->slot[len][s[0] & 31];
+    for (int k = 0; k < NAME_CANDIDATES && c[k]; k++) {
+        const char *n = ix->names[c[k]];
+        size_t i = 1; /* the first letter chose the slot, up to case */
+        while (i < len && n[i] == s[i])
+            i++;
+        if (i == len && n[0] == s[0])
+            return c[k];
     }
     return 0;
 }
 
 int argus_key_lookup(const char *s, size_t len)
 {
-    return slot_lookup(key_slots, argus_key_name, s, len);
+    return name_lookup(&key_index, s, len);
 }
 
 int argus_type_lookup(const char *s, size_t len)
 {
-    return slot_lookup(type_slots, argus_type_name, s, len);
+    return name_lookup(&type_index, s, len);
 }
 
 /* ---- typed access -------------------------------------------------------- */
@@ -277,7 +291,6 @@ struct argus_parser {
     } stack[MAX_DEPTH];
     int depth;
     bool expect_key;
-    argus_field cur;
     argus_record rec;
     unsigned cap;
     argus_buf chunks;   /* indefinite strings of top-level keys/values */
@@ -370,26 +383,18 @@ static int vkind_of(int ev)
     }
 }
 
-/* Finishes the top-level key or value that just ended at END. */
-static int field_item_done(argus_parser *p, uint32_t end, char *err,
-                           size_t errlen)
+/* Finishes the top-level key or value that just ended at END. The field
+ * is built in place, in the slot after the last finished one. */
+static int field_item_done(argus_parser *p, uint32_t end)
 {
-    argus_field *f = &p->cur;
+    argus_field *f = &p->rec.fields[p->rec.nfields];
     if (p->expect_key) {
         f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
         p->expect_key = false;
         return 0;
     }
     f->end_off = end;
-    if (p->rec.nfields == p->cap) {
-        if (p->cap >= 65536)
-            FAIL("more than 65536 keys in one record");
-        p->cap *= 2;
-        p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
-        if (!p->rec.fields)
-            abort();
-    }
-    p->rec.fields[p->rec.nfields++] = *f;
+    p->rec.nfields++;
     p->expect_key = true;
     return 0;
 }
@@ -398,11 +403,20 @@ static int field_item_done(argus_parser *p, uint32_t end, char *err,
 static int field_item_start(argus_parser *p, uint32_t start, char *err,
                             size_t errlen)
 {
-    argus_field *f = &p->cur;
+    if (p->expect_key && p->rec.nfields == p->cap) {
+        if (p->cap >= 32768)
+            FAIL("more than 32768 keys in one record");
+        p->cap *= 2;
+        p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
+        if (!p->rec.fields)
+            abort();
+    }
+    argus_field *f = &p->rec.fields[p->rec.nfields];
     if (p->expect_key) {
         if (p->ev.kind != EV_TEXT && p->ev.kind != EV_TEXT_INDEF)
             FAIL("a key is not a text string");
-        memset(f, 0, sizeof *f);
+        f->s = NULL;
+        f->slen = 0;
         f->key_off = start;
         f->key = (const char *)p->ev.s;
         f->key_len = (uint32_t)p->ev.len;
@@ -411,7 +425,8 @@ static int field_item_start(argus_parser *p, uint32_t start, char *err,
     f->val_off = start;
     f->kind = (uint8_t)vkind_of(p->ev.kind);
     f->u = p->ev.u;
-    f->f = p->ev.f;
+    if (p->ev.kind == EV_FLOAT)
+        f->f = p->ev.f;
     if (p->ev.kind == EV_TEXT || p->ev.kind == EV_BYTES) {
         f->s = (const char *)p->ev.s;
         f->slen = (uint32_t)p->ev.len;
@@ -531,11 +546,12 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
                 /* a top-level key or value made of chunks: point at the
                  * copy, which cannot move while this record is parsed
                  * because its room was reserved up front */
-                p->cur.s = (const char *)p->chunks.p + p->chunk_start;
-                p->cur.slen = (uint32_t)(p->chunks.len - p->chunk_start);
+                argus_field *f = &p->rec.fields[p->rec.nfields];
+                f->s = (const char *)p->chunks.p + p->chunk_start;
+                f->slen = (uint32_t)(p->chunks.len - p->chunk_start);
                 if (p->expect_key) {
-                    p->cur.key = p->cur.s;
-                    p->cur.key_len = p->cur.slen;
+                    f->key = f->s;
+                    f->key_len = f->slen;
                 }
             }
             p->depth--;
@@ -588,8 +604,8 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
                 *out = &p->rec;
                 return (long)pos;
             }
-            if (d == 1 && field_item_done(p, (uint32_t)pos, err, errlen) < 0)
-                return -1;
+            if (d == 1)
+                field_item_done(p, (uint32_t)pos);
             if (p->stack[d - 1].indef) {
                 if (p->stack[d - 1].kind == FR_MAP)
                     p->stack[d - 1].remaining ^= 1; /* parity of items */

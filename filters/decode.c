@@ -1,0 +1,160 @@
+/* argus-decode: a trace to an argus stream (docs/stages/decode.md). */
+#include "argus/cli.h"
+#include "argus/jsonl.h"
+#include "argus/stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "Usage: argus-decode [--format FORMAT] [FILE|-]\n"
+    "Decode a trace into an argus event stream (CBOR) on stdout.\n"
+    "\n"
+    "Formats:\n"
+    "  jsonl    JSON lines, one record a line; '#' comment lines and blank\n"
+    "           lines are skipped. A first line of type \"stream\" makes it a\n"
+    "           rendered stream (argus-to-json output), taken as it is. Else it\n"
+    "           is a hand-written trace: decode writes the header, numbers the\n"
+    "           events in order, fills an event's pid from its thread record,\n"
+    "           and applies the rules below.\n"
+    "Without --format the format is told from the first bytes.\n"
+    "\n"
+    "Rules (docs/stages/decode.md, spec graph-rules.md):\n"
+    "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
+    "             thread's next event, unless the input has its own; its\n"
+    "             result is the one the ending wakeup gives\n"
+    "  DEC-ORDER  input must be in ts order (an error names the line); ids\n"
+    "             are given in output order\n"
+    "\n"
+    "  -f, --format FORMAT  input format (jsonl)\n"
+    "  -h, --help           show this help\n"
+    "      --version        show the version\n";
+
+#define BLOCK (4u << 20)
+
+typedef struct input {
+    int fd;
+    const char *name;
+    char *buf;
+    size_t cap, lo, hi;
+    bool eof;
+} input;
+
+static void input_fill(input *in)
+{
+    if (in->lo > 0) {
+        memmove(in->buf, in->buf + in->lo, in->hi - in->lo);
+        in->hi -= in->lo;
+        in->lo = 0;
+    }
+    if (in->hi == in->cap) {
+        in->cap *= 2;
+        in->buf = realloc(in->buf, in->cap);
+        if (!in->buf)
+            abort();
+    }
+    for (;;) {
+        ssize_t n = read(in->fd, in->buf + in->hi, in->cap - in->hi);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", in->name, strerror(errno));
+        if (n == 0)
+            in->eof = true;
+        in->hi += (size_t)n;
+        return;
+    }
+}
+
+/* The format told by the first non-blank byte. */
+static const char *detect(input *in)
+{
+    while (!in->eof && in->hi - in->lo < 4096)
+        input_fill(in);
+    for (size_t i = in->lo; i < in->hi; i++) {
+        char c = in->buf[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+            continue;
+        if (c == '{' || c == '#')
+            return "jsonl";
+        break;
+    }
+    if (in->hi == in->lo)
+        return "jsonl"; /* empty: an empty trace */
+    argus_die(ARGUS_EX_DATAERR, "%s: cannot tell the input format; give --format",
+              in->name);
+}
+
+static void decode_jsonl(input *in, argus_writer *w)
+{
+    argus_jsonl *d = argus_jsonl_new(w, argus_command_line());
+    uint64_t line = 0;
+    for (;;) {
+        char *start = in->buf + in->lo;
+        char *nl = memchr(start, '\n', in->hi - in->lo);
+        if (!nl && !in->eof) {
+            input_fill(in);
+            continue;
+        }
+        if (!nl && in->hi == in->lo)
+            break;
+        size_t len = nl ? (size_t)(nl - start) : in->hi - in->lo;
+        line++;
+        if (argus_jsonl_line(d, start, len) < 0)
+            argus_die(ARGUS_EX_DATAERR, "%s:%llu: %s", in->name,
+                      (unsigned long long)line, argus_jsonl_error(d));
+        in->lo += len + (nl ? 1 : 0);
+    }
+    argus_jsonl_finish(d);
+    argus_jsonl_free(d);
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    static const struct option opts[] = {
+        {"format", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    const char *format = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case 'V': argus_print_version();
+        default: argus_bad_option(argv);
+        }
+    }
+    if (argc - optind > 1)
+        argus_usage_error("more than one input file");
+    if (format && strcmp(format, "jsonl") != 0)
+        argus_usage_error("unknown format '%s' (known: jsonl)", format);
+
+    input in = {.fd = 0, .name = "<stdin>", .cap = BLOCK};
+    const char *path = optind < argc ? argv[optind] : "-";
+    if (strcmp(path, "-") != 0) {
+        in.fd = open(path, O_RDONLY);
+        if (in.fd < 0)
+            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
+        in.name = path;
+    }
+    in.buf = malloc(in.cap);
+    if (!in.buf)
+        abort();
+    argus_writer *w = argus_writer_stdout();
+    if (!format)
+        format = detect(&in);
+    decode_jsonl(&in, w);
+    argus_writer_close(w);
+    free(in.buf);
+    return 0;
+}
