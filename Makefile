@@ -93,7 +93,16 @@ build-san/bin/argus: scripts/argus
 	cp $< $@
 	chmod +x $@
 
-build-san/fuzz-%: tests/fuzz/fuzz-%.c $(SAN_OBJ)
+# The fuzzers link library objects of their own, built with libFuzzer's
+# coverage instrumentation (without it libFuzzer sees only the harness).
+FUZZ_OBJ := $(LIB_SRC:lib/%.c=build-san/fuzz-lib/%.o)
+.SECONDARY: $(SAN_OBJ) $(FUZZ_OBJ)
+
+build-san/fuzz-lib/%.o: lib/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build-san/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_OBJ)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 bench: all

@@ -8,7 +8,7 @@ export ARGUS_ROOT="$root"
 out=$(mktemp)
 rc=$(mktemp)
 trap 'rm -f "$out" "$rc"' EXIT
-{ bats --tap "$root/tests"; echo $? >"$rc"; } | tee "$out"
+{ BATS_LIB_PATH="${BATS_LIB_PATH:-/usr/lib/bats}" bats --tap "$root/tests"; echo $? >"$rc"; } | tee "$out"
 status=$(cat "$rc")
 passed=$(grep -c '^ok ' "$out")
 failed=$(grep -c '^not ok ' "$out")

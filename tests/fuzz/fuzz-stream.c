@@ -1,0 +1,407 @@
+/* libFuzzer target for the stream reader's record parser
+ * (argus_parse_record, include/argus/stream.h) and for everything a stage
+ * does with a record it accepted: the typed accessors and the writer.
+ *
+ * The input is parsed record after record. Each accepted record is copied
+ * to a buffer of exactly its length and parsed again there, so that any
+ * read past the record's end is caught by AddressSanitizer. Then:
+ *   - every accessor runs on every key, and every byte it points at is read;
+ *   - every proper prefix tried must ask for more data (0): the reader feeds
+ *     the parser partial buffers, so a prefix that parses or fails is a bug;
+ *   - the record goes through the writer (argus_writer_null) verbatim, edited
+ *     and as a header;
+ *   - the same writes go to a memory file through argus_writer_stdout, and
+ *     what they wrote must parse again with the edits applied and every
+ *     other field byte for byte as it was.
+ * A broken property aborts (libFuzzer reports a crash with the input).
+ */
+#include "argus/cbor.h"
+#include "argus/stream.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MAX_RECORDS 256
+#define MAX_ELEMS 64
+#define COMMAND "fuzz --stage 'x y'"
+#define MARK "fuzz_mark"
+
+static volatile uint64_t sink;
+static argus_parser *copy_parser, *check_parser;
+static argus_writer *mem_writer; /* argus_writer_stdout, flushed to mem_fd */
+static int mem_fd = -1, saved_stdout = -1;
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            fprintf(stderr, "fuzz-stream: %s:%d: check failed: %s\n",       \
+                    __FILE__, __LINE__, #cond);                             \
+            abort();                                                        \
+        }                                                                   \
+    } while (0)
+
+static void touch(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t h = 0;
+    for (size_t i = 0; i < n; i++)
+        h = h * 31 + b[i];
+    sink += h;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    copy_parser = argus_parser_new();
+    check_parser = argus_parser_new();
+    mem_fd = memfd_create("fuzz-stream", 0);
+    saved_stdout = dup(1);
+    if (mem_fd < 0 || saved_stdout < 0) {
+        perror("fuzz-stream: memfd_create/dup");
+        abort();
+    }
+    mem_writer = argus_writer_stdout();
+    return 0;
+}
+
+/* Points stdout at the emptied memory file, for writes to mem_writer (a
+ * large record may flush by itself). */
+static void mem_begin(void)
+{
+    CHECK(ftruncate(mem_fd, 0) == 0);
+    CHECK(lseek(mem_fd, 0, SEEK_SET) == 0);
+    CHECK(dup2(mem_fd, 1) == 1);
+}
+
+/* Flushes mem_writer, restores stdout, and returns what the memory file
+ * holds in a buffer of exactly that size (the caller frees it). */
+static uint8_t *mem_take(size_t *len)
+{
+    argus_writer_flush(mem_writer);
+    CHECK(dup2(saved_stdout, 1) == 1);
+    off_t end = lseek(mem_fd, 0, SEEK_CUR);
+    CHECK(end >= 0);
+    *len = (size_t)end;
+    uint8_t *buf = malloc(*len ? *len : 1);
+    CHECK(buf);
+    CHECK(pread(mem_fd, buf, *len, 0) == (ssize_t)*len);
+    return buf;
+}
+
+/* Parses BUF (LEN bytes) as exactly one record with check_parser. */
+static const argus_record *parse_one(const uint8_t *buf, size_t len)
+{
+    argus_record *r = NULL;
+    char err[256];
+    long n = argus_parse_record(check_parser, buf, len, &r, err, sizeof err);
+    if (n != (long)len) {
+        fprintf(stderr, "fuzz-stream: written record does not parse back "
+                        "(%ld of %zu bytes): %s\n", n, len, n < 0 ? err : "");
+        abort();
+    }
+    return r;
+}
+
+/* ---- accessors ------------------------------------------------------------ */
+
+static void exercise_accessors(const argus_record *r)
+{
+    touch(r->raw, r->raw_len);
+    CHECK(r->type_name);
+    touch(r->type_name, r->type_len);
+    CHECK(r->type >= 0 && r->type < ARGUS_T_COUNT);
+    touch(argus_type_name(r->type), strlen(argus_type_name(r->type)));
+    sink += argus_type_is_event(r->type) + r->is_event + r->has_ts + r->has_pid;
+    sink += r->id + r->ts + r->tid + r->pid;
+    CHECK(r->nfields > 0);
+
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        CHECK(f->key_off < f->val_off && f->val_off < f->end_off);
+        CHECK(f->end_off <= r->raw_len);
+        CHECK(f->key_id < ARGUS_K_COUNT);
+        CHECK(f->kind >= ARGUS_V_UINT && f->kind <= ARGUS_V_TAG);
+        touch(f->key, f->key_len);
+        CHECK(argus_key_lookup(f->key, f->key_len) == f->key_id);
+        sink += (uint64_t)argus_key_class(f->key_id);
+        touch(argus_key_name(f->key_id), strlen(argus_key_name(f->key_id)));
+        if (f->key_id != ARGUS_K_UNKNOWN)
+            CHECK(argus_get(r, f->key_id) == f);
+        if ((f->kind == ARGUS_V_TEXT || f->kind == ARGUS_V_BYTES) && f->s)
+            touch(f->s, f->slen);
+        sink += f->u + (uint64_t)(f->f == f->f);
+        /* a value is one well-formed CBOR item spanning its bytes */
+        CHECK(argus_cbor_item_len(r->raw + f->val_off,
+                                  r->raw_len - f->val_off) ==
+              f->end_off - f->val_off);
+    }
+
+    for (int k = 0; k < ARGUS_K_COUNT; k++) {
+        const argus_field *f = argus_get(r, k);
+        if (f) {
+            CHECK(f >= r->fields && f < r->fields + r->nfields);
+            CHECK(f->key_id == k);
+        }
+        uint64_t u;
+        if (argus_get_uint(r, k, &u)) {
+            CHECK(f && f->kind == ARGUS_V_UINT);
+            sink += u;
+        }
+        int64_t i64;
+        if (argus_get_int(r, k, &i64))
+            sink += (uint64_t)i64;
+        bool b;
+        if (argus_get_bool(r, k, &b))
+            sink += b;
+        size_t len = 0;
+        const char *s = argus_get_text(r, k, &len);
+        if (s) {
+            touch(s, len);
+            CHECK(argus_get_text(r, k, NULL) == s);
+        }
+        sink += argus_text_is(r, k, "stream") + argus_text_is(r, k, "");
+    }
+
+    static const int arrays[] = {ARGUS_K_ARGS, ARGUS_K_FRAMES, ARGUS_K_STAGES,
+                                 ARGUS_K_VOUCHER_PIDS};
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
+        int k = arrays[a];
+        uint64_t u[MAX_ELEMS];
+        argus_text t[MAX_ELEMS];
+        for (int max = 0; max <= MAX_ELEMS; max += MAX_ELEMS / 2) {
+            int n = argus_get_uint_array(r, k, u, max);
+            CHECK(n >= -1 && n <= max);
+            for (int i = 0; i < n; i++)
+                sink += u[i];
+            n = argus_get_text_array(r, k, t, max);
+            CHECK(n >= -1 && n <= max);
+            for (int i = 0; i < n; i++) {
+                const uint8_t *s = (const uint8_t *)t[i].s;
+                CHECK(s >= r->raw && t[i].len <= r->raw_len &&
+                      (size_t)(s - r->raw) <= r->raw_len - t[i].len);
+                touch(s, t[i].len);
+            }
+        }
+        /* the array accessors of the other keys (wrong class) too */
+        sink += (uint64_t)argus_get_uint_array(r, ARGUS_K_TYPE, u, MAX_ELEMS);
+        sink += (uint64_t)argus_get_text_array(r, ARGUS_K_ID, t, MAX_ELEMS);
+    }
+}
+
+/* ---- prefixes --------------------------------------------------------- */
+
+/* Every proper prefix asks for more data. */
+static void check_prefix(const uint8_t *rec, size_t len, size_t cut)
+{
+    if (cut >= len)
+        return;
+    uint8_t *pre = malloc(cut ? cut : 1);
+    CHECK(pre);
+    memcpy(pre, rec, cut);
+    argus_record *r = NULL;
+    char err[256] = "";
+    long n = argus_parse_record(check_parser, pre, cut, &r, err, sizeof err);
+    if (n != 0) {
+        fprintf(stderr, "fuzz-stream: a %zu-byte record cut to %zu bytes "
+                        "gives %ld, not 0 (need more data): %s\n",
+                len, cut, n, n < 0 ? err : "");
+        abort();
+    }
+    free(pre);
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+static const argus_set edits[] = {
+    {.key = ARGUS_K_SEG, .op = ARGUS_SET_UINT, .u = 42},
+    {.key = ARGUS_K_CTX, .op = ARGUS_SET_TEXT, .s = "interrupt"},
+    {.key = ARGUS_K_NOTE, .op = ARGUS_SET_REMOVE},
+    {.key = ARGUS_K_UNKNOWN, .name = MARK, .op = ARGUS_SET_BOOL, .u = 1},
+};
+#define NEDITS (sizeof edits / sizeof edits[0])
+
+static bool is_mark(const argus_field *f)
+{
+    return f->key_id == ARGUS_K_UNKNOWN && f->key_len == strlen(MARK) &&
+           memcmp(f->key, MARK, f->key_len) == 0;
+}
+
+static bool edited(const argus_field *f)
+{
+    return f->key_id == ARGUS_K_SEG || f->key_id == ARGUS_K_CTX ||
+           f->key_id == ARGUS_K_NOTE || is_mark(f);
+}
+
+static bool same_field(const argus_record *a, const argus_field *fa,
+                       const argus_record *b, const argus_field *fb)
+{
+    size_t la = fa->end_off - fa->key_off, lb = fb->end_off - fb->key_off;
+    return la == lb && memcmp(a->raw + fa->key_off, b->raw + fb->key_off, la) == 0;
+}
+
+/* What argus_write_edited wrote for R (in OUT) carries the edits and every
+ * other field of R unchanged and in order. */
+static void check_edited(const argus_record *r, const uint8_t *out, size_t len)
+{
+    unsigned marks = 0, kept = 0;
+    bool had_seg = argus_get(r, ARGUS_K_SEG), had_ctx = argus_get(r, ARGUS_K_CTX);
+    bool had_note = argus_get(r, ARGUS_K_NOTE);
+    for (unsigned i = 0; i < r->nfields; i++)
+        marks += is_mark(&r->fields[i]);
+    for (unsigned i = 0; i < r->nfields; i++)
+        kept += !edited(&r->fields[i]);
+
+    const argus_record *e = parse_one(out, len);
+    CHECK(e->nfields == r->nfields - had_note + !had_seg + !had_ctx + !marks);
+    CHECK(e->type_len == r->type_len &&
+          memcmp(e->type_name, r->type_name, r->type_len) == 0);
+    uint64_t u = 0;
+    CHECK(argus_get_uint(e, ARGUS_K_SEG, &u) && u == 42);
+    CHECK(argus_text_is(e, ARGUS_K_CTX, "interrupt"));
+    CHECK(!argus_get(e, ARGUS_K_NOTE));
+    unsigned emarks = 0, ekept = 0, j = 0;
+    for (unsigned i = 0; i < e->nfields; i++) {
+        const argus_field *f = &e->fields[i];
+        if (is_mark(f)) {
+            CHECK(f->kind == ARGUS_V_BOOL && f->u == 1);
+            emarks++;
+        }
+        if (edited(f))
+            continue;
+        /* the next kept field of r */
+        while (j < r->nfields && edited(&r->fields[j]))
+            j++;
+        CHECK(j < r->nfields);
+        CHECK(same_field(r, &r->fields[j], e, f));
+        j++;
+        ekept++;
+    }
+    CHECK(emarks == (marks ? marks : 1));
+    CHECK(ekept == kept);
+}
+
+/* What argus_write_header wrote for R has COMMAND appended to "stages" and
+ * every other field unchanged. */
+static void check_header(const argus_record *r, const uint8_t *out, size_t len)
+{
+    const argus_field *st = argus_get(r, ARGUS_K_STAGES);
+    const argus_record *h = parse_one(out, len);
+    CHECK(h->nfields == r->nfields + (st ? 0 : 1));
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        if (f != st)
+            CHECK(same_field(r, f, h, &h->fields[i]));
+    }
+    const argus_field *hst = argus_get(h, ARGUS_K_STAGES);
+    CHECK(hst && hst->kind == ARGUS_V_ARRAY);
+    argus_text before[MAX_ELEMS], after[MAX_ELEMS];
+    int nb = st && st->kind == ARGUS_V_ARRAY
+                 ? argus_get_text_array(r, ARGUS_K_STAGES, before, MAX_ELEMS)
+                 : 0;
+    int na = argus_get_text_array(h, ARGUS_K_STAGES, after, MAX_ELEMS);
+    if (nb < 0 || nb >= MAX_ELEMS - 1)
+        return; /* not all text, or too long to see the end */
+    CHECK(na == nb + 1);
+    for (int i = 0; i < nb; i++)
+        CHECK(before[i].len == after[i].len &&
+              memcmp(before[i].s, after[i].s, before[i].len) == 0);
+    CHECK(after[nb].len == strlen(COMMAND) &&
+          memcmp(after[nb].s, COMMAND, after[nb].len) == 0);
+}
+
+static void exercise_writer(argus_writer *null, const argus_record *r)
+{
+    argus_write_record(null, r);
+    argus_write_edited(null, r, edits, NEDITS);
+    argus_write_edited(null, r, edits, 1);
+    argus_write_edited(null, r, NULL, 0);
+    argus_write_header(null, r, COMMAND);
+    argus_write_header(null, r, "");
+
+    size_t len;
+    uint8_t *out;
+
+    mem_begin();
+    argus_write_record(mem_writer, r);
+    out = mem_take(&len);
+    CHECK(len == r->raw_len && memcmp(out, r->raw, len) == 0);
+    free(out);
+
+    mem_begin();
+    argus_write_edited(mem_writer, r, NULL, 0);
+    out = mem_take(&len);
+    const argus_record *e = parse_one(out, len);
+    CHECK(e->nfields == r->nfields);
+    for (unsigned i = 0; i < r->nfields; i++)
+        CHECK(same_field(r, &r->fields[i], e, &e->fields[i]));
+    free(out);
+
+    mem_begin();
+    argus_write_edited(mem_writer, r, edits, NEDITS);
+    out = mem_take(&len);
+    check_edited(r, out, len);
+    free(out);
+
+    mem_begin();
+    argus_write_header(mem_writer, r, COMMAND);
+    out = mem_take(&len);
+    check_header(r, out, len);
+    free(out);
+}
+
+/* ---- the target ------------------------------------------------------------ */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    argus_parser *p = argus_parser_new();
+    argus_writer *null = argus_writer_null();
+#ifdef FUZZ_AVOID_KNOWN_BUGS
+    /* tests/fuzz/crashes/stream-writer-flush-null-buffer-empty-input:
+     * closing a null writer that holds nothing does memmove(NULL + 0) */
+    argus_put_null(null);
+    argus_end_record(null);
+#endif
+    size_t off = 0;
+    for (int nrec = 0; off < size && nrec < MAX_RECORDS; nrec++) {
+        argus_record *r = NULL;
+        char err[256];
+        err[0] = 0;
+        long n = argus_parse_record(p, data + off, size - off, &r, err,
+                                    sizeof err);
+        if (n < 0) {
+            CHECK(memchr(err, 0, sizeof err) && err[0]);
+            break;
+        }
+        if (n == 0)
+            break;
+        CHECK((size_t)n <= size - off);
+        CHECK(r && r->raw == data + off && r->raw_len == (size_t)n);
+
+        /* the same record alone, in a buffer of its own length */
+        size_t len = (size_t)n;
+        uint8_t *rec = malloc(len);
+        CHECK(rec);
+        memcpy(rec, data + off, len);
+        argus_record *c = NULL;
+        CHECK(argus_parse_record(copy_parser, rec, len, &c, err, sizeof err) == n);
+        CHECK(c->nfields == r->nfields && c->type == r->type);
+
+        exercise_accessors(r);
+        exercise_accessors(c);
+        exercise_writer(null, c);
+
+        check_prefix(rec, len, len - 1);
+        check_prefix(rec, len, len / 2);
+        check_prefix(rec, len, rec[len - 1] % len);
+        free(rec);
+        off += len;
+    }
+    argus_writer_close(null);
+    argus_parser_free(p);
+    return 0;
+}

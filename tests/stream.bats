@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# The stream reader every stage uses (lib/stream.c), seen through
+# argus-to-json and argus-validate: header, framing, order, errors.
+
+load test_helper
+
+# header 64 bytes, then events of 41 and 46 bytes
+three_records() {
+    cbor_records <<PY
+$HEADER
+{'type':'wait','id':1,'ts':10,'tid':5,'pid':2,'resource':0xdead}
+{'type':'woken','id':2,'ts':20,'tid':5,'pid':2,'result':'awakened'}
+PY
+}
+
+@test "empty input: no stream header, exit 65" {
+    run argus-to-json < /dev/null
+    assert_failure 65
+    assert_output "argus-to-json: <stdin>: empty input: no stream header"
+}
+
+@test "a stream without header is refused" {
+    run sh -c "echo \"{'type':'wait','id':1,'ts':1,'tid':1,'pid':1}\" | cbor-records | argus-validate"
+    assert_failure 65
+    assert_output "argus-validate: <stdin>: record 1 (byte 0): no stream header: the first record has type \"wait\""
+}
+
+@test "a header of another format is refused" {
+    run sh -c "echo \"{'type':'stream','format':'ctf','version':1}\" | cbor-records | argus-to-json"
+    assert_failure 65
+    assert_output "argus-to-json: <stdin>: record 1 (byte 0): unknown format \"ctf\" (expected \"argus\")"
+}
+
+@test "a header of an unknown version is refused" {
+    run sh -c "echo \"{'type':'stream','format':'argus','version':2}\" | cbor-records | argus-to-json"
+    assert_failure 65
+    assert_output "argus-to-json: <stdin>: record 1 (byte 0): unsupported version 2 (this program reads version 1)"
+}
+
+@test "truncated CBOR inside the header: exit 65 with record and byte offset" {
+    three_records | head -c 30 > "$BATS_TEST_TMPDIR/t.cbor"
+    run argus-to-json "$BATS_TEST_TMPDIR/t.cbor"
+    assert_failure 65
+    assert_output "argus-to-json: $BATS_TEST_TMPDIR/t.cbor: record 1 (byte 0): truncated: the stream ends 30 bytes into the record"
+}
+
+@test "truncated CBOR inside the second record: the header before it is written" {
+    three_records | head -c 70 > "$BATS_TEST_TMPDIR/t.cbor"
+    run sh -c "argus-to-json $BATS_TEST_TMPDIR/t.cbor 2>$BATS_TEST_TMPDIR/err"
+    assert_failure 65
+    assert_output '{"type":"stream","format":"argus","version":1,"source":"test","stages":["decode x"]}'
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_output "argus-to-json: $BATS_TEST_TMPDIR/t.cbor: record 2 (byte 64): truncated: the stream ends 6 bytes into the record"
+}
+
+@test "truncated CBOR one byte short of the end: every complete record is written" {
+    three_records | head -c 150 > "$BATS_TEST_TMPDIR/t.cbor"
+    run sh -c "argus-to-json $BATS_TEST_TMPDIR/t.cbor 2>$BATS_TEST_TMPDIR/err"
+    assert_failure 65
+    assert_output '{"type":"stream","format":"argus","version":1,"source":"test","stages":["decode x"]}
+{"type":"wait","id":1,"ts":10,"tid":5,"pid":2,"resource":"0xdead"}'
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_output "argus-to-json: $BATS_TEST_TMPDIR/t.cbor: record 3 (byte 105): truncated: the stream ends 45 bytes into the record"
+}
+
+@test "malformed CBOR (a reserved additional-information value) is named" {
+    { three_records | head -c 105; printf '\xa1\x1c'; } > "$BATS_TEST_TMPDIR/t.cbor"
+    run argus-validate "$BATS_TEST_TMPDIR/t.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/t.cbor: record 3 (byte 105): malformed CBOR at byte 1 of the record"
+}
+
+@test "a record that is not a map is refused" {
+    { three_records; printf '\x05'; } > "$BATS_TEST_TMPDIR/t.cbor"
+    run argus-validate "$BATS_TEST_TMPDIR/t.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/t.cbor: record 4 (byte 151): record is not a CBOR map"
+}
+
+@test "an event missing a required field is refused" {
+    run sh -c "printf '%s\n' \"$HEADER\" \"{'type':'wait','id':1,'ts':10,'tid':5}\" | cbor-records | argus-validate"
+    assert_failure 65
+    assert_output "argus-validate: <stdin>: record 2 (byte 64): wait record has no \"pid\""
+}
+
+@test "ts going backwards names both events" {
+    run sh -c "printf '%s\n' \"$HEADER\" \"{'type':'wait','id':1,'ts':10,'tid':5,'pid':1}\" \"{'type':'woken','id':2,'ts':9,'tid':5,'pid':1}\" | cbor-records | argus-validate"
+    assert_failure 65
+    assert_output "argus-validate: <stdin>: record 3 (byte 93): ts goes backwards: event 2 has ts 9, before ts 10 of event 1"
+}
+
+@test "ids must strictly increase" {
+    run sh -c "printf '%s\n' \"$HEADER\" \"{'type':'wait','id':7,'ts':10,'tid':5,'pid':1}\" \"{'type':'woken','id':3,'ts':11,'tid':5,'pid':1}\" | cbor-records | argus-validate"
+    assert_failure 65
+    assert_output "argus-validate: <stdin>: record 3 (byte 93): event id 3 is not above the previous event id 7"
+}
+
+@test "indefinite-length maps, arrays and strings are read" {
+    printf '%s' 'a564747970656673747265616d66666f726d61746561726775736776657273696f6e0166736f7572636564746573746673746167657381686465636f64652078' \
+        'bf647479706564776169746269640162747301637469640563706964027f6272656173ff9f0102ffff' | xxd -r -p > "$BATS_TEST_TMPDIR/t.cbor"
+    run argus-to-json "$BATS_TEST_TMPDIR/t.cbor"
+    assert_success
+    assert_line --index 1 '{"type":"wait","id":1,"ts":1,"tid":5,"pid":2,"res":[1,2]}'
+}
+
+@test "a second header in the stream is refused" {
+    run sh -c "printf '%s\n' \"$HEADER\" \"$HEADER\" | cbor-records | argus-to-json > /dev/null"
+    assert_failure 65
+    assert_output "argus-to-json: <stdin>: record 2 (byte 64): a second stream header"
+}
+
+@test "a missing file exits 66, a bad option 64" {
+    run argus-validate /nonexistent.cbor
+    assert_failure 66
+    assert_output "argus-validate: /nonexistent.cbor: No such file or directory"
+    run argus-to-json -x
+    assert_failure 64
+    assert_line --index 0 "argus-to-json: bad option '-x' (unknown, or missing its value)"
+}
+
+@test "| head -1 ends quietly: the writer dies of SIGPIPE and prints nothing" {
+    /usr/bin/python3 -c '
+import sys
+print("{\"type\":\"thread\",\"tid\":1,\"pid\":1}")
+for i in range(200000):
+    print("{\"type\":\"syscall\",\"ts\":%d,\"tid\":1,\"name\":\"read\",\"phase\":\"begin\"}" % i)
+' > "$BATS_TEST_TMPDIR/big.jsonl"
+    run bash -c "set -o pipefail; argus-decode $BATS_TEST_TMPDIR/big.jsonl 2>$BATS_TEST_TMPDIR/e1 | argus-to-json 2>$BATS_TEST_TMPDIR/e2 | head -1"
+    assert_failure 141
+    assert_output --partial '"type":"stream"'
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/e1" "$BATS_TEST_TMPDIR/e2")" ""
+}
