@@ -895,6 +895,8 @@ void argus_writer_flush(argus_writer *w)
             argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(errno));
         off += (size_t)n;
     }
+    if (w->done == 0)
+        return;
     memmove(w->b.p, w->b.p + w->done, w->b.len - w->done);
     w->b.len -= w->done;
     w->done = 0;

@@ -17,3 +17,4 @@ cbor_records() { "$ARGUS_ROOT/tests/tools/cbor-records"; }
 PATH="$ARGUS_ROOT/tests/tools:$PATH"
 
 HEADER="{'type':'stream','format':'argus','version':1,'source':'test','stages':['decode x']}"
+export HEADER
