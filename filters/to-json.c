@@ -91,6 +91,18 @@ static void put_string(const uint8_t *s, size_t n)
     putc1('"');
 }
 
+/* Byte strings become hex text (JSON has no bytes; not read back as bytes). */
+static void put_bytes_hex(const uint8_t *b, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    putc1('"');
+    for (size_t i = 0; i < n; i++) {
+        char hx[2] = {digits[b[i] >> 4], digits[b[i] & 15]};
+        put(hx, 2);
+    }
+    putc1('"');
+}
+
 /* Shortest decimal that reads back as the same double, always with a
  * '.' or an exponent so that it reads back as a float. */
 static void put_double(double v)
@@ -132,14 +144,8 @@ static size_t put_value(const uint8_t *p, size_t n, bool addr)
         if (!indef) {
             if (h.major == CBOR_TEXT) {
                 put_string(p + off, h.arg);
-            } else { /* bytes: a hex string (not read back as bytes) */
-                putc1('"');
-                for (uint64_t i = 0; i < h.arg; i++) {
-                    char hx[3];
-                    snprintf(hx, sizeof hx, "%02x", p[off + i]);
-                    put(hx, 2);
-                }
-                putc1('"');
+            } else {
+                put_bytes_hex(p + off, h.arg);
             }
             return off + h.arg;
         } else { /* indefinite: join the chunks */
@@ -150,7 +156,10 @@ static size_t put_value(const uint8_t *p, size_t n, bool addr)
                 argus_buf_add(&joined, p + off + c.len, c.arg);
                 off += c.len + c.arg;
             }
-            put_string(joined.p ? joined.p : (const uint8_t *)"", joined.len);
+            if (h.major == CBOR_TEXT)
+                put_string(joined.p ? joined.p : (const uint8_t *)"", joined.len);
+            else
+                put_bytes_hex(joined.p, joined.len);
             argus_buf_free(&joined);
             return off + 1;
         }

@@ -17,8 +17,9 @@ static const char usage[] =
     "text \"type\"; events carry id, ts, tid and pid; ids strictly increase and\n"
     "ts never decreases; known keys hold values of their kind (uints,\n"
     "addresses, texts, booleans, arrays), phase is begin/end, dir is\n"
-    "send/recv, ctx is interrupt/maintenance, a wait result is awakened,\n"
-    "timed_out, interrupted or restart; thread records carry tid and pid;\n"
+    "send/recv, ctx is interrupt/maintenance, the result of a woken or\n"
+    "wakeup is awakened, timed_out, interrupted or restart; thread records\n"
+    "carry tid and pid;\n"
     "every edge's from and to name events earlier in the stream; once a\n"
     "'segment' stage ran (its name in the header's stages), every event has\n"
     "a seg.\n"
@@ -232,6 +233,7 @@ int main(int argc, char **argv)
                (unsigned long long)(span / 1000000000u),
                (unsigned long long)(span % 1000000000u));
     }
+    argus_close_stdout();
     argus_table_free(&threads);
     argus_reader_close(rd);
     free(runs);

@@ -117,10 +117,16 @@ void argus_warn(const char *fmt, ...)
 void argus_bad_option(char **argv)
 {
     extern int optind, optopt;
-    const char *arg = argv[optind - 1];
-    if (optopt && arg[0] == '-' && arg[1] != '-' && arg[1] != (char)optopt)
-        argus_usage_error("bad option '-%c' in '%s'", optopt, arg);
-    argus_usage_error("bad option '%s' (unknown, or missing its value)", arg);
+    if (optopt) /* a short option, maybe inside a cluster like -qx */
+        argus_usage_error("bad option '-%c' (unknown, or missing its value)", optopt);
+    argus_usage_error("bad option '%s' (unknown, or missing its value)",
+                      argv[optind - 1]);
+}
+
+void argus_close_stdout(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(errno));
 }
 
 void argus_print_version(void)

@@ -53,7 +53,7 @@ struct argus_jsonl {
     enum mode mode;
     uint64_t next_id;
     bool have_ts, have_id;
-    uint64_t last_ts, last_ts_line, last_id;
+    uint64_t last_ts, last_ts_line, last_ts_id, last_id;
     argus_table threads;
     argus_parser *check;
 };
@@ -427,10 +427,16 @@ static int emit(argus_jsonl *d)
     if (r->type == ARGUS_T_STREAM && d->mode != MODE_FIRST)
         return fail(d, "a second stream header");
     if (r->has_ts) {
+        if (d->have_ts && r->ts < d->last_ts && r->is_event && d->last_ts_id)
+            return fail(d, "ts goes backwards: event %llu has ts %llu, before ts %llu of event %llu on line %llu",
+                        (unsigned long long)r->id, (unsigned long long)r->ts,
+                        (unsigned long long)d->last_ts, (unsigned long long)d->last_ts_id,
+                        (unsigned long long)d->last_ts_line);
         if (d->have_ts && r->ts < d->last_ts)
             return fail(d, "ts %llu is before ts %llu of line %llu: input must be in ts order",
                         (unsigned long long)r->ts, (unsigned long long)d->last_ts,
                         (unsigned long long)d->last_ts_line);
+        d->last_ts_id = r->is_event ? r->id : 0;
         d->have_ts = true;
         d->last_ts = r->ts;
         d->last_ts_line = d->line;

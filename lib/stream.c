@@ -440,8 +440,15 @@ static int record_done(argus_parser *p, char *err, size_t errlen)
     memset(r->index, 0xff, sizeof r->index);
     for (unsigned i = 0; i < r->nfields; i++) {
         int k = r->fields[i].key_id;
-        if (k == ARGUS_K_UNKNOWN)
+        if (k == ARGUS_K_UNKNOWN) { /* few per record: compare them all */
+            const argus_field *f = &r->fields[i];
+            for (unsigned j = 0; j < i; j++)
+                if (r->fields[j].key_id == ARGUS_K_UNKNOWN &&
+                    r->fields[j].key_len == f->key_len &&
+                    memcmp(r->fields[j].key, f->key, f->key_len) == 0)
+                    FAIL("key \"%.*s\" appears twice", (int)f->key_len, f->key);
             continue;
+        }
         if (r->index[k] >= 0)
             FAIL("key \"%s\" appears twice", argus_key_name(k));
         r->index[k] = (int16_t)(i < 32767 ? i : 32767);

@@ -211,3 +211,11 @@ Try 'argus-decode --help' for more information."
     assert_output --partial "DEC-WOKEN"
     assert_output --partial "DEC-ORDER"
 }
+
+@test "rendered stream: ts going backwards names both events and the line" {
+    printf '%s\n' '{"type":"stream","format":"argus","version":1}' \
+        '{"type":"wait","id":3,"ts":5,"tid":1,"pid":1}' '{"type":"woken","id":4,"ts":2,"tid":1,"pid":1}' > "$BATS_TEST_TMPDIR/r.jsonl"
+    run sh -c "argus-decode $BATS_TEST_TMPDIR/r.jsonl > /dev/null"
+    assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/r.jsonl:3: ts goes backwards: event 4 has ts 2, before ts 5 of event 3 on line 2"
+}

@@ -130,3 +130,25 @@ for i in range(200000):
     assert_output --partial '"type":"stream"'
     assert_equal "$(cat "$BATS_TEST_TMPDIR/e1" "$BATS_TEST_TMPDIR/e2")" ""
 }
+
+@test "a key twice in one record is refused, unknown keys too" {
+    printf 'a564747970656673747265616d66666f726d61746561726775736776657273696f6e0166736f7572636564746573746673746167657381686465636f64652078a364747970656178616b01616b02' | xxd -r -p > "$BATS_TEST_TMPDIR/t.cbor"
+    run argus-validate "$BATS_TEST_TMPDIR/t.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/t.cbor: record 2 (byte 64): key \"k\" appears twice"
+}
+
+@test "a short option inside a cluster is named" {
+    run argus-validate -qx
+    assert_failure 64
+    assert_line --index 0 "argus-validate: bad option '-x' (unknown, or missing its value)"
+}
+
+@test "a write error on stdout exits 74" {
+    run sh -c 'argus-decode fixtures/demo/hang.jsonl | argus-validate > /dev/full'
+    assert_failure 74
+    assert_output "argus-validate: write error: No space left on device"
+    run sh -c 'argus-decode fixtures/demo/hang.jsonl > /dev/full'
+    assert_failure 74
+    assert_output "argus-decode: write error: No space left on device"
+}

@@ -44,6 +44,10 @@ void argus_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (argv[optind - 1]) and exits 64. */
 void argus_bad_option(char **argv) __attribute__((noreturn));
 
+/* Flushes stdout for programs that print text with stdio; a write error
+ * reports and exits 74. */
+void argus_close_stdout(void);
+
 /* Prints "PROGRAM VERSION" and exits 0. */
 void argus_print_version(void) __attribute__((noreturn));
 
