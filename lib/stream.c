@@ -514,6 +514,7 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
         if (pos >= len)
             return 0;
         p->ev.kind = EV_NONE;
+        p->ev.u = 0; /* indefinite starts set no count */
         struct cbor_decoder_result res =
             cbor_stream_decode(buf + pos, len - pos, &callbacks, p);
         if (res.status == CBOR_DECODER_NEDATA)
@@ -579,7 +580,7 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
                          : (ev == EV_MAP || ev == EV_MAP_INDEF) ? FR_MAP
                          : FR_ARRAY;
             uint64_t n = ev == EV_TAG ? 1 : kind == FR_MAP ? p->ev.u * 2 : p->ev.u;
-            if (kind == FR_MAP && p->ev.u > UINT64_MAX / 2)
+            if (kind == FR_MAP && !indef && p->ev.u > UINT64_MAX / 2)
                 FAIL("map too large");
             p->stack[d].kind = kind;
             p->stack[d].indef = indef;

@@ -19,6 +19,8 @@ void argus_buf_reserve(argus_buf *b, size_t more);
 void argus_buf_free(argus_buf *b);
 static inline void argus_buf_add(argus_buf *b, const void *p, size_t n)
 {
+    if (n == 0)
+        return;
     if (b->cap - b->len < n)
         argus_buf_reserve(b, n);
     memcpy(b->p + b->len, p, n);
