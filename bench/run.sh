@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# bench/run.sh: throughput and memory of the stream programs on synthetic
+# traces from bench/gen (see bench/README.md, docs/performance.md).
+#
+# Run from anywhere as `make bench` or `bench/run.sh` once the programs are
+# built. Progress goes to stderr; the Markdown report goes to stdout and to
+# bench/out/results.md.
+#
+# Environment:
+#   BENCH_SIZES  event counts to run (default "1000000 10000000")
+#   BENCH_RUNS   runs per measurement, the best one is reported (default 3)
+#   BENCH_SEED   seed for bench/gen (default 1)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=bench/out
+sizes=${BENCH_SIZES:-"1000000 10000000"}
+runs=${BENCH_RUNS:-3}
+seed=${BENCH_SEED:-1}
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "bench/run.sh: $*"; exit 1; }
+
+[ -x /usr/bin/time ] || die "/usr/bin/time (GNU time) is needed: apt-get install time"
+for p in bench/gen bin/argus-validate bin/argus-to-json; do
+    [ -x "$p" ] || die "$p is not built: run 'make' first"
+done
+have_decode=true
+if [ ! -x bin/argus-decode ]; then
+    have_decode=false
+    say "bin/argus-decode is not built: skipping the decode benchmark"
+fi
+mkdir -p "$out"
+# Other work on the machine skews the figures: say how busy it was.
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# Minimum targets in million events per second (docs/performance.md).
+declare -A target=([gen]=5 [argus-validate]=4 [argus-to-json]=1 [argus-decode]=1)
+
+label() { # 1000000 -> 1M
+    if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$1"; fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rows=()
+notes=()
+failed=0
+
+# measure NAME EVENTS BYTES CMD...: runs CMD $runs times with stdout to
+# /dev/null under GNU time, and adds a table row with the fastest wall
+# time and the largest peak RSS of the runs. GNU time's %e counts in
+# 10 ms steps, 4% of a 1M-event validate run, so the wall time is taken
+# from bash's microsecond clock around the same command (GNU time's own
+# start-up, about a millisecond, included); %e is kept as a check.
+measure() {
+    local name=$1 events=$2 bytes=$3
+    shift 3
+    local best="" rss=0 i secs kb e rc t0 t1
+    for ((i = 1; i <= runs; i++)); do
+        rc=0
+        t0=$EPOCHREALTIME
+        /usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+        t1=$EPOCHREALTIME
+        if [ "$rc" -ne 0 ]; then
+            say "$name failed (exit $rc): $*"
+            tail -5 "$tmp/err" >&2
+            rows+=("| $name | $(label "$events") | | | | | | failed: exit $rc |")
+            failed=1
+            return
+        fi
+        read -r e kb <"$tmp/time"
+        secs=$(awk -v a="$t0" -v b="$t1" -v e="$e" 'BEGIN {
+            s = b - a
+            if (s < e - 0.02 || s > e + 0.02) { print "clock mismatch" > "/dev/stderr" }
+            printf "%.3f", s }')
+        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; fi
+        [ "$kb" -gt "$rss" ] && rss=$kb
+    done
+    say "  $name $(label "$events"): best ${best}s, peak RSS ${rss} KB"
+    rows+=("$(awk -v n="$name" -v ev="$events" -v lab="$(label "$events")" \
+        -v b="$bytes" -v s="$best" -v kb="$rss" -v t="${target[$name]:-0}" 'BEGIN {
+            s0 = s > 0 ? s : 0.001
+            rate = ev / s0 / 1e6
+            verdict = rate >= t ? "met" : "MISSED"
+            printf "| %s | %s | %.1f | %.3f | %.2f | %.0f | %.1f | >= %g: %s |",
+                n, lab, b / 1e6, s, rate, b / 1e6 / s0, kb * 1024 / 1e6, t, verdict
+        }')")
+}
+
+size_of() { stat -c %s "$1"; }
+
+for n in $sizes; do
+    lab=$(label "$n")
+    cbor="$out/gen-$lab.argus"
+    jsonl="$out/gen-$lab.jsonl"
+    say "== $lab events"
+    say "  generating $cbor"
+    bench/gen -n "$n" -s "$seed" >"$cbor"
+    summary=$(bin/argus-validate "$cbor") || die "bench/gen output fails validation: $summary"
+    case "$summary" in
+    *" $n events,"*) ;;
+    *) die "bench/gen -n $n: validate counts other than $n events: $summary" ;;
+    esac
+    measure gen "$n" "$(size_of "$cbor")" bench/gen -n "$n" -s "$seed"
+    measure argus-validate "$n" "$(size_of "$cbor")" bin/argus-validate "$cbor"
+    measure argus-to-json "$n" "$(size_of "$cbor")" bin/argus-to-json "$cbor"
+    if $have_decode; then
+        say "  rendering $jsonl"
+        bin/argus-to-json "$cbor" >"$jsonl"
+        measure argus-decode "$n" "$(size_of "$jsonl")" bin/argus-decode --format jsonl "$jsonl"
+        # The contract: a rendered stream decodes back byte for byte.
+        if bin/argus-decode --format jsonl "$jsonl" | cmp -s - "$cbor"; then
+            notes+=("- $lab: \`argus-decode --format jsonl\` of the \`argus-to-json\` rendering gives back the generated stream byte for byte.")
+        else
+            notes+=("- $lab: **\`argus-decode --format jsonl\` of the \`argus-to-json\` rendering differs from the generated stream.**")
+            failed=1
+        fi
+    fi
+done
+
+mem=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+{
+    echo "# argus benchmark results"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- machine: $(nproc) cores, ${cpu:-unknown CPU}, $mem memory, Linux $(uname -r)"
+    echo "- load average (1, 5, 15 min) before the run: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    if rev=$(git rev-parse --short HEAD 2>/dev/null); then
+        dirty=$(git status --porcelain -- lib include filters Makefile 2>/dev/null | wc -l)
+        [ "$dirty" -eq 0 ] || rev="$rev + uncommitted changes in lib/, include/, filters/ or the Makefile"
+        echo "- source: commit $rev"
+    fi
+    echo "- compiler: $(${CC:-cc} --version | head -1), flags from the Makefile (-O2 -g)"
+    echo "- input: \`bench/gen -n N -s $seed\` (20 processes, 200 threads + 4 kernel threads);"
+    echo "  each program reads the file named on its command line and writes to /dev/null"
+    echo "- seconds: wall time of the run under GNU time (bash's \$EPOCHREALTIME"
+    echo "  around it, as %e has 10 ms steps), best of $runs runs;"
+    echo "  peak RSS: GNU time's %M, largest of the runs; MB = 10^6 bytes of input"
+    echo "  (for gen: of its output)"
+    echo
+    echo "| program | events | MB | seconds | Mevents/s | MB/s | peak RSS MB | target Mevents/s |"
+    echo "|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    $have_decode || { echo; echo "- argus-decode: skipped (bin/argus-decode is not built)."; }
+    if [ ${#notes[@]} -gt 0 ]; then
+        echo
+        printf '%s\n' "${notes[@]}"
+    fi
+} | tee "$out/results.md"
+exit $failed
