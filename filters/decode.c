@@ -1,15 +1,13 @@
 /* argus-decode: a trace to an argus stream (docs/stages/decode.md). */
 #include "argus/cli.h"
+#include "argus/input.h"
 #include "argus/jsonl.h"
 #include "argus/stream.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
     "Usage: argus-decode [--format FORMAT] [FILE|-]\n"
@@ -35,49 +33,23 @@ static const char usage[] =
     "  -h, --help           show this help\n"
     "      --version        show the version\n";
 
-#define BLOCK (4u << 20)
+/* A line may be as long as this. */
+#define MAX_LINE (256u << 20)
 
-typedef struct input {
-    int fd;
-    const char *name;
-    char *buf;
-    size_t cap, lo, hi;
-    bool eof;
-} input;
-
-static void input_fill(input *in)
+static void fill(argus_input *in)
 {
-    if (in->lo > 0) {
-        memmove(in->buf, in->buf + in->lo, in->hi - in->lo);
-        in->hi -= in->lo;
-        in->lo = 0;
-    }
-    if (in->hi == in->cap) {
-        in->cap *= 2;
-        in->buf = realloc(in->buf, in->cap);
-        if (!in->buf)
-            abort();
-    }
-    for (;;) {
-        ssize_t n = read(in->fd, in->buf + in->hi, in->cap - in->hi);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", in->name, strerror(errno));
-        if (n == 0)
-            in->eof = true;
-        in->hi += (size_t)n;
-        return;
-    }
+    if (!argus_input_fill(in))
+        argus_die(ARGUS_EX_DATAERR, "%s: a line longer than %u MiB", in->name,
+                  MAX_LINE >> 20);
 }
 
 /* The format told by the first non-blank byte. */
-static const char *detect(input *in)
+static const char *detect(argus_input *in)
 {
     while (!in->eof && in->hi - in->lo < 4096)
-        input_fill(in);
+        fill(in);
     for (size_t i = in->lo; i < in->hi; i++) {
-        char c = in->buf[i];
+        char c = (char)in->buf[i];
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
             continue;
         if (c == '{' || c == '#')
@@ -90,15 +62,15 @@ static const char *detect(input *in)
               in->name);
 }
 
-static void decode_jsonl(input *in, argus_writer *w)
+static void decode_jsonl(argus_input *in, argus_writer *w)
 {
     argus_jsonl *d = argus_jsonl_new(w, argus_command_line());
     uint64_t line = 0;
     for (;;) {
-        char *start = in->buf + in->lo;
+        char *start = (char *)in->buf + in->lo;
         char *nl = memchr(start, '\n', in->hi - in->lo);
         if (!nl && !in->eof) {
-            input_fill(in);
+            fill(in);
             continue;
         }
         if (!nl && in->hi == in->lo)
@@ -139,22 +111,13 @@ int main(int argc, char **argv)
     if (format && strcmp(format, "jsonl") != 0)
         argus_usage_error("unknown format '%s' (known: jsonl)", format);
 
-    input in = {.fd = 0, .name = "<stdin>", .cap = BLOCK};
-    const char *path = optind < argc ? argv[optind] : "-";
-    if (strcmp(path, "-") != 0) {
-        in.fd = open(path, O_RDONLY);
-        if (in.fd < 0)
-            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
-        in.name = path;
-    }
-    in.buf = malloc(in.cap);
-    if (!in.buf)
-        abort();
+    argus_input in;
+    argus_input_open(&in, optind < argc ? argv[optind] : NULL, MAX_LINE);
     argus_writer *w = argus_writer_stdout();
     if (!format)
         format = detect(&in);
     decode_jsonl(&in, w);
     argus_writer_close(w);
-    free(in.buf);
+    argus_input_close(&in);
     return 0;
 }

@@ -1,10 +1,10 @@
 /* Stream reader and writer (include/argus/stream.h). */
 #include "argus/stream.h"
 #include "argus/cli.h"
+#include "argus/input.h"
 
 #include <cbor.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -629,15 +629,10 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
 
 /* ---- reader ------------------------------------------------------------- */
 
-#define READ_BLOCK (4u << 20)
 #define MAX_RECORD (256u << 20)
 
 struct argus_reader {
-    int fd;
-    char *name;
-    uint8_t *buf;
-    size_t cap, lo, hi;
-    bool eof;
+    argus_input in;
     uint64_t offset;        /* stream offset of buf[lo] */
     uint64_t records;
     argus_parser *parser;
@@ -658,7 +653,7 @@ static void reader_fail_at(const argus_reader *rd, uint64_t number,
 {
     char what[512];
     vsnprintf(what, sizeof what, fmt, ap);
-    argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s", rd->name,
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s", rd->in.name,
               (unsigned long long)number, (unsigned long long)offset, what);
 }
 
@@ -682,32 +677,9 @@ static void fail_at(const argus_reader *rd, uint64_t number, uint64_t offset,
 
 static void refill(argus_reader *rd)
 {
-    if (rd->lo > 0) {
-        memmove(rd->buf, rd->buf + rd->lo, rd->hi - rd->lo);
-        rd->hi -= rd->lo;
-        rd->lo = 0;
-    }
-    if (rd->hi == rd->cap) {
-        if (rd->cap >= MAX_RECORD)
-            fail_at(rd, rd->records + 1, rd->offset,
-                    "record larger than %u MiB", MAX_RECORD >> 20);
-        rd->cap *= 2;
-        rd->buf = realloc(rd->buf, rd->cap);
-        if (!rd->buf)
-            abort();
-    }
-    for (;;) {
-        ssize_t n = read(rd->fd, rd->buf + rd->hi, rd->cap - rd->hi);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", rd->name,
-                      strerror(errno));
-        if (n == 0)
-            rd->eof = true;
-        rd->hi += (size_t)n;
-        return;
-    }
+    if (!argus_input_fill(&rd->in))
+        fail_at(rd, rd->records + 1, rd->offset, "record larger than %u MiB",
+                MAX_RECORD >> 20);
 }
 
 /* Next raw record, framing checked; NULL at a clean end. */
@@ -716,25 +688,25 @@ static argus_record *next_record(argus_reader *rd, argus_parser *p)
     char err[256];
     for (;;) {
         argus_record *r;
-        long n = rd->hi > rd->lo
-                     ? argus_parse_record(p, rd->buf + rd->lo, rd->hi - rd->lo,
+        long n = rd->in.hi > rd->in.lo
+                     ? argus_parse_record(p, rd->in.buf + rd->in.lo, rd->in.hi - rd->in.lo,
                                           &r, err, sizeof err)
                      : 0;
         if (n > 0) {
             r->number = ++rd->records;
             r->offset = rd->offset;
-            rd->lo += (size_t)n;
+            rd->in.lo += (size_t)n;
             rd->offset += (uint64_t)n;
             return r;
         }
         if (n < 0)
             fail_at(rd, rd->records + 1, rd->offset, "%s", err);
-        if (rd->eof) {
-            if (rd->hi == rd->lo)
+        if (rd->in.eof) {
+            if (rd->in.hi == rd->in.lo)
                 return NULL;
             fail_at(rd, rd->records + 1, rd->offset,
                     "truncated: the stream ends %zu bytes into the record",
-                    rd->hi - rd->lo);
+                    rd->in.hi - rd->in.lo);
         }
         refill(rd);
     }
@@ -745,29 +717,14 @@ argus_reader *argus_reader_open(const char *path)
     argus_reader *rd = calloc(1, sizeof *rd);
     if (!rd)
         abort();
-    if (!path || strcmp(path, "-") == 0) {
-        rd->fd = 0;
-        rd->name = strdup("<stdin>");
-    } else {
-        rd->fd = open(path, O_RDONLY);
-        if (rd->fd < 0)
-            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
-        rd->name = strdup(path);
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    posix_fadvise(rd->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-    rd->cap = READ_BLOCK;
-    rd->buf = malloc(rd->cap);
+    argus_input_open(&rd->in, path, MAX_RECORD);
     rd->parser = argus_parser_new();
     rd->header_parser = argus_parser_new();
-    if (!rd->buf || !rd->name)
-        abort();
 
     argus_record *h = next_record(rd, rd->parser);
     if (!h)
         argus_die(ARGUS_EX_DATAERR, "%s: empty input: no stream header",
-                  rd->name);
+                  rd->in.name);
     /* keep the header in memory of its own, parsed again there */
     rd->header_raw = malloc(h->raw_len);
     if (!rd->header_raw)
@@ -802,7 +759,7 @@ argus_reader *argus_reader_open(const char *path)
 }
 
 const argus_record *argus_reader_header(argus_reader *rd) { return rd->header; }
-const char *argus_reader_name(const argus_reader *rd) { return rd->name; }
+const char *argus_reader_name(const argus_reader *rd) { return rd->in.name; }
 uint64_t argus_reader_bytes(const argus_reader *rd) { return rd->offset; }
 
 const argus_record *argus_read(argus_reader *rd)
@@ -850,13 +807,10 @@ void argus_reader_close(argus_reader *rd)
 {
     if (!rd)
         return;
-    if (rd->fd > 0)
-        close(rd->fd);
+    argus_input_close(&rd->in);
     argus_parser_free(rd->parser);
     argus_parser_free(rd->header_parser);
     free(rd->header_raw);
-    free(rd->buf);
-    free(rd->name);
     free(rd);
 }
 

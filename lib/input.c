@@ -1,0 +1,69 @@
+#include "argus/input.h"
+#include "argus/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIRST_BLOCK (4u << 20)
+
+void argus_input_open(argus_input *in, const char *path, size_t max)
+{
+    memset(in, 0, sizeof *in);
+    if (!path || strcmp(path, "-") == 0) {
+        in->fd = 0;
+        in->name = strdup("<stdin>");
+    } else {
+        in->fd = open(path, O_RDONLY);
+        if (in->fd < 0)
+            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
+        in->name = strdup(path);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    in->cap = FIRST_BLOCK < max ? FIRST_BLOCK : max;
+    in->max = max;
+    in->buf = malloc(in->cap);
+    if (!in->buf || !in->name)
+        abort();
+}
+
+bool argus_input_fill(argus_input *in)
+{
+    if (in->lo > 0) {
+        memmove(in->buf, in->buf + in->lo, in->hi - in->lo);
+        in->hi -= in->lo;
+        in->lo = 0;
+    }
+    if (in->hi == in->cap) {
+        if (in->cap >= in->max)
+            return false;
+        in->cap = in->cap * 2 < in->max ? in->cap * 2 : in->max;
+        in->buf = realloc(in->buf, in->cap);
+        if (!in->buf)
+            abort();
+    }
+    for (;;) {
+        ssize_t n = read(in->fd, in->buf + in->hi, in->cap - in->hi);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", in->name, strerror(errno));
+        if (n == 0)
+            in->eof = true;
+        in->hi += (size_t)n;
+        return true;
+    }
+}
+
+void argus_input_close(argus_input *in)
+{
+    if (in->fd > 0)
+        close(in->fd);
+    free(in->buf);
+    free(in->name);
+    memset(in, 0, sizeof *in);
+}
