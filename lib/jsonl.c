@@ -344,7 +344,7 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len)
     int id = argus_key_lookup((const char *)s, len);
     for (unsigned i = 0; i < d->npairs; i++) {
         pair *p = &d->pairs[i];
-        if (p->key_len == len && memcmp(d->keys.p + p->key_off, s, len) == 0)
+        if (p->key_len == len && (len == 0 || memcmp(d->keys.p + p->key_off, s, len) == 0))
             return fail(d, "key \"%.*s\" appears twice", (int)len, s);
     }
     if (d->npairs == d->pairs_cap) {
