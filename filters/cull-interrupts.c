@@ -1,0 +1,111 @@
+/* argus-cull-interrupts: marks (or drops) the events of interrupt and
+ * timeshare-maintenance windows (docs/stages/cull-interrupts.md). */
+#include "argus/cli.h"
+#include "argus/stage.h"
+#include "argus/table.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage: argus-cull-interrupts [--drop] [-v] [FILE|-]\n"
+    "Mark the events that interrupts and timeshare maintenance ran on a thread.\n"
+    "\n"
+    "Rules (docs/stages/cull-interrupts.md, spec graph-rules.md):\n"
+    "  CULL-1  events of a thread from an interrupt begin to its matching end\n"
+    "          (nesting counted), the two markers included, get\n"
+    "          ctx: \"interrupt\"; sched_maintenance begin..end gets\n"
+    "          ctx: \"maintenance\"\n"
+    "  CULL-2  --drop removes those events (wakeups inside them included)\n"
+    "          instead of marking them\n"
+    "  CULL-3  an end without a begin is kept, marked and counted; a begin\n"
+    "          left open marks up to the thread's next wait or woken (which\n"
+    "          cannot run inside an interrupt) and is counted\n"
+    "\n"
+    "  -d, --drop     remove the events instead of marking them (CULL-2)\n"
+    "  -v, --verbose  print counts to stderr at the end\n"
+    "  -h, --help     show this help\n"
+    "      --version  show the version\n";
+
+typedef struct thread_ctx {
+    uint32_t interrupt_depth, maintenance_depth;
+} thread_ctx;
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    static const struct option opts[] = {
+        {"drop", no_argument, 0, 'd'},
+        {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    bool drop = false, verbose = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "dvh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': drop = true; break;
+        case 'v': verbose = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case 'V': argus_print_version();
+        default: argus_bad_option(argv);
+        }
+    }
+    if (argc - optind > 1)
+        argus_usage_error("more than one input file");
+
+    argus_stage st;
+    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_table threads;
+    argus_table_init(&threads, sizeof(thread_ctx));
+
+    const argus_record *r;
+    while ((r = argus_read(st.in))) {
+        if (!r->is_event) {
+            argus_write_record(st.out, r);
+            continue;
+        }
+        thread_ctx *t = argus_table_put(&threads, r->tid, NULL);
+        bool window = r->type == ARGUS_T_INTERRUPT ||
+                      r->type == ARGUS_T_SCHED_MAINTENANCE;
+        uint32_t *depth = r->type == ARGUS_T_INTERRUPT ? &t->interrupt_depth
+                                                       : &t->maintenance_depth;
+        const char *ctx = NULL;
+        if (window && argus_text_is(r, ARGUS_K_PHASE, "begin")) {
+            ++*depth;
+            ctx = r->type == ARGUS_T_INTERRUPT ? "interrupt" : "maintenance";
+        } else if (window && argus_text_is(r, ARGUS_K_PHASE, "end")) {
+            if (*depth > 0)
+                --*depth;
+            else
+                argus_count("end without begin", 1);
+            ctx = r->type == ARGUS_T_INTERRUPT ? "interrupt" : "maintenance";
+        } else if (t->interrupt_depth || t->maintenance_depth) {
+            if (r->type == ARGUS_T_WAIT || r->type == ARGUS_T_WOKEN) {
+                /* a thread does not block inside an interrupt: the window
+                 * was left open by a lost end */
+                argus_count("begin left open", t->interrupt_depth + t->maintenance_depth);
+                t->interrupt_depth = t->maintenance_depth = 0;
+            } else {
+                ctx = t->interrupt_depth ? "interrupt" : "maintenance";
+            }
+        }
+        if (!ctx) {
+            argus_write_record(st.out, r);
+            continue;
+        }
+        if (drop) {
+            argus_count("events dropped", 1);
+            continue;
+        }
+        argus_count("events marked", 1);
+        argus_set set = {.key = ARGUS_K_CTX, .op = ARGUS_SET_TEXT, .s = ctx};
+        argus_write_edited(st.out, r, &set, 1);
+    }
+    argus_table_free(&threads);
+    argus_stage_close(&st);
+    return 0;
+}

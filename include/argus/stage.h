@@ -1,0 +1,56 @@
+/* What every stream-to-stream stage shares: opening its input and output
+ * with the header carried over, writing edges, counting what it met for
+ * -v, and bounded tables of pending matches. */
+#ifndef ARGUS_STAGE_H
+#define ARGUS_STAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "argus/stream.h"
+
+typedef struct argus_stage {
+    argus_reader *in;
+    argus_writer *out;
+    bool verbose;
+} argus_stage;
+
+/* Opens PATH (NULL or "-": stdin) and stdout, and writes the header read
+ * with this program's command line appended to "stages". */
+void argus_stage_open(argus_stage *st, const char *path, bool verbose);
+/* Flushes, prints the -v counters, frees. */
+void argus_stage_close(argus_stage *st);
+
+/* {"type":"edge","kind":KIND,"from":FROM,"to":TO} (+ "weak":true). */
+void argus_put_edge(argus_writer *w, const char *kind, uint64_t from,
+                    uint64_t to, bool weak);
+
+/* Named counters printed by argus_stage_close with -v, as
+ * "PROGRAM: NAME: N", in the order they were first counted. */
+void argus_count(const char *name, uint64_t n);
+
+/* A bounded FIFO index of pending items (sends waiting for their receive,
+ * enqueues waiting for their invoke): each key has a queue of entries in
+ * arrival order; past MAX entries in all, the oldest is dropped (and
+ * counted). Memory is bounded by MAX, never by trace length. */
+typedef struct argus_fifo argus_fifo;
+typedef struct argus_fifo_item {
+    uint64_t key, id, aux, aux2;
+} argus_fifo_item;
+
+argus_fifo *argus_fifo_new(uint64_t max, const char *dropped_counter);
+void argus_fifo_free(argus_fifo *f);
+/* Appends an item to KEY's queue; returns its handle. */
+uint64_t argus_fifo_push(argus_fifo *f, uint64_t key, uint64_t id,
+                         uint64_t aux, uint64_t aux2);
+/* The oldest live item of KEY for which ACCEPT (may be NULL) says yes,
+ * removed from the index; false when there is none. */
+bool argus_fifo_take(argus_fifo *f, uint64_t key,
+                     bool (*accept)(const argus_fifo_item *, void *),
+                     void *ctx, argus_fifo_item *out);
+/* Removes the item of HANDLE if it is still pending (matched elsewhere);
+ * fills OUT when given. False when it was already taken or dropped. */
+bool argus_fifo_remove(argus_fifo *f, uint64_t handle, argus_fifo_item *out);
+uint64_t argus_fifo_pending(const argus_fifo *f);
+
+#endif

@@ -1,0 +1,202 @@
+/* Shared stage plumbing (include/argus/stage.h). */
+#include "argus/stage.h"
+#include "argus/cli.h"
+#include "argus/table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- opening and closing ------------------------------------------------ */
+
+void argus_stage_open(argus_stage *st, const char *path, bool verbose)
+{
+    st->verbose = verbose;
+    st->out = argus_writer_stdout();
+    st->in = argus_reader_open(path);
+    argus_write_header(st->out, argus_reader_header(st->in),
+                       argus_command_line());
+}
+
+#define MAX_COUNTERS 32
+static struct { const char *name; uint64_t n; } counters[MAX_COUNTERS];
+static int ncounters;
+
+void argus_count(const char *name, uint64_t n)
+{
+    for (int i = 0; i < ncounters; i++) {
+        if (counters[i].name == name || strcmp(counters[i].name, name) == 0) {
+            counters[i].n += n;
+            return;
+        }
+    }
+    if (ncounters < MAX_COUNTERS) {
+        counters[ncounters].name = name;
+        counters[ncounters++].n = n;
+    }
+}
+
+void argus_stage_close(argus_stage *st)
+{
+    argus_writer_close(st->out);
+    if (st->verbose)
+        for (int i = 0; i < ncounters; i++)
+            fprintf(stderr, "%s: %s: %llu\n", argus_prog(), counters[i].name,
+                    (unsigned long long)counters[i].n);
+    argus_reader_close(st->in);
+    st->in = NULL;
+    st->out = NULL;
+}
+
+void argus_put_edge(argus_writer *w, const char *kind, uint64_t from,
+                    uint64_t to, bool weak)
+{
+    argus_put_map(w, weak ? 5 : 4);
+    argus_put_key(w, "type");
+    argus_put_text(w, "edge", 4);
+    argus_put_key(w, "kind");
+    argus_put_cstr(w, kind);
+    argus_put_key(w, "from");
+    argus_put_uint(w, from);
+    argus_put_key(w, "to");
+    argus_put_uint(w, to);
+    if (weak) {
+        argus_put_key(w, "weak");
+        argus_put_bool(w, true);
+    }
+    argus_end_record(w);
+}
+
+/* ---- bounded FIFO index ------------------------------------------------- */
+
+#define NIL UINT32_MAX
+
+typedef struct fifo_entry {
+    argus_fifo_item item;
+    uint32_t gen;             /* bumped on reuse, so stale handles miss */
+    uint32_t prev, next;      /* arrival order, all keys */
+    uint32_t key_prev, key_next;
+    bool live;
+} fifo_entry;
+
+typedef struct { uint32_t head, tail; } key_queue;
+
+struct argus_fifo {
+    fifo_entry *e;
+    uint32_t cap, used, free_head;
+    uint32_t head, tail;      /* oldest and newest live entries */
+    uint64_t live, max;
+    argus_table keys;         /* key -> key_queue */
+    const char *dropped_counter;
+};
+
+argus_fifo *argus_fifo_new(uint64_t max, const char *dropped_counter)
+{
+    argus_fifo *f = calloc(1, sizeof *f);
+    if (!f)
+        abort();
+    f->max = max ? max : 1;
+    if (f->max > NIL - 1)
+        f->max = NIL - 1;
+    f->free_head = f->head = f->tail = NIL;
+    f->dropped_counter = dropped_counter;
+    argus_table_init(&f->keys, sizeof(key_queue));
+    return f;
+}
+
+void argus_fifo_free(argus_fifo *f)
+{
+    if (!f)
+        return;
+    free(f->e);
+    argus_table_free(&f->keys);
+    free(f);
+}
+
+uint64_t argus_fifo_pending(const argus_fifo *f) { return f->live; }
+
+static void unlink_entry(argus_fifo *f, uint32_t i)
+{
+    fifo_entry *x = &f->e[i];
+    if (x->prev != NIL) f->e[x->prev].next = x->next; else f->head = x->next;
+    if (x->next != NIL) f->e[x->next].prev = x->prev; else f->tail = x->prev;
+    key_queue *q = argus_table_get(&f->keys, x->item.key);
+    if (x->key_prev != NIL) f->e[x->key_prev].key_next = x->key_next; else q->head = x->key_next;
+    if (x->key_next != NIL) f->e[x->key_next].key_prev = x->key_prev; else q->tail = x->key_prev;
+    if (q->head == NIL)
+        argus_table_remove(&f->keys, x->item.key);
+    x->live = false;
+    x->gen++;
+    x->next = f->free_head;
+    f->free_head = i;
+    f->live--;
+}
+
+uint64_t argus_fifo_push(argus_fifo *f, uint64_t key, uint64_t id,
+                         uint64_t aux, uint64_t aux2)
+{
+    if (f->live >= f->max) {
+        unlink_entry(f, f->head);
+        if (f->dropped_counter)
+            argus_count(f->dropped_counter, 1);
+    }
+    uint32_t i;
+    if (f->free_head != NIL) {
+        i = f->free_head;
+        f->free_head = f->e[i].next;
+    } else {
+        if (f->used == f->cap) {
+            f->cap = f->cap ? f->cap * 2 : 1024;
+            f->e = realloc(f->e, (size_t)f->cap * sizeof *f->e);
+            if (!f->e)
+                abort();
+        }
+        i = f->used++;
+        f->e[i].gen = 0;
+    }
+    fifo_entry *x = &f->e[i];
+    x->item = (argus_fifo_item){key, id, aux, aux2};
+    x->live = true;
+    x->next = NIL;
+    x->prev = f->tail;
+    if (f->tail != NIL) f->e[f->tail].next = i; else f->head = i;
+    f->tail = i;
+    bool created;
+    key_queue *q = argus_table_put(&f->keys, key, &created);
+    if (created)
+        q->head = q->tail = NIL;
+    x->key_next = NIL;
+    x->key_prev = q->tail;
+    if (q->tail != NIL) f->e[q->tail].key_next = i; else q->head = i;
+    q->tail = i;
+    f->live++;
+    return (uint64_t)x->gen << 32 | i;
+}
+
+bool argus_fifo_take(argus_fifo *f, uint64_t key,
+                     bool (*accept)(const argus_fifo_item *, void *),
+                     void *ctx, argus_fifo_item *out)
+{
+    key_queue *q = argus_table_get(&f->keys, key);
+    if (!q)
+        return false;
+    for (uint32_t i = q->head; i != NIL; i = f->e[i].key_next) {
+        if (accept && !accept(&f->e[i].item, ctx))
+            continue;
+        *out = f->e[i].item;
+        unlink_entry(f, i);
+        return true;
+    }
+    return false;
+}
+
+bool argus_fifo_remove(argus_fifo *f, uint64_t handle, argus_fifo_item *out)
+{
+    uint32_t i = (uint32_t)handle;
+    if (i >= f->used || !f->e[i].live || f->e[i].gen != (uint32_t)(handle >> 32))
+        return false;
+    if (out)
+        *out = f->e[i].item;
+    unlink_entry(f, i);
+    return true;
+}
