@@ -1,0 +1,61 @@
+/* argus-cache-key: the XXH3 key under which `argus graph --cache` keeps a
+ * stage's output (docs/front-command.md). */
+#include "argus/cli.h"
+#include "argus/input.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+
+static const char usage[] =
+    "Usage: argus-cache-key [--input FILE] [TEXT...]\n"
+    "Print the XXH3-64 key of a file's content followed by texts.\n"
+    "\n"
+    "argus graph --cache keys each stage's output by the key of its input\n"
+    "and the stage's command line, so that changing one stage's flags\n"
+    "recomputes that stage and those after it, and nothing before.\n"
+    "\n"
+    "  -i, --input FILE  hash the content of FILE ('-': stdin) first\n"
+    "  -h, --help        show this help\n"
+    "      --version     show the version\n";
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    static const struct option opts[] = {
+        {"input", required_argument, 0, 'i'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    const char *input = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i': input = optarg; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case 'V': argus_print_version();
+        default: argus_bad_option(argv);
+        }
+    }
+    XXH3_state_t *state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    if (input) {
+        argus_input in;
+        argus_input_open(&in, input, 1u << 22);
+        do {
+            in.lo = in.hi; /* everything read so far is hashed */
+            argus_input_fill(&in);
+            XXH3_64bits_update(state, in.buf + in.lo, in.hi - in.lo);
+        } while (!in.eof);
+        argus_input_close(&in);
+    }
+    for (int i = optind; i < argc; i++) /* NUL-separated, so "a b","c" != "a","b c" */
+        XXH3_64bits_update(state, argv[i], strlen(argv[i]) + 1);
+    printf("%016llx\n", (unsigned long long)XXH3_64bits_digest(state));
+    XXH3_freeState(state);
+    argus_close_stdout();
+    return 0;
+}
