@@ -1,0 +1,391 @@
+/* argus-segment: divides every thread's events into execution segments,
+ * the nodes of the event graph, and writes each event's segment id as
+ * "seg" (docs/stages/segment.md, rules SEG-* of graph-rules.md). */
+#include "argus/cli.h"
+#include "argus/stage.h"
+#include "argus/table.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage: argus-segment [--no-RULE...] [-v] [FILE|-]\n"
+    "Divide each thread's events into execution segments: add \"seg\" to every event.\n"
+    "\n"
+    "Rules (docs/stages/segment.md, spec graph-rules.md). Each thread has a\n"
+    "current segment, a callout level and an IPC peer set:\n"
+    "  SEG-WAIT     a wait at callout level 0 ends the segment (the wait is its\n"
+    "               last event); inside a callout it does not split\n"
+    "  SEG-CALLOUT  dispatch_invoke, runloop_invoke and timer_fire begin at\n"
+    "               level 0 start a segment; begin raises the level, end lowers\n"
+    "               it, and the end back to level 0 is the segment's last event\n"
+    "  SEG-RUNLOOP  runloop_phase with stage entry starts a segment\n"
+    "  SEG-UI       a ui_event at level 0 starts a segment\n"
+    "  SEG-IPC      an ipc event none of whose processes (peer, voucher_pids,\n"
+    "               the thread's own left out) is in the segment's non-empty\n"
+    "               peer set starts a segment, at any level\n"
+    "  SEG-KERNEL   in a kernel thread, every timer_fire begin starts a\n"
+    "               segment, and so does a wakeup of a thread of another\n"
+    "               process than the segment's earlier wakeups\n"
+    "  SEG-CTX      each run of a thread's events with ctx (cull-interrupts)\n"
+    "               is a segment of its own; the thread's segment goes on\n"
+    "               after it\n"
+    "  SEG-LINK     where SEG-IPC or SEG-KERNEL split a thread, a weak split\n"
+    "               edge from the old segment's last event to the new one's first\n"
+    "\n"
+    "      --no-wait-split     turn off SEG-WAIT\n"
+    "      --no-callout        turn off SEG-CALLOUT (the level is still counted)\n"
+    "      --no-runloop-split  turn off SEG-RUNLOOP\n"
+    "      --no-ui-split       turn off SEG-UI\n"
+    "      --no-ipc-split      turn off SEG-IPC\n"
+    "      --no-kernel-split   turn off SEG-KERNEL\n"
+    "      --no-ctx-split      turn off SEG-CTX (ctx events are ordinary events)\n"
+    "      --no-split-edges    turn off SEG-LINK\n"
+    "  -v, --verbose           print counts to stderr at the end\n"
+    "  -h, --help              show this help\n"
+    "      --version           show the version\n";
+
+/* Why a segment was started; one cause per segment, counted with -v. */
+enum cause {
+    CAUSE_NONE,
+    CAUSE_THREAD,   /* the thread's first event */
+    CAUSE_WAIT,
+    CAUSE_CALLOUT,
+    CAUSE_RUNLOOP,
+    CAUSE_UI,
+    CAUSE_IPC,
+    CAUSE_KERNEL,
+    CAUSE_CTX,
+    CAUSE_COUNT
+};
+
+static const char *const cause_counter[CAUSE_COUNT] = {
+    [CAUSE_THREAD] = "segments started by a thread's first event",
+    [CAUSE_WAIT] = "segments started after a wait (SEG-WAIT)",
+    [CAUSE_CALLOUT] = "segments started by callouts (SEG-CALLOUT)",
+    [CAUSE_RUNLOOP] = "segments started by run loop entry (SEG-RUNLOOP)",
+    [CAUSE_UI] = "segments started by ui events (SEG-UI)",
+    [CAUSE_IPC] = "segments started by a new IPC peer (SEG-IPC)",
+    [CAUSE_KERNEL] = "segments started in kernel threads (SEG-KERNEL)",
+    [CAUSE_CTX] = "interrupt and maintenance windows (SEG-CTX)",
+};
+
+/* A segment's IPC peer set is a small ring of pids: it only grows through
+ * messages that share a process with it (vouchers), so a handful is
+ * plenty. When full, the oldest pid makes room (counted). */
+#define PEER_SET_MAX 8
+/* voucher_pids read per message; more are left out (counted). */
+#define VOUCHER_PIDS_MAX 16
+#define VOUCHER_PIDS_MAX_TEXT "16"
+
+typedef struct thread_state {
+    uint64_t seg;              /* current segment, 0 before the first event */
+    uint64_t ctx_seg;          /* segment of the ctx window, when in_ctx */
+    uint64_t last_id;          /* last event of the current segment */
+    uint64_t pid;              /* from the thread record or the latest event */
+    uint64_t peers[PEER_SET_MAX];
+    uint64_t woken_pid;        /* process of the segment's wakeups (kernel) */
+    uint32_t callout_level;
+    uint8_t npeers, peer_oldest;
+    uint8_t pending;           /* enum cause: the next event starts a segment */
+    bool in_ctx, kernel, has_woken_pid;
+} thread_state;
+
+typedef struct options {
+    bool wait_split, callout, runloop_split, ui_split, ipc_split,
+         kernel_split, ctx_split, split_edges;
+} options;
+
+static struct {
+    uint64_t segments[CAUSE_COUNT];
+    uint64_t split_edges, callout_end_without_begin, unknown_wakeup_target,
+             peer_set_full, voucher_pids_left_out;
+} counts;
+
+static uint64_t next_seg = 1;
+
+static bool peer_set_has(const thread_state *t, uint64_t pid)
+{
+    for (unsigned i = 0; i < t->npeers; i++)
+        if (t->peers[i] == pid)
+            return true;
+    return false;
+}
+
+static void peer_set_add(thread_state *t, uint64_t pid)
+{
+    if (peer_set_has(t, pid))
+        return;
+    if (t->npeers < PEER_SET_MAX) {
+        t->peers[t->npeers++] = pid;
+        return;
+    }
+    counts.peer_set_full++;
+    t->peers[t->peer_oldest] = pid;
+    t->peer_oldest = (uint8_t)((t->peer_oldest + 1) % PEER_SET_MAX);
+}
+
+/* P of SEG-IPC: the peer and the voucher's processes, leaving out unknown
+ * values (absent, or not uints) and the thread's own process. */
+static int ipc_processes(const argus_record *r, uint64_t *p)
+{
+    int n = 0;
+    uint64_t peer;
+    if (argus_get_uint(r, ARGUS_K_PEER, &peer) && peer != r->pid)
+        p[n++] = peer;
+    uint64_t vp[VOUCHER_PIDS_MAX + 1];
+    int nv = argus_get_uint_array(r, ARGUS_K_VOUCHER_PIDS, vp,
+                                  VOUCHER_PIDS_MAX + 1);
+    if (nv > VOUCHER_PIDS_MAX) {
+        counts.voucher_pids_left_out++;
+        nv = VOUCHER_PIDS_MAX;
+    }
+    for (int i = 0; i < nv; i++) {
+        if (vp[i] == r->pid)
+            continue;
+        bool dup = false;
+        for (int j = 0; j < n && !dup; j++)
+            dup = p[j] == vp[i];
+        if (!dup)
+            p[n++] = vp[i];
+    }
+    return n;
+}
+
+static bool phase_is(const argus_record *r, const char *phase)
+{
+    return argus_text_is(r, ARGUS_K_PHASE, phase);
+}
+
+static bool is_callout(int type)
+{
+    return type == ARGUS_T_DISPATCH_INVOKE ||
+           type == ARGUS_T_RUNLOOP_INVOKE || type == ARGUS_T_TIMER_FIRE;
+}
+
+/* The record with "seg" set. The common case, no seg yet, copies all the
+ * fields in one piece (they are contiguous after the map head) and appends
+ * the key: the same bytes argus_write_edited writes field by field, at a
+ * fraction of its cost on this, the stage's hot path. */
+static void write_with_seg(argus_writer *w, const argus_record *r,
+                           uint64_t seg)
+{
+    if (r->index[ARGUS_K_SEG] < 0 && r->nfields > 0) {
+        const argus_field *first = &r->fields[0];
+        const argus_field *last = &r->fields[r->nfields - 1];
+        argus_put_map(w, r->nfields + 1);
+        argus_put_raw(w, r->raw + first->key_off, last->end_off - first->key_off);
+        argus_put_text(w, "seg", 3);
+        argus_put_uint(w, seg);
+        argus_end_record(w);
+        return;
+    }
+    argus_set set = {.key = ARGUS_K_SEG, .op = ARGUS_SET_UINT, .u = seg};
+    argus_write_edited(w, r, &set, 1);
+}
+
+/* An event of the thread's own work (not in a ctx window). */
+static void segment_event(argus_writer *w, const options *o,
+                          const argus_table *threads, thread_state *t,
+                          const argus_record *r)
+{
+    bool begin = false, end = false;
+    if (is_callout(r->type)) {
+        begin = phase_is(r, "begin");
+        end = !begin && phase_is(r, "end");
+    }
+
+    /* A boundary left by the previous event comes first; otherwise the
+     * start rules are tried in the order of the spec. */
+    enum cause cause = t->seg == 0 ? CAUSE_THREAD : (enum cause)t->pending;
+
+    if (!cause && begin && o->callout && t->callout_level == 0)
+        cause = CAUSE_CALLOUT;
+    if (!cause && o->runloop_split && r->type == ARGUS_T_RUNLOOP_PHASE &&
+        argus_text_is(r, ARGUS_K_STAGE, "entry"))
+        cause = CAUSE_RUNLOOP;
+    if (!cause && o->ui_split && r->type == ARGUS_T_UI_EVENT &&
+        t->callout_level == 0)
+        cause = CAUSE_UI;
+
+    uint64_t procs[1 + VOUCHER_PIDS_MAX];
+    int nprocs = 0;
+    if (o->ipc_split && r->type == ARGUS_T_IPC) {
+        nprocs = ipc_processes(r, procs);
+        if (!cause && nprocs > 0 && t->npeers > 0) {
+            bool shared = false;
+            for (int i = 0; i < nprocs && !shared; i++)
+                shared = peer_set_has(t, procs[i]);
+            if (!shared)
+                cause = CAUSE_IPC;
+        }
+    }
+
+    bool woken_known = false;
+    uint64_t woken_pid = 0;
+    if (o->kernel_split && t->kernel) {
+        if (r->type == ARGUS_T_TIMER_FIRE && begin) {
+            if (!cause)
+                cause = CAUSE_KERNEL;
+        } else if (r->type == ARGUS_T_WAKEUP) {
+            uint64_t target;
+            const thread_state *tt = NULL;
+            if (argus_get_uint(r, ARGUS_K_TARGET, &target))
+                tt = argus_table_get(threads, target);
+            if (!tt) {
+                counts.unknown_wakeup_target++;
+            } else {
+                woken_known = true;
+                woken_pid = tt->pid;
+                if (!cause && t->has_woken_pid && t->woken_pid != woken_pid)
+                    cause = CAUSE_KERNEL;
+            }
+        }
+    }
+
+    uint64_t split_from = t->last_id;
+    if (cause) {
+        counts.segments[cause]++;
+        t->seg = next_seg++;
+        t->pending = CAUSE_NONE;
+        t->npeers = t->peer_oldest = 0;
+        t->has_woken_pid = false;
+    }
+
+    /* What this event leaves to the segment, and to the next event. */
+    for (int i = 0; i < nprocs; i++)
+        peer_set_add(t, procs[i]);
+    if (woken_known && !t->has_woken_pid) {
+        t->woken_pid = woken_pid;
+        t->has_woken_pid = true;
+    }
+    if (begin) {
+        t->callout_level++;
+    } else if (end) {
+        if (t->callout_level > 0) {
+            t->callout_level--;
+        } else {
+            /* the trace began inside the callout, or its begin was lost:
+             * the end still closes the work that ran before it */
+            counts.callout_end_without_begin++;
+        }
+        if (t->callout_level == 0 && o->callout)
+            t->pending = CAUSE_CALLOUT;
+    } else if (r->type == ARGUS_T_WAIT && t->callout_level == 0 &&
+               o->wait_split) {
+        t->pending = CAUSE_WAIT;
+    }
+
+    write_with_seg(w, r, t->seg);
+    if ((cause == CAUSE_IPC || cause == CAUSE_KERNEL) && o->split_edges) {
+        argus_put_edge(w, "split", split_from, r->id, true);
+        counts.split_edges++;
+    }
+    t->last_id = r->id;
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    enum {
+        OPT_NO_WAIT = 256, OPT_NO_CALLOUT, OPT_NO_RUNLOOP, OPT_NO_UI,
+        OPT_NO_IPC, OPT_NO_KERNEL, OPT_NO_CTX, OPT_NO_EDGES, OPT_VERSION,
+    };
+    static const struct option opts[] = {
+        {"no-wait-split", no_argument, 0, OPT_NO_WAIT},
+        {"no-callout", no_argument, 0, OPT_NO_CALLOUT},
+        {"no-runloop-split", no_argument, 0, OPT_NO_RUNLOOP},
+        {"no-ui-split", no_argument, 0, OPT_NO_UI},
+        {"no-ipc-split", no_argument, 0, OPT_NO_IPC},
+        {"no-kernel-split", no_argument, 0, OPT_NO_KERNEL},
+        {"no-ctx-split", no_argument, 0, OPT_NO_CTX},
+        {"no-split-edges", no_argument, 0, OPT_NO_EDGES},
+        {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, OPT_VERSION},
+        {0, 0, 0, 0},
+    };
+    options o = {true, true, true, true, true, true, true, true};
+    bool verbose = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_NO_WAIT: o.wait_split = false; break;
+        case OPT_NO_CALLOUT: o.callout = false; break;
+        case OPT_NO_RUNLOOP: o.runloop_split = false; break;
+        case OPT_NO_UI: o.ui_split = false; break;
+        case OPT_NO_IPC: o.ipc_split = false; break;
+        case OPT_NO_KERNEL: o.kernel_split = false; break;
+        case OPT_NO_CTX: o.ctx_split = false; break;
+        case OPT_NO_EDGES: o.split_edges = false; break;
+        case 'v': verbose = true; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case OPT_VERSION: argus_print_version();
+        default: argus_bad_option(argv);
+        }
+    }
+    if (argc - optind > 1)
+        argus_usage_error("more than one input file");
+
+    argus_stage st;
+    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_table threads;
+    argus_table_init(&threads, sizeof(thread_state));
+
+    const argus_record *r;
+    while ((r = argus_read(st.in))) {
+        if (r->type == ARGUS_T_THREAD) {
+            /* tid -> pid for SEG-KERNEL's wakeup targets, and the kernel
+             * flag; a later record for the tid updates both */
+            uint64_t tid, pid;
+            if (argus_get_uint(r, ARGUS_K_TID, &tid) &&
+                argus_get_uint(r, ARGUS_K_PID, &pid)) {
+                thread_state *t = argus_table_put(&threads, tid, NULL);
+                bool kernel = false;
+                argus_get_bool(r, ARGUS_K_KERNEL, &kernel);
+                t->pid = pid;
+                t->kernel = kernel;
+            }
+            argus_write_record(st.out, r);
+            continue;
+        }
+        if (!r->is_event) {
+            argus_write_record(st.out, r);
+            continue;
+        }
+        thread_state *t = argus_table_put(&threads, r->tid, NULL);
+        t->pid = r->pid;
+        if (o.ctx_split && argus_get(r, ARGUS_K_CTX)) {
+            /* the thread's own state waits untouched for the window's end */
+            if (!t->in_ctx) {
+                t->in_ctx = true;
+                t->ctx_seg = next_seg++;
+                counts.segments[CAUSE_CTX]++;
+            }
+            write_with_seg(st.out, r, t->ctx_seg);
+            continue;
+        }
+        t->in_ctx = false;
+        segment_event(st.out, &o, &threads, t, r);
+    }
+
+    /* Counted here rather than per event: argus_count looks its name up. */
+    uint64_t total = 0;
+    for (int i = CAUSE_THREAD; i < CAUSE_COUNT; i++)
+        total += counts.segments[i];
+    argus_count("segments", total);
+    for (int i = CAUSE_THREAD; i < CAUSE_COUNT; i++)
+        argus_count(cause_counter[i], counts.segments[i]);
+    argus_count("split edges written (SEG-LINK)", counts.split_edges);
+    argus_count("callout ends without begin", counts.callout_end_without_begin);
+    argus_count("kernel wakeups of a thread of unknown process",
+                counts.unknown_wakeup_target);
+    argus_count("pids dropped from a full IPC peer set", counts.peer_set_full);
+    argus_count("ipc events with voucher_pids past the first " VOUCHER_PIDS_MAX_TEXT,
+                counts.voucher_pids_left_out);
+    argus_table_free(&threads);
+    argus_stage_close(&st);
+    return 0;
+}
