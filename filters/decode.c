@@ -14,6 +14,8 @@ static const char usage[] =
     "Decode a trace into an argus event stream (CBOR) on stdout.\n"
     "\n"
     "Formats:\n"
+    "  argus    an argus stream already (CBOR): checked and passed through,\n"
+    "           with this stage added to the header\n"
     "  jsonl    JSON lines, one record a line; '#' comment lines and blank\n"
     "           lines are skipped. A first line of type \"stream\" makes it a\n"
     "           rendered stream (argus-to-json output), taken as it is. Else it\n"
@@ -29,7 +31,7 @@ static const char usage[] =
     "  DEC-ORDER  input must be in ts order (an error names the line); ids\n"
     "             are given in output order\n"
     "\n"
-    "  -f, --format FORMAT  input format (jsonl)\n"
+    "  -f, --format FORMAT  input format (argus, jsonl)\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n";
 
@@ -54,6 +56,8 @@ static const char *detect(argus_input *in)
             continue;
         if (c == '{' || c == '#')
             return "jsonl";
+        if ((uint8_t)c >= 0xa0 && (uint8_t)c <= 0xbf) /* a CBOR map */
+            return "argus";
         break;
     }
     if (in->hi == in->lo)
@@ -86,6 +90,17 @@ static void decode_jsonl(argus_input *in, argus_writer *w)
     argus_jsonl_free(d);
 }
 
+/* An argus stream: every record checked by the reader and copied. */
+static void pass_through(argus_input *in, argus_writer *w)
+{
+    argus_reader *rd = argus_reader_from_input(in);
+    argus_write_header(w, argus_reader_header(rd), argus_command_line());
+    const argus_record *r;
+    while ((r = argus_read(rd)))
+        argus_write_record(w, r);
+    argus_reader_close(rd);
+}
+
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
@@ -108,15 +123,18 @@ int main(int argc, char **argv)
     }
     if (argc - optind > 1)
         argus_usage_error("more than one input file");
-    if (format && strcmp(format, "jsonl") != 0)
-        argus_usage_error("unknown format '%s' (known: jsonl)", format);
+    if (format && strcmp(format, "jsonl") != 0 && strcmp(format, "argus") != 0)
+        argus_usage_error("unknown format '%s' (known: argus, jsonl)", format);
 
     argus_input in;
     argus_input_open(&in, optind < argc ? argv[optind] : NULL, MAX_LINE);
     argus_writer *w = argus_writer_stdout();
     if (!format)
         format = detect(&in);
-    decode_jsonl(&in, w);
+    if (strcmp(format, "argus") == 0)
+        pass_through(&in, w);
+    else
+        decode_jsonl(&in, w);
     argus_writer_close(w);
     argus_input_close(&in);
     return 0;

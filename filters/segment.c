@@ -164,23 +164,9 @@ static bool is_callout(int type)
            type == ARGUS_T_RUNLOOP_INVOKE || type == ARGUS_T_TIMER_FIRE;
 }
 
-/* The record with "seg" set. The common case, no seg yet, copies all the
- * fields in one piece (they are contiguous after the map head) and appends
- * the key: the same bytes argus_write_edited writes field by field, at a
- * fraction of its cost on this, the stage's hot path. */
 static void write_with_seg(argus_writer *w, const argus_record *r,
                            uint64_t seg)
 {
-    if (r->index[ARGUS_K_SEG] < 0 && r->nfields > 0) {
-        const argus_field *first = &r->fields[0];
-        const argus_field *last = &r->fields[r->nfields - 1];
-        argus_put_map(w, r->nfields + 1);
-        argus_put_raw(w, r->raw + first->key_off, last->end_off - first->key_off);
-        argus_put_text(w, "seg", 3);
-        argus_put_uint(w, seg);
-        argus_end_record(w);
-        return;
-    }
     argus_set set = {.key = ARGUS_K_SEG, .op = ARGUS_SET_UINT, .u = seg};
     argus_write_edited(w, r, &set, 1);
 }

@@ -714,10 +714,19 @@ static argus_record *next_record(argus_reader *rd, argus_parser *p)
 
 argus_reader *argus_reader_open(const char *path)
 {
+    argus_input in;
+    argus_input_open(&in, path, MAX_RECORD);
+    return argus_reader_from_input(&in);
+}
+
+argus_reader *argus_reader_from_input(argus_input *in)
+{
     argus_reader *rd = calloc(1, sizeof *rd);
     if (!rd)
         abort();
-    argus_input_open(&rd->in, path, MAX_RECORD);
+    rd->in = *in;
+    rd->in.max = MAX_RECORD;
+    memset(in, 0, sizeof *in);
     rd->parser = argus_parser_new();
     rd->header_parser = argus_parser_new();
 
@@ -929,9 +938,32 @@ static const argus_set *set_for(const argus_field *f, const argus_set *sets,
     return NULL;
 }
 
+/* True when every set adds a known key the record does not have: then
+ * the fields are copied in one piece (they follow the map head). */
+static bool only_new_known_keys(const argus_record *r, const argus_set *sets,
+                                unsigned nsets)
+{
+    for (unsigned i = 0; i < nsets; i++)
+        if (sets[i].key == ARGUS_K_UNKNOWN || sets[i].op == ARGUS_SET_REMOVE ||
+            r->index[sets[i].key] >= 0)
+            return false;
+    return r->nfields > 0;
+}
+
 void argus_write_edited(argus_writer *w, const argus_record *r,
                         const argus_set *sets, unsigned nsets)
 {
+    if (only_new_known_keys(r, sets, nsets)) { /* the stages' hot path */
+        const argus_field *first = &r->fields[0], *last = &r->fields[r->nfields - 1];
+        argus_put_map(w, r->nfields + nsets);
+        argus_put_raw(w, r->raw + first->key_off, last->end_off - first->key_off);
+        for (unsigned i = 0; i < nsets; i++) {
+            argus_put_key(w, argus_key_name(sets[i].key));
+            put_set_value(w, &sets[i]);
+        }
+        argus_end_record(w);
+        return;
+    }
     bool used[16] = {false};
     uint64_t pairs = 0;
     if (nsets > 16)

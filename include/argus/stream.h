@@ -132,6 +132,10 @@ typedef struct argus_reader argus_reader;
 /* Opens FILE (NULL or "-" for stdin) and reads the header. On a missing or
  * unknown header, or an unreadable file, reports and exits (65 / 66). */
 argus_reader *argus_reader_open(const char *path);
+/* The same on an input already opened (and maybe partly read, for format
+ * detection); the reader takes it over. */
+struct argus_input;
+argus_reader *argus_reader_from_input(struct argus_input *in);
 /* The header record (valid for the reader's life). */
 const argus_record *argus_reader_header(argus_reader *rd);
 /* Next record after the header, or NULL at the end. Checks the framing,
