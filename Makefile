@@ -56,20 +56,23 @@ test: deps
 	@scripts/run-tests.sh
 
 # Sanitizer build of every program and fuzzer, the whole test suite on it,
-# then each fuzzer for FUZZ_SECONDS.
+# then each fuzzer for FUZZ_SECONDS, starting from its seed corpus, what
+# earlier runs found, and the reproducers of bugs fixed (tests/fuzz/crashes).
 check: deps
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory CC=clang CFLAGS="$(SAN_FLAGS)" \
 	    BUILD=build-san san-programs
 	ARGUS_BIN=$(CURDIR)/build-san/bin scripts/run-tests.sh
-	@for f in $(FUZZERS); do \
+	@crashes=$$(test -d tests/fuzz/crashes && echo tests/fuzz/crashes); \
+	for f in $(FUZZERS); do \
 	    mkdir -p build-san/corpus/$$f; \
 	    echo "fuzzing $$f for $(FUZZ_SECONDS) s"; \
 	    build-san/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	        -artifact_prefix=build-san/ build-san/corpus/$$f tests/fuzz/corpus/$$f \
-	        2>build-san/$$f.log || { tail -40 build-san/$$f.log; exit 1; }; \
-	    grep -E 'stat::number_of_executed_units|Done' build-san/$$f.log | tail -1; \
+	        $$crashes 2>build-san/$$f.log || { tail -40 build-san/$$f.log; exit 1; }; \
+	    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \
+	        build-san/$$f.log; \
 	done
 
 # The sanitizer tree: objects under build-san/, programs under build-san/bin.
@@ -96,7 +99,6 @@ build-san/bin/argus: scripts/argus
 # The fuzzers link library objects of their own, built with libFuzzer's
 # coverage instrumentation (without it libFuzzer sees only the harness).
 FUZZ_OBJ := $(LIB_SRC:lib/%.c=build-san/fuzz-lib/%.o)
-.SECONDARY: $(SAN_OBJ) $(FUZZ_OBJ)
 
 build-san/fuzz-lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)

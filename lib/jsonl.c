@@ -18,6 +18,7 @@
 #include <yajl/yajl_parse.h>
 
 #define MAX_NEST 64
+#define MAX_KEYS 4096
 
 typedef struct pair {
     uint32_t key_off, key_len;  /* in keys */
@@ -347,6 +348,8 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len)
         if (p->key_len == len && (len == 0 || memcmp(d->keys.p + p->key_off, s, len) == 0))
             return fail(d, "key \"%.*s\" appears twice", (int)len, s);
     }
+    if (d->npairs == MAX_KEYS) /* also bounds the duplicate-key check */
+        return fail(d, "more than %d keys in one record", MAX_KEYS);
     if (d->npairs == d->pairs_cap) {
         d->pairs_cap = d->pairs_cap ? d->pairs_cap * 2 : 32;
         d->pairs = realloc(d->pairs, d->pairs_cap * sizeof *d->pairs);

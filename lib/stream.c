@@ -273,6 +273,7 @@ enum ev_kind {
 enum frame_kind { FR_ARRAY, FR_MAP, FR_TAG, FR_TEXT_CHUNKS, FR_BYTES_CHUNKS };
 
 #define MAX_DEPTH 64
+#define MAX_KEYS 4096
 
 struct argus_parser {
     /* what the last cbor_stream_decode call saw */
@@ -404,8 +405,8 @@ static int field_item_start(argus_parser *p, uint32_t start, char *err,
                             size_t errlen)
 {
     if (p->expect_key && p->rec.nfields == p->cap) {
-        if (p->cap >= 32768)
-            FAIL("more than 32768 keys in one record");
+        if (p->cap >= MAX_KEYS) /* also bounds the duplicate-key check */
+            FAIL("more than %d keys in one record", MAX_KEYS);
         p->cap *= 2;
         p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
         if (!p->rec.fields)
@@ -425,8 +426,9 @@ static int field_item_start(argus_parser *p, uint32_t start, char *err,
     f->val_off = start;
     f->kind = (uint8_t)vkind_of(p->ev.kind);
     f->u = p->ev.u;
-    if (p->ev.kind == EV_FLOAT)
-        f->f = p->ev.f;
+    f->f = p->ev.kind == EV_FLOAT ? p->ev.f : 0;
+    f->s = NULL; /* the key's chunks may have left their text here */
+    f->slen = 0;
     if (p->ev.kind == EV_TEXT || p->ev.kind == EV_BYTES) {
         f->s = (const char *)p->ev.s;
         f->slen = (uint32_t)p->ev.len;

@@ -2,9 +2,11 @@
  * (argus_parse_record, include/argus/stream.h) and for everything a stage
  * does with a record it accepted: the typed accessors and the writer.
  *
- * The input is parsed record after record. Each accepted record is copied
- * to a buffer of exactly its length and parsed again there, so that any
- * read past the record's end is caught by AddressSanitizer. Then:
+ * The input is parsed record after record with one parser, as the reader
+ * does. Each accepted record is copied to a buffer of exactly its length
+ * and parsed again there by a new parser: the two parses must agree (no
+ * state carried over from the records before), and any read past the
+ * record's end is caught by AddressSanitizer. Then:
  *   - every accessor runs on every key, and every byte it points at is read;
  *   - every proper prefix tried must ask for more data (0): the reader feeds
  *     the parser partial buffers, so a prefix that parses or fails is a bug;
@@ -13,11 +15,15 @@
  *   - the same writes go to a memory file through argus_writer_stdout, and
  *     what they wrote must parse again with the edits applied and every
  *     other field byte for byte as it was.
+ * Where the parser stops (more data, or malformed), a new parser must say
+ * the same, and a complaint about the CBOR itself must not come for bytes
+ * that libcbor's cbor_load reads as a map with text keys.
  * A broken property aborts (libFuzzer reports a crash with the input).
  */
 #include "argus/cbor.h"
 #include "argus/stream.h"
 
+#include <cbor.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +154,53 @@ static void check_same_parse(const argus_record *r, const argus_record *c)
             if (a->s)
                 CHECK(a->slen == b->slen && memcmp(a->s, b->s, a->slen) == 0);
         }
+    }
+}
+
+/* ---- rejections ---------------------------------------------------------- */
+
+/* Whether libcbor's own decoder (cbor_load) reads a map with text keys at
+ * BUF, in *USED bytes. argus_cbor_item_len first, so that no declared
+ * length larger than the buffer reaches cbor_load's allocations. */
+static bool libcbor_reads_map(const uint8_t *buf, size_t len, size_t *used)
+{
+    if (argus_cbor_item_len(buf, len) == 0)
+        return false;
+    struct cbor_load_result res;
+    cbor_item_t *item = cbor_load(buf, len, &res);
+    if (!item)
+        return false;
+    bool ok = res.error.code == CBOR_ERR_NONE && cbor_isa_map(item);
+    if (ok) {
+        struct cbor_pair *pairs = cbor_map_handle(item);
+        for (size_t i = 0; i < cbor_map_size(item); i++)
+            ok = ok && cbor_isa_string(pairs[i].key);
+    }
+    *used = res.read;
+    cbor_decref(&item);
+    return ok;
+}
+
+/* The parser said N (0: more data, -1: ERR) of the record at BUF: for a
+ * complaint about the CBOR itself, libcbor must not read a good map there. */
+static void check_rejection(const uint8_t *buf, size_t len, long n,
+                            const char *err)
+{
+    static const char *const cbor_level[] = {
+        "malformed CBOR", "unexpected break", "bad chunk", "map too large",
+        "indefinite map with a key and no value", "record is not a CBOR map",
+        "a key is not a text string",
+    };
+    bool about_cbor = n == 0;
+    for (size_t i = 0; n < 0 && i < sizeof cbor_level / sizeof *cbor_level; i++)
+        about_cbor = about_cbor || strstr(err, cbor_level[i]);
+    size_t used = 0;
+    if (about_cbor && libcbor_reads_map(buf, len, &used)) {
+        fprintf(stderr, "fuzz-stream: the parser gives %ld (%s) for a record "
+                        "that libcbor reads as a map with text keys in %zu "
+                        "of %zu bytes\n", n, n < 0 ? err : "more data",
+                used, len);
+        abort();
     }
 }
 
@@ -358,8 +411,71 @@ static void check_header(const argus_record *r, const uint8_t *out, size_t len)
           memcmp(after[nb].s, COMMAND, after[nb].len) == 0);
 }
 
+/* Makes S name field F: by id when known, else by its text in NAME (room
+ * for 64 bytes); false when the name cannot be given as a C string. */
+static bool name_field(const argus_field *f, argus_set *s, char *name)
+{
+    memset(s, 0, sizeof *s);
+    s->key = f->key_id;
+    if (f->key_id != ARGUS_K_UNKNOWN)
+        return true;
+    if (f->key_len >= 64 || memchr(f->key, 0, f->key_len))
+        return false;
+    memcpy(name, f->key, f->key_len);
+    name[f->key_len] = 0;
+    s->name = name;
+    return true;
+}
+
+/* OUT (LEN bytes) is one definite map whose pairs fill it exactly. */
+static void check_map_shape(const uint8_t *out, size_t len)
+{
+    argus_cbor_head_info h;
+    CHECK(argus_cbor_read_head(out, len, &h));
+    CHECK(h.major == CBOR_MAP && h.info != 31);
+    size_t off = h.len;
+    for (uint64_t i = 0; i < h.arg * 2; i++) {
+        CHECK(off < len);
+        size_t k = argus_cbor_item_len(out + off, len - off);
+        CHECK(k > 0);
+        off += k;
+    }
+    CHECK(off == len);
+}
+
+/* Edits chosen by the record's own bytes: one of its fields removed,
+ * another set to a text, and a key with an empty name added. What is
+ * written may not be a valid record (the type may be gone), but it is
+ * one map with as many pairs as its head says. */
+static void edit_own_fields(argus_writer *null, const argus_record *r)
+{
+    argus_set sets[3];
+    char n1[64], n2[64];
+    unsigned ns = 0;
+    const argus_field *f1 = &r->fields[r->raw[r->raw_len - 1] % r->nfields];
+    const argus_field *f2 = &r->fields[r->raw[r->raw_len / 2] % r->nfields];
+    if (name_field(f1, &sets[ns], n1))
+        sets[ns++].op = ARGUS_SET_REMOVE;
+    if (name_field(f2, &sets[ns], n2)) {
+        sets[ns].op = ARGUS_SET_TEXT;
+        sets[ns++].s = "edited";
+    }
+    sets[ns++] = (argus_set){.key = ARGUS_K_UNKNOWN, .name = "",
+                             .op = ARGUS_SET_UINT, .u = UINT64_MAX};
+    argus_write_edited(null, r, sets, ns);
+
+    size_t len;
+    mem_begin();
+    argus_write_edited(mem_writer, r, sets, ns);
+    uint8_t *out = mem_take(&len);
+    check_map_shape(out, len);
+    free(out);
+}
+
 static void exercise_writer(argus_writer *null, const argus_record *r)
 {
+    edit_own_fields(null, r);
+
     argus_write_record(null, r);
     argus_write_edited(null, r, edits, NEDITS);
     argus_write_edited(null, r, edits, 1);
@@ -412,12 +528,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         err[0] = 0;
         long n = argus_parse_record(p, data + off, size - off, &r, err,
                                     sizeof err);
-        if (n < 0) {
-            CHECK(memchr(err, 0, sizeof err) && err[0]);
+        if (n <= 0) {
+            if (n < 0)
+                CHECK(memchr(err, 0, sizeof err) && err[0]);
+            /* a parser that parsed nothing before says the same */
+            argus_parser *fresh = argus_parser_new();
+            argus_record *c = NULL;
+            char err2[256];
+            err2[0] = 0;
+            long nc = argus_parse_record(fresh, data + off, size - off, &c,
+                                         err2, sizeof err2);
+            if (nc != n || (n < 0 && strcmp(err, err2) != 0)) {
+                fprintf(stderr, "fuzz-stream: record %d (byte %zu) gives %ld "
+                                "(%s) after the records before it, %ld (%s) "
+                                "alone\n", nrec + 1, off, n, n < 0 ? err : "",
+                        nc, nc < 0 ? err2 : "");
+                abort();
+            }
+            argus_parser_free(fresh);
+            check_rejection(data + off, size - off, n, err);
             break;
         }
-        if (n == 0)
-            break;
         CHECK((size_t)n <= size - off);
         CHECK(r && r->raw == data + off && r->raw_len == (size_t)n);
 
