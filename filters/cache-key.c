@@ -25,19 +25,18 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
         {"input", required_argument, 0, 'i'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     const char *input = NULL;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
         switch (c) {
         case 'i': input = optarg; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
     XXH3_state_t *state = XXH3_createState();

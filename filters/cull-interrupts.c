@@ -37,28 +37,25 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
         {"drop", no_argument, 0, 'd'},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    bool drop = false, verbose = false;
+    bool drop = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "dvh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': drop = true; break;
-        case 'v': verbose = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
-    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_stage_open(&st, input, common.verbose);
     argus_table threads;
     argus_table_init(&threads, sizeof(thread_ctx));
 

@@ -106,28 +106,26 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
         {"format", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     const char *format = NULL;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
     if (format && strcmp(format, "jsonl") != 0 && strcmp(format, "argus") != 0)
         argus_usage_error("unknown format '%s' (known: argus, jsonl)", format);
 
     argus_input in;
-    argus_input_open(&in, optind < argc ? argv[optind] : NULL, MAX_LINE);
+    argus_input_open(&in, input, MAX_LINE);
     argus_writer *w = argus_writer_stdout();
     if (!format)
         format = detect(&in);

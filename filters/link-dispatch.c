@@ -144,19 +144,19 @@ static void on_timer(argus_writer *out, argus_fifo *armed,
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_NO_QUEUE = 256, OPT_NO_RUNLOOP, OPT_NO_TIMER, OPT_MAX_PENDING };
+    enum { OPT_NO_QUEUE = 256, OPT_NO_RUNLOOP, OPT_NO_TIMER };
     static const struct option opts[] = {
         {"no-queue", no_argument, 0, OPT_NO_QUEUE},
         {"no-runloop", no_argument, 0, OPT_NO_RUNLOOP},
         {"no-timer", no_argument, 0, OPT_NO_TIMER},
-        {"max-pending", required_argument, 0, OPT_MAX_PENDING},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_MAX_PENDING,
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    bool queue = true, runloop = true, timer = true, verbose = false;
-    uint64_t max_pending = 1000000;
+    bool queue = true, runloop = true, timer = true;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -164,31 +164,22 @@ int main(int argc, char **argv)
         case OPT_NO_QUEUE: queue = false; break;
         case OPT_NO_RUNLOOP: runloop = false; break;
         case OPT_NO_TIMER: timer = false; break;
-        case OPT_MAX_PENDING:
-            max_pending = argus_parse_uint_option("--max-pending", optarg);
-            if (max_pending == 0)
-                argus_usage_error("--max-pending: must be at least 1");
-            break;
-        case 'v': verbose = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
-    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_stage_open(&st, input, common.verbose);
     const char *order[] = {C_DISPATCH, C_RUNLOOP, C_TIMER, C_INVOKE_ALONE,
                            C_RUNLOOP_ALONE, C_FIRE_ALONE, C_CANCEL_ALONE,
                            C_INCOMPLETE, C_ENQUEUES_DROPPED,
                            C_SUBMITS_DROPPED, C_TIMERS_DROPPED};
     for (size_t i = 0; i < sizeof order / sizeof *order; i++)
         argus_count(order[i], 0);
-    argus_fifo *enqueued = argus_fifo_new(max_pending, C_ENQUEUES_DROPPED);
-    argus_fifo *submitted = argus_fifo_new(max_pending, C_SUBMITS_DROPPED);
-    argus_fifo *armed = argus_fifo_new(max_pending, C_TIMERS_DROPPED);
+    argus_fifo *enqueued = argus_fifo_new(common.max_pending, C_ENQUEUES_DROPPED);
+    argus_fifo *submitted = argus_fifo_new(common.max_pending, C_SUBMITS_DROPPED);
+    argus_fifo *armed = argus_fifo_new(common.max_pending, C_TIMERS_DROPPED);
 
     const argus_record *r;
     while ((r = argus_read(st.in))) {

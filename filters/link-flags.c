@@ -430,19 +430,19 @@ static uint64_t mark_display(mark_index *x, argus_writer *out, uint64_t pid,
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_NO_RW = 256, OPT_NO_CA, OPT_SAME_PROCESS, OPT_MAX_PENDING };
+    enum { OPT_NO_RW = 256, OPT_NO_CA, OPT_SAME_PROCESS };
     static const struct option opts[] = {
         {"no-rw", no_argument, 0, OPT_NO_RW},
         {"no-ca", no_argument, 0, OPT_NO_CA},
         {"same-process", no_argument, 0, OPT_SAME_PROCESS},
-        {"max-pending", required_argument, 0, OPT_MAX_PENDING},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_MAX_PENDING,
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    bool link_rw = true, link_ca = true, same_process = false, verbose = false;
-    uint64_t max_pending = 1000000;
+    bool link_rw = true, link_ca = true, same_process = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -450,26 +450,17 @@ int main(int argc, char **argv)
         case OPT_NO_RW: link_rw = false; break;
         case OPT_NO_CA: link_ca = false; break;
         case OPT_SAME_PROCESS: same_process = true; break;
-        case OPT_MAX_PENDING:
-            max_pending = argus_parse_uint_option("--max-pending", optarg);
-            if (max_pending == 0)
-                argus_usage_error("--max-pending: must be at least 1");
-            break;
-        case 'v': verbose = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
-    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_stage_open(&st, input, common.verbose);
     flag_index writes;
-    flag_index_init(&writes, max_pending);
+    flag_index_init(&writes, common.max_pending);
     mark_index marks;
-    mark_index_init(&marks, max_pending);
+    mark_index_init(&marks, common.max_pending);
 
     const argus_record *r;
     while ((r = argus_read(st.in))) {

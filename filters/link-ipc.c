@@ -176,52 +176,42 @@ static void on_recv(linker *k, const argus_record *r, uint64_t port)
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_NO_MSG = 256, OPT_NO_REPLY, OPT_MAX_PENDING };
+    enum { OPT_NO_MSG = 256, OPT_NO_REPLY };
     static const struct option opts[] = {
         {"no-msg-match", no_argument, 0, OPT_NO_MSG},
         {"no-reply", no_argument, 0, OPT_NO_REPLY},
-        {"max-pending", required_argument, 0, OPT_MAX_PENDING},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_MAX_PENDING,
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     linker k = {.msg_match = true, .reply = true};
-    uint64_t max_pending = 1000000;
-    bool verbose = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (c) {
         case OPT_NO_MSG: k.msg_match = false; break;
         case OPT_NO_REPLY: k.reply = false; break;
-        case OPT_MAX_PENDING:
-            max_pending = argus_parse_uint_option("--max-pending", optarg);
-            if (max_pending == 0)
-                argus_usage_error("--max-pending: must be at least 1");
-            break;
-        case 'v': verbose = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
-    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_stage_open(&st, input, common.verbose);
     k.out = st.out;
     const char *order[] = {C_IPC, C_REPLY, C_RECV_ALONE, C_INCOMPLETE,
                            C_SENDS_DROPPED, C_REPLIES_DROPPED};
     for (size_t i = 0; i < sizeof order / sizeof *order; i++)
         argus_count(order[i], 0);
-    k.by_port = argus_fifo_new(max_pending, C_SENDS_DROPPED);
+    k.by_port = argus_fifo_new(common.max_pending, C_SENDS_DROPPED);
     /* by_msg and requests hold what by_port holds (or less), so their
      * drops are the sends already counted there */
-    k.by_msg = argus_fifo_new(max_pending, NULL);
-    k.requests = argus_fifo_new(max_pending, NULL);
-    k.replies = argus_fifo_new(max_pending, C_REPLIES_DROPPED);
+    k.by_msg = argus_fifo_new(common.max_pending, NULL);
+    k.requests = argus_fifo_new(common.max_pending, NULL);
+    k.replies = argus_fifo_new(common.max_pending, C_REPLIES_DROPPED);
 
     const argus_record *r;
     while ((r = argus_read(st.in))) {

@@ -205,20 +205,19 @@ static void link_wakeup(argus_fifo *pending, argus_table *threads,
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_NO_WEAK = 256, OPT_NO_EXTERNAL, OPT_NO_WORKQ, OPT_MAX_PENDING };
+    enum { OPT_NO_WEAK = 256, OPT_NO_EXTERNAL, OPT_NO_WORKQ };
     static const struct option opts[] = {
         {"no-weak", no_argument, 0, OPT_NO_WEAK},
         {"no-external", no_argument, 0, OPT_NO_EXTERNAL},
         {"no-workq", no_argument, 0, OPT_NO_WORKQ},
-        {"max-pending", required_argument, 0, OPT_MAX_PENDING},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_MAX_PENDING,
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     options o = {true, true, true};
-    bool verbose = false;
-    uint64_t max_pending = 1000000;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -226,25 +225,16 @@ int main(int argc, char **argv)
         case OPT_NO_WEAK: o.weak = false; break;
         case OPT_NO_EXTERNAL: o.external = false; break;
         case OPT_NO_WORKQ: o.workq = false; break;
-        case OPT_MAX_PENDING:
-            max_pending = argus_parse_uint_option("--max-pending", optarg);
-            if (max_pending == 0)
-                argus_usage_error("--max-pending: must be at least 1");
-            break;
-        case 'v': verbose = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
-    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_stage_open(&st, input, common.verbose);
     argus_table threads;
     argus_table_init(&threads, sizeof(thread_state));
-    argus_fifo *pending = argus_fifo_new(max_pending, "pending wakeups dropped (max-pending)");
+    argus_fifo *pending = argus_fifo_new(common.max_pending, "pending wakeups dropped (max-pending)");
 
     const argus_record *r;
     while ((r = argus_read(st.in))) {

@@ -276,7 +276,7 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     enum {
         OPT_NO_WAIT = 256, OPT_NO_CALLOUT, OPT_NO_RUNLOOP, OPT_NO_UI,
-        OPT_NO_IPC, OPT_NO_KERNEL, OPT_NO_CTX, OPT_NO_EDGES, OPT_VERSION,
+        OPT_NO_IPC, OPT_NO_KERNEL, OPT_NO_CTX, OPT_NO_EDGES,
     };
     static const struct option opts[] = {
         {"no-wait-split", no_argument, 0, OPT_NO_WAIT},
@@ -287,13 +287,13 @@ int main(int argc, char **argv)
         {"no-kernel-split", no_argument, 0, OPT_NO_KERNEL},
         {"no-ctx-split", no_argument, 0, OPT_NO_CTX},
         {"no-split-edges", no_argument, 0, OPT_NO_EDGES},
-        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, OPT_VERSION},
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     options o = {true, true, true, true, true, true, true, true};
-    bool verbose = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -306,17 +306,13 @@ int main(int argc, char **argv)
         case OPT_NO_KERNEL: o.kernel_split = false; break;
         case OPT_NO_CTX: o.ctx_split = false; break;
         case OPT_NO_EDGES: o.split_edges = false; break;
-        case 'v': verbose = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case OPT_VERSION: argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
-    argus_stage_open(&st, optind < argc ? argv[optind] : NULL, verbose);
+    argus_stage_open(&st, input, common.verbose);
     argus_table threads;
     argus_table_init(&threads, sizeof(thread_state));
 

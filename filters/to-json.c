@@ -223,23 +223,21 @@ int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
     out = argus_writer_stdout();
-    argus_reader *rd = argus_reader_open(optind < argc ? argv[optind] : NULL);
+    argus_reader *rd = argus_reader_open(input);
     put_record(argus_reader_header(rd));
     const argus_record *r;
     while ((r = argus_read(rd)))

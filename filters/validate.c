@@ -152,25 +152,23 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
         {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     bool quiet = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
         switch (c) {
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return 0;
-        case 'V': argus_print_version();
-        default: argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
         }
     }
-    if (argc - optind > 1)
-        argus_usage_error("more than one input file");
+    const char *input = argus_input_arg(argc, argv);
 
-    argus_reader *rd = argus_reader_open(optind < argc ? argv[optind] : NULL);
+    argus_reader *rd = argus_reader_open(input);
     const argus_record *hdr = argus_reader_header(rd);
     check_fields(rd, hdr);
     bool need_seg = segment_ran(hdr);

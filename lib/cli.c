@@ -123,6 +123,38 @@ void argus_bad_option(char **argv)
                       argv[optind - 1]);
 }
 
+void argus_common_option(int c, const char *usage, argus_options *o,
+                         char **argv)
+{
+    extern char *optarg;
+    switch (c) {
+    case 'h':
+        fputs(usage, stdout);
+        argus_close_stdout();
+        exit(0);
+    case ARGUS_OPT_VERSION:
+        argus_print_version();
+    case 'v':
+        o->verbose = true;
+        return;
+    case ARGUS_OPT_MAX_PENDING:
+        o->max_pending = argus_parse_uint_option("--max-pending", optarg);
+        if (o->max_pending == 0)
+            argus_usage_error("--max-pending: must be at least 1");
+        return;
+    default:
+        argus_bad_option(argv);
+    }
+}
+
+const char *argus_input_arg(int argc, char **argv)
+{
+    extern int optind;
+    if (argc - optind > 1)
+        argus_usage_error("more than one input file");
+    return optind < argc ? argv[optind] : NULL;
+}
+
 void argus_close_stdout(void)
 {
     if (fflush(stdout) != 0 || ferror(stdout))

@@ -40,6 +40,30 @@ void argus_usage_error(const char *fmt, ...)
 /* "PROGRAM: WHAT" on stderr, going on. */
 void argus_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Options every program shares. getopt_long returns 'h', 'v' and the
+ * ARGUS_OPT_* values for them; a program's switch hands every value it
+ * does not handle itself to argus_common_option. */
+enum { ARGUS_OPT_VERSION = 0x1000, ARGUS_OPT_MAX_PENDING };
+#define ARGUS_OPTION_HELP {"help", no_argument, 0, 'h'}
+#define ARGUS_OPTION_VERSION {"version", no_argument, 0, ARGUS_OPT_VERSION}
+#define ARGUS_OPTION_VERBOSE {"verbose", no_argument, 0, 'v'}
+#define ARGUS_OPTION_MAX_PENDING \
+    {"max-pending", required_argument, 0, ARGUS_OPT_MAX_PENDING}
+
+typedef struct argus_options {
+    bool verbose;          /* -v: counters to stderr at the end */
+    uint64_t max_pending;  /* --max-pending: bound of pending tables */
+} argus_options;
+#define ARGUS_OPTIONS_DEFAULT {false, 1000000}
+
+/* -h prints USAGE and exits 0, --version prints the version, -v and
+ * --max-pending (at least 1) set O; anything else is a usage error. */
+void argus_common_option(int c, const char *usage, argus_options *o,
+                         char **argv);
+/* The input FILE after the options, or NULL (stdin) when there is none;
+ * more than one is a usage error. */
+const char *argus_input_arg(int argc, char **argv);
+
 /* For getopt_long's '?' (call with opterr = 0): names the bad option
  * (argv[optind - 1]) and exits 64. */
 void argus_bad_option(char **argv) __attribute__((noreturn));
