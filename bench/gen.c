@@ -33,8 +33,8 @@ static const char usage[] =
     "\n"
     "  -n, --events N      events to write (default 1000000)\n"
     "  -s, --seed S        PRNG seed (default 1)\n"
-    "  -p, --processes P   user processes (default 20)\n"
-    "  -t, --threads T     user threads, at least P: one main thread per\n"
+    "  -p, --processes P   user processes, 1 to 10000 (default 20)\n"
+    "  -t, --threads T     user threads, P to 100000: one main thread per\n"
     "                      process, the rest workers (default 200); 4 kernel\n"
     "                      threads in pid 0 come on top\n"
     "  -h, --help          show this help\n"
@@ -112,13 +112,13 @@ typedef struct frame {
     uint8_t inner;       /* events emitted inside so far */
     uint16_t aux;        /* syscall name, runloop kind, func index, irq */
     uint64_t a, b;       /* queue/item, item, timer, obj */
-    request req;         /* BR_SERVE only */
 } frame;
 
 typedef struct thread {
     uint32_t tid, pid, proc;
     uint8_t role, cpu, state, todo, depth;
     bool announced;
+    bool serving;                /* a BR_SERVE frame is open: one at most */
     const char *name;
     uint64_t wait_deadline;      /* 0: the wait has no timeout */
     uint64_t reply_port;
@@ -127,6 +127,7 @@ typedef struct thread {
     uint64_t reply_msg;          /* the reply to receive when woken */
     uint32_t reply_msg_id, reply_peer;
     uint32_t wake_target;        /* thread index for TODO_WAKE_CLIENT */
+    request served;              /* the request being served */
     uint8_t ident_len;           /* "tid":T,"pid":P,"cpu":C encoded once */
     uint8_t ident[32];
     frame stack[MAX_DEPTH];
@@ -372,7 +373,6 @@ static void put_key_text(const char *key, const char *v)
     put_str(key);
     put_str(v);
 }
-
 
 /* ---- addresses: stable per process, so runs with one seed compare ------- */
 
@@ -641,13 +641,8 @@ static bool emit_ipc_send(thread *t, bool want_reply)
         return false;
     if (want_reply && client->ipc_blocked + 1 >= client->nthreads)
         want_reply = false;
-    bool serving = false;
-    const request *serving_req = NULL;
-    for (unsigned i = 0; i < t->depth; i++)
-        if (t->stack[i].kind == BR_SERVE) {
-            serving = true;
-            serving_req = &t->stack[i].req;
-        }
+    bool serving = t->serving;
+    const request *serving_req = &t->served;
     if (serving)
         want_reply = false;
 
@@ -740,11 +735,8 @@ static bool begin_serve(thread *t)
 {
     process *p = &procs[t->proc];
     if (!p->req_count || !p->requests[p->req_head].ready ||
-        t->depth >= MAX_DEPTH)
+        t->depth >= MAX_DEPTH || t->serving)
         return false;
-    for (unsigned i = 0; i < t->depth; i++)
-        if (t->stack[i].kind == BR_SERVE)
-            return false;   /* one request at a time */
     request rq = p->requests[p->req_head];
     p->req_head = (p->req_head + 1) & (RING - 1);
     p->req_count--;
@@ -757,29 +749,34 @@ static bool begin_serve(thread *t)
     put_key_uint("msg_id", rq.msg_id);
     put_key_uint("peer", rq.client_pid);
     event_end();
-    if (!rq.oneway)
-        push(t, BR_SERVE)->req = rq;
+    if (!rq.oneway) {
+        push(t, BR_SERVE);
+        t->served = rq;
+        t->serving = true;
+    }
     return true;
 }
 
-static void end_serve(thread *t, frame *f)
+static void end_serve(thread *t)
 {
-    thread *client = &threads[f->req.client];
+    const request *rq = &t->served;
+    thread *client = &threads[rq->client];
     uint64_t msg = next_msg();
     event_begin(t, "ipc", 5);
     put_key_text("dir", "send");
     put_str("port");
-    argus_put_uint(out, f->req.reply_port);
+    argus_put_uint(out, rq->reply_port);
     put_str("msg");
     argus_put_uint(out, msg);
-    put_key_uint("msg_id", f->req.msg_id + 100);
-    put_key_uint("peer", f->req.client_pid);
+    put_key_uint("msg_id", rq->msg_id + 100);
+    put_key_uint("peer", rq->client_pid);
     event_end();
     client->reply_msg = msg;
-    client->reply_msg_id = f->req.msg_id + 100;
+    client->reply_msg_id = rq->msg_id + 100;
     client->reply_peer = t->pid;
     t->todo = TODO_WAKE_CLIENT;
-    t->wake_target = f->req.client;
+    t->wake_target = rq->client;
+    t->serving = false;
 }
 
 static bool begin_dispatch(thread *t)
@@ -972,7 +969,7 @@ static void end_bracket(thread *t)
         event_end();
         break;
     case BR_SERVE:
-        end_serve(t, f);
+        end_serve(t);
         break;
     }
     t->depth--;
@@ -1273,11 +1270,11 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         argus_usage_error("unexpected argument '%s'", argv[optind]);
-    if (nproc < 1 || nproc > 100000)
-        argus_usage_error("-p: %llu processes: give 1 to 100000",
+    if (nproc < 1 || nproc > 10000)
+        argus_usage_error("-p: %llu processes: give 1 to 10000",
                           (unsigned long long)nproc);
-    if (nuser < nproc || nuser > 1000000)
-        argus_usage_error("-t: %llu threads: give at least one per process (%llu) and at most 1000000",
+    if (nuser < nproc || nuser > 100000)
+        argus_usage_error("-t: %llu threads: give at least one per process (%llu) and at most 100000",
                           (unsigned long long)nuser, (unsigned long long)nproc);
 
     /* the header names every setting, so the stream says how to remake it */
