@@ -37,6 +37,11 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # Minimum targets in million events per second (docs/performance.md).
 declare -A target=([gen]=5 [argus-validate]=4 [argus-to-json]=1 [argus-decode]=1)
+# The graph stages: each alone >= 3M events/s; argus graph (all seven
+# stages, on two cores) <= 20 s for 10M events, i.e. >= 0.5M events/s.
+graph_stages="cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups"
+for s in $graph_stages; do target[argus-$s]=3; done
+target[argus graph]=0.5
 
 label() { # 1000000 -> 1M
     if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$1"; fi
@@ -106,6 +111,12 @@ for n in $sizes; do
     measure gen "$n" "$(size_of "$cbor")" bench/gen -n "$n" -s "$seed"
     measure argus-validate "$n" "$(size_of "$cbor")" bin/argus-validate "$cbor"
     measure argus-to-json "$n" "$(size_of "$cbor")" bin/argus-to-json "$cbor"
+    for s in $graph_stages; do
+        [ -x "bin/argus-$s" ] && measure "argus-$s" "$n" "$(size_of "$cbor")" "bin/argus-$s" "$cbor"
+    done
+    if [ -x bin/argus-link-wakeups ]; then
+        measure "argus graph" "$n" "$(size_of "$cbor")" bin/argus graph "$cbor"
+    fi
     if $have_decode; then
         say "  rendering $jsonl"
         bin/argus-to-json "$cbor" >"$jsonl"
