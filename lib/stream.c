@@ -517,16 +517,39 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
             return 0;
         p->ev.kind = EV_NONE;
         p->ev.u = 0; /* indefinite starts set no count */
-        struct cbor_decoder_result res =
-            cbor_stream_decode(buf + pos, len - pos, &callbacks, p);
-        if (res.status == CBOR_DECODER_NEDATA)
-            return 0;
-        if (res.status != CBOR_DECODER_FINISHED || p->ev.kind == EV_NONE)
-            FAIL("malformed CBOR at byte %zu of the record", pos);
-        if (pos + res.read > UINT32_MAX)
+        size_t read;
+        unsigned major = buf[pos] >> 5, info = buf[pos] & 31;
+        if ((major == CBOR_UINT || major == CBOR_TEXT) && info <= 27) {
+            /* Unsigned integers and definite text strings are most of
+             * every record (keys, ids, times, names): read their head
+             * here, as libcbor would, without a call and a callback per
+             * item; libcbor decodes every other item. */
+            argus_cbor_head_info h;
+            if (!argus_cbor_read_head(buf + pos, len - pos, &h))
+                return 0;
+            read = h.len;
+            p->ev.kind = major == CBOR_UINT ? EV_UINT : EV_TEXT;
+            p->ev.u = h.arg;
+            if (major == CBOR_TEXT) {
+                if (h.arg > len - pos - h.len)
+                    return 0;
+                p->ev.s = buf + pos + h.len;
+                p->ev.len = h.arg;
+                read += h.arg;
+            }
+        } else {
+            struct cbor_decoder_result res =
+                cbor_stream_decode(buf + pos, len - pos, &callbacks, p);
+            if (res.status == CBOR_DECODER_NEDATA)
+                return 0;
+            if (res.status != CBOR_DECODER_FINISHED || p->ev.kind == EV_NONE)
+                FAIL("malformed CBOR at byte %zu of the record", pos);
+            read = res.read;
+        }
+        if (pos + read > UINT32_MAX)
             FAIL("record larger than 4 GiB");
         uint32_t start = (uint32_t)pos;
-        pos += res.read;
+        pos += read;
         int ev = p->ev.kind;
         int d = p->depth;
 
