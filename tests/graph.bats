@@ -120,3 +120,13 @@ argus graph: link-wakeups: ran, kept as'
     assert_success
     assert_output --regexp '^<stdin>: valid: [0-9]+ records, 20000 events, 204 threads, [1-9][0-9]+ edges, [1-9][0-9]+ segments$'
 }
+
+@test "bad input: an edge naming a missing event passes through every graph stage unchanged" {
+    printf '%s\n' "$HEADER" "{'type':'wait','id':1,'ts':1,'tid':1,'pid':1}" \
+        "{'type':'edge','kind':'mine','from':99,'to':1}" "{'type':'woken','id':2,'ts':2,'tid':1,'pid':1}" \
+        | cbor-records > "$BATS_TEST_TMPDIR/in.cbor"
+    run sh -c "argus-cull-interrupts < $BATS_TEST_TMPDIR/in.cbor | argus-segment | argus-link-ipc | argus-link-dispatch | argus-link-flags | argus-link-wakeups | argus-to-json | jq -c 'select(.type==\"edge\")'"
+    assert_success
+    assert_output '{"type":"edge","kind":"mine","from":99,"to":1}
+{"type":"edge","kind":"resume","from":1,"to":2}'
+}
