@@ -3,19 +3,8 @@
 
 load test_helper
 
-# link FIXTURE [FLAGS...]: the fixture decoded, then linked.
-link() { f=$1; shift; argus-decode "fixtures/graph/$f.jsonl" | argus-link-ipc "$@"; }
-# edges FIXTURE [FLAGS...]: only the edge records, one a line.
-edges() { link "$@" | argus-to-json | jq -c 'select(.type=="edge")'; }
-# A hand-written trace on stdin, linked; the edges.
-edges_of() { argus-decode | argus-link-ipc "$@" | argus-to-json | jq -c 'select(.type=="edge")'; }
-fns="$(declare -f link edges edges_of)"
-
-expect_fixture() { # FIXTURE
-    run sh -c "$fns; link $1 | argus-to-json"
-    assert_success
-    assert_output "$(cat "fixtures/graph/$1.link-ipc.expected.jsonl")"
-}
+LINK_STAGE=link-ipc
+load link_helper
 
 @test "IPC-MSG IPC-REPLY: request and reply between an app and a daemon, each edge right after its later event" {
     expect_fixture ipc-request-reply
