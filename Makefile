@@ -4,7 +4,7 @@ DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
-LDLIBS := -lcbor -lxxhash -lyajl -lm
+LDLIBS := -lcbor -lxxhash -lyajl -lm -pthread
 
 FILTERS := $(sort $(basename $(notdir $(wildcard filters/*.c))))
 PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus

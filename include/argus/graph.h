@@ -1,0 +1,191 @@
+/* A graph stream held in memory for the analysis programs (find-spinning,
+ * similar, diff, report): segments as nodes, edges between them, threads
+ * with their roles, and the analysis records already appended. Events
+ * themselves are not kept: each segment keeps a summary (times, its final
+ * wait, yields, its UI event, its SIM-SIG signature and, on request, a few
+ * key events), so memory grows with segments and edges, plus 4 bytes per
+ * event id to map edge ends to segments (docs/performance.md). */
+#ifndef ARGUS_GRAPH_H
+#define ARGUS_GRAPH_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "argus/stream.h"
+
+#define ARGUS_NONE UINT32_MAX
+#define ARGUS_SIG_MAX 256       /* signature elements kept per segment */
+#define ARGUS_KEY_EVENTS 12     /* key events kept per segment (report) */
+
+typedef struct argus_gthread {
+    uint64_t tid, pid;
+    uint32_t proc, name;        /* string offsets (argus_graph_str), 0 = none */
+    bool main, kernel;
+    uint32_t first_seg, last_seg;
+} argus_gthread;
+
+/* How the thread's final wait in a segment ended. */
+enum argus_wake { ARGUS_WAKE_NONE, ARGUS_WAKE_AWAKENED, ARGUS_WAKE_TIMED_OUT,
+                  ARGUS_WAKE_INTERRUPTED, ARGUS_WAKE_RESTART, ARGUS_WAKE_OTHER };
+
+typedef struct argus_key_event {
+    uint64_t id, ts;
+    uint64_t aux;               /* peer pid, resource, flag addr, ... */
+    uint32_t text;              /* what it says (string offset) */
+    uint16_t type;              /* enum argus_type, ARGUS_T_OTHER */
+    uint16_t extra;             /* msg_id low bits etc, free use */
+} argus_key_event;
+
+typedef struct argus_seg {
+    uint64_t seg;               /* the stream's seg id */
+    uint64_t first_id, last_id;
+    uint64_t begin, end;        /* ts of first and last event */
+    uint64_t resume;            /* ts the thread ran again after a final
+                                   wait (UINT64_MAX: not in the trace);
+                                   == end when the segment does not end
+                                   in a wait */
+    uint64_t wait_id;           /* the final wait's id, or UINT64_MAX */
+    uint64_t wait_resource, wait_timeout;
+    uint64_t ui_id;             /* first ui_event, UINT64_MAX if none */
+    uint64_t send_id;           /* last ipc send, UINT64_MAX if none */
+    uint32_t ui_kind, wait_reason;          /* strings */
+    uint32_t thread;            /* index into threads */
+    uint32_t prev, next;        /* same thread, segment index */
+    uint32_t nevents, nyields, ntimeouts;   /* ntimeouts: this wait's
+                                               timed-out run on one resource */
+    uint32_t sig_off, sig_len;  /* into sig_pool */
+    uint32_t in_off, in_len;    /* incoming edges: in_edges[in_off..] */
+    uint32_t out_off, out_len;
+    uint32_t key_off, key_len;  /* key events (keep_key_events) */
+    uint8_t wake;               /* enum argus_wake of the final wait */
+    bool ctx;                   /* an interrupt/maintenance window */
+    bool woken_external;        /* the wait ended by resume (no waker) */
+} argus_seg;
+
+typedef struct argus_gedge {
+    uint64_t from, to;          /* event ids */
+    uint32_t from_seg, to_seg;  /* segment indices, ARGUS_NONE if unknown */
+    uint32_t kind;              /* string */
+    bool weak;
+} argus_gedge;
+
+/* A record of a type the graph does not model (hang, path, match, ...),
+ * kept as its CBOR bytes for argus_graph_parse_extra. */
+typedef struct argus_extra {
+    int type_len;
+    char type[24];
+    uint32_t off, len;          /* into extra_pool */
+} argus_extra;
+
+typedef struct argus_graph {
+    const char *name;           /* file name for messages */
+    argus_gthread *threads; uint32_t nthreads;
+    argus_seg *segs; uint32_t nsegs;
+    argus_gedge *edges; uint32_t nedges;
+    uint32_t *in_edges, *out_edges;         /* edge indices, CSR */
+    uint32_t *thread_segs;      /* each thread's segments in order: thread
+                                   t's are [seg_first[t], seg_first[t+1]) */
+    uint32_t *seg_first;
+    uint32_t *sig_pool; uint64_t sig_used;
+    argus_key_event *keys; uint64_t nkeys;
+    char *strings; uint64_t str_used;
+    argus_extra *extras; uint32_t nextras;
+    uint8_t *extra_pool; uint64_t extra_used;
+    uint64_t t_first, t_last;   /* ts of the first and last event */
+    uint64_t nevents;
+    /* private */
+    struct argus_graph_priv *p;
+} argus_graph;
+
+typedef struct argus_graph_options {
+    bool keep_key_events;       /* fill keys[] for the report */
+    argus_writer *pass;         /* write every record read here (or NULL) */
+    /* called for every event after it is loaded (indicators, ...) */
+    void (*on_event)(const argus_record *r, void *ctx);
+    void *ctx;
+} argus_graph_options;
+
+/* Reads the whole stream of RD into G. Fails (exit 65, named by the
+ * reader) on an event without seg: the stream was not segmented. */
+void argus_graph_load(argus_graph *g, argus_reader *rd,
+                      const argus_graph_options *opt);
+/* Opens FILE, loads it (nothing passed through), closes it. */
+void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys);
+/* The same in a new thread, while the caller reads its own input: join
+ * THREAD before using G. (Two graphs load in the time of one on two
+ * cores; an error in either ends the program.) */
+void argus_graph_load_file_async(argus_graph *g, const char *path,
+                                 bool keep_keys, pthread_t *thread);
+void argus_graph_free(argus_graph *g);
+
+const char *argus_graph_str(const argus_graph *g, uint32_t off);
+uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len);
+
+/* Segment index of stream seg id SEG, or ARGUS_NONE. */
+uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg);
+/* Segment index holding event ID, or ARGUS_NONE. */
+uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id);
+/* The thread's segment ongoing at time T (a segment ending in a wait lasts
+ * until its resume), else ARGUS_NONE. */
+uint32_t argus_graph_seg_at(const argus_graph *g, uint32_t thread, uint64_t t);
+/* The thread's latest segment (not an interrupt window) that began at or
+ * before T, ongoing or not; ARGUS_NONE if none. */
+uint32_t argus_graph_seg_before(const argus_graph *g, uint32_t thread,
+                                uint64_t t);
+/* Thread index of TID, or ARGUS_NONE. */
+uint32_t argus_graph_thread(const argus_graph *g, uint64_t tid);
+/* Threads of G playing OTHER's thread T's role (SIM-MATCH: same process
+ * and thread name, or both main of the same process name): fills OUT (up
+ * to MAX), returns the count. */
+int argus_graph_role_peers(const argus_graph *g, const argus_graph *other,
+                           uint32_t t, uint32_t *out, int max);
+/* The time a segment stops counting as ongoing: resume or end. */
+static inline uint64_t argus_seg_until(const argus_graph *g, const argus_seg *s)
+{
+    if (s->wait_id == UINT64_MAX)
+        return s->end;
+    return s->resume == UINT64_MAX ? g->t_last : s->resume;
+}
+
+/* Extra records: parse number I (valid until the next call). */
+const argus_record *argus_graph_parse_extra(argus_graph *g, uint32_t i);
+bool argus_extra_is(const argus_extra *x, const char *type);
+
+/* SIM-SIG edit distance between two segments' signatures (of graphs A and
+ * B), capped: returns CAP+1 when it is more than CAP. */
+uint32_t argus_sig_distance(const argus_graph *a, const argus_seg *sa,
+                            const argus_graph *b, const argus_seg *sb,
+                            uint32_t cap);
+/* The same over the first N elements of SA and M of SB. */
+uint32_t argus_sig_distance_n(const argus_graph *a, const argus_seg *sa,
+                              uint32_t n, const argus_graph *b,
+                              const argus_seg *sb, uint32_t m, uint32_t cap);
+
+/* SIM-MATCH: an index of one graph's segments by thread role and
+ * signature size, so finding the nodes similar to one node looks only at
+ * the candidates of its role and size window (not every node). */
+typedef struct argus_sim_index argus_sim_index;
+typedef struct argus_match {
+    uint32_t seg;               /* segment index in the indexed graph */
+    uint32_t distance;          /* signature edits */
+    uint32_t percent;           /* distance * 100 / longer signature */
+} argus_match;
+
+argus_sim_index *argus_sim_index_new(const argus_graph *base);
+void argus_sim_index_free(argus_sim_index *ix);
+/* Nodes of the indexed graph similar to segment SEG of G, best first
+ * (fewest edits, then closest event count, then earliest): up to MAX in
+ * OUT; returns how many. A node cut short by the end of its trace (its
+ * thread's last segment, not in a wait: a hang that never ended) is
+ * compared with the candidates' signatures cut to its own length. */
+int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
+                   uint32_t seg, argus_match *out, int max);
+
+/* Writes {"type":..} records: the common "tid","pid","proc","thread"
+ * fields of thread T. */
+void argus_put_thread_fields(argus_writer *w, const argus_graph *g, uint32_t t);
+/* Number of those fields (for argus_put_map). */
+int argus_thread_field_count(const argus_graph *g, uint32_t t);
+
+#endif

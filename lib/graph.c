@@ -1,0 +1,886 @@
+/* The in-memory graph of the analysis programs (include/argus/graph.h). */
+#include "argus/graph.h"
+
+#include "argus/cli.h"
+#include "argus/table.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define NO_ID UINT64_MAX
+
+struct argus_graph_priv {
+    argus_table seg_index;      /* seg id -> segment index (uint32) */
+    argus_table thread_index;   /* tid -> thread index (uint32) */
+    argus_table pid_proc;       /* pid -> process name (string offset) */
+    argus_table str_index;      /* XXH3 of a string -> offset (chained by
+                                   comparing, collisions fall back to a
+                                   fresh copy) */
+    uint32_t *id_seg;           /* event id - id_base -> segment index */
+    uint64_t id_base, id_cap, id_len;
+    uint64_t cap_threads, cap_segs, cap_edges, cap_sig, cap_keys, cap_str,
+        cap_extras, cap_extra_pool;
+    argus_parser *parser;
+};
+
+/* Per thread while loading: the signature of the open segment, and the
+ * segment blocked in its final wait. */
+typedef struct loading_thread {
+    uint64_t seg_id;            /* the segment of its last event ... */
+    uint32_t seg, thread;       /* ... its index, and the thread's index */
+    uint32_t blocked_seg;       /* segment whose last event so far is a wait */
+    uint32_t sig_seg;           /* segment whose signature is in sig */
+    uint32_t sig_len;
+    uint32_t sig[ARGUS_SIG_MAX];
+} loading_thread;
+
+static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    uint64_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(p, n * size);
+    if (!q)
+        argus_die(ARGUS_EX_IOERR, "out of memory (%llu items of %zu bytes)",
+                  (unsigned long long)n, size);
+    *cap = n;
+    return q;
+}
+
+/* ---- strings ------------------------------------------------------------- */
+const char *argus_graph_str(const argus_graph *g, uint32_t off)
+{
+    return off ? g->strings + off : "";
+}
+
+uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len)
+{
+    if (!s || !len)
+        return 0;
+    uint64_t h = XXH3_64bits(s, len);
+    uint32_t *slot = argus_table_get(&g->p->str_index, h);
+    if (slot && strlen(g->strings + *slot) == len &&
+        memcmp(g->strings + *slot, s, len) == 0)
+        return *slot;
+    if (g->str_used == 0)
+        g->str_used = 1;        /* offset 0 is the empty string */
+    g->strings = grow(g->strings, &g->p->cap_str, g->str_used + len + 1, 1);
+    uint32_t off = (uint32_t)g->str_used;
+    memcpy(g->strings + off, s, len);
+    g->strings[off + len] = 0;
+    g->str_used += len + 1;
+    if (!slot) {
+        bool created;
+        *(uint32_t *)argus_table_put(&g->p->str_index, h, &created) = off;
+    }
+    return off;
+}
+
+static uint32_t intern_field(argus_graph *g, const argus_record *r, int key)
+{
+    size_t len;
+    const char *s = argus_get_text(r, key, &len);
+    return s ? argus_graph_intern(g, s, len) : 0;
+}
+
+/* ---- lookups ------------------------------------------------------------- */
+uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg)
+{
+    uint32_t *v = argus_table_get(&g->p->seg_index, seg);
+    return v ? *v : ARGUS_NONE;
+}
+
+uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
+{
+    const struct argus_graph_priv *p = g->p;
+    if (id < p->id_base || id - p->id_base >= p->id_len)
+        return ARGUS_NONE;
+    return p->id_seg[id - p->id_base];
+}
+
+uint32_t argus_graph_thread(const argus_graph *g, uint64_t tid)
+{
+    uint32_t *v = argus_table_get(&g->p->thread_index, tid);
+    return v ? *v : ARGUS_NONE;
+}
+
+uint32_t argus_graph_seg_before(const argus_graph *g, uint32_t thread,
+                                uint64_t t)
+{
+    const uint32_t *v = g->thread_segs + g->seg_first[thread];
+    uint32_t lo = 0, hi = g->seg_first[thread + 1] - g->seg_first[thread];
+    while (lo < hi) {           /* the first segment beginning after t */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->segs[v[mid]].begin <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo > 0 && g->segs[v[lo - 1]].ctx)
+        lo--;                   /* an interrupt window inside a segment */
+    return lo ? v[lo - 1] : ARGUS_NONE;
+}
+
+uint32_t argus_graph_seg_at(const argus_graph *g, uint32_t thread, uint64_t t)
+{
+    uint32_t i = argus_graph_seg_before(g, thread, t);
+    return i != ARGUS_NONE && t <= argus_seg_until(g, &g->segs[i]) ? i : ARGUS_NONE;
+}
+
+static bool same_str(const argus_graph *a, uint32_t sa, const argus_graph *b,
+                     uint32_t sb)
+{
+    return strcmp(argus_graph_str(a, sa), argus_graph_str(b, sb)) == 0;
+}
+
+int argus_graph_role_peers(const argus_graph *g, const argus_graph *other,
+                           uint32_t t, uint32_t *out, int max)
+{
+    const argus_gthread *want = &other->threads[t];
+    int n = 0;
+    for (uint32_t i = 0; i < g->nthreads && n < max; i++) {
+        const argus_gthread *th = &g->threads[i];
+        if (!same_str(g, th->proc, other, want->proc))
+            continue;
+        bool by_main = th->main && want->main;
+        bool by_name = want->name && same_str(g, th->name, other, want->name);
+        if (by_main || by_name || (!want->name && !th->name && th->tid == want->tid))
+            out[n++] = i;
+    }
+    return n;
+}
+
+/* ---- loading --------------------------------------------------------------- */
+static uint32_t thread_for(argus_graph *g, uint64_t tid, uint64_t pid)
+{
+    bool created;
+    uint32_t *v = argus_table_put(&g->p->thread_index, tid, &created);
+    if (!created)
+        return *v;
+    g->threads = grow(g->threads, &g->p->cap_threads, g->nthreads + 1,
+                      sizeof *g->threads);
+    argus_gthread *th = &g->threads[g->nthreads];
+    memset(th, 0, sizeof *th);
+    th->tid = tid;
+    th->pid = pid;
+    th->main = tid == pid;      /* until a thread record says otherwise */
+    th->first_seg = th->last_seg = ARGUS_NONE;
+    *v = g->nthreads++;
+    return *v;
+}
+
+static void load_thread(argus_graph *g, const argus_record *r)
+{
+    uint64_t tid = 0, pid = 0;
+    argus_get_uint(r, ARGUS_K_TID, &tid);
+    argus_get_uint(r, ARGUS_K_PID, &pid);
+    uint32_t t = thread_for(g, tid, pid);     /* may move g->threads */
+    argus_gthread *th = &g->threads[t];
+    th->pid = pid;
+    uint32_t s;
+    if ((s = intern_field(g, r, ARGUS_K_PROC))) {
+        bool created;
+        th->proc = s;
+        *(uint32_t *)argus_table_put(&g->p->pid_proc, pid, &created) = s;
+    }
+    if ((s = intern_field(g, r, ARGUS_K_NAME)))
+        th->name = s;
+    bool b;
+    if (argus_get_bool(r, ARGUS_K_MAIN, &b))
+        th->main = b;
+    if (argus_get_bool(r, ARGUS_K_KERNEL, &b))
+        th->kernel = b;
+}
+
+static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
+                            const argus_record *r)
+{
+    bool created;
+    uint32_t *v = argus_table_put(&g->p->seg_index, seg, &created);
+    if (!created)
+        return *v;
+    g->segs = grow(g->segs, &g->p->cap_segs, g->nsegs + 1, sizeof *g->segs);
+    uint32_t i = g->nsegs++;
+    *v = i;
+    argus_seg *s = &g->segs[i];
+    memset(s, 0, sizeof *s);
+    s->seg = seg;
+    s->first_id = r->id;
+    s->begin = r->ts;
+    s->resume = NO_ID;
+    s->wait_id = s->ui_id = s->send_id = NO_ID;
+    s->thread = thread;
+    s->next = ARGUS_NONE;
+    argus_gthread *th = &g->threads[thread];
+    s->prev = th->last_seg;
+    if (th->last_seg != ARGUS_NONE)
+        g->segs[th->last_seg].next = i;
+    else
+        th->first_seg = i;
+    th->last_seg = i;
+    return i;
+}
+
+static bool is_yield(const argus_record *r)
+{
+    size_t len;
+    const char *n = argus_get_text(r, ARGUS_K_NAME, &len);
+    if (!n)
+        return false;
+    static const char *const names[] = {"thread_switch", "swtch_pri", "swtch",
+                                        "sched_yield", "yield", "pthread_yield"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
+            return true;
+    return false;
+}
+
+/* SIM-SIG: one 32-bit element per checking event, from what is stable
+ * across runs; 0 for an event that does not count. Peers are named by
+ * process name, looked up when the event is read. */
+static uint32_t sig_element(argus_graph *g, const argus_record *r)
+{
+    char buf[512];
+    int n = 0;
+    size_t len;
+    const char *s;
+#define ADD_TEXT(key) do { s = argus_get_text(r, key, &len);                 \
+        if (s && len < 200) { memcpy(buf + n, s, len); n += (int)len; }      \
+        buf[n++] = '|'; } while (0)
+    memcpy(buf, r->type_name, r->type_len);
+    n = (int)r->type_len;
+    buf[n++] = '|';
+    uint64_t u;
+    switch (r->type) {
+    case ARGUS_T_IPC:
+        ADD_TEXT(ARGUS_K_DIR);
+        if (argus_get_uint(r, ARGUS_K_PEER, &u)) {
+            uint32_t *proc = argus_table_get(&g->p->pid_proc, u);
+            const char *p = proc ? argus_graph_str(g, *proc) : "";
+            size_t pl = strlen(p);
+            if (pl < 200) {
+                memcpy(buf + n, p, pl);
+                n += (int)pl;
+            }
+        }
+        buf[n++] = '|';
+        if (argus_get_uint(r, ARGUS_K_MSG_ID, &u))
+            n += snprintf(buf + n, 24, "%llu", (unsigned long long)u);
+        break;
+    case ARGUS_T_WAIT:
+        ADD_TEXT(ARGUS_K_REASON);
+        break;
+    case ARGUS_T_SYSCALL:
+        if (argus_text_is(r, ARGUS_K_PHASE, "end"))
+            return 0;
+        ADD_TEXT(ARGUS_K_NAME);
+        break;
+    case ARGUS_T_UI_EVENT:
+        ADD_TEXT(ARGUS_K_KIND);
+        break;
+    case ARGUS_T_FLAG_READ:
+    case ARGUS_T_FLAG_WRITE:
+        ADD_TEXT(ARGUS_K_NAME);
+        break;
+    case ARGUS_T_DISPATCH_ENQUEUE:
+        break;
+    case ARGUS_T_DISPATCH_INVOKE:
+    case ARGUS_T_RUNLOOP_INVOKE:
+        if (argus_text_is(r, ARGUS_K_PHASE, "end"))
+            return 0;
+        ADD_TEXT(ARGUS_K_KIND);
+        ADD_TEXT(ARGUS_K_FUNC);
+        break;
+    case ARGUS_T_RUNLOOP_SUBMIT:
+        break;
+    case ARGUS_T_RUNLOOP_PHASE:
+        ADD_TEXT(ARGUS_K_STAGE);
+        break;
+    default:
+        return 0;
+    }
+#undef ADD_TEXT
+    uint32_t h = (uint32_t)XXH3_64bits(buf, (size_t)n);
+    return h ? h : 1;
+}
+
+/* Appends E to a signature, collapsing a repeat of the last run of 1..4
+ * elements (so 5 and 500 turns of one loop read the same). */
+static void sig_push(loading_thread *lt, uint32_t e)
+{
+    if (lt->sig_len == ARGUS_SIG_MAX)
+        return;
+    lt->sig[lt->sig_len++] = e;
+    for (bool again = true; again;) {
+        again = false;
+        for (uint32_t k = 1; k <= 4 && 2 * k <= lt->sig_len; k++) {
+            uint32_t *a = lt->sig + lt->sig_len - 2 * k;
+            if (memcmp(a, a + k, k * sizeof *a) == 0) {
+                lt->sig_len -= k;
+                again = true;
+                break;
+            }
+        }
+    }
+}
+
+static void sig_close(argus_graph *g, loading_thread *lt)
+{
+    if (lt->sig_seg == ARGUS_NONE)
+        return;
+    argus_seg *s = &g->segs[lt->sig_seg];
+    g->sig_pool = grow(g->sig_pool, &g->p->cap_sig, g->sig_used + lt->sig_len,
+                       sizeof *g->sig_pool);
+    memcpy(g->sig_pool + g->sig_used, lt->sig, lt->sig_len * sizeof *lt->sig);
+    s->sig_off = (uint32_t)g->sig_used;
+    s->sig_len = lt->sig_len;
+    g->sig_used += lt->sig_len;
+    lt->sig_seg = ARGUS_NONE;
+    lt->sig_len = 0;
+}
+
+/* Key events of a segment, for the report: kept in segment order in one
+ * pool per segment run. Segments of different threads interleave, so each
+ * segment's keys are gathered per thread first (the open segment). */
+typedef struct key_buf {
+    uint32_t seg;
+    uint32_t n;
+    argus_key_event ev[ARGUS_KEY_EVENTS];
+} key_buf;
+
+static void key_close(argus_graph *g, key_buf *kb)
+{
+    if (kb->seg == ARGUS_NONE)
+        return;
+    g->keys = grow(g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
+    memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
+    g->segs[kb->seg].key_off = (uint32_t)g->nkeys;
+    g->segs[kb->seg].key_len = kb->n;
+    g->nkeys += kb->n;
+    kb->seg = ARGUS_NONE;
+    kb->n = 0;
+}
+
+static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
+{
+    char buf[256];
+    uint64_t aux = 0, u;
+    size_t len = 0;
+    const char *s = NULL;       /* the text, when it is one field as is */
+    int key = -1;
+    buf[0] = 0;
+    bool end = argus_text_is(r, ARGUS_K_PHASE, "end");
+    switch (r->type) {
+    case ARGUS_T_SYSCALL:
+        if (end)
+            return;
+        key = ARGUS_K_NAME;
+        break;
+    case ARGUS_T_BACKTRACE: {
+        argus_text fr[3];
+        int n = argus_get_text_array(r, ARGUS_K_FRAMES, fr, 3);
+        int at = 0;
+        for (int i = 0; i < n && at < (int)sizeof buf - 8; i++)
+            at += snprintf(buf + at, sizeof buf - (size_t)at, "%s%.*s",
+                           i ? " < " : "", (int)(fr[i].len < 80 ? fr[i].len : 80),
+                           fr[i].s);
+        break;
+    }
+    case ARGUS_T_UI_EVENT:
+        key = ARGUS_K_KIND;
+        break;
+    case ARGUS_T_RUNLOOP_INVOKE:
+    case ARGUS_T_DISPATCH_INVOKE:
+    case ARGUS_T_TIMER_ARM:
+        if (end)
+            return;
+        key = ARGUS_K_FUNC;
+        break;
+    case ARGUS_T_WAIT:
+        key = ARGUS_K_REASON;
+        argus_get_uint(r, ARGUS_K_RESOURCE, &aux);
+        break;
+    case ARGUS_T_IPC:
+        s = argus_get_text(r, ARGUS_K_DIR, &len);
+        if (argus_get_uint(r, ARGUS_K_MSG_ID, &u))
+            snprintf(buf, sizeof buf, "%.*s msg_id %llu", (int)(s ? len : 0),
+                     s ? s : "", (unsigned long long)u);
+        else
+            key = ARGUS_K_DIR;
+        if (!argus_get_uint(r, ARGUS_K_PEER, &aux))
+            aux = NO_ID;
+        break;
+    case ARGUS_T_FLAG_WRITE:
+    case ARGUS_T_FLAG_READ:
+        if (argus_get_uint(r, ARGUS_K_VALUE, &u)) {
+            s = argus_get_text(r, ARGUS_K_NAME, &len);
+            snprintf(buf, sizeof buf, "%.*s = %llu", (int)(s ? len : 0),
+                     s ? s : "", (unsigned long long)u);
+        } else {
+            key = ARGUS_K_NAME;
+        }
+        argus_get_uint(r, ARGUS_K_ADDR, &aux);
+        break;
+    case ARGUS_T_WAKEUP:
+        argus_get_uint(r, ARGUS_K_TARGET, &aux);
+        break;
+    case ARGUS_T_WOKEN:
+        key = ARGUS_K_RESULT;
+        break;
+    case ARGUS_T_DISPATCH_ENQUEUE:
+    case ARGUS_T_TIMER_FIRE:
+    case ARGUS_T_TIMER_CANCEL:
+    case ARGUS_T_RUNLOOP_SUBMIT:
+        if (end)
+            return;
+        break;
+    default:
+        return;
+    }
+    s = NULL;
+    if (key >= 0)
+        s = argus_get_text(r, key, &len);
+    uint32_t text = s ? argus_graph_intern(g, s, len < 255 ? len : 255)
+                      : argus_graph_intern(g, buf, strlen(buf));
+    if (kb->n) {                /* a repeat of the last one: count it */
+        argus_key_event *last = &kb->ev[kb->n - 1];
+        if (last->type == r->type && last->text == text && last->aux == aux) {
+            if (last->extra < UINT16_MAX)
+                last->extra++;
+            return;
+        }
+    }
+    if (kb->n == ARGUS_KEY_EVENTS) {
+        /* keep the first ones and the last: the end says how it blocked */
+        memmove(kb->ev + ARGUS_KEY_EVENTS / 2, kb->ev + ARGUS_KEY_EVENTS / 2 + 1,
+                (ARGUS_KEY_EVENTS / 2 - 1) * sizeof *kb->ev);
+        kb->n--;
+    }
+    kb->ev[kb->n++] = (argus_key_event){r->id, r->ts, aux, text,
+                                        (uint16_t)r->type, 1};
+}
+
+static void map_id(argus_graph *g, uint64_t id, uint32_t seg)
+{
+    struct argus_graph_priv *p = g->p;
+    if (p->id_len == 0)
+        p->id_base = id;
+    uint64_t at = id - p->id_base;
+    p->id_seg = grow(p->id_seg, &p->id_cap, at + 1, sizeof *p->id_seg);
+    for (uint64_t i = p->id_len; i < at; i++)
+        p->id_seg[i] = ARGUS_NONE;      /* ids dropped by a stage */
+    p->id_seg[at] = seg;
+    p->id_len = at + 1;
+}
+
+static enum argus_wake wake_of(const argus_record *r)
+{
+    size_t len;
+    const char *s = argus_get_text(r, ARGUS_K_RESULT, &len);
+    if (!s)
+        return ARGUS_WAKE_AWAKENED;
+#define IS(w) (len == sizeof w - 1 && memcmp(s, w, len) == 0)
+    if (IS("awakened")) return ARGUS_WAKE_AWAKENED;
+    if (IS("timed_out")) return ARGUS_WAKE_TIMED_OUT;
+    if (IS("interrupted")) return ARGUS_WAKE_INTERRUPTED;
+    if (IS("restart")) return ARGUS_WAKE_RESTART;
+#undef IS
+    return ARGUS_WAKE_OTHER;
+}
+
+static void load_event(argus_graph *g, const argus_record *r,
+                       argus_reader *rd, argus_table *loading,
+                       argus_table *keybufs, bool keep_keys)
+{
+    uint64_t segid;
+    if (!argus_get_uint(r, ARGUS_K_SEG, &segid))
+        argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
+                          "(argus graph) before the analysis",
+                          (unsigned long long)r->id);
+    bool created;
+    loading_thread *lt = argus_table_put(loading, r->tid, &created);
+    if (created) {
+        lt->blocked_seg = lt->sig_seg = ARGUS_NONE;
+        lt->sig_len = 0;
+        lt->thread = thread_for(g, r->tid, r->pid);
+        lt->seg = segment_for(g, segid, lt->thread, r);
+        lt->seg_id = segid;
+    } else if (lt->seg_id != segid) {
+        lt->seg = segment_for(g, segid, lt->thread, r);
+        lt->seg_id = segid;
+    }
+    uint32_t si = lt->seg;
+    argus_seg *s = &g->segs[si];
+    if (g->nevents == 0)
+        g->t_first = r->ts;
+    g->nevents++;
+    g->t_last = r->ts;
+    map_id(g, r->id, si);
+    s->last_id = r->id;
+    s->end = r->ts;
+    s->nevents++;
+    bool ctx = argus_get(r, ARGUS_K_CTX) != NULL;
+    if (ctx)
+        s->ctx = true;
+    if (!ctx) {
+        /* The thread runs again: the wait that blocked it is over. */
+        if (lt->blocked_seg != ARGUS_NONE) {
+            argus_seg *b = &g->segs[lt->blocked_seg];
+            if (lt->blocked_seg == si && r->type != ARGUS_T_WOKEN) {
+                b->wait_id = NO_ID;     /* a wait inside a callout */
+            } else if (b->resume == NO_ID) {
+                b->resume = r->ts;
+                if (r->type == ARGUS_T_WOKEN) {
+                    b->wake = (uint8_t)wake_of(r);
+                    if (b->wake == ARGUS_WAKE_TIMED_OUT) {
+                        b->ntimeouts = 1;
+                        if (b->prev != ARGUS_NONE) {
+                            const argus_seg *pb = &g->segs[b->prev];
+                            if (pb->wake == ARGUS_WAKE_TIMED_OUT &&
+                                pb->wait_resource == b->wait_resource)
+                                b->ntimeouts = pb->ntimeouts + 1;
+                        }
+                    }
+                } else {
+                    b->wake = ARGUS_WAKE_AWAKENED;
+                }
+            }
+            lt->blocked_seg = ARGUS_NONE;
+        }
+        if (r->type == ARGUS_T_WAIT) {
+            s->wait_id = r->id;
+            s->wait_resource = 0;
+            s->wait_timeout = 0;
+            argus_get_uint(r, ARGUS_K_RESOURCE, &s->wait_resource);
+            argus_get_uint(r, ARGUS_K_TIMEOUT, &s->wait_timeout);
+            s->wait_reason = intern_field(g, r, ARGUS_K_REASON);
+            lt->blocked_seg = si;
+        } else if (s->wait_id != NO_ID && r->type != ARGUS_T_WOKEN) {
+            s->wait_id = NO_ID;
+        }
+    }
+    if (r->type == ARGUS_T_IPC && argus_text_is(r, ARGUS_K_DIR, "send"))
+        s->send_id = r->id;
+    if (r->type == ARGUS_T_SYSCALL && is_yield(r))
+        s->nyields++;
+    if (r->type == ARGUS_T_UI_EVENT && s->ui_id == NO_ID) {
+        s->ui_id = r->id;
+        s->ui_kind = intern_field(g, r, ARGUS_K_KIND);
+    }
+    if (lt->sig_seg != si) {
+        sig_close(g, lt);
+        lt->sig_seg = si;
+        /* a segment interrupted by a ctx window and taken up again keeps
+         * its signature so far */
+        if (s->sig_len) {
+            memcpy(lt->sig, g->sig_pool + s->sig_off, s->sig_len * sizeof *lt->sig);
+            lt->sig_len = s->sig_len;
+        }
+    }
+    uint32_t e = sig_element(g, r);
+    if (e)
+        sig_push(lt, e);
+    if (keep_keys) {
+        key_buf *kb = argus_table_put(keybufs, r->tid, &created);
+        if (created)
+            kb->seg = ARGUS_NONE;
+        if (kb->seg != si) {
+            key_close(g, kb);
+            kb->seg = si;
+            if (s->key_len) {
+                memcpy(kb->ev, g->keys + s->key_off, s->key_len * sizeof *kb->ev);
+                kb->n = s->key_len;
+            }
+        }
+        key_add(g, kb, r);
+    }
+}
+
+static void load_edge(argus_graph *g, const argus_record *r)
+{
+    uint64_t from = 0, to = 0;
+    argus_get_uint(r, ARGUS_K_FROM, &from);
+    argus_get_uint(r, ARGUS_K_TO, &to);
+    g->edges = grow(g->edges, &g->p->cap_edges, g->nedges + 1, sizeof *g->edges);
+    argus_gedge *e = &g->edges[g->nedges++];
+    e->from = from;
+    e->to = to;
+    e->from_seg = argus_graph_seg_of(g, from);
+    e->to_seg = argus_graph_seg_of(g, to);
+    e->kind = intern_field(g, r, ARGUS_K_KIND);
+    bool weak = false;
+    argus_get_bool(r, ARGUS_K_WEAK, &weak);
+    e->weak = weak;
+    if (e->from_seg != ARGUS_NONE &&
+        strcmp(argus_graph_str(g, e->kind), "resume") == 0)
+        g->segs[e->from_seg].woken_external = true;
+}
+
+static void load_extra(argus_graph *g, const argus_record *r)
+{
+    g->extras = grow(g->extras, &g->p->cap_extras, g->nextras + 1,
+                     sizeof *g->extras);
+    argus_extra *x = &g->extras[g->nextras++];
+    x->type_len = r->type_len < sizeof x->type - 1 ? (int)r->type_len
+                                                    : (int)sizeof x->type - 1;
+    memcpy(x->type, r->type_name, (size_t)x->type_len);
+    x->type[x->type_len] = 0;
+    g->extra_pool = grow(g->extra_pool, &g->p->cap_extra_pool,
+                         g->extra_used + r->raw_len, 1);
+    memcpy(g->extra_pool + g->extra_used, r->raw, r->raw_len);
+    x->off = (uint32_t)g->extra_used;
+    x->len = (uint32_t)r->raw_len;
+    g->extra_used += r->raw_len;
+}
+
+/* Each thread's segments as one array, for binary search by time. */
+static void index_threads(argus_graph *g)
+{
+    g->seg_first = calloc((size_t)g->nthreads + 1, sizeof *g->seg_first);
+    g->thread_segs = malloc(((size_t)g->nsegs + 1) * sizeof *g->thread_segs);
+    if (!g->seg_first || !g->thread_segs)
+        argus_die(ARGUS_EX_IOERR, "out of memory (thread index)");
+    uint32_t at = 0;
+    for (uint32_t t = 0; t < g->nthreads; t++) {
+        g->seg_first[t] = at;
+        for (uint32_t i = g->threads[t].first_seg; i != ARGUS_NONE; i = g->segs[i].next)
+            g->thread_segs[at++] = i;
+    }
+    g->seg_first[g->nthreads] = at;
+}
+
+/* Incoming and outgoing edge lists per segment (CSR). */
+static void index_edges(argus_graph *g)
+{
+    for (uint32_t i = 0; i < g->nsegs; i++)
+        g->segs[i].in_len = g->segs[i].out_len = 0;
+    for (uint32_t i = 0; i < g->nedges; i++) {
+        const argus_gedge *e = &g->edges[i];
+        if (e->from_seg == ARGUS_NONE || e->to_seg == ARGUS_NONE)
+            continue;
+        g->segs[e->to_seg].in_len++;
+        g->segs[e->from_seg].out_len++;
+    }
+    uint32_t in = 0, out = 0;
+    for (uint32_t i = 0; i < g->nsegs; i++) {
+        g->segs[i].in_off = in;
+        g->segs[i].out_off = out;
+        in += g->segs[i].in_len;
+        out += g->segs[i].out_len;
+        g->segs[i].in_len = g->segs[i].out_len = 0;
+    }
+    g->in_edges = malloc((in + 1) * sizeof *g->in_edges);
+    g->out_edges = malloc((out + 1) * sizeof *g->out_edges);
+    if (!g->in_edges || !g->out_edges)
+        argus_die(ARGUS_EX_IOERR, "out of memory (edge index)");
+    for (uint32_t i = 0; i < g->nedges; i++) {
+        const argus_gedge *e = &g->edges[i];
+        if (e->from_seg == ARGUS_NONE || e->to_seg == ARGUS_NONE)
+            continue;
+        argus_seg *to = &g->segs[e->to_seg], *from = &g->segs[e->from_seg];
+        g->in_edges[to->in_off + to->in_len++] = i;
+        g->out_edges[from->out_off + from->out_len++] = i;
+    }
+}
+
+void argus_graph_load(argus_graph *g, argus_reader *rd,
+                      const argus_graph_options *opt)
+{
+    memset(g, 0, sizeof *g);
+    g->p = calloc(1, sizeof *g->p);
+    if (!g->p)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    g->name = argus_reader_name(rd);
+    argus_table_init(&g->p->seg_index, sizeof(uint32_t));
+    argus_table_init(&g->p->thread_index, sizeof(uint32_t));
+    argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
+    argus_table_init(&g->p->str_index, sizeof(uint32_t));
+    argus_table loading, keybufs;
+    argus_table_init(&loading, sizeof(loading_thread));
+    argus_table_init(&keybufs, sizeof(key_buf));
+    bool keep_keys = opt && opt->keep_key_events;
+    const argus_record *r;
+    while ((r = argus_read(rd))) {
+        if (opt && opt->pass)
+            argus_write_record(opt->pass, r);
+        if (r->is_event) {
+            load_event(g, r, rd, &loading, &keybufs, keep_keys);
+            if (opt && opt->on_event)
+                opt->on_event(r, opt->ctx);
+        }
+        else if (r->type == ARGUS_T_THREAD)
+            load_thread(g, r);
+        else if (r->type == ARGUS_T_EDGE)
+            load_edge(g, r);
+        else if (r->type != ARGUS_T_STREAM)
+            load_extra(g, r);
+    }
+    size_t pos = 0;
+    uint64_t key;
+    void *val;
+    while (argus_table_next(&loading, &pos, &key, &val))
+        sig_close(g, val);
+    pos = 0;
+    while (argus_table_next(&keybufs, &pos, &key, &val))
+        key_close(g, val);
+    argus_table_free(&loading);
+    argus_table_free(&keybufs);
+    index_edges(g);
+    index_threads(g);
+}
+
+typedef struct async_load {
+    argus_graph *g;
+    const char *path;
+    bool keep_keys;
+} async_load;
+
+static void *load_thread_main(void *arg)
+{
+    async_load *a = arg;
+    argus_graph_load_file(a->g, a->path, a->keep_keys);
+    free(a);
+    return NULL;
+}
+
+void argus_graph_load_file_async(argus_graph *g, const char *path,
+                                 bool keep_keys, pthread_t *thread)
+{
+    /* the reader's name index is built on first use: build it here,
+     * before two readers race for it */
+    argus_key_lookup("type", 4);
+    async_load *a = malloc(sizeof *a);
+    if (!a)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    *a = (async_load){g, path, keep_keys};
+    if (pthread_create(thread, NULL, load_thread_main, a) != 0) {
+        free(a);
+        argus_die(ARGUS_EX_IOERR, "cannot start a thread to read %s", path);
+    }
+}
+
+void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys)
+{
+    argus_reader *rd = argus_reader_open(path);
+    argus_graph_options opt = {.keep_key_events = keep_keys, .pass = NULL};
+    argus_graph_load(g, rd, &opt);
+    g->name = path;
+    argus_reader_close(rd);
+}
+
+void argus_graph_free(argus_graph *g)
+{
+    if (!g->p)
+        return;
+    argus_table_free(&g->p->seg_index);
+    argus_table_free(&g->p->thread_index);
+    argus_table_free(&g->p->pid_proc);
+    argus_table_free(&g->p->str_index);
+    if (g->p->parser)
+        argus_parser_free(g->p->parser);
+    free(g->p->id_seg);
+    free(g->p);
+    free(g->threads);
+    free(g->segs);
+    free(g->edges);
+    free(g->in_edges);
+    free(g->out_edges);
+    free(g->thread_segs);
+    free(g->seg_first);
+    free(g->sig_pool);
+    free(g->keys);
+    free(g->strings);
+    free(g->extras);
+    free(g->extra_pool);
+    memset(g, 0, sizeof *g);
+}
+
+/* ---- extra records ----------------------------------------------------------- */
+bool argus_extra_is(const argus_extra *x, const char *type)
+{
+    return strcmp(x->type, type) == 0;
+}
+
+const argus_record *argus_graph_parse_extra(argus_graph *g, uint32_t i)
+{
+    if (!g->p->parser)
+        g->p->parser = argus_parser_new();
+    argus_record *r = NULL;
+    char err[200];
+    const argus_extra *x = &g->extras[i];
+    if (argus_parse_record(g->p->parser, g->extra_pool + x->off, x->len, &r,
+                           err, sizeof err) <= 0)
+        return NULL;            /* it was read by the same parser once */
+    return r;
+}
+
+/* ---- signatures ------------------------------------------------------------ */
+uint32_t argus_sig_distance(const argus_graph *a, const argus_seg *sa,
+                            const argus_graph *b, const argus_seg *sb,
+                            uint32_t cap)
+{
+    return argus_sig_distance_n(a, sa, sa->sig_len, b, sb, sb->sig_len, cap);
+}
+
+uint32_t argus_sig_distance_n(const argus_graph *a, const argus_seg *sa,
+                              uint32_t n, const argus_graph *b,
+                              const argus_seg *sb, uint32_t m, uint32_t cap)
+{
+    const uint32_t *x = a->sig_pool + sa->sig_off, *y = b->sig_pool + sb->sig_off;
+    if ((n > m ? n - m : m - n) > cap)
+        return cap + 1;
+    /* Levenshtein with two rows; rows are at most ARGUS_SIG_MAX + 1 */
+    uint32_t row0[ARGUS_SIG_MAX + 1], row1[ARGUS_SIG_MAX + 1];
+    uint32_t *prev = row0, *cur = row1;
+    for (uint32_t j = 0; j <= m; j++)
+        prev[j] = j;
+    for (uint32_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        uint32_t best = cur[0];
+        for (uint32_t j = 1; j <= m; j++) {
+            uint32_t d = prev[j - 1] + (x[i - 1] != y[j - 1]);
+            if (prev[j] + 1 < d)
+                d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1;
+            cur[j] = d;
+            if (d < best)
+                best = d;
+        }
+        if (best > cap)
+            return cap + 1;
+        uint32_t *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[m] > cap ? cap + 1 : prev[m];
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+int argus_thread_field_count(const argus_graph *g, uint32_t t)
+{
+    const argus_gthread *th = &g->threads[t];
+    return 2 + (th->proc != 0) + (th->name != 0);
+}
+
+void argus_put_thread_fields(argus_writer *w, const argus_graph *g, uint32_t t)
+{
+    const argus_gthread *th = &g->threads[t];
+    argus_put_key(w, "tid");
+    argus_put_uint(w, th->tid);
+    argus_put_key(w, "pid");
+    argus_put_uint(w, th->pid);
+    if (th->proc) {
+        argus_put_key(w, "proc");
+        argus_put_cstr(w, argus_graph_str(g, th->proc));
+    }
+    if (th->name) {
+        argus_put_key(w, "thread");
+        argus_put_cstr(w, argus_graph_str(g, th->name));
+    }
+}
