@@ -1,0 +1,454 @@
+/* argus-find-spinning: finds the hang nodes of a graph (the spinning
+ * cursor, or a main thread blocked or busy too long), classifies them, and
+ * searches each one's causal paths back to the user's input and what it
+ * waits on (docs/stages/find-spinning.md). */
+#include "argus/causal.h"
+#include "argus/cli.h"
+#include "argus/graph.h"
+#include "argus/stage.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage: argus-find-spinning [--indicator SYMBOL]... [--hang MS] [--proc NAME]\n"
+    "                           [--beam N] [--max-steps N] [--no-thread-order]\n"
+    "                           [--no-wait-chain] [-v] [FILE|-]\n"
+    "Find the hang nodes of a graph stream and their causal paths; pass the\n"
+    "stream through and append hang, path and wait_chain records.\n"
+    "\n"
+    "Rules (docs/stages/find-spinning.md, spec graph-rules.md):\n"
+    "  SPIN-INDICATOR  the spinning cursor starts at a backtrace whose frames\n"
+    "                  hold CGSConnectionSetSpinning or ConnectionSetSpinning\n"
+    "                  (or an --indicator SYMBOL), or a flag_write of\n"
+    "                  sCGEventIsMainThreadSpinning = 1; the hang node is the\n"
+    "                  main thread's segment ongoing then, else its latest\n"
+    "                  segment that began within 1.5 s before\n"
+    "  SPIN-HANG       --hang MS: every main-thread segment blocked or running\n"
+    "                  for MS or more is a hang node too\n"
+    "  SPIN-CLASS      yield (yield syscalls are >= 1/3 of its events), wait\n"
+    "                  (a final wait >= 0.8 s, or repeated timed-out waits),\n"
+    "                  busy (runs >= 1.5 s without blocking); else by its end\n"
+    "  SPIN-PATH       beam search backward over incoming edges to a segment\n"
+    "                  holding a ui_event (strong edge -1, weak +1, a step to\n"
+    "                  the thread's previous segment +2); for a wait node, the\n"
+    "                  chain of what it waits on (the thread that woke it in\n"
+    "                  the end, or the peer that never replied), recursively\n"
+    "\n"
+    "      --indicator SYMBOL  also a backtrace frame holding SYMBOL, or a\n"
+    "                          flag_write of a flag named SYMBOL, not 0\n"
+    "      --hang MS           apply SPIN-HANG with MS milliseconds\n"
+    "      --proc NAME         hang nodes of processes named NAME only\n"
+    "      --beam N            paths kept per step and written (default 5)\n"
+    "      --max-steps N       longest path searched, in edges (default 64)\n"
+    "      --no-thread-order   never step to a thread's previous segment\n"
+    "      --no-wait-chain     do not write wait_chain records\n"
+    "  -v, --verbose           print counts to stderr at the end\n"
+    "  -h, --help              show this help\n"
+    "      --version           show the version\n";
+
+#define MS 1000000ull
+#define SEARCH_BACK (1500 * MS)     /* SPIN-INDICATOR: 1.5 s */
+#define LONG_WAIT (800 * MS)        /* SPIN-CLASS wait */
+#define LONG_RUN (1500 * MS)        /* SPIN-CLASS busy */
+
+static const char *const default_symbols[] = {"CGSConnectionSetSpinning",
+                                              "ConnectionSetSpinning"};
+static const char spinning_flag[] = "sCGEventIsMainThreadSpinning";
+
+typedef struct indicator {
+    uint64_t id, ts, pid;
+    const char *what;           /* the symbol or flag */
+} indicator;
+
+typedef struct finder {
+    const char **symbols;
+    int nsymbols;
+    indicator *found;
+    uint32_t nfound, cap;
+} finder;
+
+static bool holds(const char *s, size_t len, const char *sym)
+{
+    size_t n = strlen(sym);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, sym, n) == 0)
+            return true;
+    return false;
+}
+
+static void add_indicator(finder *f, const argus_record *r, const char *what)
+{
+    if (f->nfound == f->cap) {
+        f->cap = f->cap ? f->cap * 2 : 16;
+        f->found = realloc(f->found, f->cap * sizeof *f->found);
+        if (!f->found)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    f->found[f->nfound++] = (indicator){r->id, r->ts, r->pid, what};
+}
+
+static void on_event(const argus_record *r, void *ctx)
+{
+    finder *f = ctx;
+    if (r->type == ARGUS_T_BACKTRACE) {
+        argus_text frames[64];
+        int n = argus_get_text_array(r, ARGUS_K_FRAMES, frames, 64);
+        for (int s = 0; s < f->nsymbols; s++)
+            for (int i = 0; i < n; i++)
+                if (holds(frames[i].s, frames[i].len, f->symbols[s])) {
+                    add_indicator(f, r, f->symbols[s]);
+                    return;
+                }
+    } else if (r->type == ARGUS_T_FLAG_WRITE) {
+        uint64_t v;
+        if (!argus_get_uint(r, ARGUS_K_VALUE, &v) || v == 0)
+            return;
+        size_t len;
+        const char *name = argus_get_text(r, ARGUS_K_NAME, &len);
+        if (!name)
+            return;
+        for (int s = 0; s < f->nsymbols; s++)
+            if (strlen(f->symbols[s]) == len && !memcmp(name, f->symbols[s], len)) {
+                if (strcmp(f->symbols[s], spinning_flag) != 0 || v == 1)
+                    add_indicator(f, r, f->symbols[s]);
+                return;
+            }
+    }
+}
+
+/* ---- hang nodes ------------------------------------------------------------- */
+typedef struct hang {
+    uint32_t seg;
+    uint64_t at, event;         /* event: UINT64_MAX for --hang */
+    const char *indicator;
+} hang;
+
+typedef struct hangs {
+    hang *v;
+    uint32_t n, cap;
+} hangs;
+
+static bool add_hang(hangs *h, hang x)
+{
+    for (uint32_t i = 0; i < h->n; i++)
+        if (h->v[i].seg == x.seg)
+            return false;
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 16;
+        h->v = realloc(h->v, h->cap * sizeof *h->v);
+        if (!h->v)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    h->v[h->n++] = x;
+    return true;
+}
+
+static uint32_t main_thread_of(const argus_graph *g, uint64_t pid)
+{
+    uint32_t by_tid = ARGUS_NONE;
+    for (uint32_t i = 0; i < g->nthreads; i++) {
+        const argus_gthread *t = &g->threads[i];
+        if (t->pid != pid)
+            continue;
+        if (t->main)
+            return i;
+        if (t->tid == pid)
+            by_tid = i;
+    }
+    return by_tid;
+}
+
+/* SPIN-INDICATOR: the main thread's segment ongoing at T, else its latest
+ * one that began within 1.5 s before T. */
+static uint32_t spinning_node(const argus_graph *g, uint32_t thread, uint64_t t)
+{
+    uint32_t s = argus_graph_seg_at(g, thread, t);
+    if (s != ARGUS_NONE)
+        return s;
+    s = argus_graph_seg_before(g, thread, t);
+    return s != ARGUS_NONE && g->segs[s].begin + SEARCH_BACK >= t ? s : ARGUS_NONE;
+}
+
+static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
+{
+    return s->wait_id == UINT64_MAX ? 0 : argus_seg_until(g, s) - s->end;
+}
+
+/* SPIN-CLASS */
+static const char *class_of(const argus_graph *g, const argus_seg *s)
+{
+    if (s->nyields && 3ull * s->nyields >= s->nevents)
+        return "yield";
+    if (s->wait_id != UINT64_MAX &&
+        (blocked_for(g, s) >= LONG_WAIT || s->ntimeouts >= 2))
+        return "wait";
+    if (s->end - s->begin >= LONG_RUN)
+        return "busy";
+    return s->wait_id != UINT64_MAX ? "wait" : "busy";
+}
+
+static bool proc_is(const argus_graph *g, uint32_t thread, const char *proc)
+{
+    return !proc || strcmp(argus_graph_str(g, g->threads[thread].proc), proc) == 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+static const char *wake_name(uint8_t w)
+{
+    switch (w) {
+    case ARGUS_WAKE_AWAKENED: return "awakened";
+    case ARGUS_WAKE_TIMED_OUT: return "timed_out";
+    case ARGUS_WAKE_INTERRUPTED: return "interrupted";
+    case ARGUS_WAKE_RESTART: return "restart";
+    case ARGUS_WAKE_OTHER: return "other";
+    default: return NULL;
+    }
+}
+
+static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
+                     const hang *h)
+{
+    const argus_seg *s = &g->segs[h->seg];
+    const char *cls = class_of(g, s);
+    bool is_wait = strcmp(cls, "wait") == 0 && s->wait_id != UINT64_MAX;
+    const char *result = is_wait ? wake_name(s->wake) : NULL;
+    uint64_t until = argus_seg_until(g, s);
+    int pairs = 13 + argus_thread_field_count(g, s->thread) +
+                (h->event != UINT64_MAX) +
+                (is_wait ? 2 + (s->wait_reason != 0) + (result != NULL) : 0);
+    argus_put_map(w, (uint64_t)pairs);
+    argus_put_key(w, "type"); argus_put_cstr(w, "hang");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
+    argus_put_thread_fields(w, g, s->thread);
+    argus_put_key(w, "begin"); argus_put_uint(w, s->begin);
+    argus_put_key(w, "end"); argus_put_uint(w, until);
+    argus_put_key(w, "duration"); argus_put_uint(w, until - s->begin);
+    argus_put_key(w, "class"); argus_put_cstr(w, cls);
+    argus_put_key(w, "indicator"); argus_put_cstr(w, h->indicator);
+    argus_put_key(w, "at"); argus_put_uint(w, h->at);
+    if (h->event != UINT64_MAX) {
+        argus_put_key(w, "event"); argus_put_uint(w, h->event);
+    }
+    argus_put_key(w, "events"); argus_put_uint(w, s->nevents);
+    argus_put_key(w, "yields"); argus_put_uint(w, s->nyields);
+    argus_put_key(w, "blocked"); argus_put_uint(w, blocked_for(g, s));
+    argus_put_key(w, "timeouts"); argus_put_uint(w, s->ntimeouts);
+    if (is_wait) {
+        argus_put_key(w, "wait"); argus_put_uint(w, s->wait_id);
+        argus_put_key(w, "resource"); argus_put_uint(w, s->wait_resource);
+        if (s->wait_reason) {
+            argus_put_key(w, "reason");
+            argus_put_cstr(w, argus_graph_str(g, s->wait_reason));
+        }
+        if (result) {
+            argus_put_key(w, "result"); argus_put_cstr(w, result);
+        }
+    }
+    argus_end_record(w);
+}
+
+static void put_path(argus_writer *w, const argus_graph *g, uint32_t n,
+                     int rank, const argus_path *p)
+{
+    const argus_seg *cause = &g->segs[p->steps[p->len - 1].seg];
+    argus_put_map(w, 9 + (p->complete ? 2 : 0));
+    argus_put_key(w, "type"); argus_put_cstr(w, "path");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "rank"); argus_put_uint(w, (uint64_t)rank);
+    argus_put_key(w, "score"); argus_put_int(w, p->score);
+    argus_put_key(w, "complete"); argus_put_bool(w, p->complete);
+    argus_put_key(w, "segs");
+    argus_put_array(w, p->len);
+    for (uint32_t i = p->len; i-- > 0;)
+        argus_put_uint(w, g->segs[p->steps[i].seg].seg);
+    /* edges in cause-first order: step i's edge leads to step i-1 */
+    static const char *const keys[] = {"edge_from", "edge_to", "edge_kinds"};
+    for (int k = 0; k < 3; k++) {
+        argus_put_key(w, keys[k]);
+        argus_put_array(w, p->len - 1);
+        for (uint32_t i = p->len - 1; i >= 1; i--) {
+            uint32_t ei = p->steps[i].edge;
+            if (ei == ARGUS_EDGE_THREAD) {
+                /* program order: the earlier segment's end to the next */
+                if (k == 0)
+                    argus_put_uint(w, g->segs[p->steps[i].seg].last_id);
+                else if (k == 1)
+                    argus_put_uint(w, g->segs[p->steps[i - 1].seg].first_id);
+                else
+                    argus_put_cstr(w, "thread");
+            } else {
+                const argus_gedge *e = &g->edges[ei];
+                if (k == 0)
+                    argus_put_uint(w, e->from);
+                else if (k == 1)
+                    argus_put_uint(w, e->to);
+                else
+                    argus_put_cstr(w, argus_graph_str(g, e->kind));
+            }
+        }
+    }
+    if (p->complete) {
+        argus_put_key(w, "ui"); argus_put_uint(w, cause->ui_id);
+        argus_put_key(w, "ui_kind");
+        argus_put_cstr(w, argus_graph_str(g, cause->ui_kind));
+    }
+    argus_end_record(w);
+}
+
+static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
+                      const argus_chain *c)
+{
+    const argus_seg *last = &g->segs[c->segs[c->len - 1]];
+    bool waits = last->wait_id != UINT64_MAX;
+    argus_put_map(w, 6 + (waits ? 1 + (last->wait_reason != 0) : 0));
+    argus_put_key(w, "type"); argus_put_cstr(w, "wait_chain");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "segs");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, g->segs[c->segs[i]].seg);
+    argus_put_key(w, "tids");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, g->threads[g->segs[c->segs[i]].thread].tid);
+    argus_put_key(w, "via");
+    argus_put_array(w, c->len - 1);
+    for (uint32_t i = 0; i + 1 < c->len; i++)
+        argus_put_cstr(w, c->via[i]);
+    argus_put_key(w, "end"); argus_put_cstr(w, c->end);
+    if (waits) {
+        argus_put_key(w, "resource"); argus_put_uint(w, last->wait_resource);
+        if (last->wait_reason) {
+            argus_put_key(w, "reason");
+            argus_put_cstr(w, argus_graph_str(g, last->wait_reason));
+        }
+    }
+    argus_end_record(w);
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    enum { OPT_INDICATOR = 256, OPT_HANG, OPT_PROC, OPT_BEAM, OPT_MAX_STEPS,
+           OPT_NO_THREAD_ORDER, OPT_NO_WAIT_CHAIN };
+    static const struct option opts[] = {
+        {"indicator", required_argument, 0, OPT_INDICATOR},
+        {"hang", required_argument, 0, OPT_HANG},
+        {"proc", required_argument, 0, OPT_PROC},
+        {"beam", required_argument, 0, OPT_BEAM},
+        {"max-steps", required_argument, 0, OPT_MAX_STEPS},
+        {"no-thread-order", no_argument, 0, OPT_NO_THREAD_ORDER},
+        {"no-wait-chain", no_argument, 0, OPT_NO_WAIT_CHAIN},
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
+        {0, 0, 0, 0},
+    };
+    finder f = {0};
+    const char *symbols[64];
+    int nsymbols = 0;
+    for (size_t i = 0; i < sizeof default_symbols / sizeof *default_symbols; i++)
+        symbols[nsymbols++] = default_symbols[i];
+    symbols[nsymbols++] = spinning_flag;
+    uint64_t hang_ms = 0;
+    const char *proc = NULL;
+    argus_path_options popt = {5, 64, true};
+    bool wait_chain = true;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_INDICATOR:
+            if (nsymbols == 64)
+                argus_usage_error("too many --indicator symbols (at most 60)");
+            if (!*optarg)
+                argus_usage_error("--indicator needs a symbol");
+            symbols[nsymbols++] = optarg;
+            break;
+        case OPT_HANG:
+            hang_ms = argus_parse_uint_option("--hang", optarg);
+            if (!hang_ms)
+                argus_usage_error("--hang must be at least 1 ms");
+            break;
+        case OPT_PROC: proc = optarg; break;
+        case OPT_BEAM:
+            popt.beam = (int)argus_parse_uint_option("--beam", optarg);
+            if (popt.beam < 1 || popt.beam > 1000)
+                argus_usage_error("--beam must be 1..1000");
+            break;
+        case OPT_MAX_STEPS:
+            popt.max_depth = (int)argus_parse_uint_option("--max-steps", optarg);
+            if (popt.max_depth < 1 || popt.max_depth > 100000)
+                argus_usage_error("--max-steps must be 1..100000");
+            break;
+        case OPT_NO_THREAD_ORDER: popt.thread_order = false; break;
+        case OPT_NO_WAIT_CHAIN: wait_chain = false; break;
+        default: argus_common_option(c, usage, &common, argv);
+        }
+    }
+    f.symbols = symbols;
+    f.nsymbols = nsymbols;
+    const char *input = argus_input_arg(argc, argv);
+
+    argus_stage st;
+    argus_stage_open(&st, input, common.verbose);
+    argus_graph g;
+    argus_graph_options gopt = {.pass = st.out, .on_event = on_event, .ctx = &f};
+    argus_graph_load(&g, st.in, &gopt);
+
+    hangs found = {0};
+    argus_count("indicators", f.nfound);
+    for (uint32_t i = 0; i < f.nfound; i++) {
+        const indicator *in = &f.found[i];
+        uint32_t t = main_thread_of(&g, in->pid);
+        uint32_t s = t == ARGUS_NONE ? ARGUS_NONE : spinning_node(&g, t, in->ts);
+        if (s == ARGUS_NONE) {
+            argus_count("indicators with no main-thread segment", 1);
+            continue;
+        }
+        if (!proc_is(&g, t, proc))
+            continue;
+        if (!add_hang(&found, (hang){s, in->ts, in->id, in->what}))
+            argus_count("indicators on a hang already found", 1);
+    }
+    if (hang_ms) {
+        uint64_t limit = hang_ms * MS;
+        for (uint32_t i = 0; i < g.nsegs; i++) {
+            const argus_seg *s = &g.segs[i];
+            if (s->ctx || !g.threads[s->thread].main || !proc_is(&g, s->thread, proc))
+                continue;
+            uint64_t blocked = blocked_for(&g, s);
+            if (blocked >= limit)
+                add_hang(&found, (hang){i, s->end + limit, UINT64_MAX, "hang"});
+            else if (s->end - s->begin >= limit)
+                add_hang(&found, (hang){i, s->begin + limit, UINT64_MAX, "hang"});
+        }
+    }
+    argus_count("hang nodes", found.n);
+    for (uint32_t n = 0; n < found.n; n++) {
+        const hang *h = &found.v[n];
+        put_hang(st.out, &g, n, h);
+        argus_path *paths;
+        int np = argus_path_search(&g, h->seg, &popt, &paths);
+        for (int i = 0; i < np; i++)
+            put_path(st.out, &g, n, i + 1, &paths[i]);
+        if (np && !paths[0].complete)
+            argus_count("hang nodes with no path to a ui_event", 1);
+        argus_paths_free(paths, np);
+        if (wait_chain && g.segs[h->seg].wait_id != UINT64_MAX) {
+            argus_chain chain;
+            argus_wait_chain(&g, h->seg, h->at, ARGUS_CHAIN_MAX, &chain);
+            put_chain(st.out, &g, n, &chain);
+        }
+    }
+    free(found.v);
+    free(f.found);
+    argus_graph_free(&g);
+    argus_stage_close(&st);
+    return 0;
+}
