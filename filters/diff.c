@@ -1,0 +1,788 @@
+/* argus-diff: the assisted graph diff (seed 004 AssistedGraphDiff): for
+ * each hang node, walk its similar node's causal path in a baseline graph
+ * and name the threads that acted there but were blocked or busy here
+ * (docs/stages/diff.md). */
+#include "argus/causal.h"
+#include "argus/cli.h"
+#include "argus/graph.h"
+#include "argus/stage.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "Usage: argus-diff [--baseline FILE] [--depth N] [--choose LIST | --interactive]\n"
+    "                  [--max-branches N] [-v] [FILE|-]\n"
+    "Compare each hang node with its similar node in a baseline graph; pass the\n"
+    "stream through and append culprit (and branch) records.\n"
+    "\n"
+    "Rules (docs/stages/diff.md, spec graph-rules.md):\n"
+    "  DIFF-CULPRIT  take the baseline node's backward causal path (from the\n"
+    "                segment where it went on after its wait); every thread on\n"
+    "                it that, in this trace, was blocked or busy from about when\n"
+    "                it acted in the baseline (aligned to the similar node) up\n"
+    "                to the hang is a culprit, with the node where it blocked;\n"
+    "                recurse on each culprit's node up to --depth. The culprit\n"
+    "                farthest back on the path ranks first (root). A busy hang\n"
+    "                is its own culprit. Without --baseline, the culprits are\n"
+    "                the threads of the hang's wait chain, deepest first\n"
+    "  DIFF-ASK      where the baseline path has several incoming strong edges,\n"
+    "                or can go on only over weak ones, take the choice from\n"
+    "                --choose or ask (--interactive); else follow every branch\n"
+    "                and rank them\n"
+    "\n"
+    "      --baseline FILE     the baseline run's graph stream (argus graph)\n"
+    "      --depth N           recursion on culprits (default 2; 0: none)\n"
+    "      --choose LIST       comma-separated 1-based choices, one per branch\n"
+    "                          point in the order met (0: follow all)\n"
+    "      --interactive       ask at each branch point on /dev/tty\n"
+    "      --max-branches N    paths followed per node at most (default 8)\n"
+    "  -v, --verbose           print counts to stderr at the end\n"
+    "  -h, --help              show this help\n"
+    "      --version           show the version\n";
+
+#define MS 1000000ull
+#define LONG_RUN (1500 * MS)
+#define MAX_WALK 64
+#define MAX_CANDIDATES 16
+
+/* ---- choices (DIFF-ASK) --------------------------------------------------- */
+typedef struct chooser {
+    uint32_t *list;             /* --choose values */
+    uint32_t n, next;
+    FILE *tty;                  /* --interactive */
+} chooser;
+
+typedef struct ctx {
+    argus_graph *g, *base;
+    argus_sim_index *ix;
+    argus_writer *out;
+    chooser ch;
+    int depth, max_branches;
+    uint32_t hang_thread;       /* never its own culprit (but when busy) */
+    uint32_t asked[64];         /* branch points written for this hang */
+    uint32_t nasked;
+} ctx;
+
+/* ---- the baseline walk ------------------------------------------------------- */
+typedef struct walk_node {
+    uint32_t seg;               /* baseline segment */
+    uint32_t edge;              /* the edge from it toward the hang, or NONE */
+    uint32_t dist;              /* steps from the start */
+} walk_node;
+
+typedef struct walk {
+    walk_node nodes[MAX_WALK];
+    uint32_t n;
+} walk;
+
+typedef struct walks {
+    walk *v;
+    uint32_t n, cap;
+} walks;
+
+static void walks_add(walks *w, const walk *x)
+{
+    if (w->n == w->cap) {
+        w->cap = w->cap ? w->cap * 2 : 8;
+        w->v = realloc(w->v, w->cap * sizeof *w->v);
+        if (!w->v)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    w->v[w->n++] = *x;
+}
+
+static bool walk_has(const walk *w, uint32_t seg)
+{
+    for (uint32_t i = 0; i < w->n; i++)
+        if (w->nodes[i].seg == seg)
+            return true;
+    return false;
+}
+
+static void put_thread_label(FILE *f, const argus_graph *g, uint32_t t)
+{
+    const argus_gthread *th = &g->threads[t];
+    fprintf(f, "%s %s [%llu]", th->proc ? argus_graph_str(g, th->proc) : "?",
+            th->name ? argus_graph_str(g, th->name) : "", (unsigned long long)th->tid);
+}
+
+/* Asks which candidate to follow: returns 0 for all, else 1..n. */
+static uint32_t ask(ctx *c, uint32_t at, const uint32_t *cand, uint32_t n)
+{
+    const argus_graph *b = c->base;
+    FILE *t = c->ch.tty;
+    fprintf(t, "\nargus-diff: the baseline path branches at seg %llu (",
+            (unsigned long long)b->segs[at].seg);
+    put_thread_label(t, b, b->segs[at].thread);
+    fprintf(t, "). Which cause to follow?\n");
+    for (uint32_t i = 0; i < n; i++) {
+        const argus_gedge *e = &b->edges[cand[i]];
+        const argus_seg *s = &b->segs[e->from_seg];
+        fprintf(t, "  %u) seg %llu ", i + 1, (unsigned long long)s->seg);
+        put_thread_label(t, b, s->thread);
+        fprintf(t, " via %s%s\n", argus_graph_str(b, e->kind), e->weak ? " (weak)" : "");
+        for (uint32_t k = 0; k < s->key_len && k < 6; k++) {
+            const argus_key_event *ke = &b->keys[s->key_off + k];
+            fprintf(t, "       %s %s%s\n", argus_type_name(ke->type),
+                    argus_graph_str(b, ke->text), ke->extra > 1 ? " (repeated)" : "");
+        }
+    }
+    fprintf(t, "  0) all of them\n> ");
+    fflush(t);
+    char line[64];
+    while (fgets(line, sizeof line, t)) {
+        char *end;
+        unsigned long v = strtoul(line, &end, 10);
+        if (end != line && v <= n)
+            return (uint32_t)v;
+        fprintf(t, "a number from 0 to %u, please\n> ", n);
+        fflush(t);
+    }
+    return 0;
+}
+
+static uint32_t choose(ctx *c, uint32_t at, const uint32_t *cand, uint32_t n)
+{
+    if (c->ch.next < c->ch.n) {
+        uint32_t v = c->ch.list[c->ch.next++];
+        if (v > n)
+            argus_die(ARGUS_EX_USAGE, "--choose: choice %u at branch point %u "
+                      "(seg %llu) has only %u candidates", v, c->ch.next,
+                      (unsigned long long)c->base->segs[at].seg, n);
+        return v;
+    }
+    if (c->ch.tty)
+        return ask(c, at, cand, n);
+    return 0;
+}
+
+static void put_branch(ctx *c, uint32_t hang, uint32_t at, const uint32_t *cand,
+                       uint32_t n, uint32_t chosen)
+{
+    const argus_graph *b = c->base;
+    argus_writer *w = c->out;
+    for (uint32_t i = 0; i < c->nasked; i++)
+        if (c->asked[i] == at)
+            return;             /* met again on another branch */
+    if (c->nasked < 64)
+        c->asked[c->nasked++] = at;
+    argus_put_map(w, 4 + (chosen != 0));
+    argus_put_key(w, "type"); argus_put_cstr(w, "branch");
+    argus_put_key(w, "hang"); argus_put_uint(w, hang);
+    argus_put_key(w, "at"); argus_put_uint(w, b->segs[at].seg);
+    argus_put_key(w, "choices");
+    argus_put_array(w, n);
+    for (uint32_t i = 0; i < n; i++)
+        argus_put_uint(w, b->segs[b->edges[cand[i]].from_seg].seg);
+    if (chosen) {
+        argus_put_key(w, "chosen");
+        argus_put_uint(w, b->segs[b->edges[cand[chosen - 1]].from_seg].seg);
+    }
+    argus_end_record(w);
+    argus_count("branch points", 1);
+}
+
+/* Candidates: strong edges if any, else weak ones; the latest cause
+ * first (it acted closest to the node). */
+static const argus_graph *cand_graph;
+static int by_latest(const void *a, const void *b)
+{
+    const argus_gedge *x = &cand_graph->edges[*(const uint32_t *)a];
+    const argus_gedge *y = &cand_graph->edges[*(const uint32_t *)b];
+    return x->from < y->from ? 1 : x->from > y->from ? -1 : 0;
+}
+
+static void walk_from(ctx *c, uint32_t hang, walk *cur, walks *out)
+{
+    const argus_graph *b = c->base;
+    for (;;) {
+        walk_node *last = &cur->nodes[cur->n - 1];
+        const argus_seg *s = &b->segs[last->seg];
+        if ((s->ui_id != UINT64_MAX && cur->n > 1) || cur->n == MAX_WALK)
+            break;
+        uint32_t strong[MAX_CANDIDATES], weak[MAX_CANDIDATES], ns = 0, nw = 0;
+        for (uint32_t k = 0; k < s->in_len; k++) {
+            uint32_t ei = b->in_edges[s->in_off + k];
+            const argus_gedge *e = &b->edges[ei];
+            if (walk_has(cur, e->from_seg))
+                continue;
+            /* one candidate per cause segment (an ipc and its wakeup) */
+            bool seen = false;
+            for (uint32_t j = 0; j < ns && !seen; j++)
+                seen = b->edges[strong[j]].from_seg == e->from_seg;
+            for (uint32_t j = 0; j < nw && !seen; j++)
+                seen = b->edges[weak[j]].from_seg == e->from_seg;
+            if (seen)
+                continue;
+            if (!e->weak && ns < MAX_CANDIDATES)
+                strong[ns++] = ei;
+            else if (e->weak && nw < MAX_CANDIDATES)
+                weak[nw++] = ei;
+        }
+        uint32_t *cand = ns ? strong : weak, n = ns ? ns : nw;
+        if (n == 0)
+            break;
+        cand_graph = b;
+        qsort(cand, n, sizeof *cand, by_latest);
+        if (n == 1 && ns == 1) {
+            cur->nodes[cur->n++] = (walk_node){b->edges[cand[0]].from_seg, cand[0],
+                                               last->dist + 1};
+            continue;
+        }
+        /* DIFF-ASK: several strong causes, or only weak ones */
+        uint32_t chosen = choose(c, last->seg, cand, n);
+        put_branch(c, hang, last->seg, cand, n, chosen);
+        if (chosen) {
+            cur->nodes[cur->n++] = (walk_node){b->edges[cand[chosen - 1]].from_seg,
+                                               cand[chosen - 1], last->dist + 1};
+            continue;
+        }
+        for (uint32_t i = 0; i < n && out->n < (uint32_t)c->max_branches; i++) {
+            walk fork = *cur;
+            fork.nodes[fork.n++] = (walk_node){b->edges[cand[i]].from_seg, cand[i],
+                                               last->dist + 1};
+            walk_from(c, hang, &fork, out);
+        }
+        return;
+    }
+    if (out->n < (uint32_t)c->max_branches)
+        walks_add(out, cur);
+}
+
+/* ---- culprits ------------------------------------------------------------------ */
+typedef struct culprit {
+    uint32_t thread, seg;       /* in the buggy graph */
+    bool busy;
+    uint64_t since, until;
+    uint32_t depth, branch, order;
+    uint32_t base_seg;          /* baseline node, or NONE */
+    uint32_t base_edge;         /* baseline edge it acted over, or NONE */
+    uint32_t waits_on;          /* thread, or NONE */
+    char evidence[512];
+} culprit;
+
+typedef struct culprits {
+    culprit *v;
+    uint32_t n, cap;
+} culprits;
+
+static bool has_thread(const culprits *cs, uint32_t thread)
+{
+    for (uint32_t i = 0; i < cs->n; i++)
+        if (cs->v[i].thread == thread)
+            return true;
+    return false;
+}
+
+static culprit *culprit_add(culprits *cs)
+{
+    if (cs->n == cs->cap) {
+        cs->cap = cs->cap ? cs->cap * 2 : 8;
+        cs->v = realloc(cs->v, cs->cap * sizeof *cs->v);
+        if (!cs->v)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    culprit *c = &cs->v[cs->n++];
+    memset(c, 0, sizeof *c);
+    c->base_seg = c->base_edge = c->waits_on = ARGUS_NONE;
+    return c;
+}
+
+static double secs(const argus_graph *g, uint64_t ts)
+{
+    return (double)(ts - g->t_first) / 1e9;
+}
+
+/* Where thread T of the buggy graph was at time B: blocked since, or
+ * running since; false when it was doing neither for long. */
+static bool state_at(const argus_graph *g, uint32_t t, uint64_t at,
+                     uint32_t *seg, bool *busy, uint64_t *since, uint64_t *until)
+{
+    uint32_t s = argus_graph_seg_at(g, t, at);
+    if (s == ARGUS_NONE) {
+        /* nothing ongoing: the thread's latest segment before */
+        s = argus_graph_seg_before(g, t, at);
+        if (s == ARGUS_NONE)
+            return false;
+    }
+    const argus_seg *x = &g->segs[s];
+    *seg = s;
+    if (argus_seg_blocked_at(g, x, at)) {
+        *busy = false;
+        *since = x->end;
+        *until = argus_seg_until(g, x);
+        return true;
+    }
+    if (x->begin <= at && at <= x->end) {
+        *busy = true;
+        *since = x->begin;
+        *until = x->end;
+        return true;
+    }
+    return false;
+}
+
+/* What baseline event ID of segment S was, as "TYPE TEXT" (from the key
+ * events kept for it); false when it was not kept. */
+static bool describe_event(const argus_graph *g, const argus_seg *s,
+                           uint64_t id, char *buf, size_t len)
+{
+    for (uint32_t k = 0; k < s->key_len; k++) {
+        const argus_key_event *ke = &g->keys[s->key_off + k];
+        if (ke->id != id)
+            continue;
+        const char *text = argus_graph_str(g, ke->text);
+        uint32_t t = ke->type == ARGUS_T_WAKEUP ? argus_graph_thread(g, ke->aux)
+                                                : ARGUS_NONE;
+        if (t != ARGUS_NONE)
+            snprintf(buf, len, "wakeup of %s %s [%llu]",
+                     argus_graph_str(g, g->threads[t].proc),
+                     argus_graph_str(g, g->threads[t].name),
+                     (unsigned long long)ke->aux);
+        else if (ke->type == ARGUS_T_WAKEUP)
+            snprintf(buf, len, "wakeup of tid %llu", (unsigned long long)ke->aux);
+        else
+            snprintf(buf, len, "%s%s%s", argus_type_name(ke->type),
+                     *text ? " " : "", text);
+        return true;
+    }
+    return false;
+}
+
+static void describe_state(char *buf, size_t len, const argus_graph *g,
+                           const culprit *c)
+{
+    const argus_seg *s = &g->segs[c->seg];
+    if (c->busy)
+        snprintf(buf, len, "was running %.3f s without blocking from %.3f s",
+                 (double)(c->until - c->since) / 1e9, secs(g, c->since));
+    else
+        snprintf(buf, len, "was blocked %.3f s in %s from %.3f s",
+                 (double)(c->until - c->since) / 1e9,
+                 s->wait_reason ? argus_graph_str(g, s->wait_reason) : "a wait",
+                 secs(g, c->since));
+}
+
+static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
+                      uint32_t base_node, uint32_t depth, culprits *cs,
+                      uint32_t first_branch);
+
+/* DIFF-CULPRIT for one baseline walk. */
+static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
+                       uint32_t base_node, const walk *w, uint32_t branch,
+                       uint32_t depth, culprits *cs)
+{
+    const argus_graph *g = c->g, *b = c->base;
+    const argus_seg *hs = &g->segs[h], *n0 = &b->segs[base_node];
+    uint32_t start = cs->n;
+    for (uint32_t i = 0; i < w->n; i++) {
+        const walk_node *wn = &w->nodes[i];
+        const argus_seg *p = &b->segs[wn->seg];
+        if (p->thread == n0->thread || p->ctx)
+            continue;
+        /* when it acted in the baseline (the event of its edge toward the
+         * hang), aligned to the similar node */
+        uint64_t acted = p->begin;
+        if (wn->edge != ARGUS_NONE)
+            for (uint32_t k = 0; k < p->key_len; k++)
+                if (b->keys[p->key_off + k].id == b->edges[wn->edge].from)
+                    acted = b->keys[p->key_off + k].ts;
+        int64_t offset = (int64_t)acted - (int64_t)n0->begin;
+        uint64_t a = offset < 0 && (uint64_t)-offset > hs->begin - g->t_first
+                         ? g->t_first
+                         : (uint64_t)((int64_t)hs->begin + offset);
+        if (a > at)
+            a = at;
+        uint32_t peers[MAX_CANDIDATES];
+        int np = argus_graph_role_peers(g, b, p->thread, peers, MAX_CANDIDATES);
+        if (np == 0)
+            argus_count("baseline threads with no counterpart", 1);
+        for (int k = 0; k < np; k++) {
+            uint32_t t = peers[k];
+            if (t == c->hang_thread || has_thread(cs, t))
+                continue;
+            uint32_t seg;
+            bool busy;
+            uint64_t since, until;
+            if (!state_at(g, t, at, &seg, &busy, &since, &until))
+                continue;
+            /* blocked or busy for at least the later half of [a, at] */
+            if (since > a + (at - a) / 2)
+                continue;
+            if (busy && until - since < LONG_RUN && since > a)
+                continue;
+            culprit *x = culprit_add(cs);
+            x->thread = t;
+            x->seg = seg;
+            x->busy = busy;
+            x->since = since;
+            x->until = until;
+            x->depth = depth;
+            x->branch = branch;
+            x->order = wn->dist;
+            x->base_seg = wn->seg;
+            x->base_edge = wn->edge;
+            char state[160];
+            describe_state(state, sizeof state, g, x);
+            const char *kind = wn->edge != ARGUS_NONE
+                                   ? argus_graph_str(b, b->edges[wn->edge].kind) : "";
+            char what[160];
+            if (wn->edge != ARGUS_NONE &&
+                describe_event(b, p, b->edges[wn->edge].from, what, sizeof what))
+                snprintf(x->evidence, sizeof x->evidence,
+                         "in the baseline it acted at %+.3f s (%s, %s edge, "
+                         "baseline seg %llu); here it %s, up to the hang at %.3f s",
+                         (double)offset / 1e9, what, kind,
+                         (unsigned long long)p->seg, state, secs(g, at));
+            else
+                snprintf(x->evidence, sizeof x->evidence,
+                         "in the baseline it acted at %+.3f s (%s edge, baseline "
+                         "seg %llu); here it %s, up to the hang at %.3f s",
+                         (double)offset / 1e9, *kind ? kind : "no", 
+                         (unsigned long long)p->seg, state, secs(g, at));
+            break;
+        }
+    }
+    /* recurse on each culprit's own blocking node */
+    uint32_t end = cs->n;
+    for (uint32_t i = start; i < end && depth < (uint32_t)c->depth; i++) {
+        if (cs->v[i].busy)
+            continue;
+        argus_match m;
+        if (argus_sim_find(c->ix, g, cs->v[i].seg, &m, 1) == 1)
+            diff_node(c, hang, cs->v[i].seg, at, m.seg, depth + 1, cs, branch);
+    }
+}
+
+static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
+                      uint32_t base_node, uint32_t depth, culprits *cs,
+                      uint32_t first_branch)
+{
+    const argus_graph *b = c->base;
+    /* the path that ended the baseline node's wait starts where its
+     * thread went on */
+    uint32_t start = base_node;
+    const argus_seg *n0 = &b->segs[base_node];
+    if (n0->wait_id != UINT64_MAX) {
+        uint32_t nx = n0->next;
+        while (nx != ARGUS_NONE && b->segs[nx].ctx)
+            nx = b->segs[nx].next;
+        if (nx != ARGUS_NONE)
+            start = nx;
+    }
+    walks ws = {0};
+    walk first = {.n = 1};
+    first.nodes[0] = (walk_node){start, ARGUS_NONE, 0};
+    walk_from(c, hang, &first, &ws);
+    for (uint32_t i = 0; i < ws.n; i++)
+        check_walk(c, hang, h, at, base_node, &ws.v[i],
+                   depth ? first_branch : i + 1, depth, cs);
+    free(ws.v);
+}
+
+/* Without a baseline: the threads of the wait chain, deepest first. */
+static void chain_culprits(const argus_graph *g, uint32_t h, uint64_t at,
+                           culprits *cs)
+{
+    argus_chain chain;
+    argus_wait_chain(g, h, at, ARGUS_CHAIN_MAX, &chain);
+    for (uint32_t i = 1; i < chain.len; i++) {
+        const argus_seg *s = &g->segs[chain.segs[i]];
+        culprit *x = culprit_add(cs);
+        x->thread = s->thread;
+        x->seg = chain.segs[i];
+        x->busy = s->wait_id == UINT64_MAX;
+        x->since = x->busy ? s->begin : s->end;
+        x->until = argus_seg_until(g, s);
+        x->depth = i - 1;
+        x->branch = 1;
+        x->order = i;
+        char state[160];
+        describe_state(state, sizeof state, g, x);
+        snprintf(x->evidence, sizeof x->evidence,
+                 "link %u of the wait chain (via %s; the chain ends: %s); it %s",
+                 i, chain.via[i - 1], chain.end, state);
+    }
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const culprit *x = a, *y = b;
+    if (x->branch != y->branch)
+        return x->branch < y->branch ? -1 : 1;
+    uint32_t kx = x->depth * 1000 + x->order, ky = y->depth * 1000 + y->order;
+    return kx > ky ? -1 : kx < ky ? 1 : 0;
+}
+
+static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
+                        const culprit *x)
+{
+    const argus_graph *g = c->g;
+    const argus_seg *s = &g->segs[x->seg];
+    bool blocked = !x->busy && s->wait_id != UINT64_MAX;
+    argus_chain chain;
+    uint32_t waits_on = ARGUS_NONE;
+    if (blocked) {
+        argus_wait_chain(g, x->seg, x->since, 2, &chain);
+        if (chain.len > 1)
+            waits_on = g->segs[chain.segs[1]].thread;
+    }
+    const char *missing = x->base_edge != ARGUS_NONE
+                              ? argus_graph_str(c->base, c->base->edges[x->base_edge].kind)
+                              : NULL;
+    int pairs = 12 + argus_thread_field_count(g, x->thread) +
+                (blocked ? 2 + (s->wait_reason != 0) : 0) +
+                (waits_on != ARGUS_NONE) + (x->base_seg != ARGUS_NONE) +
+                (missing != NULL);
+    argus_writer *w = c->out;
+    argus_put_map(w, (uint64_t)pairs);
+    argus_put_key(w, "type"); argus_put_cstr(w, "culprit");
+    argus_put_key(w, "hang"); argus_put_uint(w, hang);
+    argus_put_key(w, "rank"); argus_put_uint(w, rank);
+    argus_put_key(w, "root"); argus_put_bool(w, root);
+    argus_put_key(w, "depth"); argus_put_uint(w, x->depth);
+    argus_put_key(w, "branch"); argus_put_uint(w, x->branch);
+    argus_put_thread_fields(w, g, x->thread);
+    argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
+    argus_put_key(w, "state"); argus_put_cstr(w, x->busy ? "busy" : "blocked");
+    argus_put_key(w, "since"); argus_put_uint(w, x->since);
+    argus_put_key(w, "until"); argus_put_uint(w, x->until);
+    argus_put_key(w, "duration"); argus_put_uint(w, x->until - x->since);
+    if (blocked) {
+        argus_put_key(w, "wait"); argus_put_uint(w, s->wait_id);
+        argus_put_key(w, "resource"); argus_put_uint(w, s->wait_resource);
+        if (s->wait_reason) {
+            argus_put_key(w, "reason");
+            argus_put_cstr(w, argus_graph_str(g, s->wait_reason));
+        }
+    }
+    if (waits_on != ARGUS_NONE) {
+        argus_put_key(w, "waits_on"); argus_put_uint(w, g->threads[waits_on].tid);
+    }
+    if (x->base_seg != ARGUS_NONE) {
+        argus_put_key(w, "baseline_seg");
+        argus_put_uint(w, c->base->segs[x->base_seg].seg);
+    }
+    if (missing) {
+        argus_put_key(w, "missing"); argus_put_cstr(w, missing);
+    }
+    argus_put_key(w, "evidence"); argus_put_cstr(w, x->evidence);
+    argus_end_record(w);
+}
+
+static uint64_t field_uint(const argus_record *r, const char *key)
+{
+    size_t len = strlen(key);
+    for (unsigned k = 0; k < r->nfields; k++) {
+        const argus_field *f = &r->fields[k];
+        if (f->key_len == len && !memcmp(f->key, key, len) && f->kind == ARGUS_V_UINT)
+            return f->u;
+    }
+    return UINT64_MAX;
+}
+
+/* The baseline node matched to hang N by argus-similar, if it ran. */
+static uint32_t matched_node(ctx *c, uint32_t n)
+{
+    for (uint32_t i = 0; i < c->g->nextras; i++) {
+        if (!argus_extra_is(&c->g->extras[i], "match"))
+            continue;
+        const argus_record *r = argus_graph_parse_extra(c->g, i);
+        if (r && field_uint(r, "hang") == n && field_uint(r, "rank") == 1) {
+            uint64_t seg = field_uint(r, "baseline_seg");
+            if (seg != UINT64_MAX)
+                return argus_graph_find_seg(c->base, seg);
+        }
+    }
+    return ARGUS_NONE;
+}
+
+typedef struct hang_rec {
+    uint32_t n, seg;
+    uint64_t at;
+    bool busy, yield;
+} hang_rec;
+
+static const char *field_text(const argus_record *r, const char *key)
+{
+    static char buf[64];
+    size_t len = strlen(key);
+    for (unsigned k = 0; k < r->nfields; k++) {
+        const argus_field *f = &r->fields[k];
+        if (f->key_len == len && !memcmp(f->key, key, len) && f->kind == ARGUS_V_TEXT) {
+            snprintf(buf, sizeof buf, "%.*s", (int)f->slen, f->s);
+            return buf;
+        }
+    }
+    return "";
+}
+
+static void diff_hang(ctx *c, const hang_rec *hr)
+{
+    argus_graph *g = c->g;
+    culprits cs = {0};
+    const argus_seg *hs = &g->segs[hr->seg];
+    uint32_t n0 = ARGUS_NONE;
+    c->hang_thread = hs->thread;
+    c->nasked = 0;
+    if (c->base) {
+        n0 = matched_node(c, hr->n);
+        if (n0 == ARGUS_NONE) {
+            argus_match m;
+            if (argus_sim_find(c->ix, g, hr->seg, &m, 1) == 1)
+                n0 = m.seg;
+        }
+        if (n0 == ARGUS_NONE)
+            argus_count("hang nodes with no similar baseline node", 1);
+    }
+    if (hr->busy) {
+        culprit *x = culprit_add(&cs);
+        x->thread = hs->thread;
+        x->seg = hr->seg;
+        x->busy = true;
+        x->since = hs->begin;
+        x->until = hs->end;
+        x->branch = 1;
+        x->base_seg = n0;
+        char state[160];
+        describe_state(state, sizeof state, g, x);
+        if (n0 != ARGUS_NONE)
+            snprintf(x->evidence, sizeof x->evidence,
+                     "the hang's own thread %s; its baseline node (seg %llu) ran "
+                     "%.3f s", state, (unsigned long long)c->base->segs[n0].seg,
+                     (double)(c->base->segs[n0].end - c->base->segs[n0].begin) / 1e9);
+        else
+            snprintf(x->evidence, sizeof x->evidence, "the hang's own thread %s", state);
+    } else if (n0 != ARGUS_NONE) {
+        diff_node(c, hr->n, hr->seg, hr->at, n0, 0, &cs, 1);
+    } else {
+        chain_culprits(g, hr->seg, hr->at, &cs);
+    }
+    qsort(cs.v, cs.n, sizeof *cs.v, by_rank);
+    uint32_t last_branch = 0;
+    for (uint32_t i = 0; i < cs.n; i++) {
+        bool root = cs.v[i].branch != last_branch;
+        last_branch = cs.v[i].branch;
+        put_culprit(c, hr->n, i + 1, root, &cs.v[i]);
+    }
+    if (cs.n == 0)
+        argus_count("hang nodes with no culprit", 1);
+    argus_count("culprits", cs.n);
+    free(cs.v);
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    enum { OPT_BASELINE = 256, OPT_DEPTH, OPT_CHOOSE, OPT_INTERACTIVE,
+           OPT_MAX_BRANCHES };
+    static const struct option opts[] = {
+        {"baseline", required_argument, 0, OPT_BASELINE},
+        {"depth", required_argument, 0, OPT_DEPTH},
+        {"choose", required_argument, 0, OPT_CHOOSE},
+        {"interactive", no_argument, 0, OPT_INTERACTIVE},
+        {"max-branches", required_argument, 0, OPT_MAX_BRANCHES},
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
+        {0, 0, 0, 0},
+    };
+    ctx c = {.depth = 2, .max_branches = 8};
+    const char *baseline = NULL;
+    bool interactive = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
+    int o;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (o) {
+        case OPT_BASELINE: baseline = optarg; break;
+        case OPT_DEPTH:
+            c.depth = (int)argus_parse_uint_option("--depth", optarg);
+            if (c.depth > 32)
+                argus_usage_error("--depth must be 0..32");
+            break;
+        case OPT_CHOOSE: {
+            char *s = optarg;
+            for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+                c.ch.list = realloc(c.ch.list, (c.ch.n + 1) * sizeof *c.ch.list);
+                if (!c.ch.list)
+                    argus_die(ARGUS_EX_IOERR, "out of memory");
+                c.ch.list[c.ch.n++] = (uint32_t)argus_parse_uint_option("--choose", tok);
+            }
+            break;
+        }
+        case OPT_INTERACTIVE: interactive = true; break;
+        case OPT_MAX_BRANCHES:
+            c.max_branches = (int)argus_parse_uint_option("--max-branches", optarg);
+            if (c.max_branches < 1 || c.max_branches > 1000)
+                argus_usage_error("--max-branches must be 1..1000");
+            break;
+        default: argus_common_option(o, usage, &common, argv);
+        }
+    }
+    if (interactive && c.ch.n)
+        argus_usage_error("--choose and --interactive exclude each other");
+    if (interactive) {
+        c.ch.tty = fopen("/dev/tty", "r+");
+        if (!c.ch.tty)
+            argus_usage_error("--interactive needs a terminal (/dev/tty)");
+    }
+    const char *input = argus_input_arg(argc, argv);
+
+    argus_graph base;
+    pthread_t base_loader;
+    if (baseline) {
+        FILE *probe = fopen(baseline, "rb");   /* 66 before any output */
+        if (!probe)
+            argus_die(ARGUS_EX_NOINPUT, "%s: cannot read it", baseline);
+        fclose(probe);
+        argus_graph_load_file_async(&base, baseline, true, &base_loader);
+    }
+    argus_stage st;
+    argus_stage_open(&st, input, common.verbose);
+    argus_graph g;
+    argus_graph_options gopt = {.pass = st.out};
+    argus_graph_load(&g, st.in, &gopt);
+    c.g = &g;
+    if (baseline) {
+        pthread_join(base_loader, NULL);
+        c.base = &base;
+        c.ix = argus_sim_index_new(&base);
+    }
+    c.out = st.out;
+
+    for (uint32_t i = 0; i < g.nextras; i++) {
+        if (!argus_extra_is(&g.extras[i], "hang"))
+            continue;
+        const argus_record *r = argus_graph_parse_extra(&g, i);
+        if (!r)
+            continue;
+        hang_rec hr;
+        uint64_t n = field_uint(r, "hang"), seg = field_uint(r, "seg"),
+                 at = field_uint(r, "at");
+        hr.seg = seg == UINT64_MAX ? ARGUS_NONE : argus_graph_find_seg(&g, seg);
+        if (n == UINT64_MAX || hr.seg == ARGUS_NONE) {
+            argus_count("hang records naming no segment", 1);
+            continue;
+        }
+        hr.n = (uint32_t)n;
+        hr.at = at == UINT64_MAX ? g.segs[hr.seg].begin : at;
+        const char *cls = field_text(r, "class");
+        hr.busy = strcmp(cls, "busy") == 0;
+        hr.yield = strcmp(cls, "yield") == 0;
+        diff_hang(&c, &hr);
+    }
+    if (c.ch.tty)
+        fclose(c.ch.tty);
+    free(c.ch.list);
+    argus_graph_free(&g);
+    if (c.base) {
+        argus_sim_index_free(c.ix);
+        argus_graph_free(&base);
+    }
+    argus_stage_close(&st);
+    return 0;
+}
