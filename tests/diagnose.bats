@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# argus diagnose: the whole analysis on the scenarios of the published
+# evaluation (fixtures/diagnose/README.md), each a baseline and a buggy
+# run. Each test asserts the hang found (node, thread, class), the UI event
+# its path leads back to, and the culprit (thread and node) ranked first.
+
+load test_helper
+
+# diagnose NAME [ARGS...]: argus diagnose on NAME's two runs, keeping the
+# findings stream as $BATS_TEST_TMPDIR/findings.
+diagnose() {
+    local name=$1
+    shift
+    run argus diagnose --baseline "fixtures/diagnose/$name.base.jsonl" \
+        --keep "$BATS_TEST_TMPDIR/findings" "$@" "fixtures/diagnose/$name.bug.jsonl"
+}
+
+# The records of TYPE in the findings, reduced to the keys named.
+found() {
+    argus-to-json "$BATS_TEST_TMPDIR/findings" | jq -c "select(.type == \"$1\") | $2"
+}
+
+assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
+    assert_success
+    run found hang '{seg, tid, class}'
+    assert_output "$1"
+    run found path 'select(.rank == 1) | {complete, ui, ui_kind}'
+    assert_output "$2"
+    run found culprit 'select(.rank == 1) | {root, tid, proc, thread, seg, state}'
+    assert_output "$3"
+}
+
+@test "Sequel Pro: main thread waits on a kernel thread waiting on ssh's network thread; the network thread is the culprit (SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT)" {
+    diagnose sequel-pro
+    assert_diagnosis '{"seg":1,"tid":93311,"class":"wait"}' \
+        '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
+        '{"root":true,"tid":95104,"proc":"ssh","thread":"network","seg":5,"state":"blocked"}'
+    run found wait_chain '{segs, tids, via, "end": .end}'
+    assert_output '{"segs":[1,4,5],"tids":[93311,317,95104],"via":["wakeup","wakeup"],"end":"io"}'
+    run found culprit 'select(.rank == 2) | {tid, thread, seg, waits_on}'
+    assert_output '{"tid":317,"thread":"ssh tunnel io","seg":4,"waits_on":95104}'
+}
+
+@test "Installer: main thread waits on authd, which waits for SecurityAgent's notification that never comes; SecurityAgent is the culprit (DIFF-CULPRIT)" {
+    diagnose installer
+    assert_diagnosis '{"seg":1,"tid":65501,"class":"wait"}' \
+        '{"complete":true,"ui":1,"ui_kind":"mouseDown"}' \
+        '{"root":true,"tid":70401,"proc":"SecurityAgent","thread":"main","seg":2,"state":"blocked"}'
+    # the buggy trace alone only reaches authd: the baseline names SecurityAgent
+    run found wait_chain '{tids, via, "end": .end}'
+    assert_output '{"tids":[65501,15101],"via":["ipc"],"end":"no_reply"}'
+    run found culprit 'select(.rank == 2) | {tid, proc, seg}'
+    assert_output '{"tid":15101,"proc":"authd","seg":4}'
+}
+
+@test "System Preferences: a main-thread yield loop polls a flag the blocked worker never sets; the missing flag_write is the evidence (SPIN-CLASS yield, DIFF-CULPRIT)" {
+    diagnose sysprefs
+    assert_diagnosis '{"seg":1,"tid":58803,"class":"yield"}' \
+        '{"complete":true,"ui":1,"ui_kind":"mouseDown"}' \
+        '{"root":true,"tid":58817,"proc":"System Preferences","thread":"com.apple.root.user-initiated-qos","seg":2,"state":"blocked"}'
+    run found culprit '{missing, reason, baseline_seg, evidence}'
+    assert_output '{"missing":"flag","reason":"psynch_mutexwait","baseline_seg":2,"evidence":"in the baseline it acted at +0.023 s (flag_write gPaneLoaded = 1, flag edge, baseline seg 2); here it was blocked 2.402 s in psynch_mutexwait from 0.002 s, up to the hang at 2.000 s"}'
+}
+
+@test "TextEdit: a timer and an I/O completion through a kernel thread; the kernel flush thread blocked on the disk is the culprit (DIFF-CULPRIT)" {
+    diagnose textedit
+    assert_diagnosis '{"seg":1,"tid":47702,"class":"wait"}' \
+        '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
+        '{"root":true,"tid":231,"proc":"kernel_task","thread":"apfs flush","seg":4,"state":"blocked"}'
+    run found culprit '{reason, duration}'
+    assert_output '{"reason":"biowait","duration":3000100000}'
+}
+
+@test "Chromium IME: browser and renderer wait on each other, a 1.5 s timeout turns it into a livelock; the renderer's IME thread is the culprit (SPIN-CLASS repeated timeouts, DIFF-CULPRIT)" {
+    diagnose chromium-ime
+    assert_diagnosis '{"seg":6,"tid":71601,"class":"wait"}' \
+        '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
+        '{"root":true,"tid":75805,"proc":"Chromium Helper","thread":"Chrome_IMEThread","seg":4,"state":"blocked"}'
+    run found hang '{result, timeouts}'
+    assert_output '{"result":"timed_out","timeouts":2}'
+    # the path back to the keyDown goes over the main thread's own timed-out waits
+    run found path 'select(.rank == 1) | {segs, edge_kinds}'
+    assert_output '{"segs":[1,6],"edge_kinds":["resume"]}'
+    # the culprit waits on the hanging browser thread itself: the cycle
+    run found culprit 'select(.rank == 1) | .waits_on'
+    assert_output '71601'
+}
+
+@test "Copy and paste: a busy main thread's path leads back to the paste keyDown over the dispatch edge; the main thread is its own culprit (SPIN-CLASS busy, SPIN-PATH)" {
+    diagnose copy-paste
+    assert_diagnosis '{"seg":2,"tid":38901,"class":"busy"}' \
+        '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
+        '{"root":true,"tid":38901,"proc":"Finder","thread":"main","seg":2,"state":"busy"}'
+    run found path 'select(.rank == 1) | {segs, edge_from, edge_to, edge_kinds}'
+    assert_output '{"segs":[1,2],"edge_from":[5],"edge_to":[6],"edge_kinds":["dispatch"]}'
+    run found match '{seg, rank, baseline_seg, distance}'
+    assert_output '{"seg":2,"rank":1,"baseline_seg":2,"distance":0}'
+}
+
+@test "argus diagnose finds no hang in a normal run: exit 1 and the report says so" {
+    run argus diagnose fixtures/diagnose/sequel-pro.base.jsonl
+    assert_failure 1
+    assert_output --partial 'no hang found'
+}
+
+@test "argus diagnose without a baseline names the threads of the wait chain, deepest first (DIFF-CULPRIT without baseline)" {
+    run argus diagnose --keep "$BATS_TEST_TMPDIR/findings" fixtures/demo/hang.jsonl
+    assert_success
+    run found culprit '{rank, root, tid, seg, reason}'
+    assert_output - <<'EOF'
+{"rank":1,"root":true,"tid":2002,"seg":3,"reason":"soreceive"}
+{"rank":2,"root":false,"tid":2001,"seg":2,"reason":"psynch_cvwait"}
+EOF
+}
+
+@test "argus diagnose prints the report: the hang, the UI event, the path and the culprit" {
+    run argus diagnose --baseline fixtures/diagnose/sequel-pro.base.jsonl fixtures/diagnose/sequel-pro.bug.jsonl
+    assert_success
+    assert_output --partial 'Sequel Pro'
+    assert_output --partial 'keyDown'
+    assert_output --partial 'network'
+    run argus diagnose --format markdown --baseline fixtures/diagnose/sequel-pro.base.jsonl fixtures/diagnose/sequel-pro.bug.jsonl
+    assert_success
+    assert_line --regexp '^#'
+}
+
+@test "argus diagnose gives --hang to find-spinning for traces without a spinning cursor (SPIN-HANG)" {
+    # the demo trace without its cursor backtrace
+    grep -v CGSConnectionSetSpinning fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/quiet.jsonl"
+    run argus diagnose "$BATS_TEST_TMPDIR/quiet.jsonl"
+    assert_failure 1
+    run argus diagnose --hang 2000 --proc App --keep "$BATS_TEST_TMPDIR/findings" "$BATS_TEST_TMPDIR/quiet.jsonl"
+    assert_success
+    run found hang '{seg, tid, class, indicator, at}'
+    assert_output '{"seg":1,"tid":1001,"class":"wait","indicator":"hang","at":2001210000}'
+}
+
+@test "argus diagnose: bad input exits 65, a missing trace 66, a bad option 64" {
+    printf '{"type":"wait","ts":5,"tid":1}\n{"type":"wait","ts":1,"tid":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
+    run argus diagnose "$BATS_TEST_TMPDIR/bad.jsonl"
+    assert_failure 65
+    run argus diagnose --baseline "$BATS_TEST_TMPDIR/bad.jsonl" fixtures/demo/hang.jsonl
+    assert_failure 65
+    run argus diagnose fixtures/nonexistent.jsonl
+    assert_failure 66
+    assert_output 'argus diagnose: fixtures/nonexistent.jsonl: cannot read it'
+    run argus diagnose --bogus fixtures/demo/hang.jsonl
+    assert_failure 64
+    run argus diagnose
+    assert_failure 64
+}
