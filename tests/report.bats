@@ -1,0 +1,240 @@
+#!/usr/bin/env bats
+# argus-report: renders the hang, path, wait_chain, match, culprit and branch
+# records of a graph stream as text (SPIN-CLASS, SPIN-INDICATOR, SPIN-HANG,
+# SPIN-PATH, SIM-MATCH, DIFF-CULPRIT, DIFF-ASK). The inputs are rendered
+# streams kept as fixtures (fixtures/report/NAME-findings.jsonl: a graph with
+# the analysis records appended), the expected reports beside them. See
+# docs/stages/report.md.
+
+load test_helper
+
+# findings NAME: fixtures/report/NAME-findings.jsonl back to CBOR
+# (argus-decode --format jsonl takes a rendered stream as it is).
+findings() {
+    findings_of "fixtures/report/$1-findings.jsonl"
+}
+findings_of() {
+    argus-decode --format jsonl < "$1"
+}
+# report NAME [FLAGS...]
+report() {
+    local n=$1
+    shift
+    findings "$n" | argus-report "$@"
+}
+# report_of FILE [FLAGS...]: the same for any rendered stream.
+report_of() {
+    local f=$1
+    shift
+    findings_of "$f" | argus-report "$@"
+}
+# edited NAME SED-SCRIPT: the fixture with its JSON lines edited, in $T.
+T="$BATS_TEST_TMPDIR/edited.jsonl"
+edited() {
+    sed "$2" "fixtures/report/$1-findings.jsonl" > "$T"
+}
+
+@test "SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT: the demo's wait hang, its chain to the network thread and the culprits, as fixtures/report/demo-findings.expected.txt" {
+    run report demo
+    assert_success
+    assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
+}
+
+@test "SPIN-CLASS: a wait hang says how long it was blocked, in what wait on which resource, and how the wait ended" {
+    run report demo
+    assert_success
+    assert_line "  When:      0.001 s to 3.200 s (3.199 s)"
+    assert_line "  Class:     wait - blocked 3.199 s in mach_msg receive on 0x5207, then woken"
+}
+
+@test "SPIN-INDICATOR: the spinning cursor is named with its time, event and thread" {
+    run report demo
+    assert_success
+    assert_line "  Found by:  spinning cursor, CGSConnectionSetSpinning at 2.001 s (event 12 on"
+    assert_line "             App/NSEventThread [1002])"
+}
+
+@test "SPIN-PATH: the wait chain names each link, the thread that woke the one before, and how it ends" {
+    run report demo
+    assert_success
+    assert_line "    1. App/main [1001], seg 1: blocked 3.199 s in mach_msg receive on 0x5207"
+    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    assert_line "    3. syncd/net [2002], seg 3, which woke 2: blocked 3.199 s in soreceive on 0x9c00"
+    assert_line "    Ends: io, an interrupt (I/O) ended the last wait, not another thread."
+}
+
+@test "SPIN-PATH: a path segment shows its key events: backtrace frames, the IPC peer by process name, the wait" {
+    run report demo
+    assert_success
+    assert_line "    seg 1  App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
+    assert_line "        -[SyncClient fetch] < mach_msg; send msg_id 4242 -> syncd(200); wait mach_msg receive on"
+}
+
+@test "DIFF-CULPRIT: culprits in rank order, the root marked, with what they waited on, baseline seg, missing edge and evidence" {
+    run report demo
+    assert_success
+    assert_line "    1. root: syncd/net [2002], seg 3: blocked 3.199 s in soreceive on 0x9c00 (0.002 s to 3.200 s)"
+    assert_line "       baseline seg 5, missing edge: wakeup, depth 0, branch 1"
+    assert_line "    2. syncd/main [2001], seg 2: blocked 3.199 s in psynch_cvwait on 0x6a10 (0.001 s to 3.200 s),"
+    assert_line "       waiting on syncd/net [2002]"
+    assert_line --partial "       evidence: in the baseline it acted at +0.002 s"
+}
+
+@test "SIM-MATCH, DIFF-ASK: the baseline's similar node and the branch points are shown" {
+    run report demo
+    assert_success
+    assert_line "    Seg 1 of demo-base.cbor (rank 1 of 1): 0 edits between signatures of 3 and 3 elements (0%)."
+    assert_line "    at baseline seg 6, the path goes on from seg 5 or seg 2; every branch reported"
+}
+
+@test "--format markdown: the same findings with headings, a table for the path and code spans, as demo-findings.expected.md" {
+    run report demo --format markdown
+    assert_success
+    assert_output "$(cat fixtures/report/demo-findings.expected.md)"
+}
+
+@test "--format text is the default" {
+    run report demo --format text
+    assert_success
+    assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
+}
+
+@test "SPIN-CLASS, SPIN-PATH: a busy hang ran 2.4 s without blocking; rank 1 in full from the paste keyDown through pboard, the other ranks one line each, as busy-findings.expected.txt" {
+    run report busy
+    assert_success
+    assert_output "$(cat fixtures/report/busy-findings.expected.txt)"
+    assert_line "  Class:     busy - ran 2.400 s without blocking (45 events)"
+    assert_line "      -> ipc, event 3 -> 5"
+    assert_line "      rank 2, score -2, complete (keyDown): seg 1 -ipc-> seg 2 -ipc-> seg 3"
+}
+
+@test "SPIN-PATH: repeated syscalls read as one with their count" {
+    run report busy
+    assert_success
+    assert_line "        -[NSApplication sendEvent:]; pread ×10; pwrite ×10; wait mach_msg receive on 0x1503 (not"
+}
+
+@test "SPIN-PATH: a busy hang's report leaves out the wait chain of its last wait, which did not hold it up" {
+    run grep -c '"type":"wait_chain"' fixtures/report/busy-findings.jsonl
+    assert_output 1
+    run report busy
+    assert_success
+    refute_output --partial "What it waits on"
+}
+
+@test "--format markdown: one table row per path segment with its next edge, as busy-findings.expected.md" {
+    run report busy --format markdown
+    assert_success
+    assert_output "$(cat fixtures/report/busy-findings.expected.md)"
+    assert_line '| seg | thread | time | key events | next edge |'
+    assert_line --partial '| 2 | pboard/main [4001] | 0.500..0.501 s | recv msg_id 9001 <- TextEdit(300); `read`;'
+}
+
+@test "SPIN-CLASS, SPIN-INDICATOR: a yield hang counts its yields; the spinning-cursor flag is named, as yield-findings.expected.txt" {
+    run report yield
+    assert_success
+    assert_output "$(cat fixtures/report/yield-findings.expected.txt)"
+    assert_line "  Class:     yield - yield loop: 60 of 64 events are yields, over 2.360 s"
+    assert_line --partial "  Found by:  spinning-cursor flag sCGEventIsMainThreadSpinning set at 2.200 s"
+}
+
+@test "SPIN-HANG: a hang found by the --hang threshold says when the threshold was crossed" {
+    edited busy 's/"indicator":"CGSConnectionSetSpinning","at":2501200000,"event":48,/"indicator":"hang","at":751100000,/'
+    run sh -c "grep -c '\"indicator\":\"hang\"' '$T'"
+    assert_output 1
+    run report_of "$T"
+    assert_success
+    assert_line "  Found by:  the --hang threshold, crossed at 0.751 s (250.0 ms into the segment)"
+}
+
+@test "SPIN-PATH: a hang without path records says that no path was recorded" {
+    edited yield '/"type":"path"/d'
+    run report_of "$T"
+    assert_success
+    assert_line "    None found: no causal path was recorded."
+    assert_line "    None recorded."
+}
+
+@test "text lines stay under 100 columns" {
+    for n in demo busy yield; do
+        run report "$n"
+        assert_success
+        # bytes, so an upper bound of columns (× is two bytes)
+        run sh -c "LC_ALL=C awk 'length > 99' fixtures/report/$n-findings.expected.txt"
+        assert_output ""
+    done
+}
+
+@test "no hang record: 'no hang found' and a one-line summary of the trace, exit 0" {
+    run sh -c "argus graph fixtures/demo/hang.jsonl | argus-report"
+    assert_success
+    assert_output "no hang found
+Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.200 s)."
+    run sh -c "argus graph fixtures/demo/hang.jsonl | argus-report --format markdown"
+    assert_success
+    assert_output "# No hang found
+
+Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.200 s)."
+}
+
+@test "the stream can be given as a FILE" {
+    findings demo > "$BATS_TEST_TMPDIR/demo.cbor"
+    run argus-report "$BATS_TEST_TMPDIR/demo.cbor"
+    assert_success
+    assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
+}
+
+@test "fixtures: the graph in each findings fixture is what argus graph makes of its trace today" {
+    for pair in demo:fixtures/demo/hang.jsonl busy:fixtures/report/busy-paste.jsonl \
+                yield:fixtures/report/yield-poll.jsonl; do
+        run sh -c "argus graph ${pair#*:} | argus-to-json | tail -n +2"
+        assert_success
+        expected=$output
+        run sh -c "grep -v '^#' fixtures/report/${pair%%:*}-findings.jsonl | tail -n +2 |
+                   grep -v '\"type\":\"\\(hang\\|path\\|wait_chain\\|match\\|culprit\\|branch\\)\"'"
+        assert_output "$expected"
+    done
+}
+
+@test "bad input: events without seg (not a graph) exit 65 naming the record" {
+    run sh -c "argus-decode fixtures/demo/hang.jsonl | argus-report"
+    assert_failure 65
+    assert_output "argus-report: <stdin>: record 7 (byte 352): event 1 has no seg: run argus-segment (argus graph) before the analysis"
+}
+
+@test "bad input: a hang record naming a segment not in the graph exits 65" {
+    edited yield 's/"type":"hang","hang":0,"seg":1,/"type":"hang","hang":0,"seg":99,/'
+    run report_of "$T"
+    assert_failure 65
+    assert_output "argus-report: <stdin>: hang record: hang 0: seg 99 is not in the graph"
+}
+
+@test "bad input: a path record whose segs is not an array of uints exits 65" {
+    edited yield 's/"segs":\[1\]/"segs":"1"/'
+    run report_of "$T"
+    assert_failure 65
+    assert_output "argus-report: <stdin>: path record: \"segs\" is not an array of unsigned integers"
+}
+
+@test "bad input: not a stream exits 65; a missing file 66" {
+    run sh -c "echo garbage | argus-report"
+    assert_failure 65
+    assert_output --partial "argus-report: <stdin>: record 1 (byte 0): "
+    run argus-report fixtures/report/no-such.cbor
+    assert_failure 66
+    assert_output "argus-report: fixtures/report/no-such.cbor: No such file or directory"
+}
+
+@test "usage: an unknown --format, an unknown option or two files exit 64; --help exits 0" {
+    run argus-report --format html
+    assert_failure 64
+    assert_line "argus-report: --format: unknown format 'html' (text or markdown)"
+    run argus-report --no-such-flag
+    assert_failure 64
+    run argus-report a b
+    assert_failure 64
+    assert_line "argus-report: more than one input file"
+    run argus-report --help
+    assert_success
+    assert_line "Usage: argus-report [--format text|markdown] [FILE|-]"
+}
