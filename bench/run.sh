@@ -42,6 +42,8 @@ declare -A target=([gen]=5 [argus-validate]=4 [argus-to-json]=1 [argus-decode]=1
 graph_stages="cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups"
 for s in $graph_stages; do target[argus-$s]=3; done
 target[argus graph]=0.5
+# The analysis programs on a graph of N events: <= 10 s for 10M events.
+for s in find-spinning similar diff; do target[argus-$s]=1; done
 
 label() { # 1000000 -> 1M
     if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$1"; fi
@@ -116,6 +118,20 @@ for n in $sizes; do
     done
     if [ -x bin/argus-link-wakeups ]; then
         measure "argus graph" "$n" "$(size_of "$cbor")" bin/argus graph "$cbor"
+    fi
+    if [ -x bin/argus-diff ] && [ -x bin/argus-similar ] && [ -x bin/argus-find-spinning ]; then
+        # two runs of one workload: the trace and a baseline from the next seed
+        graph="$out/graph-$lab.argus" base="$out/graph-$lab-baseline.argus"
+        say "  building $graph and $base"
+        bin/argus graph "$cbor" >"$graph"
+        bench/gen -n "$n" -s $((seed + 1)) | bin/argus graph >"$base"
+        measure argus-find-spinning "$n" "$(size_of "$graph")" bin/argus-find-spinning "$graph"
+        bin/argus-find-spinning "$graph" >"$tmp/hangs"
+        measure argus-similar "$n" "$(size_of "$tmp/hangs")" bin/argus-similar --in "$base" "$tmp/hangs"
+        bin/argus-similar --in "$base" "$tmp/hangs" >"$tmp/similar"
+        measure argus-diff "$n" "$(size_of "$tmp/similar")" bin/argus-diff --baseline "$base" "$tmp/similar"
+        notes+=("- $lab: find-spinning found $(bin/argus-find-spinning -v "$graph" 2>&1 >/dev/null | sed -n 's/.*hang nodes: //p' | head -1) hang nodes; similar and diff read the hang graph and a baseline graph of seed $((seed + 1)) (the baseline in a second thread).")
+        rm -f "$graph" "$base"
     fi
     if $have_decode; then
         say "  rendering $jsonl"

@@ -291,9 +291,11 @@ static culprit *culprit_add(culprits *cs)
     return c;
 }
 
-static double secs(const argus_graph *g, uint64_t ts)
+/* Seconds on the trace's clock (ts 0, the header's t0), as the report
+ * prints them. */
+static double secs(uint64_t ts)
 {
-    return (double)(ts - g->t_first) / 1e9;
+    return (double)ts / 1e9;
 }
 
 /* Where thread T of the buggy graph was at time B: blocked since, or
@@ -358,12 +360,12 @@ static void describe_state(char *buf, size_t len, const argus_graph *g,
     const argus_seg *s = &g->segs[c->seg];
     if (c->busy)
         snprintf(buf, len, "was running %.3f s without blocking from %.3f s",
-                 (double)(c->until - c->since) / 1e9, secs(g, c->since));
+                 (double)(c->until - c->since) / 1e9, secs(c->since));
     else
         snprintf(buf, len, "was blocked %.3f s in %s from %.3f s",
                  (double)(c->until - c->since) / 1e9,
                  s->wait_reason ? argus_graph_str(g, s->wait_reason) : "a wait",
-                 secs(g, c->since));
+                 secs(c->since));
 }
 
 static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
@@ -436,13 +438,13 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                          "in the baseline it acted at %+.3f s (%s, %s edge, "
                          "baseline seg %llu); here it %s, up to the hang at %.3f s",
                          (double)offset / 1e9, what, kind,
-                         (unsigned long long)p->seg, state, secs(g, at));
+                         (unsigned long long)p->seg, state, secs(at));
             else
                 snprintf(x->evidence, sizeof x->evidence,
                          "in the baseline it acted at %+.3f s (%s edge, baseline "
                          "seg %llu); here it %s, up to the hang at %.3f s",
                          (double)offset / 1e9, *kind ? kind : "no", 
-                         (unsigned long long)p->seg, state, secs(g, at));
+                         (unsigned long long)p->seg, state, secs(at));
             break;
         }
     }

@@ -315,7 +315,7 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
     argus_put_array(w, c->len);
     for (uint32_t i = 0; i < c->len; i++)
         argus_put_uint(w, g->threads[g->segs[c->segs[i]].thread].tid);
-    argus_put_key(w, "via");
+    argus_put_key(w, "links");
     argus_put_array(w, c->len - 1);
     for (uint32_t i = 0; i + 1 < c->len; i++)
         argus_put_cstr(w, c->via[i]);
@@ -440,7 +440,7 @@ int main(int argc, char **argv)
         if (np && !paths[0].complete)
             argus_count("hang nodes with no path to a ui_event", 1);
         argus_paths_free(paths, np);
-        if (wait_chain && g.segs[h->seg].wait_id != UINT64_MAX) {
+        if (wait_chain && strcmp(class_of(&g, &g.segs[h->seg]), "wait") == 0) {
             argus_chain chain;
             argus_wait_chain(&g, h->seg, h->at, ARGUS_CHAIN_MAX, &chain);
             put_chain(st.out, &g, n, &chain);

@@ -635,6 +635,7 @@ static void load_extra(argus_graph *g, const argus_record *r)
     memcpy(g->extra_pool + g->extra_used, r->raw, r->raw_len);
     x->off = (uint32_t)g->extra_used;
     x->len = (uint32_t)r->raw_len;
+    x->number = r->number;
     g->extra_used += r->raw_len;
 }
 

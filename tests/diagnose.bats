@@ -35,8 +35,8 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_diagnosis '{"seg":1,"tid":93311,"class":"wait"}' \
         '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
         '{"root":true,"tid":95104,"proc":"ssh","thread":"network","seg":5,"state":"blocked"}'
-    run found wait_chain '{segs, tids, via, "end": .end}'
-    assert_output '{"segs":[1,4,5],"tids":[93311,317,95104],"via":["wakeup","wakeup"],"end":"io"}'
+    run found wait_chain '{segs, tids, links, "end": .end}'
+    assert_output '{"segs":[1,4,5],"tids":[93311,317,95104],"links":["wakeup","wakeup"],"end":"io"}'
     run found culprit 'select(.rank == 2) | {tid, thread, seg, waits_on}'
     assert_output '{"tid":317,"thread":"ssh tunnel io","seg":4,"waits_on":95104}'
 }
@@ -47,8 +47,8 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
         '{"complete":true,"ui":1,"ui_kind":"mouseDown"}' \
         '{"root":true,"tid":70401,"proc":"SecurityAgent","thread":"main","seg":2,"state":"blocked"}'
     # the buggy trace alone only reaches authd: the baseline names SecurityAgent
-    run found wait_chain '{tids, via, "end": .end}'
-    assert_output '{"tids":[65501,15101],"via":["ipc"],"end":"no_reply"}'
+    run found wait_chain '{tids, links, "end": .end}'
+    assert_output '{"tids":[65501,15101],"links":["ipc"],"end":"no_reply"}'
     run found culprit 'select(.rank == 2) | {tid, proc, seg}'
     assert_output '{"tid":15101,"proc":"authd","seg":4}'
 }
@@ -59,7 +59,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
         '{"complete":true,"ui":1,"ui_kind":"mouseDown"}' \
         '{"root":true,"tid":58817,"proc":"System Preferences","thread":"com.apple.root.user-initiated-qos","seg":2,"state":"blocked"}'
     run found culprit '{missing, reason, baseline_seg, evidence}'
-    assert_output '{"missing":"flag","reason":"psynch_mutexwait","baseline_seg":2,"evidence":"in the baseline it acted at +0.023 s (flag_write gPaneLoaded = 1, flag edge, baseline seg 2); here it was blocked 2.402 s in psynch_mutexwait from 0.002 s, up to the hang at 2.000 s"}'
+    assert_output '{"missing":"flag","reason":"psynch_mutexwait","baseline_seg":2,"evidence":"in the baseline it acted at +0.023 s (flag_write gPaneLoaded = 1, flag edge, baseline seg 2); here it was blocked 2.402 s in psynch_mutexwait from 0.003 s, up to the hang at 2.001 s"}'
 }
 
 @test "TextEdit: a timer and an I/O completion through a kernel thread; the kernel flush thread blocked on the disk is the culprit (DIFF-CULPRIT)" {

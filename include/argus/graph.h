@@ -76,6 +76,7 @@ typedef struct argus_extra {
     int type_len;
     char type[24];
     uint32_t off, len;          /* into extra_pool */
+    uint64_t number;            /* its position in the stream, for messages */
 } argus_extra;
 
 typedef struct argus_graph {
