@@ -69,6 +69,8 @@ static void idlist_add(idlist *l, uint32_t x)
 
 static void sort_states(const pool *p, idlist *l)
 {
+    if (l->n == 0)
+        return;
     sort_pool = p;
     qsort(l->v, l->n, sizeof *l->v, by_score);
 }

@@ -2,11 +2,13 @@
 #include "argus/stream.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *prog = "argus";
 static char *command_line;
@@ -38,8 +40,18 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s,
     (*buf)[*len] = 0;
 }
 
+/* Output and a second thread (a baseline graph read in the background):
+ * a flush holds this lock, and an error in the other thread takes it
+ * before it exits, so the output never ends inside a half-written block. */
+static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t main_thread;
+
+void argus_output_lock(void) { pthread_mutex_lock(&output_lock); }
+void argus_output_unlock(void) { pthread_mutex_unlock(&output_lock); }
+
 void argus_cli_init(int argc, char **argv)
 {
+    main_thread = pthread_self();
     /* A parent that ignores SIGPIPE would turn a closed pipe into write
      * errors; the contract says a program just ends. */
     signal(SIGPIPE, SIG_DFL);
@@ -85,6 +97,16 @@ static void vmessage(const char *fmt, va_list ap)
 
 void argus_die(int code, const char *fmt, ...)
 {
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        /* the other thread is writing: let its flush finish, write no
+         * more; what it wrote is whole records */
+        pthread_mutex_lock(&output_lock);
+        va_list ap;
+        va_start(ap, fmt);
+        vmessage(fmt, ap);
+        va_end(ap);
+        _exit(code);
+    }
     struct argus_writer *w = writer;
     writer = NULL; /* a write error while flushing must not loop */
     if (w)

@@ -37,9 +37,11 @@ typedef struct loading_thread {
     uint32_t sig[ARGUS_SIG_MAX];
 } loading_thread;
 
+/* P with room for NEED items (allocated even for none, so that pool + 0
+ * is always a valid pointer). */
 static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 {
-    if (need <= *cap)
+    if (need <= *cap && p)
         return p;
     uint64_t n = *cap ? *cap : 64;
     while (n < need)
@@ -252,6 +254,9 @@ static uint32_t sig_element(argus_graph *g, const argus_record *r)
 #define ADD_TEXT(key) do { s = argus_get_text(r, key, &len);                 \
         if (s && len < 200) { memcpy(buf + n, s, len); n += (int)len; }      \
         buf[n++] = '|'; } while (0)
+    if (r->type == ARGUS_T_OTHER)
+        return 0;               /* not a checking event (and its type name
+                                   may be longer than buf) */
     memcpy(buf, r->type_name, r->type_len);
     n = (int)r->type_len;
     buf[n++] = '|';

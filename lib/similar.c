@@ -162,6 +162,8 @@ int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
         found[nfound++] = (argus_match){l->segs[i], d,
                                         longer ? d * 100 / longer : 0};
     }
+    if (nfound == 0)
+        return 0;
     rank_graph = b;
     rank_events = q->nevents;
     qsort(found, nfound, sizeof *found, by_rank);

@@ -890,6 +890,7 @@ void argus_writer_flush(argus_writer *w)
     size_t off = 0;
     if (w->fd < 0)
         off = w->done;
+    argus_output_lock();
     while (off < w->done) {
         ssize_t n = write(w->fd, w->b.p + off, w->done - off);
         if (n < 0 && errno == EINTR)
@@ -898,6 +899,7 @@ void argus_writer_flush(argus_writer *w)
             argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(errno));
         off += (size_t)n;
     }
+    argus_output_unlock();
     if (w->done == 0)
         return;
     memmove(w->b.p, w->b.p + w->done, w->b.len - w->done);

@@ -31,7 +31,13 @@ const char *argus_command_line(void);
  * before the error reaches the reader. */
 void argus_cli_set_writer(struct argus_writer *w);
 
-/* "PROGRAM: WHAT" on stderr, flush the writer, exit with CODE. */
+/* Held while output is written (argus_writer_flush). */
+void argus_output_lock(void);
+void argus_output_unlock(void);
+
+/* "PROGRAM: WHAT" on stderr, flush the writer, exit with CODE. Called from
+ * a second thread, it waits for a flush in progress and exits without
+ * writing more. */
 void argus_die(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 /* "PROGRAM: WHAT" and a hint to --help; exit 64. */
