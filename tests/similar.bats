@@ -1,0 +1,308 @@
+#!/usr/bin/env bats
+# argus-similar: SIM-SIG, SIM-MATCH. Expected records were worked out by
+# hand from graph-rules.md (see docs/stages/similar.md): a signature's
+# size is its number of elements after collapsing, the distance is the
+# edit distance of two signatures, percent = distance * 100 / the longer.
+
+load test_helper
+
+TMP="$BATS_TEST_TMPDIR"
+
+# graph NAME TRACE: the graph stream of TRACE (argus graph) as $TMP/NAME.
+graph() { argus graph "$2" > "$TMP/$1"; }
+
+# with_hangs STREAM OUT RECORD...: $TMP/STREAM with the hang records
+# appended as argus-find-spinning would, as $TMP/OUT.
+with_hangs() {
+    local s=$1 o=$2
+    shift 2
+    { argus-to-json "$TMP/$s"; printf '%s\n' "$@"; } | argus-decode --format jsonl > "$TMP/$o"
+}
+
+# similar BASE STREAM [FLAGS...]: argus-similar --in BASE < STREAM, run in
+# $TMP (so the records name the baseline as BASE), rendered as JSON lines.
+similar() {
+    local b=$1 s=$2
+    shift 2
+    (cd "$TMP" && set -o pipefail && argus-similar --in "$b" "$@" < "$s" | argus-to-json)
+}
+
+# matches BASE STREAM [FLAGS...]: only the match records.
+matches() {
+    set -o pipefail
+    similar "$@" | jq -c 'select(.type=="match")'
+}
+
+# trace NAME TID SEG...: a trace where Mail's main thread (tid and pid TID)
+# runs each SEG, then waits; its graph stream as $TMP/NAME. A SEG is a
+# string of letters, each a syscall of that name: one SIM-SIG element per
+# letter (a repeat collapses), and one for the wait. Segment K of the
+# graph is the K-th SEG; every one but the first starts with the woken
+# that decode adds (one more event, no signature element). A last SEG
+# ending in "-" has no wait: the trace ends while it runs.
+trace() {
+    local name=$1 tid=$2 s i ts=1000
+    shift 2
+    {
+        printf '{"type":"thread","tid":%d,"pid":%d,"proc":"Mail","main":true}\n' "$tid" "$tid"
+        for s in "$@"; do
+            for ((i = 0; i < ${#s}; i++)); do
+                [ "${s:i:1}" != - ] || continue
+                ts=$((ts + 10))
+                printf '{"type":"syscall","ts":%d,"tid":%d,"name":"%s"}\n' "$ts" "$tid" "${s:i:1}"
+            done
+            [ "${s: -1}" != - ] || continue
+            ts=$((ts + 10))
+            printf '{"type":"wait","ts":%d,"tid":%d,"resource":%d,"reason":"psynch_cvwait"}\n' \
+                "$ts" "$tid" $((tid * 4096 + ts))
+        done
+    } > "$TMP/$name.jsonl"
+    graph "$name" "$TMP/$name.jsonl"
+}
+
+# The buggy Mail run with two hang records: hang 0 on the main thread's
+# keyDown segment (seg 2), hang 1 on accountsd's segment (seg 3).
+HANG0='{"type":"hang","hang":0,"seg":2,"tid":73301,"pid":733,"proc":"Mail","thread":"main","begin":7000000,"end":7510000,"duration":510000,"class":"wait","indicator":"hang","at":7510000,"events":7,"yields":0,"wait":9,"resource":"0x3c0b","reason":"mach_msg receive"}'
+HANG1='{"type":"hang","hang":1,"seg":3,"tid":31805,"pid":318,"proc":"accountsd","thread":"server","begin":7600000,"end":7800000,"duration":200000,"class":"wait","indicator":"hang","at":7800000,"events":5,"yields":0,"wait":14,"resource":"0x7fb2d8c0a0c0","reason":"psynch_mutexwait"}'
+mail() {
+    graph base.graph fixtures/similar/mail.base.jsonl
+    graph bug.graph fixtures/similar/mail.bug.jsonl
+    with_hangs bug.graph hangs.graph "$HANG0" "$HANG1"
+}
+
+@test "SIM-SIG, SIM-MATCH: the hang node matches its counterpart in a run with other tids, pids, addresses and times at distance 0, the cached second keyDown next" {
+    mail
+    run matches base.graph hangs.graph
+    assert_success
+    assert_output '{"type":"match","hang":0,"seg":2,"rank":1,"baseline_seg":2,"distance":0,"percent":0,"size":5,"baseline_size":5,"baseline":"base.graph"}
+{"type":"match","hang":0,"seg":2,"rank":2,"baseline_seg":6,"distance":1,"percent":20,"size":5,"baseline_size":4,"baseline":"base.graph"}'
+}
+
+@test "SIM-MATCH: the hang records of argus-find-spinning name the nodes" {
+    graph base.graph fixtures/similar/mail.base.jsonl
+    argus graph fixtures/similar/mail.bug.jsonl | argus-find-spinning > "$TMP/spin.graph"
+    run matches base.graph spin.graph
+    assert_success
+    assert_output '{"type":"match","hang":0,"seg":2,"rank":1,"baseline_seg":2,"distance":0,"percent":0,"size":5,"baseline_size":5,"baseline":"base.graph"}
+{"type":"match","hang":0,"seg":2,"rank":2,"baseline_seg":6,"distance":1,"percent":20,"size":5,"baseline_size":4,"baseline":"base.graph"}'
+}
+
+@test "SIM-SIG: ipc peers count by process name and msg_id, not by pid" {
+    peer() { # TID PID PEER_PID MSG_ID: one segment, an ipc send then open, read, wait
+        printf '{"type":"ipc","ts":%d,"tid":%d,"dir":"send","port":"0x1a03","msg_id":%d,"peer":%d}\n' "$1" "$2" "$4" "$3"
+        printf '{"type":"syscall","ts":%d,"tid":%d,"name":"open"}\n' $(($1 + 1)) "$2"
+        printf '{"type":"syscall","ts":%d,"tid":%d,"name":"read"}\n' $(($1 + 2)) "$2"
+        printf '{"type":"wait","ts":%d,"tid":%d,"resource":"0x2b07","reason":"mach_msg receive"}\n' $(($1 + 3)) "$2"
+    }
+    {
+        echo '{"type":"thread","tid":501,"pid":501,"proc":"Mail","main":true}'
+        echo '{"type":"thread","tid":302,"pid":302,"proc":"accountsd"}'
+        peer 1000 501 302 401
+    } > "$TMP/base.jsonl"
+    {
+        echo '{"type":"thread","tid":733,"pid":733,"proc":"Mail","main":true}'
+        echo '{"type":"thread","tid":318,"pid":318,"proc":"accountsd"}'
+        echo '{"type":"thread","tid":319,"pid":319,"proc":"securityd"}'
+        peer 1000 733 318 401     # seg 1: accountsd under another pid
+        peer 2000 733 318 402     # seg 2: another msg_id
+        peer 3000 733 319 401     # seg 3: another process
+    } > "$TMP/bug.jsonl"
+    graph base.graph "$TMP/base.jsonl"
+    graph bug.graph "$TMP/bug.jsonl"
+    run matches base.graph bug.graph --seg 1 --seg 2 --seg 3
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":4,"baseline_size":4,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":1,"baseline_seg":1,"distance":1,"percent":25,"size":4,"baseline_size":4,"baseline":"base.graph"}
+{"type":"match","seg":3,"rank":1,"baseline_seg":1,"distance":1,"percent":25,"size":4,"baseline_size":4,"baseline":"base.graph"}'
+}
+
+@test "SIM-SIG: a loop run 5 times and one run 500 times read the same" {
+    loop() { # TID N: Finder's main thread: keyDown, N turns of stat, read, flag_read, then a wait
+        local t=$1 n=$2 i ts=1000
+        printf '{"type":"thread","tid":%d,"pid":%d,"proc":"Finder","main":true}\n' "$t" "$t"
+        printf '{"type":"ui_event","ts":%d,"tid":%d,"kind":"keyDown"}\n' "$ts" "$t"
+        for ((i = 0; i < n; i++)); do
+            printf '{"type":"syscall","ts":%d,"tid":%d,"name":"stat","phase":"begin"}\n' $((ts += 10)) "$t"
+            printf '{"type":"syscall","ts":%d,"tid":%d,"name":"stat","phase":"end","ret":0}\n' $((ts += 10)) "$t"
+            printf '{"type":"syscall","ts":%d,"tid":%d,"name":"read"}\n' $((ts += 10)) "$t"
+            printf '{"type":"flag_read","ts":%d,"tid":%d,"addr":"0x7fff8a2c1040","value":0,"name":"kBusy"}\n' $((ts += 10)) "$t"
+        done
+        printf '{"type":"wait","ts":%d,"tid":%d,"resource":"0x1000","reason":"mach_msg receive"}\n' $((ts += 10)) "$t"
+    }
+    loop 101 5 > "$TMP/base.jsonl"
+    loop 202 500 > "$TMP/bug.jsonl"
+    graph base.graph "$TMP/base.jsonl"
+    graph bug.graph "$TMP/bug.jsonl"
+    # keyDown, stat, read, flag_read kBusy, wait: 5 elements in both
+    run matches base.graph bug.graph --seg 1
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":5,"baseline_size":5,"baseline":"base.graph"}'
+}
+
+@test "SIM-MATCH: only nodes of the same thread role match: same process and thread name, or both main threads" {
+    graph base.graph fixtures/similar/roles.base.jsonl
+    graph roles.graph fixtures/similar/roles.jsonl
+    # segs 1-3 of the baseline have the same signature, but another
+    # process name (1, 2) or another thread name (3)
+    run matches base.graph roles.graph --seg 1 --seg 2
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":4,"distance":0,"percent":0,"size":3,"baseline_size":3,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":1,"baseline_seg":5,"distance":0,"percent":0,"size":3,"baseline_size":3,"baseline":"base.graph"}'
+}
+
+@test "SIM-MATCH: signature sizes differing by more than 20% do not match, even when the edits are under 40%" {
+    # query abcdefghi+wait (10): sizes 8..12 are within 20%
+    trace base.graph 101 abcdef abcdefghijkl abcdefghijk abcdefg
+    trace bug.graph 202 x abcdefghi
+    # seg 1: size 7 (3 edits, 30%), seg 2: size 13 (3 edits, 23%): too
+    # small and too big; seg 3: 12, seg 4: 8, both 2 edits; the same
+    # event count difference (2), so the earlier first
+    run matches base.graph bug.graph --seg 2
+    assert_success
+    assert_output '{"type":"match","seg":2,"rank":1,"baseline_seg":3,"distance":2,"percent":16,"size":10,"baseline_size":12,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":2,"baseline_seg":4,"distance":2,"percent":20,"size":10,"baseline_size":8,"baseline":"base.graph"}'
+}
+
+@test "SIM-MATCH: an edit distance of 40% of the longer signature or more does not match" {
+    # query abcdefghi+wait (10): 4 edits (40%) no, 3 edits (30%) yes;
+    # abcd+wait (5): 2 edits (40%) no, 1 edit (20%) yes
+    trace base.graph 101 abcdewxyz abcdefxyz axxd abxd
+    trace bug.graph 202 abcdefghi abcd
+    run matches base.graph bug.graph --seg 1 --seg 2
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":2,"distance":3,"percent":30,"size":10,"baseline_size":10,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":1,"baseline_seg":4,"distance":1,"percent":20,"size":5,"baseline_size":5,"baseline":"base.graph"}'
+}
+
+@test "SIM-MATCH: a node cut short by the end of its trace is compared with the baseline's signatures cut to its length" {
+    # the query runs abcde and the trace ends (size 5, no wait): seg 1
+    # (abcdefgh+wait, 9) and seg 2 (abcdxyz+wait, 8) are cut to 5: 0 and
+    # 1 edits; seg 3 (abc+wait, 4) is compared whole: 2 edits of 5 (40%)
+    trace base.graph 101 abcdefgh abcdxyz abc
+    trace bug.graph 202 x abcde-
+    run matches base.graph bug.graph --seg 2
+    assert_success
+    assert_output '{"type":"match","seg":2,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":5,"baseline_size":9,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":2,"baseline_seg":2,"distance":1,"percent":20,"size":5,"baseline_size":8,"baseline":"base.graph"}'
+    # the same node ending in its wait (abcde+wait, 6) is compared whole:
+    # segs 1 and 2 are too big, seg 3 too small
+    trace bug.graph 202 x abcde
+    run matches base.graph bug.graph --seg 2
+    assert_success
+    assert_output ''
+}
+
+# The ranking baseline: query abcdefghij+wait (11, 12 events as seg 2).
+ranking() {
+    # seg 1: 2 edits; seg 2: 0 edits, 13 events (hh collapses); seg 3:
+    # 1 edit; seg 4: 0 edits, 12 events; seg 5: 5 edits (no match); seg 6:
+    # 0 edits, 12 events; seg 7: 3 edits
+    trace base.graph 101 abcdefgxyj abcdefghhij abcdefghiz abcdefghij abcdqrstuj abcdefghij abcxyzghij
+    trace bug.graph 202 x abcdefghij
+}
+
+@test "SIM-MATCH: matches are ranked by distance, then the closest event count, then the earliest" {
+    ranking
+    run matches base.graph bug.graph --seg 2 --max 10
+    assert_success
+    assert_output '{"type":"match","seg":2,"rank":1,"baseline_seg":4,"distance":0,"percent":0,"size":11,"baseline_size":11,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":2,"baseline_seg":6,"distance":0,"percent":0,"size":11,"baseline_size":11,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":3,"baseline_seg":2,"distance":0,"percent":0,"size":11,"baseline_size":11,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":4,"baseline_seg":3,"distance":1,"percent":9,"size":11,"baseline_size":11,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":5,"baseline_seg":1,"distance":2,"percent":18,"size":11,"baseline_size":11,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":6,"baseline_seg":7,"distance":3,"percent":27,"size":11,"baseline_size":11,"baseline":"base.graph"}'
+}
+
+@test "--max N writes the N best matches per node; 5 by default" {
+    ranking
+    run sh -c "cd $TMP && argus-similar --in base.graph --seg 2 < bug.graph | argus-to-json | jq -c 'select(.type==\"match\") | [.rank, .baseline_seg]' | tr -d '\n'"
+    assert_success
+    assert_output '[1,4][2,6][3,2][4,3][5,1]'
+    run sh -c "cd $TMP && argus-similar --in base.graph --seg 2 --seg 1 --max 2 < bug.graph | argus-to-json | jq -c 'select(.type==\"match\") | [.seg, .rank, .baseline_seg]' | tr -d '\n'"
+    assert_success
+    assert_output '[2,1,4][2,2,6]'
+}
+
+@test "--seg: matches for the segments given, in that order, without hang; the stream's hang records are left aside" {
+    mail
+    run matches base.graph hangs.graph --seg 1 --seg 2
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":1,"baseline_size":1,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":1,"baseline_seg":2,"distance":0,"percent":0,"size":5,"baseline_size":5,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":2,"baseline_seg":6,"distance":1,"percent":20,"size":5,"baseline_size":4,"baseline":"base.graph"}'
+}
+
+@test "the stream passes through unchanged, hang records included, and the match records come after everything" {
+    mail
+    run similar base.graph hangs.graph
+    assert_success
+    expected="$(argus-to-json "$TMP/hangs.graph" | sed '1s/\]}$/,"similar --in base.graph"]}/')"
+    assert_output "$expected
+{\"type\":\"match\",\"hang\":0,\"seg\":2,\"rank\":1,\"baseline_seg\":2,\"distance\":0,\"percent\":0,\"size\":5,\"baseline_size\":5,\"baseline\":\"base.graph\"}
+{\"type\":\"match\",\"hang\":0,\"seg\":2,\"rank\":2,\"baseline_seg\":6,\"distance\":1,\"percent\":20,\"size\":5,\"baseline_size\":4,\"baseline\":\"base.graph\"}"
+    # the last two records read are the hang records
+    run sh -c "argus-to-json $TMP/hangs.graph | tail -2 | jq -c '[.type, .hang]' | tr -d '\n'"
+    assert_output '["hang",0]["hang",1]'
+}
+
+@test "a node without a match gets no record; -v counts nodes, matches and nodes without a match" {
+    mail
+    run sh -c "cd $TMP && argus-similar -v --in base.graph hangs.graph 2>&1 >/dev/null"
+    assert_success
+    assert_output 'argus-similar: nodes: 2
+argus-similar: matches: 2
+argus-similar: nodes without a match: 1'
+}
+
+@test "a stream with no hang record and no --seg passes through with nothing appended" {
+    mail
+    run sh -c "cd $TMP && argus-similar --in base.graph bug.graph | argus-to-json | tail -n +2"
+    assert_success
+    assert_output "$(argus-to-json "$TMP/bug.graph" | tail -n +2)"
+}
+
+@test "usage errors exit 64: no --in, an unknown --seg (named, after the stream), --max 0, a bad --seg" {
+    mail
+    run argus-similar "$TMP/bug.graph"
+    assert_failure 64
+    assert_line --index 0 'argus-similar: --in BASELINE is required (the graph stream of a normal run)'
+    run sh -c "cd $TMP && argus-similar --in base.graph --seg 2 --seg 99 bug.graph 2>&1 >/dev/null"
+    assert_failure 64
+    assert_line --index 0 'argus-similar: --seg 99: no segment 99 in bug.graph'
+    # known once the stream is read: it has been passed through, whole
+    run sh -c "cd $TMP && argus-similar --in base.graph --seg 99 bug.graph 2>/dev/null | argus-to-json | tail -n +2"
+    assert_output "$(argus-to-json "$TMP/bug.graph" | tail -n +2)"
+    run argus-similar --in "$TMP/base.graph" --max 0 "$TMP/bug.graph"
+    assert_failure 64
+    assert_line --index 0 'argus-similar: --max: must be at least 1'
+    run argus-similar --in "$TMP/base.graph" --seg two "$TMP/bug.graph"
+    assert_failure 64
+    assert_line --index 0 "argus-similar: --seg: 'two' is not a number"
+}
+
+@test "a missing baseline exits 66 before anything is written" {
+    mail
+    run sh -c "argus-similar --in /nonexistent/base.graph $TMP/bug.graph | wc -c"
+    assert_success
+    assert_output 'argus-similar: /nonexistent/base.graph: No such file or directory
+0'
+}
+
+@test "a stream or a baseline that was not segmented exits 65" {
+    mail
+    argus-decode fixtures/similar/mail.bug.jsonl > "$TMP/flat"
+    run sh -c "cd $TMP && argus-similar --in base.graph flat > /dev/null"
+    assert_failure 65
+    assert_output 'argus-similar: flat: record 5 (byte 273): event 1 has no seg: run argus-segment (argus graph) before the analysis'
+    run sh -c "cd $TMP && argus-similar --in flat bug.graph > /dev/null"
+    assert_failure 65
+    assert_output 'argus-similar: flat: record 5 (byte 273): event 1 has no seg: run argus-segment (argus graph) before the analysis'
+}
+
+@test "a hang record naming a segment the stream does not have exits 65" {
+    mail
+    with_hangs bug.graph bad.graph '{"type":"hang","hang":0,"seg":42}'
+    run sh -c "cd $TMP && argus-similar --in base.graph bad.graph > /dev/null"
+    assert_failure 65
+    assert_output 'argus-similar: bad.graph: hang 0 names seg 42, which is not a segment of the stream'
+}
