@@ -737,10 +737,6 @@ int main(int argc, char **argv)
     argus_graph base;
     pthread_t base_loader;
     if (baseline) {
-        FILE *probe = fopen(baseline, "rb");   /* 66 before any output */
-        if (!probe)
-            argus_die(ARGUS_EX_NOINPUT, "%s: cannot read it", baseline);
-        fclose(probe);
         argus_graph_load_file_async(&base, baseline, true, &base_loader);
     }
     argus_stage st;

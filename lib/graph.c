@@ -4,6 +4,7 @@
 #include "argus/cli.h"
 #include "argus/table.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -757,6 +758,11 @@ static void *load_thread_main(void *arg)
 void argus_graph_load_file_async(argus_graph *g, const char *path,
                                  bool keep_keys, pthread_t *thread)
 {
+    /* a missing file fails here, before the caller writes anything */
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
+    fclose(probe);
     /* the reader's name index is built on first use: build it here,
      * before two readers race for it */
     argus_key_lookup("type", 4);
