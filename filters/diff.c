@@ -52,6 +52,7 @@ static const char usage[] =
 typedef struct chooser {
     uint32_t *list;             /* --choose values */
     uint32_t n, next;
+    size_t cap;
     FILE *tty;                  /* --interactive */
 } chooser;
 
@@ -80,18 +81,13 @@ typedef struct walk {
 
 typedef struct walks {
     walk *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
 } walks;
 
 static void walks_add(walks *w, const walk *x)
 {
-    if (w->n == w->cap) {
-        w->cap = w->cap ? w->cap * 2 : 8;
-        w->v = realloc(w->v, w->cap * sizeof *w->v);
-        if (!w->v)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
-    }
-    w->v[w->n++] = *x;
+    *ARGUS_PUSH(w->v, w->n, w->cap) = *x;
 }
 
 static bool walk_has(const walk *w, uint32_t seg)
@@ -266,7 +262,8 @@ typedef struct culprit {
 
 typedef struct culprits {
     culprit *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
 } culprits;
 
 static bool has_thread(const culprits *cs, uint32_t thread)
@@ -279,14 +276,7 @@ static bool has_thread(const culprits *cs, uint32_t thread)
 
 static culprit *culprit_add(culprits *cs)
 {
-    if (cs->n == cs->cap) {
-        cs->cap = cs->cap ? cs->cap * 2 : 8;
-        cs->v = realloc(cs->v, cs->cap * sizeof *cs->v);
-        if (!cs->v)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
-    }
-    culprit *c = &cs->v[cs->n++];
-    memset(c, 0, sizeof *c);
+    culprit *c = ARGUS_PUSH(cs->v, cs->n, cs->cap);
     c->base_seg = c->base_edge = c->waits_on = ARGUS_NONE;
     return c;
 }
@@ -577,13 +567,8 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
 
 static uint64_t field_uint(const argus_record *r, const char *key)
 {
-    size_t len = strlen(key);
-    for (unsigned k = 0; k < r->nfields; k++) {
-        const argus_field *f = &r->fields[k];
-        if (f->key_len == len && !memcmp(f->key, key, len) && f->kind == ARGUS_V_UINT)
-            return f->u;
-    }
-    return UINT64_MAX;
+    const argus_field *f = argus_get_named(r, key);
+    return f && f->kind == ARGUS_V_UINT ? f->u : UINT64_MAX;
 }
 
 /* The baseline node matched to hang N by argus-similar, if it ran. */
@@ -611,15 +596,11 @@ typedef struct hang_rec {
 static const char *field_text(const argus_record *r, const char *key)
 {
     static char buf[64];
-    size_t len = strlen(key);
-    for (unsigned k = 0; k < r->nfields; k++) {
-        const argus_field *f = &r->fields[k];
-        if (f->key_len == len && !memcmp(f->key, key, len) && f->kind == ARGUS_V_TEXT) {
-            snprintf(buf, sizeof buf, "%.*s", (int)f->slen, f->s);
-            return buf;
-        }
-    }
-    return "";
+    const argus_field *f = argus_get_named(r, key);
+    if (!f || f->kind != ARGUS_V_TEXT)
+        return "";
+    snprintf(buf, sizeof buf, "%.*s", (int)f->slen, f->s);
+    return buf;
 }
 
 static void diff_hang(ctx *c, const hang_rec *hr)
@@ -709,10 +690,8 @@ int main(int argc, char **argv)
         case OPT_CHOOSE: {
             char *s = optarg;
             for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-                c.ch.list = realloc(c.ch.list, (c.ch.n + 1) * sizeof *c.ch.list);
-                if (!c.ch.list)
-                    argus_die(ARGUS_EX_IOERR, "out of memory");
-                c.ch.list[c.ch.n++] = (uint32_t)argus_parse_uint_option("--choose", tok);
+                *ARGUS_PUSH(c.ch.list, c.ch.n, c.ch.cap) =
+                    (uint32_t)argus_parse_uint_option("--choose", tok);
             }
             break;
         }

@@ -67,7 +67,8 @@ typedef struct finder {
     const char **symbols;
     int nsymbols;
     indicator *found;
-    uint32_t nfound, cap;
+    uint32_t nfound;
+    size_t cap;
 } finder;
 
 static bool holds(const char *s, size_t len, const char *sym)
@@ -81,13 +82,7 @@ static bool holds(const char *s, size_t len, const char *sym)
 
 static void add_indicator(finder *f, const argus_record *r, const char *what)
 {
-    if (f->nfound == f->cap) {
-        f->cap = f->cap ? f->cap * 2 : 16;
-        f->found = realloc(f->found, f->cap * sizeof *f->found);
-        if (!f->found)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
-    }
-    f->found[f->nfound++] = (indicator){r->id, r->ts, r->pid, what};
+    *ARGUS_PUSH(f->found, f->nfound, f->cap) = (indicator){r->id, r->ts, r->pid, what};
 }
 
 static void on_event(const argus_record *r, void *ctx)
@@ -128,7 +123,8 @@ typedef struct hang {
 
 typedef struct hangs {
     hang *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
 } hangs;
 
 static bool add_hang(hangs *h, hang x)
@@ -136,13 +132,7 @@ static bool add_hang(hangs *h, hang x)
     for (uint32_t i = 0; i < h->n; i++)
         if (h->v[i].seg == x.seg)
             return false;
-    if (h->n == h->cap) {
-        h->cap = h->cap ? h->cap * 2 : 16;
-        h->v = realloc(h->v, h->cap * sizeof *h->v);
-        if (!h->v)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
-    }
-    h->v[h->n++] = x;
+    *ARGUS_PUSH(h->v, h->n, h->cap) = x;
     return true;
 }
 

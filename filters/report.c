@@ -564,7 +564,7 @@ typedef struct branch_rec {
     int nchoices;
 } branch_rec;
 
-#define LIST(T) struct { T *v; uint32_t n, cap; }
+#define LIST(T) struct { T *v; uint32_t n; size_t cap; }
 static LIST(hang_rec) hangs;
 static LIST(path_rec) paths;
 static LIST(chain_rec) chains;
@@ -572,22 +572,11 @@ static LIST(match_rec) matches;
 static LIST(culprit_rec) culprits;
 static LIST(branch_rec) branches;
 
-#define PUSH(l) (*(((l).n == (l).cap                                          \
-    ? ((l).cap = (l).cap ? (l).cap * 2 : 8,                                  \
-       (l).v = realloc((l).v, (l).cap * sizeof *(l).v),                      \
-       (l).v ? (void)0 : argus_die(ARGUS_EX_IOERR, "out of memory"))         \
-    : (void)0), &(l).v[(l).n++]))
+#define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
 
 /* Field access by name: the analysis records' keys are mostly not known
  * keys of the stream (argus_get works on known keys only). */
-static const argus_field *fld(const argus_record *r, const char *key)
-{
-    size_t n = strlen(key);
-    for (unsigned i = 0; i < r->nfields; i++)
-        if (r->fields[i].key_len == n && memcmp(r->fields[i].key, key, n) == 0)
-            return &r->fields[i];
-    return NULL;
-}
+#define fld argus_get_named
 
 static uint64_t fu(const argus_record *r, const char *key)
 {

@@ -59,30 +59,18 @@ typedef struct query_list {
 
 static void query_add(query_list *l, query q)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 8;
-        l->q = realloc(l->q, l->cap * sizeof *l->q);
-        if (!l->q)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
-    }
-    l->q[l->n++] = q;
+    *ARGUS_PUSH(l->q, l->n, l->cap) = q;
 }
 
 /* The value of key NAME when it is an unsigned integer (keys the reader
  * does not know, like "hang", are found by name). */
 static bool get_uint_named(const argus_record *r, const char *name, uint64_t *out)
 {
-    size_t len = strlen(name);
-    for (unsigned i = 0; i < r->nfields; i++) {
-        const argus_field *f = &r->fields[i];
-        if (f->key_len == len && memcmp(f->key, name, len) == 0) {
-            if (f->kind != ARGUS_V_UINT)
-                return false;
-            *out = f->u;
-            return true;
-        }
-    }
-    return false;
+    const argus_field *f = argus_get_named(r, name);
+    if (!f || f->kind != ARGUS_V_UINT)
+        return false;
+    *out = f->u;
+    return true;
 }
 
 /* The hang records of the stream, in stream order. */

@@ -14,19 +14,14 @@ typedef struct state {
 
 typedef struct pool {
     state *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
 } pool;
 
 static uint32_t pool_add(pool *p, state s)
 {
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 256;
-        p->v = realloc(p->v, p->cap * sizeof *p->v);
-        if (!p->v)
-            argus_die(ARGUS_EX_IOERR, "out of memory (path search)");
-    }
-    p->v[p->n] = s;
-    return p->n++;
+    *ARGUS_PUSH(p->v, p->n, p->cap) = s;
+    return p->n - 1;
 }
 
 static bool on_path(const pool *p, uint32_t st, uint32_t seg)
@@ -53,18 +48,13 @@ static int by_score(const void *a, const void *b)
 
 typedef struct idlist {
     uint32_t *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
 } idlist;
 
 static void idlist_add(idlist *l, uint32_t x)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 64;
-        l->v = realloc(l->v, l->cap * sizeof *l->v);
-        if (!l->v)
-            argus_die(ARGUS_EX_IOERR, "out of memory (path search)");
-    }
-    l->v[l->n++] = x;
+    *ARGUS_PUSH(l->v, l->n, l->cap) = x;
 }
 
 static void sort_states(const pool *p, idlist *l)

@@ -21,9 +21,9 @@ struct argus_graph_priv {
                                    comparing, collisions fall back to a
                                    fresh copy) */
     uint32_t *id_seg;           /* event id - id_base -> segment index */
-    uint64_t id_base, id_cap, id_len;
-    uint64_t cap_threads, cap_segs, cap_edges, cap_sig, cap_keys, cap_str,
-        cap_extras, cap_extra_pool;
+    uint64_t id_base, id_len;
+    size_t id_cap, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
+        cap_str, cap_extras, cap_extra_pool;
     argus_parser *parser;
 };
 
@@ -38,19 +38,16 @@ typedef struct loading_thread {
     uint32_t sig[ARGUS_SIG_MAX];
 } loading_thread;
 
-/* P with room for NEED items (allocated even for none, so that pool + 0
- * is always a valid pointer). */
-static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
+void *argus_grow(void *p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap && p)
         return p;
-    uint64_t n = *cap ? *cap : 64;
+    size_t n = *cap ? *cap : 16;
     while (n < need)
         n *= 2;
     void *q = realloc(p, n * size);
     if (!q)
-        argus_die(ARGUS_EX_IOERR, "out of memory (%llu items of %zu bytes)",
-                  (unsigned long long)n, size);
+        argus_die(ARGUS_EX_IOERR, "out of memory (%zu items of %zu bytes)", n, size);
     *cap = n;
     return q;
 }
@@ -72,7 +69,7 @@ uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len)
         return *slot;
     if (g->str_used == 0)
         g->str_used = 1;        /* offset 0 is the empty string */
-    g->strings = grow(g->strings, &g->p->cap_str, g->str_used + len + 1, 1);
+    g->strings = argus_grow(g->strings, &g->p->cap_str, g->str_used + len + 1, 1);
     uint32_t off = (uint32_t)g->str_used;
     memcpy(g->strings + off, s, len);
     g->strings[off + len] = 0;
@@ -165,7 +162,7 @@ static uint32_t thread_for(argus_graph *g, uint64_t tid, uint64_t pid)
     uint32_t *v = argus_table_put(&g->p->thread_index, tid, &created);
     if (!created)
         return *v;
-    g->threads = grow(g->threads, &g->p->cap_threads, g->nthreads + 1,
+    g->threads = argus_grow(g->threads, &g->p->cap_threads, g->nthreads + 1,
                       sizeof *g->threads);
     argus_gthread *th = &g->threads[g->nthreads];
     memset(th, 0, sizeof *th);
@@ -207,7 +204,7 @@ static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
     uint32_t *v = argus_table_put(&g->p->seg_index, seg, &created);
     if (!created)
         return *v;
-    g->segs = grow(g->segs, &g->p->cap_segs, g->nsegs + 1, sizeof *g->segs);
+    g->segs = argus_grow(g->segs, &g->p->cap_segs, g->nsegs + 1, sizeof *g->segs);
     uint32_t i = g->nsegs++;
     *v = i;
     argus_seg *s = &g->segs[i];
@@ -340,7 +337,7 @@ static void sig_close(argus_graph *g, loading_thread *lt)
     if (lt->sig_seg == ARGUS_NONE)
         return;
     argus_seg *s = &g->segs[lt->sig_seg];
-    g->sig_pool = grow(g->sig_pool, &g->p->cap_sig, g->sig_used + lt->sig_len,
+    g->sig_pool = argus_grow(g->sig_pool, &g->p->cap_sig, g->sig_used + lt->sig_len,
                        sizeof *g->sig_pool);
     memcpy(g->sig_pool + g->sig_used, lt->sig, lt->sig_len * sizeof *lt->sig);
     s->sig_off = (uint32_t)g->sig_used;
@@ -363,7 +360,7 @@ static void key_close(argus_graph *g, key_buf *kb)
 {
     if (kb->seg == ARGUS_NONE)
         return;
-    g->keys = grow(g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
+    g->keys = argus_grow(g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
     memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
     g->segs[kb->seg].key_off = (uint32_t)g->nkeys;
     g->segs[kb->seg].key_len = kb->n;
@@ -477,7 +474,7 @@ static void map_id(argus_graph *g, uint64_t id, uint32_t seg)
     if (p->id_len == 0)
         p->id_base = id;
     uint64_t at = id - p->id_base;
-    p->id_seg = grow(p->id_seg, &p->id_cap, at + 1, sizeof *p->id_seg);
+    p->id_seg = argus_grow(p->id_seg, &p->id_cap, at + 1, sizeof *p->id_seg);
     for (uint64_t i = p->id_len; i < at; i++)
         p->id_seg[i] = ARGUS_NONE;      /* ids dropped by a stage */
     p->id_seg[at] = seg;
@@ -612,7 +609,7 @@ static void load_edge(argus_graph *g, const argus_record *r)
     uint64_t from = 0, to = 0;
     argus_get_uint(r, ARGUS_K_FROM, &from);
     argus_get_uint(r, ARGUS_K_TO, &to);
-    g->edges = grow(g->edges, &g->p->cap_edges, g->nedges + 1, sizeof *g->edges);
+    g->edges = argus_grow(g->edges, &g->p->cap_edges, g->nedges + 1, sizeof *g->edges);
     argus_gedge *e = &g->edges[g->nedges++];
     e->from = from;
     e->to = to;
@@ -629,14 +626,14 @@ static void load_edge(argus_graph *g, const argus_record *r)
 
 static void load_extra(argus_graph *g, const argus_record *r)
 {
-    g->extras = grow(g->extras, &g->p->cap_extras, g->nextras + 1,
+    g->extras = argus_grow(g->extras, &g->p->cap_extras, g->nextras + 1,
                      sizeof *g->extras);
     argus_extra *x = &g->extras[g->nextras++];
     x->type_len = r->type_len < sizeof x->type - 1 ? (int)r->type_len
                                                     : (int)sizeof x->type - 1;
     memcpy(x->type, r->type_name, (size_t)x->type_len);
     x->type[x->type_len] = 0;
-    g->extra_pool = grow(g->extra_pool, &g->p->cap_extra_pool,
+    g->extra_pool = argus_grow(g->extra_pool, &g->p->cap_extra_pool,
                          g->extra_used + r->raw_len, 1);
     memcpy(g->extra_pool + g->extra_used, r->raw, r->raw_len);
     x->off = (uint32_t)g->extra_used;

@@ -11,7 +11,8 @@
 
 typedef struct role_list {
     uint32_t *segs;             /* segment indices, by signature length */
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
 } role_list;
 
 struct argus_sim_index {
@@ -19,6 +20,7 @@ struct argus_sim_index {
     argus_table roles;          /* XXH3 of the role -> index into lists */
     role_list *lists;
     uint32_t nlists;
+    size_t cap_lists;
 };
 
 /* A thread's role key (SIM-MATCH): its process name with "main" for a
@@ -42,20 +44,11 @@ static void list_add(argus_sim_index *ix, uint64_t key, uint32_t seg)
     bool created;
     uint32_t *li = argus_table_put(&ix->roles, key, &created);
     if (created) {
-        ix->lists = realloc(ix->lists, (ix->nlists + 1) * sizeof *ix->lists);
-        if (!ix->lists)
-            argus_die(ARGUS_EX_IOERR, "out of memory (similar index)");
-        memset(&ix->lists[ix->nlists], 0, sizeof *ix->lists);
-        *li = ix->nlists++;
+        ARGUS_PUSH(ix->lists, ix->nlists, ix->cap_lists);
+        *li = ix->nlists - 1;
     }
     role_list *l = &ix->lists[*li];
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        l->segs = realloc(l->segs, l->cap * sizeof *l->segs);
-        if (!l->segs)
-            argus_die(ARGUS_EX_IOERR, "out of memory (similar index)");
-    }
-    l->segs[l->n++] = seg;
+    *ARGUS_PUSH(l->segs, l->n, l->cap) = seg;
 }
 
 static const argus_graph *sort_graph;
@@ -141,7 +134,8 @@ int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
             last = mid;
     }
     argus_match *found = NULL;
-    uint32_t nfound = 0, cap = 0;
+    uint32_t nfound = 0;
+    size_t cap = 0;
     for (uint32_t i = first; i < l->n; i++) {
         const argus_seg *c = &b->segs[l->segs[i]];
         if (c->sig_len > hi)
@@ -153,14 +147,8 @@ int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
         uint32_t d = argus_sig_distance_n(g, q, n, b, c, m, limit);
         if (d > limit)
             continue;
-        if (nfound == cap) {
-            cap = cap ? cap * 2 : 16;
-            found = realloc(found, cap * sizeof *found);
-            if (!found)
-                argus_die(ARGUS_EX_IOERR, "out of memory (similar)");
-        }
-        found[nfound++] = (argus_match){l->segs[i], d,
-                                        longer ? d * 100 / longer : 0};
+        *ARGUS_PUSH(found, nfound, cap) = (argus_match){l->segs[i], d,
+                                                        longer ? d * 100 / longer : 0};
     }
     if (nfound == 0)
         return 0;

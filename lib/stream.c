@@ -157,6 +157,15 @@ int argus_type_lookup(const char *s, size_t len)
 
 /* ---- typed access -------------------------------------------------------- */
 
+const argus_field *argus_get_named(const argus_record *r, const char *name)
+{
+    size_t len = strlen(name);
+    for (unsigned i = 0; i < r->nfields; i++)
+        if (r->fields[i].key_len == len && memcmp(r->fields[i].key, name, len) == 0)
+            return &r->fields[i];
+    return NULL;
+}
+
 bool argus_get_uint(const argus_record *r, int key, uint64_t *out)
 {
     const argus_field *f = argus_get(r, key);

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "argus/stream.h"
 
@@ -106,6 +107,15 @@ typedef struct argus_graph_options {
     void (*on_event)(const argus_record *r, void *ctx);
     void *ctx;
 } argus_graph_options;
+
+/* P resized to hold at least NEED items of SIZE bytes, *CAP doubling
+ * (from 16); exits 74 when memory runs out. P is never NULL after it. */
+void *argus_grow(void *p, size_t *cap, size_t need, size_t size);
+/* Appends a zeroed item to the growable array V of N items and capacity
+ * CAP (a size_t); the expression is the new item. */
+#define ARGUS_PUSH(v, n, cap)                                                \
+    ((v) = argus_grow((v), &(cap), (size_t)(n) + 1, sizeof *(v)),            \
+     memset(&(v)[(n)], 0, sizeof *(v)), &(v)[(n)++])
 
 /* Reads the whole stream of RD into G. Fails (exit 65, named by the
  * reader) on an event without seg: the stream was not segmented. */

@@ -111,6 +111,9 @@ static inline const argus_field *argus_get(const argus_record *r, int key)
 {
     return r->index[key] < 0 ? NULL : &r->fields[r->index[key]];
 }
+/* The field named NAME, known key or not (the analysis records' keys are
+ * mostly unknown to the reader), or NULL. */
+const argus_field *argus_get_named(const argus_record *r, const char *name);
 bool argus_get_uint(const argus_record *r, int key, uint64_t *out);
 bool argus_get_int(const argus_record *r, int key, int64_t *out);
 bool argus_get_bool(const argus_record *r, int key, bool *out);
