@@ -63,7 +63,8 @@ typedef struct ctx {
     chooser ch;
     int depth, max_branches;
     uint32_t hang_thread;       /* never its own culprit (but when busy) */
-    uint32_t asked[64];         /* branch points written for this hang */
+    uint32_t asked[64];         /* branch points met for this hang ... */
+    uint32_t answer[64];        /* ... and the choice taken there */
     uint32_t nasked;
 } ctx;
 
@@ -160,11 +161,10 @@ static void put_branch(ctx *c, uint32_t hang, uint32_t at, const uint32_t *cand,
 {
     const argus_graph *b = c->base;
     argus_writer *w = c->out;
-    for (uint32_t i = 0; i < c->nasked; i++)
-        if (c->asked[i] == at)
-            return;             /* met again on another branch */
-    if (c->nasked < 64)
-        c->asked[c->nasked++] = at;
+    if (c->nasked < 64) {
+        c->asked[c->nasked] = at;
+        c->answer[c->nasked++] = chosen;
+    }
     argus_put_map(w, 4 + (chosen != 0));
     argus_put_key(w, "type"); argus_put_cstr(w, "branch");
     argus_put_key(w, "hang"); argus_put_uint(w, hang);
@@ -228,9 +228,17 @@ static void walk_from(ctx *c, uint32_t hang, walk *cur, walks *out)
                                                last->dist + 1};
             continue;
         }
-        /* DIFF-ASK: several strong causes, or only weak ones */
-        uint32_t chosen = choose(c, last->seg, cand, n);
-        put_branch(c, hang, last->seg, cand, n, chosen);
+        /* DIFF-ASK: several strong causes, or only weak ones; a point met
+         * again on another branch keeps the choice made there */
+        uint32_t chosen = 0, k;
+        for (k = 0; k < c->nasked && c->asked[k] != last->seg; k++)
+            ;
+        if (k < c->nasked) {
+            chosen = c->answer[k];
+        } else {
+            chosen = choose(c, last->seg, cand, n);
+            put_branch(c, hang, last->seg, cand, n, chosen);
+        }
         if (chosen) {
             cur->nodes[cur->n++] = (walk_node){b->edges[cand[chosen - 1]].from_seg,
                                                cand[chosen - 1], last->dist + 1};

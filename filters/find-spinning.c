@@ -293,7 +293,8 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
                       const argus_chain *c)
 {
     const argus_seg *last = &g->segs[c->segs[c->len - 1]];
-    bool waits = last->wait_id != UINT64_MAX;
+    /* what the last thread waited on, when it was waiting then */
+    bool waits = last->wait_id != UINT64_MAX && strcmp(c->end, "running") != 0;
     argus_put_map(w, 6 + (waits ? 1 + (last->wait_reason != 0) : 0));
     argus_put_key(w, "type"); argus_put_cstr(w, "wait_chain");
     argus_put_key(w, "hang"); argus_put_uint(w, n);

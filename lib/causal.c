@@ -199,7 +199,10 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t at,
     uint32_t cur = start;
     for (;;) {
         const argus_seg *s = &g->segs[cur];
-        if (s->wait_id == UINT64_MAX) {
+        /* a thread of the chain that was not blocked at AT (it blocked
+         * later, or not at all) was running then */
+        if (s->wait_id == UINT64_MAX ||
+            (cur != start && !argus_seg_blocked_at(g, s, at))) {
             out->end = "running";
             return;
         }
@@ -211,10 +214,10 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t at,
         const char *via = NULL;
         const argus_gedge *e = out_edge(g, s, s->wait_id, "wait");
         if (e) {
-            /* the thread that woke it: where it was at AT (or just before
-             * it woke the waiter, if that was earlier) */
+            /* the thread that woke it: where it was at AT; if the segment
+             * that woke the waiter began after AT, the one before it */
             const argus_seg *w = &g->segs[e->to_seg];
-            uint64_t when = w->begin > 0 && w->begin - 1 < at ? w->begin - 1 : at;
+            uint64_t when = w->begin > at ? w->begin - 1 : at;
             uint32_t prev = w->prev;
             next = thread_state(g, w->thread, when, prev);
             if (next == ARGUS_NONE)

@@ -139,7 +139,8 @@ void argus_warn(const char *fmt, ...)
 void argus_bad_option(char **argv)
 {
     extern int optind, optopt;
-    if (optopt) /* a short option, maybe inside a cluster like -qx */
+    if (optopt > 0 && optopt < 128) /* a short option, maybe in a cluster like
+                                       -qx; a long one's optopt is its value */
         argus_usage_error("bad option '-%c' (unknown, or missing its value)", optopt);
     argus_usage_error("bad option '%s' (unknown, or missing its value)",
                       argv[optind - 1]);

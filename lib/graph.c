@@ -564,7 +564,11 @@ static void load_event(argus_graph *g, const argus_record *r,
             s->wait_reason = intern_field(g, r, ARGUS_K_REASON);
             lt->blocked_seg = si;
         } else if (s->wait_id != NO_ID && r->type != ARGUS_T_WOKEN) {
+            /* the segment goes on: that wait was not its final one */
             s->wait_id = NO_ID;
+            s->resume = NO_ID;
+            s->wake = ARGUS_WAKE_NONE;
+            s->ntimeouts = 0;
         }
     }
     if (r->type == ARGUS_T_IPC && argus_text_is(r, ARGUS_K_DIR, "send"))
@@ -710,19 +714,20 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
     bool keep_keys = opt && opt->keep_key_events;
     const argus_record *r;
     while ((r = argus_read(rd))) {
-        if (opt && opt->pass)
-            argus_write_record(opt->pass, r);
+        /* loaded first: a record it refuses is not passed through */
         if (r->is_event) {
             load_event(g, r, rd, &loading, &keybufs, keep_keys);
             if (opt && opt->on_event)
                 opt->on_event(r, opt->ctx);
-        }
-        else if (r->type == ARGUS_T_THREAD)
+        } else if (r->type == ARGUS_T_THREAD) {
             load_thread(g, r);
-        else if (r->type == ARGUS_T_EDGE)
+        } else if (r->type == ARGUS_T_EDGE) {
             load_edge(g, r);
-        else if (r->type != ARGUS_T_STREAM)
+        } else if (r->type != ARGUS_T_STREAM) {
             load_extra(g, r);
+        }
+        if (opt && opt->pass)
+            argus_write_record(opt->pass, r);
     }
     size_t pos = 0;
     uint64_t key;
