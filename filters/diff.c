@@ -64,7 +64,11 @@ typedef struct ctx {
     int depth, max_branches;
     uint32_t hang_thread;       /* never its own culprit (but when busy) */
     uint32_t asked[64];         /* branch points met for this hang ... */
-    uint32_t answer[64];        /* ... and the choice taken there */
+    uint32_t answer[64];        /* ... and the cause segment taken there
+                                   (ARGUS_NONE: all) */
+    uint32_t lonely[64];        /* baseline threads with no counterpart,
+                                   counted once per hang */
+    uint32_t nlonely;
     uint32_t nasked;
 } ctx;
 
@@ -106,6 +110,9 @@ static void put_thread_label(FILE *f, const argus_graph *g, uint32_t t)
             th->name ? argus_graph_str(g, th->name) : "", (unsigned long long)th->tid);
 }
 
+static bool describe_event(const argus_graph *g, const argus_seg *s,
+                           uint64_t id, char *buf, size_t len);
+
 /* Asks which candidate to follow: returns 0 for all, else 1..n. */
 static uint32_t ask(ctx *c, uint32_t at, const uint32_t *cand, uint32_t n)
 {
@@ -123,8 +130,9 @@ static uint32_t ask(ctx *c, uint32_t at, const uint32_t *cand, uint32_t n)
         fprintf(t, " via %s%s\n", argus_graph_str(b, e->kind), e->weak ? " (weak)" : "");
         for (uint32_t k = 0; k < s->key_len && k < 6; k++) {
             const argus_key_event *ke = &b->keys[s->key_off + k];
-            fprintf(t, "       %s %s%s\n", argus_type_name(ke->type),
-                    argus_graph_str(b, ke->text), ke->extra > 1 ? " (repeated)" : "");
+            char what[160];
+            describe_event(b, s, ke->id, what, sizeof what);
+            fprintf(t, "       %s%s\n", what, ke->extra > 1 ? " (repeated)" : "");
         }
     }
     fprintf(t, "  0) all of them\n> ");
@@ -163,7 +171,8 @@ static void put_branch(ctx *c, uint32_t hang, uint32_t at, const uint32_t *cand,
     argus_writer *w = c->out;
     if (c->nasked < 64) {
         c->asked[c->nasked] = at;
-        c->answer[c->nasked++] = chosen;
+        c->answer[c->nasked++] = chosen ? b->edges[cand[chosen - 1]].from_seg
+                                        : ARGUS_NONE;
     }
     argus_put_map(w, 4 + (chosen != 0));
     argus_put_key(w, "type"); argus_put_cstr(w, "branch");
@@ -234,7 +243,11 @@ static void walk_from(ctx *c, uint32_t hang, walk *cur, walks *out)
         for (k = 0; k < c->nasked && c->asked[k] != last->seg; k++)
             ;
         if (k < c->nasked) {
-            chosen = c->answer[k];
+            /* the same cause segment; all when it is no cause here (it is
+             * on this walk already) */
+            for (uint32_t i = 0; i < n; i++)
+                if (b->edges[cand[i]].from_seg == c->answer[k])
+                    chosen = i + 1;
         } else {
             chosen = choose(c, last->seg, cand, n);
             put_branch(c, hang, last->seg, cand, n, chosen);
@@ -398,8 +411,15 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
             a = at;
         uint32_t peers[MAX_CANDIDATES];
         int np = argus_graph_role_peers(g, b, p->thread, peers, MAX_CANDIDATES);
-        if (np == 0)
-            argus_count("baseline threads with no counterpart", 1);
+        if (np == 0) {
+            uint32_t j = 0;
+            while (j < c->nlonely && c->lonely[j] != p->thread)
+                j++;
+            if (j == c->nlonely && c->nlonely < 64) {
+                c->lonely[c->nlonely++] = p->thread;
+                argus_count("baseline threads with no counterpart", 1);
+            }
+        }
         for (int k = 0; k < np; k++) {
             uint32_t t = peers[k];
             if (t == c->hang_thread || has_thread(cs, t))
@@ -619,6 +639,7 @@ static void diff_hang(ctx *c, const hang_rec *hr)
     uint32_t n0 = ARGUS_NONE;
     c->hang_thread = hs->thread;
     c->nasked = 0;
+    c->nlonely = 0;
     if (c->base) {
         n0 = matched_node(c, hr->n);
         if (n0 == ARGUS_NONE) {

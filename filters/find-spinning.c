@@ -356,7 +356,7 @@ int main(int argc, char **argv)
         switch (c) {
         case OPT_INDICATOR:
             if (nsymbols == 64)
-                argus_usage_error("too many --indicator symbols (at most 60)");
+                argus_usage_error("too many --indicator symbols (at most 61)");
             if (!*optarg)
                 argus_usage_error("--indicator needs a symbol");
             symbols[nsymbols++] = optarg;

@@ -569,6 +569,7 @@ static void load_event(argus_graph *g, const argus_record *r,
             s->resume = NO_ID;
             s->wake = ARGUS_WAKE_NONE;
             s->ntimeouts = 0;
+            s->woken_external = false;
         }
     }
     if (r->type == ARGUS_T_IPC && argus_text_is(r, ARGUS_K_DIR, "send"))

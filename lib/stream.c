@@ -904,8 +904,11 @@ void argus_writer_flush(argus_writer *w)
         ssize_t n = write(w->fd, w->b.p + off, w->done - off);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(errno));
+        if (n < 0) {
+            int err = errno;
+            argus_output_unlock();      /* exit handlers may flush again */
+            argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(err));
+        }
         off += (size_t)n;
     }
     argus_output_unlock();

@@ -114,7 +114,6 @@ argus-diff: culprits: 2'
 }
 
 @test "DIFF-CULPRIT: a baseline thread with no counterpart is counted once, however many walks (recursion, branches) pass it" {
-    skip "BUG: counted once per walk that meets it: 2 with the default --depth (the worker's recursion walks the same path)"
     run counts chain
     assert_success
     assert_output 'argus-diff: baseline threads with no counterpart: 1
@@ -246,6 +245,16 @@ $expected"
     assert_output '{"type":"branch","hang":0,"at":6,"choices":[5,4]}{"type":"branch","hang":0,"at":3,"choices":[2,1],"chosen":2}'
 }
 
+# fixtures/diff/diamond.*.jsonl: branch point 2 (seg 5) is met on both
+# branches; on the second one, its candidate seg 6 is on the walk already.
+@test "DIFF-ASK: a branch point met again keeps the cause chosen there, not the choice's number" {
+    pair diamond fixtures/diff/diamond.base.jsonl fixtures/diff/diamond.bug.jsonl
+    run records diamond --depth 0 --choose 0,2
+    assert_success
+    run pick 'if .type == "branch" then [.at, .choices, .chosen] else [.branch, .thread, .baseline_seg] end'
+    assert_output '[9,[8,6],null][5,[6,4,3],4][1,"net",4][1,"coordinator",5][1,"fetcher",8][2,"parser",6]'
+}
+
 @test "DIFF-ASK: --interactive without a terminal is a usage error (64)" {
     command -v setsid >/dev/null || skip "setsid (util-linux) is not installed"
     pair branches fixtures/diff/branches.base.jsonl fixtures/diff/branches.bug.jsonl
@@ -269,7 +278,7 @@ argus-diff: the baseline path branches at seg 6 (Preview main [5401]). Which cau
   1) seg 5 Preview thumbnailer [5404] via wakeup
        woken awakened
        syscall read
-       wakeup
+       wakeup of Preview main [5401]
        wait semaphore_wait
   2) seg 4 Preview decoder [5405] via flag
        woken awakened

@@ -43,9 +43,8 @@ typedef struct argus_seg {
     uint64_t first_id, last_id;
     uint64_t begin, end;        /* ts of first and last event */
     uint64_t resume;            /* ts the thread ran again after a final
-                                   wait (UINT64_MAX: not in the trace);
-                                   == end when the segment does not end
-                                   in a wait */
+                                   wait (UINT64_MAX: not in the trace, or
+                                   no final wait; see argus_seg_until) */
     uint64_t wait_id;           /* the final wait's id, or UINT64_MAX */
     uint64_t wait_resource, wait_timeout;
     uint64_t ui_id;             /* first ui_event, UINT64_MAX if none */
