@@ -1498,8 +1498,9 @@ static void report_hang(const hang_rec *h)
                 p0 = i;
             np++;
         }
-    section_ui(paths.v + p0, np);
-    section_path(h, paths.v + p0, np);
+    const path_rec *mine = np ? paths.v + p0 : NULL;  /* none: paths.v may be NULL */
+    section_ui(mine, np);
+    section_path(h, mine, np);
 
     /* SPIN-PATH follows the wait of a wait node only: a busy or yield
      * node's last wait is not what held it up */
