@@ -69,13 +69,19 @@ argus_sim_index *argus_sim_index_new(const argus_graph *base)
         argus_die(ARGUS_EX_IOERR, "out of memory (similar index)");
     ix->g = base;
     argus_table_init(&ix->roles, sizeof(uint32_t));
-    for (uint32_t i = 0; i < base->nsegs; i++) {
-        const argus_seg *s = &base->segs[i];
-        if (s->ctx)
-            continue;
-        list_add(ix, role_key(base, s->thread, false), i);
-        if (base->threads[s->thread].main)
-            list_add(ix, role_key(base, s->thread, true), i);
+    /* a thread's role keys once, then its segments (threads are few) */
+    for (uint32_t t = 0; t < base->nthreads; t++) {
+        bool main = base->threads[t].main;
+        uint64_t by_name = role_key(base, t, false);
+        uint64_t by_main = main ? role_key(base, t, true) : 0;
+        for (uint32_t k = base->seg_first[t]; k < base->seg_first[t + 1]; k++) {
+            uint32_t i = base->thread_segs[k];
+            if (base->segs[i].ctx)
+                continue;
+            list_add(ix, by_name, i);
+            if (main)
+                list_add(ix, by_main, i);
+        }
     }
     sort_graph = base;
     for (uint32_t i = 0; i < ix->nlists; i++)
