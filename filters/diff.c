@@ -314,13 +314,10 @@ static double secs(uint64_t ts)
 static bool state_at(const argus_graph *g, uint32_t t, uint64_t at,
                      uint32_t *seg, bool *busy, uint64_t *since, uint64_t *until)
 {
-    uint32_t s = argus_graph_seg_at(g, t, at);
-    if (s == ARGUS_NONE) {
-        /* nothing ongoing: the thread's latest segment before */
-        s = argus_graph_seg_before(g, t, at);
-        if (s == ARGUS_NONE)
-            return false;
-    }
+    /* its segment ongoing at AT, or else its latest one before */
+    uint32_t s = argus_graph_seg_before(g, t, at);
+    if (s == ARGUS_NONE)
+        return false;
     const argus_seg *x = &g->segs[s];
     *seg = s;
     if (argus_seg_blocked_at(g, x, at)) {

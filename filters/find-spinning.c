@@ -155,11 +155,11 @@ static uint32_t main_thread_of(const argus_graph *g, uint64_t pid)
  * one that began within 1.5 s before T. */
 static uint32_t spinning_node(const argus_graph *g, uint32_t thread, uint64_t t)
 {
-    uint32_t s = argus_graph_seg_at(g, thread, t);
-    if (s != ARGUS_NONE)
-        return s;
-    s = argus_graph_seg_before(g, thread, t);
-    return s != ARGUS_NONE && g->segs[s].begin + SEARCH_BACK >= t ? s : ARGUS_NONE;
+    uint32_t s = argus_graph_seg_before(g, thread, t);
+    if (s == ARGUS_NONE)
+        return ARGUS_NONE;
+    const argus_seg *x = &g->segs[s];
+    return t <= argus_seg_until(g, x) || x->begin + SEARCH_BACK >= t ? s : ARGUS_NONE;
 }
 
 static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
