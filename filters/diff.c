@@ -615,17 +615,15 @@ static uint32_t matched_node(ctx *c, uint32_t n)
 typedef struct hang_rec {
     uint32_t n, seg;
     uint64_t at;
-    bool busy, yield;
+    bool busy;
 } hang_rec;
 
-static const char *field_text(const argus_record *r, const char *key)
+/* Whether text field KEY of R is WANT. */
+static bool field_is(const argus_record *r, const char *key, const char *want)
 {
-    static char buf[64];
     const argus_field *f = argus_get_named(r, key);
-    if (!f || f->kind != ARGUS_V_TEXT)
-        return "";
-    snprintf(buf, sizeof buf, "%.*s", (int)f->slen, f->s);
-    return buf;
+    size_t n = strlen(want);
+    return f && f->kind == ARGUS_V_TEXT && f->slen == n && memcmp(f->s, want, n) == 0;
 }
 
 static void diff_hang(ctx *c, const hang_rec *hr)
@@ -773,9 +771,7 @@ int main(int argc, char **argv)
         }
         hr.n = (uint32_t)n;
         hr.at = at == UINT64_MAX ? g.segs[hr.seg].begin : at;
-        const char *cls = field_text(r, "class");
-        hr.busy = strcmp(cls, "busy") == 0;
-        hr.yield = strcmp(cls, "yield") == 0;
+        hr.busy = field_is(r, "class", "busy");
         diff_hang(&c, &hr);
     }
     if (c.ch.tty)

@@ -199,10 +199,9 @@ static const char *wake_name(uint8_t w)
 }
 
 static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
-                     const hang *h)
+                     const hang *h, const char *cls)
 {
     const argus_seg *s = &g->segs[h->seg];
-    const char *cls = class_of(g, s);
     bool is_wait = strcmp(cls, "wait") == 0 && s->wait_id != UINT64_MAX;
     const char *result = is_wait ? wake_name(s->wake) : NULL;
     uint64_t until = argus_seg_until(g, s);
@@ -423,7 +422,8 @@ int main(int argc, char **argv)
     argus_count("hang nodes", found.n);
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
-        put_hang(st.out, &g, n, h);
+        const char *cls = class_of(&g, &g.segs[h->seg]);
+        put_hang(st.out, &g, n, h, cls);
         argus_path *paths;
         int np = argus_path_search(&g, h->seg, &popt, &paths);
         for (int i = 0; i < np; i++)
@@ -431,7 +431,7 @@ int main(int argc, char **argv)
         if (np && !paths[0].complete)
             argus_count("hang nodes with no path to a ui_event", 1);
         argus_paths_free(paths, np);
-        if (wait_chain && strcmp(class_of(&g, &g.segs[h->seg]), "wait") == 0) {
+        if (wait_chain && strcmp(cls, "wait") == 0) {
             argus_chain chain;
             argus_wait_chain(&g, h->seg, h->at, ARGUS_CHAIN_MAX, &chain);
             put_chain(st.out, &g, n, &chain);
