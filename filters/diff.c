@@ -6,6 +6,7 @@
 #include "argus/cli.h"
 #include "argus/graph.h"
 #include "argus/stage.h"
+#include "argus/table.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -66,6 +67,8 @@ typedef struct ctx {
     uint32_t asked[64];         /* branch points met for this hang ... */
     uint32_t answer[64];        /* ... and the cause segment taken there
                                    (ARGUS_NONE: all) */
+    argus_table matched;        /* hang number -> baseline node matched by
+                                   argus-similar (rank 1), uint32 */
     uint32_t lonely[64];        /* baseline threads with no counterpart,
                                    counted once per hang */
     uint32_t nlonely;
@@ -596,20 +599,31 @@ static uint64_t field_uint(const argus_record *r, const char *key)
     return f && f->kind == ARGUS_V_UINT ? f->u : UINT64_MAX;
 }
 
-/* The baseline node matched to hang N by argus-similar, if it ran. */
-static uint32_t matched_node(ctx *c, uint32_t n)
+/* The baseline nodes matched to the hangs by argus-similar, if it ran:
+ * one pass over the match records, the first rank-1 match of a hang. */
+static void index_matches(ctx *c)
 {
+    argus_table_init(&c->matched, sizeof(uint32_t));
     for (uint32_t i = 0; i < c->g->nextras; i++) {
         if (!argus_extra_is(&c->g->extras[i], "match"))
             continue;
         const argus_record *r = argus_graph_parse_extra(c->g, i);
-        if (r && field_uint(r, "hang") == n && field_uint(r, "rank") == 1) {
-            uint64_t seg = field_uint(r, "baseline_seg");
-            if (seg != UINT64_MAX)
-                return argus_graph_find_seg(c->base, seg);
-        }
+        if (!r || field_uint(r, "rank") != 1)
+            continue;
+        uint64_t hang = field_uint(r, "hang"), seg = field_uint(r, "baseline_seg");
+        if (hang == UINT64_MAX || seg == UINT64_MAX)
+            continue;
+        bool created;
+        uint32_t *v = argus_table_put(&c->matched, hang, &created);
+        if (created)
+            *v = argus_graph_find_seg(c->base, seg);
     }
-    return ARGUS_NONE;
+}
+
+static uint32_t matched_node(const ctx *c, uint32_t n)
+{
+    const uint32_t *v = argus_table_get(&c->matched, n);
+    return v ? *v : ARGUS_NONE;
 }
 
 typedef struct hang_rec {
@@ -754,6 +768,8 @@ int main(int argc, char **argv)
         c.ix = argus_sim_index_new(&base);
     }
     c.out = st.out;
+    if (c.base)
+        index_matches(&c);
 
     for (uint32_t i = 0; i < g.nextras; i++) {
         if (!argus_extra_is(&g.extras[i], "hang"))
@@ -780,6 +796,7 @@ int main(int argc, char **argv)
     argus_graph_free(&g);
     if (c.base) {
         argus_sim_index_free(c.ix);
+        argus_table_free(&c.matched);
         argus_graph_free(&base);
     }
     argus_stage_close(&st);
