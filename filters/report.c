@@ -574,19 +574,16 @@ static LIST(branch_rec) branches;
 
 #define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
 
-/* Field access by name: the analysis records' keys are mostly not known
- * keys of the stream (argus_get works on known keys only). */
-#define fld argus_get_named
 
 static uint64_t fu(const argus_record *r, const char *key)
 {
-    const argus_field *f = fld(r, key);
+    const argus_field *f = argus_get_named(r, key);
     return f && f->kind == ARGUS_V_UINT ? f->u : NONE;
 }
 
 static bool fi(const argus_record *r, const char *key, int64_t *out)
 {
-    const argus_field *f = fld(r, key);
+    const argus_field *f = argus_get_named(r, key);
     if (f && f->kind == ARGUS_V_UINT && f->u <= INT64_MAX) {
         *out = (int64_t)f->u;
         return true;
@@ -600,13 +597,13 @@ static bool fi(const argus_record *r, const char *key, int64_t *out)
 
 static bool fb(const argus_record *r, const char *key)
 {
-    const argus_field *f = fld(r, key);
+    const argus_field *f = argus_get_named(r, key);
     return f && f->kind == ARGUS_V_BOOL && f->u;
 }
 
 static const char *fs(const argus_record *r, const char *key)
 {
-    const argus_field *f = fld(r, key);
+    const argus_field *f = argus_get_named(r, key);
     if (!f || f->kind != ARGUS_V_TEXT || !f->s)
         return NULL;
     return keep(strndup(f->s, f->slen));
@@ -618,7 +615,7 @@ static const char *fs(const argus_record *r, const char *key)
 static int farr(const argus_record *r, const char *key, unsigned major,
                 uint64_t **u, const char ***t)
 {
-    const argus_field *f = fld(r, key);
+    const argus_field *f = argus_get_named(r, key);
     if (!f)
         return 0;
     if (f->kind != ARGUS_V_ARRAY)
