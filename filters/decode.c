@@ -2,36 +2,57 @@
 #include "argus/cli.h"
 #include "argus/input.h"
 #include "argus/jsonl.h"
+#include "argus/kdebug.h"
 #include "argus/stream.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
-    "Usage: argus-decode [--format FORMAT] [FILE|-]\n"
+    "Usage: argus-decode [--format FORMAT] [OPTIONS] [FILE|-]\n"
     "Decode a trace into an argus event stream (CBOR) on stdout.\n"
     "\n"
     "Formats:\n"
-    "  argus    an argus stream already (CBOR): checked and passed through,\n"
-    "           with this stage added to the header\n"
-    "  jsonl    JSON lines, one record a line; '#' comment lines and blank\n"
-    "           lines are skipped. A first line of type \"stream\" makes it a\n"
-    "           rendered stream (argus-to-json output), taken as it is. Else it\n"
-    "           is a hand-written trace: decode writes the header, numbers the\n"
-    "           events in order, fills an event's pid from its thread record,\n"
-    "           and applies the rules below.\n"
-    "Without --format the format is told from the first bytes.\n"
+    "  argus       an argus stream already (CBOR): checked and passed through,\n"
+    "              with this stage added to the header\n"
+    "  jsonl       JSON lines, one record a line; '#' comment lines and blank\n"
+    "              lines are skipped. A first line of type \"stream\" makes it a\n"
+    "              rendered stream (argus-to-json output), taken as it is. Else\n"
+    "              it is a hand-written trace: decode writes the header,\n"
+    "              numbers the events in order, fills an event's pid from its\n"
+    "              thread record, and applies the rules below.\n"
+    "  kdebug      a macOS kdebug trace file: RAW_VERSION1, 2 and 3 (ktrace,\n"
+    "              artrace, Instruments), 64- or 32-bit records; RAW_VERSION0\n"
+    "              with --kdebug-v0 (docs/inputs/macos.md)\n"
+    "  trace-text  the text macOS trace(1) prints (trace -t, trace -R)\n"
+    "Without --format the format is told from the first bytes (kdebug by its\n"
+    "magic number).\n"
     "\n"
     "Rules (docs/stages/decode.md, spec graph-rules.md):\n"
     "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
-    "             thread's next event, unless the input has its own; its\n"
-    "             result is the one the ending wakeup gives\n"
-    "  DEC-ORDER  input must be in ts order (an error names the line); ids\n"
-    "             are given in output order\n"
+    "             thread's next event, unless the input has its own (kdebug:\n"
+    "             the context switch that runs the thread again); its result\n"
+    "             is the one the ending wakeup gives\n"
+    "  DEC-ORDER  jsonl input must be in ts order (an error names the line);\n"
+    "             kdebug records are merged into ts order through a reorder\n"
+    "             window, one later than the window allows is an error naming\n"
+    "             its byte offset; ids are given in output order\n"
     "\n"
-    "  -f, --format FORMAT  input format (argus, jsonl)\n"
+    "  -f, --format FORMAT  input format (argus, jsonl, kdebug, trace-text)\n"
+    "      --codes FILE     kdebug, trace-text: more codes, trace.codes lines\n"
+    "                       with an optional type column (repeatable; later\n"
+    "                       entries override the built-in table)\n"
+    "      --window N       kdebug, trace-text: reorder window in records\n"
+    "                       (default 65536)\n"
+    "      --timebase N/D   kdebug: ns = ticks * N / D, over the file's own\n"
+    "                       (V0 and V1 files have none: ns; Apple silicon 125/3)\n"
+    "      --record-size B  kdebug: 64 or 32-byte records, over the file's flag\n"
+    "                       or the guess (V0, V1)\n"
+    "      --kdebug-v0      kdebug: the file is RAW_VERSION0 (it has no magic)\n"
+    "  -v, --verbose        kdebug, trace-text: counters on stderr at the end\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n";
 
@@ -45,11 +66,54 @@ static void fill(argus_input *in)
                   MAX_LINE >> 20);
 }
 
-/* The format told by the first non-blank byte. */
+/* Whether the first lines look like trace(1) text: its column header, a
+ * ctime date line, or an event line "ABSTIME DELTA ...". */
+static bool looks_like_trace_text(const uint8_t *buf, size_t len)
+{
+    const char *p = (const char *)buf, *end = p + len;
+    for (int lines = 0; p < end && lines < 8; lines++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        if (p < e) {
+            if (memmem(p, (size_t)(e - p), "AbsTime(", 8))
+                return true;
+            static const char *const days[] = {"Mon ", "Tue ", "Wed ", "Thu ",
+                                               "Fri ", "Sat ", "Sun "};
+            for (int i = 0; i < 7; i++)
+                if (e - p > 4 && memcmp(p, days[i], 4) == 0)
+                    return true;
+            /* two decimal numbers with one digit after the point */
+            int numbers = 0;
+            const char *q = p;
+            while (numbers < 2 && q < e) {
+                const char *s = q;
+                while (q < e && *q >= '0' && *q <= '9')
+                    q++;
+                if (q == s || q + 1 >= e || *q != '.' || q[1] < '0' || q[1] > '9')
+                    break;
+                q += 2;
+                numbers++;
+                while (q < e && (*q == ' ' || *q == '\t'))
+                    q++;
+            }
+            return numbers == 2;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return false;
+}
+
+/* The format told by the first bytes. */
 static const char *detect(argus_input *in)
 {
     while (!in->eof && in->hi - in->lo < 4096)
         fill(in);
+    if (argus_kd_sniff(in->buf + in->lo, in->hi - in->lo))
+        return "kdebug";
     for (size_t i = in->lo; i < in->hi; i++) {
         char c = (char)in->buf[i];
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
@@ -62,6 +126,8 @@ static const char *detect(argus_input *in)
     }
     if (in->hi == in->lo)
         return "jsonl"; /* empty: an empty trace */
+    if (looks_like_trace_text(in->buf + in->lo, in->hi - in->lo))
+        return "trace-text";
     argus_die(ARGUS_EX_DATAERR, "%s: cannot tell the input format; give --format",
               in->name);
 }
@@ -101,38 +167,114 @@ static void pass_through(argus_input *in, argus_writer *w)
     argus_reader_close(rd);
 }
 
+/* kdebug and trace-text: the decoder of include/argus/kdebug.h. */
+static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
+                          argus_kd_options *o, bool verbose)
+{
+    argus_kd *d = argus_kd_new(w, o);
+    int rc = strcmp(format, "kdebug") == 0 ? argus_kd_read_binary(d, in)
+                                           : argus_kd_read_text(d, in);
+    if (verbose)
+        argus_kd_print_counts(d, stderr);
+    if (rc < 0)
+        argus_die(ARGUS_EX_DATAERR, "%s", argus_kd_error(d));
+    argus_kd_free(d);
+}
+
+static void parse_timebase(const char *text, argus_kd_options *o)
+{
+    char *slash;
+    unsigned long long n = strtoull(text, &slash, 10), dn = 0;
+    if (slash != text && *slash == '/')
+        dn = strtoull(slash + 1, &slash, 10);
+    if (!n || !dn || *slash || n > UINT32_MAX || dn > UINT32_MAX)
+        argus_usage_error("--timebase wants N/D, two positive integers (e.g. 125/3)");
+    o->tb_numer = (uint32_t)n;
+    o->tb_denom = (uint32_t)dn;
+}
+
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
+    enum { OPT_CODES = 1000, OPT_WINDOW, OPT_TIMEBASE, OPT_RECORD_SIZE, OPT_V0 };
     static const struct option opts[] = {
         {"format", required_argument, 0, 'f'},
+        {"codes", required_argument, 0, OPT_CODES},
+        {"window", required_argument, 0, OPT_WINDOW},
+        {"timebase", required_argument, 0, OPT_TIMEBASE},
+        {"record-size", required_argument, 0, OPT_RECORD_SIZE},
+        {"kdebug-v0", no_argument, 0, OPT_V0},
+        ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     const char *format = NULL;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
+    argus_kd_options kd = {0};
+    argus_kd_codes *codes = argus_kd_codes_default();
+    bool kd_option = false;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:hv", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
+        case OPT_CODES: {
+            char err[512];
+            if (argus_kd_codes_load(codes, optarg, err, sizeof err) < 0)
+                argus_die(access(optarg, R_OK) == 0 ? ARGUS_EX_DATAERR : ARGUS_EX_NOINPUT,
+                          "%s", err);
+            kd_option = true;
+            break;
+        }
+        case OPT_WINDOW:
+            kd.window = argus_parse_uint_option("--window", optarg);
+            if (kd.window == 0 || kd.window > (1u << 28))
+                argus_usage_error("--window wants 1 to %u records", 1u << 28);
+            kd_option = true;
+            break;
+        case OPT_TIMEBASE: parse_timebase(optarg, &kd); kd_option = true; break;
+        case OPT_RECORD_SIZE:
+            kd.record_size = (unsigned)argus_parse_uint_option("--record-size", optarg);
+            if (kd.record_size != 32 && kd.record_size != 64)
+                argus_usage_error("--record-size is 32 or 64");
+            kd_option = true;
+            break;
+        case OPT_V0: kd.kdebug_v0 = true; kd_option = true; break;
         default: argus_common_option(c, usage, &common, argv);
         }
     }
     const char *input = argus_input_arg(argc, argv);
-    if (format && strcmp(format, "jsonl") != 0 && strcmp(format, "argus") != 0)
-        argus_usage_error("unknown format '%s' (known: argus, jsonl)", format);
+    static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text"};
+    bool known = !format;
+    for (size_t i = 0; format && i < sizeof formats / sizeof *formats; i++)
+        known |= strcmp(format, formats[i]) == 0;
+    if (!known)
+        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text)",
+                          format);
+    if (kd.kdebug_v0 && !format)
+        format = "kdebug";
 
     argus_input in;
     argus_input_open(&in, input, MAX_LINE);
     argus_writer *w = argus_writer_stdout();
     if (!format)
         format = detect(&in);
-    if (strcmp(format, "argus") == 0)
+    bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
+    if (kd_option && !kdebug)
+        argus_usage_error("--codes, --window, --timebase, --record-size and "
+                          "--kdebug-v0 are for kdebug and trace-text input");
+    if (strcmp(format, "argus") == 0) {
         pass_through(&in, w);
-    else
+    } else if (kdebug) {
+        kd.name = in.name;
+        kd.command = argus_command_line();
+        kd.codes = codes;
+        decode_kdebug(&in, w, format, &kd, common.verbose);
+    } else {
         decode_jsonl(&in, w);
+    }
+    argus_kd_codes_free(codes);
     argus_writer_close(w);
     argus_input_close(&in);
     return 0;
