@@ -233,28 +233,31 @@ void argus_kd_map_thread(argus_kd *d, uint64_t tid, uint32_t pid,
 
 /* ---- Output ------------------------------------------------------------- */
 
+/* A text literal, its length known at compile time. */
+#define PUT_LIT(w, lit) argus_put_text((w), lit, sizeof lit - 1)
+
 static void write_thread(argus_kd *d, thread *t)
 {
     argus_writer *w = d->w;
     argus_put_map(w, 4 + (t->name[0] != 0) + t->main + t->kernel);
-    argus_put_key(w, "type");
-    argus_put_cstr(w, "thread");
-    argus_put_key(w, "tid");
+    PUT_LIT(w, "type");
+    PUT_LIT(w, "thread");
+    PUT_LIT(w, "tid");
     argus_put_uint(w, t->tid);
-    argus_put_key(w, "pid");
+    PUT_LIT(w, "pid");
     argus_put_uint(w, t->pid);
-    argus_put_key(w, "proc");
+    PUT_LIT(w, "proc");
     argus_put_cstr(w, t->proc[0] ? t->proc : "unknown");
     if (t->name[0]) {
-        argus_put_key(w, "name");
+        PUT_LIT(w, "name");
         argus_put_cstr(w, t->name);
     }
     if (t->main) {
-        argus_put_key(w, "main");
+        PUT_LIT(w, "main");
         argus_put_bool(w, true);
     }
     if (t->kernel) {
-        argus_put_key(w, "kernel");
+        PUT_LIT(w, "kernel");
         argus_put_bool(w, true);
     }
     argus_end_record(w);
@@ -302,19 +305,19 @@ static void write_header(argus_kd *d)
         }
     }
     argus_put_map(w, 5 + t0);
-    argus_put_key(w, "type");
-    argus_put_cstr(w, "stream");
-    argus_put_key(w, "format");
-    argus_put_cstr(w, "argus");
-    argus_put_key(w, "version");
+    PUT_LIT(w, "type");
+    PUT_LIT(w, "stream");
+    PUT_LIT(w, "format");
+    PUT_LIT(w, "argus");
+    PUT_LIT(w, "version");
     argus_put_uint(w, 1);
-    argus_put_key(w, "source");
+    PUT_LIT(w, "source");
     argus_put_cstr(w, d->source);
     if (t0) {
-        argus_put_key(w, "t0");
+        PUT_LIT(w, "t0");
         argus_put_uint(w, t0_ns);
     }
-    argus_put_key(w, "stages");
+    PUT_LIT(w, "stages");
     argus_put_array(w, 1);
     argus_put_cstr(w, d->o.command ? d->o.command : "decode");
     argus_end_record(w);
@@ -336,17 +339,17 @@ static void begin_event(argus_kd *d, const argus_kd_rec *r, thread *t,
         write_thread(d, t);
     argus_writer *w = d->w;
     argus_put_map(w, 6 + extra);
-    argus_put_key(w, "type");
+    PUT_LIT(w, "type");
     argus_put_cstr(w, type);
-    argus_put_key(w, "id");
+    PUT_LIT(w, "id");
     argus_put_uint(w, d->next_id++);
-    argus_put_key(w, "ts");
+    PUT_LIT(w, "ts");
     argus_put_uint(w, ns_of(d, r->ts));
-    argus_put_key(w, "tid");
+    PUT_LIT(w, "tid");
     argus_put_uint(w, t->tid);
-    argus_put_key(w, "pid");
+    PUT_LIT(w, "pid");
     argus_put_uint(w, t->pid);
-    argus_put_key(w, "cpu");
+    PUT_LIT(w, "cpu");
     argus_put_uint(w, r->cpu);
     d->n_events++;
 }
@@ -365,7 +368,7 @@ static void put_text_field(argus_kd *d, const char *key, const char *v)
 
 static void put_args(argus_kd *d, const argus_kd_rec *r)
 {
-    argus_put_key(d->w, "args");
+    PUT_LIT(d->w, "args");
     argus_put_array(d->w, 4);
     for (int i = 0; i < 4; i++)
         argus_put_uint(d->w, r->arg[i]);
@@ -382,7 +385,7 @@ static void write_woken(argus_kd *d, const argus_kd_rec *r, thread *t, bool synt
     if (result)
         put_text_field(d, "result", wait_results[t->wake_result]);
     if (synth) {
-        argus_put_key(d->w, "synth");
+        PUT_LIT(d->w, "synth");
         argus_put_bool(d->w, true);
     }
     argus_end_record(d->w);
@@ -456,7 +459,7 @@ static void write_syscall(argus_kd *d, const argus_kd_rec *r, thread *t,
     if (begin)
         put_args(d, r);
     if (end) {
-        argus_put_key(d->w, "ret");
+        PUT_LIT(d->w, "ret");
         if (ARGUS_KD_CLASS(r->debugid) == 1) /* Mach: a kern_return_t */
             argus_put_int(d->w, (int32_t)(uint32_t)r->arg[0]);
         else if ((int32_t)(uint32_t)r->arg[0] > 0) /* BSD: errno */

@@ -191,7 +191,7 @@ bad_line() { # JSON line, expected message after "FILE:1: "
 @test "an unknown format or option exits 64" {
     run argus-decode --format pcap x
     assert_failure 64
-    assert_output "argus-decode: unknown format 'pcap' (known: argus, jsonl)
+    assert_output "argus-decode: unknown format 'pcap' (known: argus, jsonl, kdebug, trace-text)
 Try 'argus-decode --help' for more information."
     run argus-decode --frobnicate
     assert_failure 64
@@ -207,7 +207,7 @@ Try 'argus-decode --help' for more information."
 @test "--help lists the flags and rules" {
     run argus-decode --help
     assert_success
-    assert_line --index 0 "Usage: argus-decode [--format FORMAT] [FILE|-]"
+    assert_line --index 0 "Usage: argus-decode [--format FORMAT] [OPTIONS] [FILE|-]"
     assert_output --partial "DEC-WOKEN"
     assert_output --partial "DEC-ORDER"
 }
