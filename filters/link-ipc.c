@@ -15,7 +15,8 @@ static const char usage[] =
     "  IPC-MSG    a recv is linked from its send (edge \"ipc\"): by msg when\n"
     "             both carry it, else the oldest unmatched send to the same\n"
     "             port; a send naming its peer matches only a recv in that\n"
-    "             process (and a recv naming its peer only a send from it)\n"
+    "             process (and a recv naming its peer only a send from it);\n"
+    "             events without a port (macOS kdebug) match by msg alone\n"
     "  IPC-REPLY  a send with reply_port R is a request; once its recv is\n"
     "             known, the first later send to port R is the reply: edge\n"
     "             \"reply\" from the request's recv to that send\n"
@@ -35,7 +36,7 @@ static const char usage[] =
 static const char C_IPC[] = "ipc edges";
 static const char C_REPLY[] = "reply edges";
 static const char C_RECV_ALONE[] = "recvs without send";
-static const char C_INCOMPLETE[] = "ipc events without dir or port";
+static const char C_INCOMPLETE[] = "ipc events without dir, or without both port and msg";
 static const char C_SENDS_DROPPED[] = "pending sends dropped";
 static const char C_REPLIES_DROPPED[] = "pending replies dropped";
 static const char C_SENDS_LEFT[] = "sends left unmatched";
@@ -124,6 +125,10 @@ static void on_send(linker *k, const argus_record *r, uint64_t port)
         argus_fifo_push(k->requests, r->id, r->id, reply_port, 0);
 }
 
+/* The port of sends and receives that name none (stock macOS kdebug
+ * records carry the message, not the port): they match by msg only. */
+#define NO_PORT UINT64_MAX
+
 /* The send of a receive, taken out of the pending tables. */
 static bool match_recv(linker *k, const argus_record *r, uint64_t port,
                        uint64_t *send_id)
@@ -147,7 +152,7 @@ static bool match_recv(linker *k, const argus_record *r, uint64_t port,
         /* a send with another msg is another message */
         want.without_msg = true;
     }
-    if (!argus_fifo_take(k->by_port, port, send_fits, &want, &send))
+    if (port == NO_PORT || !argus_fifo_take(k->by_port, port, send_fits, &want, &send))
         return false;
     if (k->msg_match && (send.aux2 & HAS_MSG)) {
         argus_fifo_item ignored;
@@ -223,6 +228,11 @@ int main(int argc, char **argv)
         size_t dir_len = 0;
         const char *dir = argus_get_text(r, ARGUS_K_DIR, &dir_len);
         bool has_port = argus_get_uint(r, ARGUS_K_PORT, &port);
+        uint64_t msg;
+        if (!has_port && k.msg_match && argus_get_uint(r, ARGUS_K_MSG, &msg)) {
+            port = NO_PORT;
+            has_port = true;
+        }
         if (has_port && dir && dir_len == 4 && memcmp(dir, "send", 4) == 0) {
             on_send(&k, r, port);
         } else if (has_port && dir && dir_len == 4 && memcmp(dir, "recv", 4) == 0) {

@@ -710,13 +710,16 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
                      begin ? r->arg[1] : 0, NULL, 0);
         break;
     }
+    /* libdispatch's layout (src/trace.h): a push has the item, its block
+     * or function, and the queue's serial number in the high word of arg3;
+     * a pop has the queue's serial in arg3; an item done only the item */
     case ARGUS_KD_DISPATCH_ENQUEUE:
-        write_simple(d, r, t, "dispatch_enqueue", NULL, "queue", r->arg[0], "item",
-                     r->arg[1], "func", r->arg[2]);
+        write_simple(d, r, t, "dispatch_enqueue", NULL, "item", r->arg[0], "queue",
+                     r->arg[2] >> 32, "func", r->arg[1]);
         break;
     case ARGUS_KD_DISPATCH_INVOKE:
-        write_simple(d, r, t, "dispatch_invoke", phase, "queue", r->arg[0], "item",
-                     r->arg[1], "func", r->arg[2]);
+        write_simple(d, r, t, "dispatch_invoke", phase, "item", r->arg[0], "queue",
+                     phase && strcmp(phase, "end") == 0 ? 0 : r->arg[2], NULL, 0);
         break;
     case ARGUS_KD_RUNLOOP_SUBMIT:
         write_simple(d, r, t, "runloop_submit", NULL, "item", r->arg[0], NULL, 0,

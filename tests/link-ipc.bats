@@ -98,7 +98,7 @@ load link_helper
     assert_output "argus-link-ipc: ipc edges: 2
 argus-link-ipc: reply edges: 0
 argus-link-ipc: recvs without send: 1
-argus-link-ipc: ipc events without dir or port: 0
+argus-link-ipc: ipc events without dir, or without both port and msg: 0
 argus-link-ipc: pending sends dropped: 0
 argus-link-ipc: pending replies dropped: 0
 argus-link-ipc: sends left unmatched: 0
@@ -111,7 +111,7 @@ argus-link-ipc: requests left without reply: 1"
     assert_output "argus-link-ipc: ipc edges: 3
 argus-link-ipc: reply edges: 0
 argus-link-ipc: recvs without send: 0
-argus-link-ipc: ipc events without dir or port: 0
+argus-link-ipc: ipc events without dir, or without both port and msg: 0
 argus-link-ipc: pending sends dropped: 0
 argus-link-ipc: pending replies dropped: 0
 argus-link-ipc: sends left unmatched: 1
@@ -126,7 +126,18 @@ argus-link-ipc: requests left without reply: 0"
     run sh -c "argus-decode $BATS_TEST_TMPDIR/t.jsonl | argus-link-ipc -v 2>$BATS_TEST_TMPDIR/err | argus-to-json | jq -c 'select(.id) | [.id, .type]' | tr -d '\n'; grep -v ': 0$' $BATS_TEST_TMPDIR/err"
     assert_success
     assert_output '[1,"ipc"][2,"ipc"][3,"ipc"][4,"ipc"]argus-link-ipc: recvs without send: 1
-argus-link-ipc: ipc events without dir or port: 3'
+argus-link-ipc: ipc events without dir, or without both port and msg: 3'
+}
+
+@test "IPC-MSG: events without a port (macOS kdebug sends and receives) match by msg alone, never by FIFO" {
+    run sh -c "$fns; printf '%s\n' \
+        '{\"type\":\"ipc\",\"ts\":1,\"tid\":1,\"pid\":1,\"dir\":\"send\",\"msg\":\"0xa0\",\"via\":\"mach\"}' \
+        '{\"type\":\"ipc\",\"ts\":2,\"tid\":1,\"pid\":1,\"dir\":\"send\",\"msg\":\"0xb0\",\"via\":\"mach\"}' \
+        '{\"type\":\"ipc\",\"ts\":3,\"tid\":2,\"pid\":2,\"dir\":\"recv\",\"msg\":\"0xb0\",\"via\":\"mach\"}' \
+        '{\"type\":\"ipc\",\"ts\":4,\"tid\":2,\"pid\":2,\"dir\":\"recv\",\"msg\":\"0xc0\",\"via\":\"mach\"}' \
+        | edges_of"
+    assert_success
+    assert_output '{"type":"edge","kind":"ipc","from":2,"to":3}'
 }
 
 @test "IPC-BOUND: --max-pending drops the oldest unmatched send and counts it" {

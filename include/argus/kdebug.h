@@ -44,8 +44,8 @@ typedef enum argus_kd_action {
     ARGUS_KD_TIMER_ARM,    /* arg1 = timer call, arg3 = deadline */
     ARGUS_KD_TIMER_CANCEL, /* arg1 = timer call */
     ARGUS_KD_TIMER_FIRE,   /* arg1 = timer call, arg2 = function */
-    ARGUS_KD_DISPATCH_ENQUEUE, /* arg1 = queue, arg2 = item, arg3 = func */
-    ARGUS_KD_DISPATCH_INVOKE,  /* arg1 = queue, arg2 = item, arg3 = func */
+    ARGUS_KD_DISPATCH_ENQUEUE, /* arg1 = item, arg2 = func, arg3 = queue << 32 */
+    ARGUS_KD_DISPATCH_INVOKE,  /* arg1 = item, arg3 = queue (begin) */
     ARGUS_KD_RUNLOOP_SUBMIT,   /* arg1 = item */
     ARGUS_KD_RUNLOOP_INVOKE,   /* arg1 = kind, arg2 = item, arg3 = func */
     ARGUS_KD_RUNLOOP_PHASE,    /* arg1 = stage */
