@@ -103,6 +103,17 @@ argus graph: link-wakeups: ran, kept as'
     assert_output 7
 }
 
+@test "--cache: editing a --codes file decode reads misses from the first stage on" {
+    cache="$BATS_TEST_TMPDIR/cache"
+    # a RAW_VERSION1 file: one thread, one record of code 0x31000004
+    python3 -c 'import struct,sys; h=struct.pack("<IiQI4x",0x55aa0101,1,0,0)+struct.pack("<Qi20s",7,9,b"app"); sys.stdout.buffer.write(h+bytes(4096-len(h))+struct.pack("<QQQQQQIIQ",5,1,2,3,4,7,0x31000004,0,0))' > "$BATS_TEST_TMPDIR/t.kdebug"
+    echo '0x31000004 MyApp_draw' > "$BATS_TEST_TMPDIR/app.codes"
+    argus graph --cache "$cache" -S "decode --codes $BATS_TEST_TMPDIR/app.codes" "$BATS_TEST_TMPDIR/t.kdebug" > /dev/null
+    echo '0x31000004 MyApp_draw ui_event' > "$BATS_TEST_TMPDIR/app.codes"
+    run sh -c "argus graph --cache $cache -v -S 'decode --codes $BATS_TEST_TMPDIR/app.codes' $BATS_TEST_TMPDIR/t.kdebug 2>&1 >/dev/null | grep -c 'ran, kept as'"
+    assert_output 7
+}
+
 @test "a failing stage stops argus graph with its status and leaves no cache entry" {
     printf '{"type":"wait","ts":5,"tid":1,"pid":1}\n{"type":"wait","ts":4,"tid":1,"pid":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
     run argus graph --cache "$BATS_TEST_TMPDIR/c" "$BATS_TEST_TMPDIR/bad.jsonl"
