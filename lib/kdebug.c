@@ -706,8 +706,9 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
         break;
     case ARGUS_KD_TIMER_FIRE: {
         bool begin = !phase || strcmp(phase, "begin") == 0;
-        write_simple(d, r, t, "timer_fire", phase, "timer", r->arg[0], "func",
-                     begin ? r->arg[1] : 0, NULL, 0);
+        /* trace(1) prints an END without the timer: no field then */
+        write_simple(d, r, t, "timer_fire", phase, r->arg[0] ? "timer" : NULL,
+                     r->arg[0], "func", begin ? r->arg[1] : 0, NULL, 0);
         break;
     }
     /* libdispatch's layout (src/trace.h): a push has the item, its block
