@@ -458,6 +458,8 @@ int argus_kd_codes_line(argus_kd_codes *c, const char *line, size_t len,
     p = word_end(p, end);
     size_t name_len = (size_t)(p - name);
     p = skip_space(p, end);
+    if (p < end && *p == '#') /* a comment after the name */
+        p = end;
     const char *type = p;
     p = word_end(p, end);
     size_t type_len = (size_t)(p - type);

@@ -61,7 +61,6 @@ struct argus_kd {
     bool header_written, have_zero;
     uint64_t zero;          /* ticks of the first record written */
     uint64_t last_ts;       /* ticks of the last record taken off the window */
-    uint64_t last_where;
     uint64_t next_id;
 
     /* -v counters */
@@ -577,6 +576,16 @@ static void lost_events(argus_kd *d, const argus_kd_rec *r, thread *t)
     argus_end_record(d->w);
 }
 
+/* Whether a thread other than TID is known in process PID (new threads
+ * are rare: a scan is enough). */
+static bool pid_has_threads(const argus_kd *d, uint32_t pid, uint64_t tid)
+{
+    for (size_t i = 0; i < d->nthreads; i++)
+        if (d->threads[i].pid == pid && d->threads[i].tid != tid)
+            return true;
+    return false;
+}
+
 /* Whether a record of this action shows its thread running its own code
  * again. Interrupts, timers and wakeups run on whatever thread the CPU had
  * (and a thread on its way to block arms its wait's timer), and unknown
@@ -795,6 +804,8 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
             n->pid = pid;
             n->kernel = pid == 0;
             memcpy(n->proc, same ? proc : "", same ? sizeof proc : 1);
+            /* the first thread of a process not seen before (a fork) */
+            n->main = pid != 0 && !pid_has_threads(d, pid, tid);
             n->announced = false;
         }
         break;
@@ -854,7 +865,6 @@ static void take_oldest(argus_kd *d)
     if (!d->header_written)
         write_header(d);
     d->last_ts = r->ts;
-    d->last_where = r->where;
     map_record(d, r);
     d->ring_head = (d->ring_head + 1) & (d->ring_cap - 1);
     d->ring_count--;
@@ -865,15 +875,10 @@ int argus_kd_push(argus_kd *d, const argus_kd_rec *r)
     if (d->have_zero && r->ts < d->last_ts) {
         bool text = strcmp(d->source, "trace-text") == 0;
         return argus_kd_fail(
-            d, text ? "%s:%llu: ts %llu is before ts %llu already written (line %llu): "
-                      "out of order beyond the reorder window of %zu records; "
-                      "try a larger --window"
-                    : "%s: byte %llu: ts %llu is before ts %llu already written "
-                      "(byte %llu): out of order beyond the reorder window of %zu "
-                      "records; try a larger --window",
-            d->o.name, (unsigned long long)r->where, (unsigned long long)r->ts,
-            (unsigned long long)d->last_ts, (unsigned long long)d->last_where,
-            d->o.window);
+            d, "%s%s%llu: ts %llu is before ts %llu already written (beyond the "
+               "reorder window of %zu records; try a larger --window)",
+            d->o.name, text ? ":" : ": byte ", (unsigned long long)r->where,
+            (unsigned long long)r->ts, (unsigned long long)d->last_ts, d->o.window);
     }
     size_t mask = d->ring_cap - 1;
     /* insert after the last record with ts <= r->ts (stable) */
@@ -891,10 +896,16 @@ int argus_kd_push(argus_kd *d, const argus_kd_rec *r)
     return 0;
 }
 
-int argus_kd_finish(argus_kd *d)
+/* Writes the records in the window (after an error: they came before it). */
+void argus_kd_drain(argus_kd *d)
 {
     while (d->ring_count)
         take_oldest(d);
+}
+
+int argus_kd_finish(argus_kd *d)
+{
+    argus_kd_drain(d);
     if (!d->header_written)
         write_header(d);
     return 0;
@@ -1043,8 +1054,8 @@ static unsigned guess_record_size(bin *b)
         ok32 += ts >= prev && le32(p + off + 28) != 0;
         prev = ts;
     }
-    if (n64 == 0)
-        return 64;
+    if (n64 == 0) /* less than one 64-byte record: only 32-byte ones fit */
+        return have >= 32 ? 32 : 64;
     return ok64 * 2 >= n64 || ok64 * n32 >= ok32 * n64 ? 64 : 32;
 }
 
@@ -1289,7 +1300,10 @@ int argus_kd_read_binary(argus_kd *d, argus_input *in)
                                 "file has none: give --kdebug-v0)",
                              d->o.name, magic, RAW_VERSION1, RAW_VERSION2,
                              RAW_VERSION3, RAW_VERSION3_LIB);
-    if (rc < 0)
+    if (rc < 0) {
+        /* the complete records before the error stay (docs/stages/decode.md) */
+        argus_kd_drain(d);
         return -1;
+    }
     return argus_kd_finish(d);
 }

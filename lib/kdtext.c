@@ -664,5 +664,9 @@ int argus_kd_read_text(argus_kd *d, argus_input *in)
     free(r->commands);
     free(r->threads);
     free(r);
-    return rc < 0 ? rc : argus_kd_finish(d);
+    if (rc < 0) {
+        argus_kd_drain(d); /* the records before the bad line stay */
+        return rc;
+    }
+    return argus_kd_finish(d);
 }

@@ -165,6 +165,8 @@ int argus_kd_push(argus_kd *d, const argus_kd_rec *r);
 /* End of input: the window drained, the header written if not yet.
  * Returns 0 or -1. */
 int argus_kd_finish(argus_kd *d);
+/* After an error: writes the records still in the window. */
+void argus_kd_drain(argus_kd *d);
 /* Sets the error message (printf style); returns -1. */
 int argus_kd_fail(argus_kd *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
