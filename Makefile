@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen
+all: $(PROGRAMS) bench/gen bench/gen-kdebug
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -43,8 +43,11 @@ bin/argus: scripts/argus
 	cp $< $@
 	chmod +x $@
 
-bench/gen: bench/gen.c build/libargus.a $(HEADERS)
+bench/gen: bench/gen.c bench/rng.h build/libargus.a $(HEADERS)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen.c build/libargus.a $(LDLIBS)
+
+bench/gen-kdebug: bench/gen-kdebug.c bench/rng.h
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-kdebug.c
 
 # Installs what the build and the tests need (apt-get as root), or says
 # what to install.
@@ -127,4 +130,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/out

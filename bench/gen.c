@@ -40,23 +40,7 @@ static const char usage[] =
     "  -h, --help          show this help\n"
     "      --version       show the version\n";
 
-/* ---- PRNG: splitmix64, small, fast and the same on every platform ------- */
-
-static uint64_t rng_state;
-
-static inline uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n) for n < 2^32, by multiply-shift (no division). */
-static inline uint32_t rng_below(uint32_t n)
-{
-    return (uint32_t)(((rng_next() >> 32) * n) >> 32);
-}
+#include "rng.h"
 
 /* True with probability per_mille / 1000. */
 static inline bool rng_chance(uint32_t per_mille)

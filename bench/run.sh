@@ -10,6 +10,9 @@
 #   BENCH_SIZES  event counts to run (default "1000000 10000000")
 #   BENCH_RUNS   runs per measurement, the best one is reported (default 3)
 #   BENCH_SEED   seed for bench/gen (default 1)
+#   BENCH_KDEBUG_MB  sizes in MB (10^6 bytes) of the kdebug RAW_VERSION1
+#                files from bench/gen-kdebug that argus-decode --format
+#                kdebug is timed on (default "200 2000"; empty: none)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +21,7 @@ out=bench/out
 sizes=${BENCH_SIZES:-"1000000 10000000"}
 runs=${BENCH_RUNS:-3}
 seed=${BENCH_SEED:-1}
+kdebug_sizes=${BENCH_KDEBUG_MB-"200 2000"}
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/run.sh: $*"; exit 1; }
@@ -30,6 +34,17 @@ have_decode=true
 if [ ! -x bin/argus-decode ]; then
     have_decode=false
     say "bin/argus-decode is not built: skipping the decode benchmark"
+fi
+# The kdebug benchmark needs the generator and a decoder that reads kdebug.
+have_kdebug=false
+if [ -n "$kdebug_sizes" ]; then
+    if [ ! -x bench/gen-kdebug ]; then
+        say "bench/gen-kdebug is not built: skipping the kdebug benchmark"
+    elif ! $have_decode || [[ $(bin/argus-decode --help 2>&1) != *kdebug* ]]; then
+        say "bin/argus-decode does not read kdebug: skipping the kdebug benchmark"
+    else
+        have_kdebug=true
+    fi
 fi
 mkdir -p "$out"
 # Other work on the machine skews the figures: say how busy it was.
@@ -147,6 +162,98 @@ for n in $sizes; do
     fi
 done
 
+# ---- kdebug (issue 5): argus-decode --format kdebug on RAW_VERSION1 files
+# Target: >= 300 MB/s of input on one core, peak RSS flat in the file size.
+kdebug_target=300
+kdebug_rows=()
+kdebug_notes=()
+kdebug_rss=()
+
+# events_offset FILE: where a RAW_VERSION1 file's records start,
+# round_up(24 + 32 * thread_count, 4096).
+events_offset() {
+    local count
+    count=$(od -An -t d4 -j 4 -N 4 "$1" | tr -d ' ')
+    echo $(((24 + 32 * count + 4095) / 4096 * 4096))
+}
+
+# kdebug_file MB: bench/out/kdebug-MB.kdebug, written by bench/gen-kdebug
+# unless one is there from the same command (kept in FILE.cmd) and from a
+# generator no newer than it: one file per size, rewritten in place.
+kdebug_file() {
+    local mb=$1 f="$out/kdebug-$1MB.kdebug"
+    local cmd="bench/gen-kdebug --size-mb $mb --seed $seed"
+    if [ -f "$f" ] && [ -f "$f.cmd" ] && [ "$(cat "$f.cmd")" = "$cmd" ] &&
+        [ ! bench/gen-kdebug -nt "$f" ]; then
+        say "  reusing $f"
+    else
+        say "  generating $f: $cmd"
+        rm -f "$f.cmd"
+        local t0=$EPOCHREALTIME
+        $cmd >"$f"
+        say "  ($(awk -v a="$t0" -v b="$EPOCHREALTIME" -v mb="$mb" 'BEGIN {printf "%.1f s, %.0f MB/s", b - a, mb / (b - a)}'))"
+        echo "$cmd" >"$f.cmd"
+    fi
+    echo "$f"
+}
+
+# measure_kdebug FILE: best wall time of $runs decodes of FILE to
+# /dev/null, the largest peak RSS from GNU time -v, and a table row.
+measure_kdebug() {
+    local f=$1 bytes records best="" rss=0 i rc t0 t1 secs kb
+    bytes=$(size_of "$f")
+    records=$(((bytes - $(events_offset "$f")) / 64))
+    for ((i = 1; i <= runs; i++)); do
+        rc=0
+        t0=$EPOCHREALTIME
+        /usr/bin/time -v -o "$tmp/time" bin/argus-decode --format kdebug "$f" >/dev/null 2>"$tmp/err" || rc=$?
+        t1=$EPOCHREALTIME
+        if [ "$rc" -ne 0 ]; then
+            say "argus-decode --format kdebug failed (exit $rc): $f"
+            tail -5 "$tmp/err" >&2
+            kdebug_rows+=("| $(basename "$f") | $(awk -v b="$bytes" 'BEGIN {printf "%.0f", b / 1e6}') | $records | | | | | failed: exit $rc |")
+            failed=1
+            return
+        fi
+        kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time")
+        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; fi
+        [ "$kb" -gt "$rss" ] && rss=$kb
+    done
+    say "  argus-decode --format kdebug $(basename "$f"): best ${best}s, peak RSS ${rss} KB"
+    kdebug_rss+=("$rss")
+    kdebug_rows+=("$(awk -v n="$(basename "$f")" -v b="$bytes" -v r="$records" \
+        -v s="$best" -v kb="$rss" -v t="$kdebug_target" 'BEGIN {
+            s0 = s > 0 ? s : 0.001
+            mbs = b / 1e6 / s0
+            printf "| %s | %.0f | %d | %.3f | %.0f | %.2f | %.1f | >= %g MB/s: %s |",
+                n, b / 1e6, r, s, mbs, r / s0 / 1e6, kb * 1024 / 1e6, t,
+                (mbs >= t ? "met" : "MISSED")
+        }')")
+}
+
+if $have_kdebug; then
+    say "== kdebug"
+    for mb in $kdebug_sizes; do
+        f=$(kdebug_file "$mb")
+        measure_kdebug "$f"
+    done
+    # What the smallest file decodes to, so that a fast decoder is also
+    # seen to decode everything.
+    small=$(printf '%s\n' $kdebug_sizes | sort -n | head -1)
+    if summary=$(bin/argus-decode --format kdebug "$out/kdebug-${small}MB.kdebug" | bin/argus-validate -); then
+        kdebug_notes+=("- kdebug-${small}MB.kdebug decodes to a valid stream: $summary")
+    else
+        kdebug_notes+=("- **kdebug-${small}MB.kdebug does not decode to a valid stream: $summary**")
+        failed=1
+    fi
+    if [ ${#kdebug_rss[@]} -ge 2 ]; then
+        kdebug_notes+=("$(printf '%s\n' "${kdebug_rss[@]}" | sort -n | awk '
+            NR == 1 { lo = $1 } { hi = $1 }
+            END { printf "- peak RSS from %.1f to %.1f MB over the file sizes (the largest %.2f times the smallest)", lo * 1024 / 1e6, hi * 1024 / 1e6, hi / lo }')")
+    fi
+fi
+
 mem=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
@@ -175,6 +282,23 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     if [ ${#notes[@]} -gt 0 ]; then
         echo
         printf '%s\n' "${notes[@]}"
+    fi
+    if $have_kdebug; then
+        echo
+        echo "## kdebug decoding (issue 5)"
+        echo
+        echo "- input: \`bench/gen-kdebug --size-mb MB --seed $seed\` (RAW_VERSION1, 1000 threads,"
+        echo "  8 CPUs, 64-byte records); \`bin/argus-decode --format kdebug FILE\` to /dev/null"
+        echo "- seconds: wall time, best of $runs runs; peak RSS: GNU time -v, largest"
+        echo "  of the runs; MB = 10^6 bytes of input, the whole file"
+        echo
+        echo "| file | MB | records | seconds | MB/s | Mrecords/s | peak RSS MB | target |"
+        echo "|---|---|---|---|---|---|---|---|"
+        printf '%s\n' "${kdebug_rows[@]}"
+        [ ${#kdebug_notes[@]} -eq 0 ] || { echo; printf '%s\n' "${kdebug_notes[@]}"; }
+    elif [ -n "$kdebug_sizes" ]; then
+        echo
+        echo "- kdebug decoding: skipped (bench/gen-kdebug not built, or argus-decode does not read kdebug)."
     fi
 } | tee "$out/results.md"
 exit $failed

@@ -468,6 +468,9 @@ int argus_kd_codes_line(argus_kd_codes *c, const char *line, size_t len,
         return set_err(err, errlen, "more than three columns (debugid, name, type)");
     if (name_len == 0)
         return set_err(err, errlen, "a name must follow the debugid");
+    for (size_t i = 0; i < name_len; i++)
+        if ((unsigned char)name[i] >= 0x80 || name[i] == 0)
+            return set_err(err, errlen, "the name is not ASCII");
     if (type_len == 0) {
         add_entry(c, lo, hi, ARGUS_KD_RAW, ARGUS_KD_PHASE_FUNC, name, name_len,
                   NULL, 0, lo != hi);
@@ -498,6 +501,11 @@ int argus_kd_codes_line(argus_kd_codes *c, const char *line, size_t len,
     for (size_t i = 0; i < type_len; i++)
         if (!isalnum((unsigned char)type[i]) && type[i] != '_')
             return set_err(err, errlen, "a type is letters, digits and '_'");
+    if (action == ARGUS_KD_EVENT) {
+        int t = argus_type_lookup(type, type_len);
+        if (t == ARGUS_T_STREAM || t == ARGUS_T_THREAD || t == ARGUS_T_EDGE)
+            return set_err(err, errlen, "the type names a stream record, not an event");
+    }
     add_entry(c, lo, hi, action, phase, name, name_len,
               action == ARGUS_KD_EVENT ? type : NULL, type_len, true);
     return 0;

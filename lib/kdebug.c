@@ -154,7 +154,8 @@ static uint64_t ns_of(const argus_kd *d, uint64_t ticks)
     uint64_t t = ticks - d->zero;
     if (d->numer == d->denom)
         return t;
-    return (uint64_t)((unsigned __int128)t * d->numer / d->denom);
+    unsigned __int128 ns = (unsigned __int128)t * d->numer / d->denom;
+    return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 
 /* ---- Threads ----------------------------------------------------------- */
@@ -185,12 +186,45 @@ static thread *add_thread(argus_kd *d, uint64_t tid)
     return t;
 }
 
+/* Length of the UTF-8 character at S (at most N bytes), or 0 if invalid. */
+static size_t utf8_char(const uint8_t *s, size_t n)
+{
+    uint8_t c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
+    else return 0;
+    if (n < len) return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[k] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return len;
+}
+
 static void set_text(char *dst, const char *src, size_t len)
 {
-    if (len >= NAME_MAX_LEN)
-        len = NAME_MAX_LEN - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_char((const uint8_t *)src + i, len - i);
+        if (o + (n ? n : 1) >= NAME_MAX_LEN)
+            break;
+        if (n == 0) {
+            dst[o++] = '?';
+            i++;
+        } else {
+            memcpy(dst + o, src + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    dst[o] = '\0';
 }
 
 static bool is_kernel_task(const char *command, size_t len)
@@ -753,10 +787,11 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
     case ARGUS_KD_RUNLOOP_PHASE: {
         const char *stage = runloop_stage(r->arg[0]);
         begin_event(d, r, t, "runloop_phase", 1);
-        if (stage)
-            put_text_field(d, "stage", stage);
-        else
-            put_uint_field(d, "stage", r->arg[0]);
+        if (!stage) {
+            snprintf(buf, sizeof buf, "stage_%llu", (unsigned long long)r->arg[0]);
+            stage = buf;
+        }
+        put_text_field(d, "stage", stage);
         argus_end_record(d->w);
         break;
     }
@@ -810,9 +845,15 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
         }
         break;
     }
-    case ARGUS_KD_EXEC:
-        t->pid = (uint32_t)r->arg[0] ? (uint32_t)r->arg[0] : t->pid;
+    case ARGUS_KD_EXEC: {
+        uint32_t pid = (uint32_t)r->arg[0];
+        if (pid && pid != t->pid) {
+            t->pid = pid;
+            t->kernel = false;
+            t->announced = false; /* its record again, before its next event */
+        }
         break;
+    }
     case ARGUS_KD_NEW_THREAD_NAME:
     case ARGUS_KD_EXEC_NAME:
     case ARGUS_KD_THREAD_NAME: {

@@ -1,0 +1,390 @@
+/* What the two kdebug fuzzers share (fuzz-kdebug.c, fuzz-tracetext.c):
+ * the memory files, the codes file at the front of an input, the checks
+ * of the stream written, and one decoding. Before including it a harness
+ * defines HARNESS (its name, for messages), COMMAND (decode's command
+ * line in the header) and KD_READ (argus_kd_read_binary or
+ * argus_kd_read_text). */
+#ifndef ARGUS_FUZZ_KD_HARNESS_H
+#define ARGUS_FUZZ_KD_HARNESS_H
+
+#include "argus/input.h"
+#include "argus/kdebug.h"
+#include "argus/stream.h"
+#include "argus/table.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define NAME "fuzz"          /* the input's name in messages */
+#define OPT_NO_FD 0x40
+#define OPT_CODES 0x80
+#define LIMIT (256u << 20)   /* argus-decode's input limit */
+#define SMALL_INPUT 1031     /* records, headers and lines straddle its refills */
+#define LARGE_WINDOW 512
+
+static int in_fd = -1, out_fd = -1, saved_stdout = -1;
+static char in_path[64];
+static argus_kd_codes *default_codes;
+static FILE *devnull;
+static bool check_utf8 = true;
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            fprintf(stderr, HARNESS ": %s:%d: check failed: %s\n",           \
+                    __FILE__, __LINE__, #cond);                             \
+            abort();                                                        \
+        }                                                                   \
+    } while (0)
+
+#define FAIL(...)                                                           \
+    do {                                                                    \
+        fprintf(stderr, HARNESS ": " __VA_ARGS__);                         \
+        fputc('\n', stderr);                                                \
+        abort();                                                            \
+    } while (0)
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    in_fd = memfd_create(HARNESS "-in", 0);
+    out_fd = memfd_create(HARNESS "-out", 0);
+    saved_stdout = dup(1);
+    devnull = fopen("/dev/null", "w");
+    if (in_fd < 0 || out_fd < 0 || saved_stdout < 0 || !devnull) {
+        perror(HARNESS ": memfd_create/dup/fopen");
+        abort();
+    }
+    snprintf(in_path, sizeof in_path, "/proc/self/fd/%d", in_fd);
+    default_codes = argus_kd_codes_default();
+    const char *no_utf8 = getenv("ARGUS_FUZZ_NO_UTF8");
+    check_utf8 = !no_utf8 || !*no_utf8 || strcmp(no_utf8, "0") == 0;
+    return 0;
+}
+
+/* ---- The codes file --------------------------------------------------- */
+
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* After LINE was taken: an exact entry "0xID NAME ..." is found by its
+ * debugid and by its name. */
+static void check_entry(const argus_kd_codes *c, const char *line, size_t len)
+{
+    const char *p = line, *end = line + len;
+    while (p < end && is_blank(*p))
+        p++;
+    if (end - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+        return;
+    uint64_t id = 0;
+    for (p += 2; p < end; p++) {
+        int h = *p >= '0' && *p <= '9' ? *p - '0'
+              : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (*p | 0x20) - 'a' + 10
+              : -1;
+        if (h < 0)
+            break;
+        id = id << 4 | (uint64_t)h;
+    }
+    if (p < end && *p == '-')
+        return; /* a range: exact entries inside it come first */
+    while (p < end && is_blank(*p))
+        p++;
+    const char *name = p;
+    while (p < end && !is_blank(*p))
+        p++;
+    size_t name_len = (size_t)(p - name);
+    if (name_len == 0 || memchr(name, '\0', name_len))
+        return;
+    uint32_t debugid = (uint32_t)id;
+    const argus_kd_code *e = argus_kd_code_find(c, debugid);
+    CHECK(e);
+    CHECK(e->lo == (debugid & ~ARGUS_KD_FUNC_MASK) && e->hi == e->lo);
+    CHECK(e->name && strlen(e->name) == name_len &&
+          memcmp(e->name, name, name_len) == 0);
+    CHECK((unsigned)e->action < ARGUS_KD_NACTIONS);
+    CHECK(argus_kd_action_name(e->action) != NULL);
+    uint32_t by_name = 0;
+    CHECK(argus_kd_code_by_name(c, name, name_len, &by_name));
+    CHECK(by_name == (debugid & ~ARGUS_KD_FUNC_MASK));
+    char small[4];
+    const char *n = argus_kd_code_name(c, debugid | ARGUS_KD_FUNC_END, small,
+                                       sizeof small);
+    CHECK(n != NULL);
+    (void)argus_kd_code_has_phase(e);
+}
+
+/* The default table plus the lines of TEXT. */
+static argus_kd_codes *codes_from(const uint8_t *text, size_t len)
+{
+    argus_kd_codes *c = argus_kd_codes_default();
+    size_t off = 0;
+    while (off < len) {
+        const uint8_t *nl = memchr(text + off, '\n', len - off);
+        size_t line_len = nl ? (size_t)(nl - (text + off)) : len - off;
+        size_t next = off + line_len + (nl ? 1 : 0);
+        while (line_len && text[off + line_len - 1] == '\r')
+            line_len--; /* as argus_kd_codes_load strips it */
+        char *line = malloc(line_len ? line_len : 1);
+        CHECK(line);
+        memcpy(line, text + off, line_len);
+        char err[160];
+        err[0] = '\0';
+        int rc = argus_kd_codes_line(c, line, line_len, err, sizeof err);
+        CHECK(rc == 0 || rc == -1);
+        if (rc < 0)
+            CHECK(err[0] && strnlen(err, sizeof err) < sizeof err);
+        else
+            check_entry(c, line, line_len);
+        free(line);
+        off = next;
+    }
+    return c;
+}
+
+/* ---- The output ------------------------------------------------------- */
+
+/* Whether S holds valid UTF-8 (RFC 3629: shortest forms, no surrogates). */
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if (c >= 0xc2 && c <= 0xdf)
+            len = 2, cp = c & 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+            len = 3, cp = c & 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+            len = 4, cp = c & 0x07;
+        else
+            return false;
+        if (n - i < len)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Every known key of R holds a value of its class; every text is UTF-8. */
+static void check_fields(const argus_record *r, uint64_t n)
+{
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        bool ok = true;
+        switch (argus_key_class(f->key_id)) {
+        case ARGUS_C_UINT:
+        case ARGUS_C_ADDR: ok = f->kind == ARGUS_V_UINT; break;
+        case ARGUS_C_INT: ok = f->kind == ARGUS_V_UINT || f->kind == ARGUS_V_NEGINT; break;
+        case ARGUS_C_TEXT: ok = f->kind == ARGUS_V_TEXT; break;
+        case ARGUS_C_BOOL: ok = f->kind == ARGUS_V_BOOL; break;
+        case ARGUS_C_UINT_ARRAY: ok = argus_get_uint_array(r, f->key_id, NULL, 0) >= 0; break;
+        case ARGUS_C_TEXT_ARRAY: {
+            argus_text t[8];
+            int k = argus_get_text_array(r, f->key_id, t, 8);
+            ok = k >= 0;
+            for (int j = 0; ok && check_utf8 && j < k; j++)
+                if (!utf8_valid((const uint8_t *)t[j].s, t[j].len))
+                    FAIL("record %llu written by the decoder: \"%.*s\" holds "
+                         "text that is not UTF-8", (unsigned long long)n,
+                         (int)f->key_len, f->key);
+            break;
+        }
+        default: break;
+        }
+        if (!ok)
+            FAIL("record %llu written by the decoder: \"%.*s\" is not of its "
+                 "value class (kind %d)", (unsigned long long)n,
+                 (int)f->key_len, f->key, f->kind);
+        if (check_utf8 && f->kind == ARGUS_V_TEXT &&
+            !utf8_valid((const uint8_t *)f->s, f->slen))
+            FAIL("record %llu written by the decoder: \"%.*s\" is not UTF-8",
+                 (unsigned long long)n, (int)f->key_len, f->key);
+    }
+}
+
+/* The records in OUT (LEN bytes) form a valid stream from SOURCE. */
+static void check_stream(const uint8_t *out, size_t len, const char *source)
+{
+    argus_parser *p = argus_parser_new();
+    argus_table pids; /* tid -> pid + 1 of its last thread record */
+    argus_table_init(&pids, sizeof(uint64_t));
+    size_t off = 0;
+    uint64_t n = 0, last_id = 0, last_ts = 0;
+    bool have_ts = false;
+    while (off < len) {
+        argus_record *r = NULL;
+        char err[256];
+        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
+        if (used <= 0)
+            FAIL("record %llu written by the decoder (byte %zu) does not "
+                 "parse: %s", (unsigned long long)n + 1, off,
+                 used < 0 ? err : "truncated");
+        n++;
+        check_fields(r, n);
+        if (n == 1) {
+            CHECK(r->type == ARGUS_T_STREAM);
+            CHECK(argus_text_is(r, ARGUS_K_FORMAT, "argus"));
+            uint64_t version = 0;
+            CHECK(argus_get_uint(r, ARGUS_K_VERSION, &version) && version == 1);
+            CHECK(source && argus_text_is(r, ARGUS_K_SOURCE, source));
+            argus_text stages[2];
+            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
+            CHECK(stages[0].len == strlen(COMMAND) &&
+                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
+        } else if (r->type == ARGUS_T_STREAM) {
+            FAIL("record %llu written by the decoder is a second stream "
+                 "header", (unsigned long long)n);
+        }
+        if (r->type == ARGUS_T_THREAD) {
+            bool created, kernel = false;
+            argus_get_bool(r, ARGUS_K_KERNEL, &kernel);
+            if (kernel && r->pid != 0)
+                FAIL("record %llu written by the decoder: thread %llu is a "
+                     "kernel thread of pid %llu", (unsigned long long)n,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid);
+            CHECK(argus_get_text(r, ARGUS_K_PROC, NULL));
+            *(uint64_t *)argus_table_put(&pids, r->tid, &created) = r->pid + 1;
+        }
+        if (r->has_ts) {
+            if (have_ts && r->ts < last_ts)
+                FAIL("record %llu written by the decoder has ts %llu, before "
+                     "ts %llu", (unsigned long long)n, (unsigned long long)r->ts,
+                     (unsigned long long)last_ts);
+            have_ts = true;
+            last_ts = r->ts;
+        }
+        if (r->is_event) {
+            if (r->id != last_id + 1)
+                FAIL("record %llu written by the decoder has event id %llu "
+                     "after %llu", (unsigned long long)n,
+                     (unsigned long long)r->id, (unsigned long long)last_id);
+            last_id = r->id;
+            uint64_t cpu;
+            CHECK(argus_get_uint(r, ARGUS_K_CPU, &cpu));
+            const uint64_t *pid = argus_table_get(&pids, r->tid);
+            if (!pid)
+                FAIL("record %llu written by the decoder: event %llu of tid "
+                     "%llu comes before a thread record of it",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid);
+            if (*pid != r->pid + 1)
+                FAIL("record %llu written by the decoder: event %llu of tid "
+                     "%llu has pid %llu, its thread record pid %llu",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid,
+                     (unsigned long long)(*pid - 1));
+        }
+        off += (size_t)used;
+    }
+    argus_table_free(&pids);
+    argus_parser_free(p);
+}
+
+/* ---- One decoding ------------------------------------------------------- */
+
+typedef struct result {
+    int rc;
+    char err[512];
+    uint8_t *out;
+    size_t len;
+} result;
+
+/* Decodes the file in in_fd (SIZE bytes, also at FILE) with O; NO_FD reads
+ * it from memory with no file behind it, else through a window of at most
+ * LIMIT bytes. */
+static void decode(const argus_kd_options *o, const uint8_t *file, size_t size,
+                   bool no_fd, size_t limit, result *res)
+{
+    argus_input in;
+    if (no_fd) {
+        memset(&in, 0, sizeof in);
+        in.fd = -1;
+        in.buf = malloc(size ? size : 1); /* exactly: reads past it are caught */
+        CHECK(in.buf);
+        memcpy(in.buf, file, size);
+        in.cap = in.max = in.hi = size;
+        in.eof = true;
+    } else {
+        argus_input_open(&in, in_path, limit);
+        free(in.name);
+    }
+    in.name = strdup(NAME);
+    CHECK(in.name);
+
+    CHECK(ftruncate(out_fd, 0) == 0);
+    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
+    CHECK(dup2(out_fd, 1) == 1);
+    argus_writer *w = argus_writer_stdout();
+    argus_kd *d = argus_kd_new(w, o);
+    CHECK(d);
+    res->rc = KD_READ(d, &in);
+    CHECK(res->rc == 0 || res->rc == -1);
+    res->err[0] = '\0';
+    if (res->rc < 0) {
+        const char *e = argus_kd_error(d);
+        CHECK(e && strnlen(e, sizeof res->err) < sizeof res->err);
+        strcpy(res->err, e);
+    }
+    argus_kd_print_counts(d, devnull);
+    argus_kd_free(d);
+    argus_writer_close(w);
+    CHECK(dup2(saved_stdout, 1) == 1);
+    argus_input_close(&in);
+
+    off_t end = lseek(out_fd, 0, SEEK_CUR);
+    CHECK(end >= 0);
+    res->len = (size_t)end;
+    res->out = malloc(res->len ? res->len : 1);
+    CHECK(res->out);
+    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
+}
+
+static bool same_output(const result *a, const result *b)
+{
+    return a->len == b->len && memcmp(a->out, b->out, a->len) == 0;
+}
+
+/* The front of an input: the option byte, then with OPT_CODES a codes
+ * file up to the first NUL. Moves DATA and SIZE past them and returns the
+ * options they give (the codes in o->codes, the default ones or a table
+ * to free). */
+static argus_kd_options front_of(const uint8_t **data, size_t *size, uint8_t *opt)
+{
+    *opt = (*data)[0];
+    (*data)++, (*size)--;
+    argus_kd_codes *codes = default_codes;
+    if (*opt & OPT_CODES) {
+        const uint8_t *nul = memchr(*data, '\0', *size);
+        size_t codes_len = nul ? (size_t)(nul - *data) : *size;
+        codes = codes_from(*data, codes_len);
+        *data += codes_len + (nul ? 1 : 0);
+        *size -= codes_len + (nul ? 1 : 0);
+    }
+    static const size_t windows[4] = {8, 1, 3, 64};
+    return (argus_kd_options){
+        .name = NAME,
+        .command = COMMAND,
+        .codes = codes,
+        .window = windows[(*opt >> 3) & 3],
+        .quiet = true,
+    };
+}
+
+#endif
