@@ -25,10 +25,12 @@
  * Lines are parsed in place in the input's window: no allocation per line
  * (tables grow by doubling; names are resolved through a small cache). */
 #include "argus/kdebug.h"
+#include "argus/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #define FIRST_PID 100000u
 #define NAME_WIDTH 28          /* trace prints %-28.28s */
@@ -52,17 +54,11 @@ typedef struct name_slot {
     char key[NAME_WIDTH];
 } name_slot;
 
+/* A command seen: its name in the arena and the pid it was given. */
 typedef struct command_slot {
-    uint64_t hash;
-    uint32_t off, len;         /* in the arena; len + 1 (0: empty slot) */
+    uint32_t off, len;
     uint32_t pid;
 } command_slot;
-
-typedef struct thread_slot {
-    uint64_t tid;
-    uint32_t pid;
-    bool used;
-} thread_slot;
 
 typedef struct text_reader {
     argus_kd *d;
@@ -74,10 +70,8 @@ typedef struct text_reader {
 
     char *arena;               /* command names, back to back */
     size_t arena_len, arena_cap;
-    command_slot *commands;
-    size_t ncommands, commands_cap;
-    thread_slot *threads;
-    size_t nthreads, threads_cap;
+    argus_table commands;      /* XXH3 of the name -> command_slot */
+    argus_table threads;       /* tid -> uint32_t pid */
     uint32_t next_pid;
 
     /* The last line's thread and command: most lines repeat them. */
@@ -241,14 +235,6 @@ static int fail_missing(text_reader *r, const char *field)
 
 /* ---- Names ------------------------------------------------------------ */
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
-    return h;
-}
-
 /* The debugid a name column gives and what its code is. A hex token of at
  * most 8 digits is a debugid (trace prints one when it has no name; no
  * trace.codes name is all hex digits); a name trace did not know leaves
@@ -288,7 +274,7 @@ static name_slot lookup_name(text_reader *r, const char *s, size_t len)
 {
     if (len > NAME_WIDTH) /* trace truncates names: not from trace */
         return resolve_name(r, s, len);
-    name_slot *slot = &r->names[hash_bytes(s, len) & (NAME_CACHE - 1)];
+    name_slot *slot = &r->names[XXH3_64bits(s, len) & (NAME_CACHE - 1)];
     if (!(slot->flags & SLOT_USED) || slot->len != len || memcmp(slot->key, s, len) != 0) {
         *slot = resolve_name(r, s, len);
         slot->len = (uint8_t)len;
@@ -299,91 +285,33 @@ static name_slot lookup_name(text_reader *r, const char *s, size_t len)
 
 /* ---- Threads ---------------------------------------------------------- */
 
-static void *grow(void *p, size_t n, size_t size)
-{
-    p = realloc(p, n * size);
-    if (!p)
-        abort();
-    return p;
-}
-
-static void commands_rehash(text_reader *r)
-{
-    size_t cap = r->commands_cap ? r->commands_cap * 2 : 64;
-    command_slot *t = calloc(cap, sizeof *t);
-    if (!t)
-        abort();
-    for (size_t i = 0; i < r->commands_cap; i++) {
-        command_slot *c = &r->commands[i];
-        if (!c->len)
-            continue;
-        size_t j = c->hash & (cap - 1);
-        while (t[j].len)
-            j = (j + 1) & (cap - 1);
-        t[j] = *c;
-    }
-    free(r->commands);
-    r->commands = t;
-    r->commands_cap = cap;
-}
-
-/* The command's entry, added (with the next pid) when new. */
+/* The command's entry, added (with the next pid) when new. Keyed by the
+ * name's hash; a different name under the same hash takes the next key. */
 static const command_slot *command_of(text_reader *r, const char *s, size_t len)
 {
-    if ((r->ncommands + 1) * 2 > r->commands_cap)
-        commands_rehash(r);
-    uint64_t h = hash_bytes(s, len);
-    size_t j = h & (r->commands_cap - 1);
-    for (;; j = (j + 1) & (r->commands_cap - 1)) {
-        command_slot *c = &r->commands[j];
-        if (!c->len)
-            break;
-        if (c->hash == h && c->len - 1 == len && memcmp(r->arena + c->off, s, len) == 0)
-            return c;
-    }
-    if (r->arena_len + len > UINT32_MAX)
-        abort(); /* 4 GiB of distinct command names */
-    if (r->arena_len + len > r->arena_cap) {
-        r->arena_cap = (r->arena_len + len) * 2 + 256;
-        r->arena = grow(r->arena, r->arena_cap, 1);
-    }
-    command_slot *c = &r->commands[j];
-    c->hash = h;
-    c->off = (uint32_t)r->arena_len;
-    c->len = (uint32_t)len + 1;
-    memcpy(r->arena + r->arena_len, s, len);
-    r->arena_len += len;
-    if (len == 11 && memcmp(s, "kernel_task", 11) == 0)
-        c->pid = 0;
-    else
-        c->pid = r->next_pid++;
-    r->ncommands++;
-    return c;
-}
-
-static inline size_t tid_hash(uint64_t tid)
-{
-    return (size_t)((tid * 0x9e3779b97f4a7c15u) >> 32);
-}
-
-static void threads_rehash(text_reader *r)
-{
-    size_t cap = r->threads_cap ? r->threads_cap * 2 : 256;
-    thread_slot *t = calloc(cap, sizeof *t);
-    if (!t)
-        abort();
-    for (size_t i = 0; i < r->threads_cap; i++) {
-        thread_slot *s = &r->threads[i];
-        if (!s->used)
+    for (uint64_t key = XXH3_64bits(s, len);; key++) {
+        bool created;
+        command_slot *c = argus_table_put(&r->commands, key, &created);
+        if (!created) {
+            if (c->len == len && memcmp(r->arena + c->off, s, len) == 0)
+                return c;
             continue;
-        size_t j = tid_hash(s->tid) & (cap - 1);
-        while (t[j].used)
-            j = (j + 1) & (cap - 1);
-        t[j] = *s;
+        }
+        if (r->arena_len + len > UINT32_MAX)
+            abort(); /* 4 GiB of distinct command names */
+        if (r->arena_len + len > r->arena_cap) {
+            r->arena_cap = (r->arena_len + len) * 2 + 256;
+            r->arena = realloc(r->arena, r->arena_cap);
+            if (!r->arena)
+                abort();
+        }
+        c->off = (uint32_t)r->arena_len;
+        c->len = (uint32_t)len;
+        memcpy(r->arena + r->arena_len, s, len);
+        r->arena_len += len;
+        c->pid = len == 11 && memcmp(s, "kernel_task", 11) == 0 ? 0 : r->next_pid++;
+        return c;
     }
-    free(r->threads);
-    r->threads = t;
-    r->threads_cap = cap;
 }
 
 /* An exec seen in the text: the records xnu writes for one (the new pid,
@@ -426,24 +354,17 @@ static int note_thread(text_reader *r, const argus_kd_rec *rec, const char *cmd,
         memcmp(cmd, r->arena + r->last_off, len) == 0)
         return 0;
     const command_slot *c = command_of(r, cmd, len);
-    if ((r->nthreads + 1) * 2 > r->threads_cap)
-        threads_rehash(r);
-    size_t j = tid_hash(tid) & (r->threads_cap - 1);
-    while (r->threads[j].used && r->threads[j].tid != tid)
-        j = (j + 1) & (r->threads_cap - 1);
-    thread_slot *t = &r->threads[j];
     r->have_last = true;
     r->last_tid = tid;
     r->last_off = c->off;
     r->last_len = (uint32_t)len;
-    if (!t->used) {
-        r->nthreads++;
-        t->used = true;
-        t->tid = tid;
-        t->pid = c->pid;
+    bool created;
+    uint32_t *pid = argus_table_put(&r->threads, tid, &created);
+    if (created) {
+        *pid = c->pid;
         argus_kd_map_thread(r->d, tid, c->pid, r->arena + c->off, len);
-    } else if (t->pid != c->pid) {
-        t->pid = c->pid;
+    } else if (*pid != c->pid) {
+        *pid = c->pid;
         return push_exec(r, rec, c->pid, r->arena + c->off, len);
     }
     return 0;
@@ -628,6 +549,8 @@ int argus_kd_read_text(argus_kd *d, argus_input *in)
     r->codes = argus_kd_codes_of(d);
     r->name = in->name;
     r->next_pid = FIRST_PID;
+    argus_table_init(&r->commands, sizeof(command_slot));
+    argus_table_init(&r->threads, sizeof(uint32_t));
     argus_kd_set_source(d, "trace-text");
     argus_kd_set_timebase(d, 1, 1); /* AbsTime is read as ns */
 
@@ -661,8 +584,8 @@ int argus_kd_read_text(argus_kd *d, argus_input *in)
         in->lo += len + (nl ? 1 : 0);
     }
     free(r->arena);
-    free(r->commands);
-    free(r->threads);
+    argus_table_free(&r->commands);
+    argus_table_free(&r->threads);
     free(r);
     if (rc < 0) {
         argus_kd_drain(d); /* the records before the bad line stay */
