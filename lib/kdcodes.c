@@ -372,7 +372,12 @@ bool argus_kd_code_by_name(const argus_kd_codes *c, const char *name, size_t len
 const char *argus_kd_code_name(const argus_kd_codes *c, uint32_t debugid,
                                char *buf, size_t buflen)
 {
-    const argus_kd_code *e = argus_kd_code_find(c, debugid);
+    return argus_kd_entry_name(argus_kd_code_find(c, debugid), debugid, buf, buflen);
+}
+
+const char *argus_kd_entry_name(const argus_kd_code *e, uint32_t debugid,
+                                char *buf, size_t buflen)
+{
     if (!e)
         return NULL;
     if (e->lo == e->hi && e->name) {

@@ -481,7 +481,7 @@ static void write_syscall(argus_kd *d, const argus_kd_rec *r, thread *t,
                           const argus_kd_code *c)
 {
     char buf[32];
-    const char *name = argus_kd_code_name(d->o.codes, r->debugid, buf, sizeof buf);
+    const char *name = argus_kd_entry_name(c, r->debugid, buf, sizeof buf);
     const char *phase = phase_of(c, r->debugid);
     bool begin = phase && strcmp(phase, "begin") == 0;
     bool end = phase && !begin;
@@ -584,10 +584,11 @@ static void write_simple(argus_kd *d, const argus_kd_rec *r, thread *t,
     argus_end_record(d->w);
 }
 
-static void write_raw(argus_kd *d, const argus_kd_rec *r, thread *t)
+static void write_raw(argus_kd *d, const argus_kd_rec *r, thread *t,
+                      const argus_kd_code *c)
 {
     char buf[32];
-    const char *name = argus_kd_code_name(d->o.codes, r->debugid, buf, sizeof buf);
+    const char *name = argus_kd_entry_name(c, r->debugid, buf, sizeof buf);
     begin_event(d, r, t, "kdebug", 2 + (name != NULL));
     put_uint_field(d, "debugid", r->debugid);
     if (name)
@@ -889,7 +890,7 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
         break;
     case ARGUS_KD_RAW:
     default:
-        write_raw(d, r, t);
+        write_raw(d, r, t, c);
         break;
     }
 }

@@ -104,6 +104,9 @@ bool argus_kd_code_by_name(const argus_kd_codes *c, const char *name,
  * number within a syscall range; NULL when unknown. */
 const char *argus_kd_code_name(const argus_kd_codes *c, uint32_t debugid,
                                char *buf, size_t buflen);
+/* The same for DEBUGID's entry E already found (NULL: unknown). */
+const char *argus_kd_entry_name(const argus_kd_code *e, uint32_t debugid,
+                                char *buf, size_t buflen);
 const char *argus_kd_action_name(argus_kd_action a);
 /* Whether records of this entry bracket work (a begin/end phase). */
 bool argus_kd_code_has_phase(const argus_kd_code *c);
