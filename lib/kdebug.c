@@ -974,16 +974,12 @@ void argus_kd_print_counts(const argus_kd *d, void *file)
 
 /* ---- Binary containers ---------------------------------------------------- */
 
-#define RAW_VERSION0 0x55aa0000u
 #define RAW_VERSION1 0x55aa0101u
 #define RAW_VERSION2 0x55aa0200u
 #define RAW_VERSION3 0x00001000u      /* kernel-written: the header chunk's tag */
 #define RAW_VERSION3_LIB 0x55aa0300u  /* libktrace files */
-#define V3_CONFIG 0x1b00u
-#define V3_CPU_MAP 0x1c00u
 #define V3_THREAD_MAP 0x1d00u
 #define V3_RAW_EVENTS 0x1e00u
-#define V3_NULL_CHUNK 0x2000u
 #define MAP_ENTRY 32                  /* kd_threadmap */
 #define MAX_THREADS (1u << 22)
 
@@ -1301,7 +1297,7 @@ static int read_v3(bin *b)
                 return truncated(b, "an events chunk", 8);
             if (read_records(b, size, end) < 0)
                 return -1;
-        } else if (!skip(b, clen)) { /* config, CPU map, null and unknown chunks */
+        } else if (!skip(b, clen)) { /* config 0x1b00, CPU map 0x1c00, null 0x2000, others */
             return truncated(b, "a chunk", clen);
         }
         /* chunks are 8-byte aligned */
