@@ -4,6 +4,7 @@
  * binary containers (RAW_VERSION0..3). lib/kdtext.c reads trace(1) text
  * into the same decoder. */
 #include "argus/kdebug.h"
+#include "argus/reorder.h"
 #include "argus/cli.h"
 #include "argus/table.h"
 
@@ -55,8 +56,7 @@ struct argus_kd {
     uint64_t *map_order;    /* tids of the thread map, in order */
     size_t nmap, capmap;
 
-    argus_kd_rec *ring;     /* the reorder window, sorted by ts */
-    size_t ring_cap, ring_head, ring_count; /* ring_cap a power of two */
+    argus_reorder window;   /* of argus_kd_rec, sorted by ts */
 
     bool header_written, have_zero;
     uint64_t zero;          /* ticks of the first record written */
@@ -65,7 +65,7 @@ struct argus_kd {
 
     /* -v counters */
     uint64_t n_records, n_events, n_raw, n_ignored, n_unmapped_threads,
-        n_lost, n_synth_woken, n_woken, n_unmatched_end, n_reordered,
+        n_lost, n_synth_woken, n_woken, n_unmatched_end,
         n_strings;
 };
 
@@ -93,14 +93,8 @@ argus_kd *argus_kd_new(argus_writer *w, const argus_kd_options *o)
     d->arg_bytes = 8;
     d->next_id = 1;
     argus_table_init(&d->by_tid, sizeof(uint64_t));
-    size_t want = o->window ? o->window : ARGUS_KD_DEFAULT_WINDOW;
-    d->ring_cap = 1;
-    while (d->ring_cap < want + 1)
-        d->ring_cap <<= 1;
-    d->o.window = want;
-    d->ring = malloc(d->ring_cap * sizeof *d->ring);
-    if (!d->ring)
-        abort();
+    d->o.window = o->window ? o->window : ARGUS_KD_DEFAULT_WINDOW;
+    argus_reorder_init(&d->window, sizeof(argus_kd_rec), d->o.window);
     return d;
 }
 
@@ -110,7 +104,7 @@ void argus_kd_free(argus_kd *d)
         return;
     free(d->threads);
     free(d->map_order);
-    free(d->ring);
+    argus_reorder_free(&d->window);
     argus_table_free(&d->by_tid);
     free(d);
 }
@@ -899,7 +893,7 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
 
 static void take_oldest(argus_kd *d)
 {
-    argus_kd_rec *r = &d->ring[d->ring_head];
+    argus_kd_rec *r = argus_reorder_oldest(&d->window);
     if (!d->have_zero) {
         d->have_zero = true;
         d->zero = r->ts;
@@ -908,8 +902,7 @@ static void take_oldest(argus_kd *d)
         write_header(d);
     d->last_ts = r->ts;
     map_record(d, r);
-    d->ring_head = (d->ring_head + 1) & (d->ring_cap - 1);
-    d->ring_count--;
+    argus_reorder_pop(&d->window);
 }
 
 int argus_kd_push(argus_kd *d, const argus_kd_rec *r)
@@ -922,18 +915,8 @@ int argus_kd_push(argus_kd *d, const argus_kd_rec *r)
             d->o.name, text ? ":" : ": byte ", (unsigned long long)r->where,
             (unsigned long long)r->ts, (unsigned long long)d->last_ts, d->o.window);
     }
-    size_t mask = d->ring_cap - 1;
-    /* insert after the last record with ts <= r->ts (stable) */
-    size_t pos = d->ring_count;
-    while (pos > 0 && d->ring[(d->ring_head + pos - 1) & mask].ts > r->ts) {
-        d->ring[(d->ring_head + pos) & mask] = d->ring[(d->ring_head + pos - 1) & mask];
-        pos--;
-    }
-    if (pos != d->ring_count)
-        d->n_reordered++;
-    d->ring[(d->ring_head + pos) & mask] = *r;
-    d->ring_count++;
-    if (d->ring_count > d->o.window)
+    *(argus_kd_rec *)argus_reorder_tail(&d->window) = *r;
+    if (argus_reorder_commit(&d->window))
         take_oldest(d);
     return 0;
 }
@@ -941,7 +924,7 @@ int argus_kd_push(argus_kd *d, const argus_kd_rec *r)
 /* Writes the records in the window (after an error: they came before it). */
 void argus_kd_drain(argus_kd *d)
 {
-    while (d->ring_count)
+    while (d->window.count)
         take_oldest(d);
 }
 
@@ -968,7 +951,7 @@ void argus_kd_print_counts(const argus_kd *d, void *file)
     COUNT(d->n_unmatched_end, "syscall ENDs without their START (begun before the trace)");
     COUNT(d->n_strings, "strings reassembled (thread and process names)");
     COUNT(d->n_lost, "lost-events records");
-    COUNT(d->n_reordered, "records moved into ts order by the reorder window");
+    COUNT(d->window.moved, "records moved into ts order by the reorder window");
 #undef COUNT
 }
 
