@@ -1,5 +1,6 @@
 /* argus-decode: a trace to an argus stream (docs/stages/decode.md). */
 #include "argus/cli.h"
+#include "argus/ftrace.h"
 #include "argus/input.h"
 #include "argus/jsonl.h"
 #include "argus/kdebug.h"
@@ -28,31 +29,39 @@ static const char usage[] =
     "              artrace, Instruments), 64- or 32-bit records; RAW_VERSION0\n"
     "              with --kdebug-v0 (docs/inputs/macos.md)\n"
     "  trace-text  the text macOS trace(1) prints (trace -t, trace -R)\n"
+    "  ftrace      Linux ftrace text: tracefs trace/trace_pipe (with or without\n"
+    "              the irq-flags and (tgid) columns), trace-cmd report, Android\n"
+    "              atrace/systrace text and HTML, argus-record output\n"
+    "              (docs/inputs/linux.md)\n"
     "Without --format the format is told from the first bytes (kdebug by its\n"
-    "magic number).\n"
+    "magic number, ftrace by its header or line shape).\n"
     "\n"
     "Rules (docs/stages/decode.md, spec graph-rules.md):\n"
     "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
     "             thread's next event, unless the input has its own (kdebug:\n"
-    "             the context switch that runs the thread again); its result\n"
-    "             is the one the ending wakeup gives\n"
+    "             the context switch that runs the thread again; ftrace: the\n"
+    "             sched_switch to it); its result is the one the ending\n"
+    "             wakeup gives\n"
     "  DEC-ORDER  jsonl input must be in ts order (an error names the line);\n"
-    "             kdebug records are merged into ts order through a reorder\n"
-    "             window, one later than the window allows is an error naming\n"
-    "             its byte offset; ids are given in output order\n"
+    "             kdebug records and ftrace lines are merged into ts order\n"
+    "             through a reorder window, one later than the window allows\n"
+    "             is an error naming its byte offset (text: its line); ids\n"
+    "             are given in output order\n"
     "\n"
-    "  -f, --format FORMAT  input format (argus, jsonl, kdebug, trace-text)\n"
+    "  -f, --format FORMAT  input format (argus, jsonl, kdebug, trace-text,\n"
+    "                       ftrace)\n"
     "      --codes FILE     kdebug, trace-text: more codes, trace.codes lines\n"
     "                       with an optional type column (repeatable; later\n"
     "                       entries override the built-in table)\n"
-    "      --window N       kdebug, trace-text: reorder window in records\n"
-    "                       (default 65536)\n"
+    "      --window N       kdebug, trace-text, ftrace: reorder window in\n"
+    "                       records (default 65536; ftrace: lines, 16384)\n"
     "      --timebase N/D   kdebug: ns = ticks * N / D, over the file's own\n"
     "                       (V0 and V1 files have none: ns; Apple silicon 125/3)\n"
     "      --record-size B  kdebug: 64 or 32-byte records, over the file's flag\n"
     "                       or the guess (V0, V1)\n"
     "      --kdebug-v0      kdebug: the file is RAW_VERSION0 (it has no magic)\n"
-    "  -v, --verbose        kdebug, trace-text: counters on stderr at the end\n"
+    "  -v, --verbose        kdebug, trace-text, ftrace: counters on stderr at\n"
+    "                       the end (ftrace: lines kept as ftrace events, ...)\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n";
 
@@ -114,6 +123,8 @@ static const char *detect(argus_input *in)
         fill(in);
     if (argus_kd_sniff(in->buf + in->lo, in->hi - in->lo))
         return "kdebug";
+    if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
+        return "ftrace";
     for (size_t i = in->lo; i < in->hi; i++) {
         char c = (char)in->buf[i];
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
@@ -181,6 +192,22 @@ static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
     argus_kd_free(d);
 }
 
+/* ftrace: the decoder of include/argus/ftrace.h. */
+static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool verbose)
+{
+    argus_ft_options o = {.name = in->name, .command = argus_command_line(),
+                          .window = window};
+    argus_ft *d = argus_ft_new(w, &o);
+    int rc = argus_ft_read(d, in);
+    if (rc < 0)
+        argus_ft_drain(d); /* the lines before the error stay */
+    if (verbose)
+        argus_ft_print_counts(d, stderr);
+    if (rc < 0)
+        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
+    argus_ft_free(d);
+}
+
 static void parse_timebase(const char *text, argus_kd_options *o)
 {
     char *slash;
@@ -213,7 +240,7 @@ int main(int argc, char **argv)
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     argus_kd_options kd = {0};
     argus_kd_codes *codes = argus_kd_codes_default();
-    bool kd_option = false;
+    bool kd_option = false, kd_codes_given = false;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "f:hv", opts, NULL)) != -1) {
@@ -224,7 +251,7 @@ int main(int argc, char **argv)
             if (argus_kd_codes_load(codes, optarg, err, sizeof err) < 0)
                 argus_die(access(optarg, R_OK) == 0 ? ARGUS_EX_DATAERR : ARGUS_EX_NOINPUT,
                           "%s", err);
-            kd_option = true;
+            kd_option = kd_codes_given = true;
             break;
         }
         case OPT_WINDOW:
@@ -245,12 +272,14 @@ int main(int argc, char **argv)
         }
     }
     const char *input = argus_input_arg(argc, argv);
-    static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text"};
+    static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
+                                          "ftrace"};
     bool known = !format;
     for (size_t i = 0; format && i < sizeof formats / sizeof *formats; i++)
         known |= strcmp(format, formats[i]) == 0;
     if (!known)
-        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text)",
+        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
+                          "ftrace)",
                           format);
     if (kd.kdebug_v0 && !format)
         format = "kdebug";
@@ -261,11 +290,18 @@ int main(int argc, char **argv)
     if (!format)
         format = detect(&in);
     bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
-    if (kd_option && !kdebug)
+    bool ftrace = strcmp(format, "ftrace") == 0;
+    if (ftrace && kd_option && (kd.record_size || kd.kdebug_v0 || kd.tb_numer ||
+                                kd_codes_given))
+        argus_usage_error("--codes, --timebase, --record-size and --kdebug-v0 are for "
+                          "kdebug and trace-text input");
+    if (kd_option && !kdebug && !ftrace)
         argus_usage_error("--codes, --window, --timebase, --record-size and "
                           "--kdebug-v0 are for kdebug and trace-text input");
     if (strcmp(format, "argus") == 0) {
         pass_through(&in, w);
+    } else if (ftrace) {
+        decode_ftrace(&in, w, kd.window, common.verbose);
     } else if (kdebug) {
         kd.name = in.name;
         kd.command = argus_command_line();

@@ -7,6 +7,7 @@
 #include "argus/reorder.h"
 #include "argus/cli.h"
 #include "argus/table.h"
+#include "argus/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,45 +181,9 @@ static thread *add_thread(argus_kd *d, uint64_t tid)
     return t;
 }
 
-/* Length of the UTF-8 character at S (at most N bytes), or 0 if invalid. */
-static size_t utf8_char(const uint8_t *s, size_t n)
-{
-    uint8_t c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
-    else return 0;
-    if (n < len) return 0;
-    for (size_t k = 1; k < len; k++) {
-        if ((s[k] & 0xc0) != 0x80) return 0;
-        cp = cp << 6 | (s[k] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return len;
-}
-
 static void set_text(char *dst, const char *src, size_t len)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_char((const uint8_t *)src + i, len - i);
-        if (o + (n ? n : 1) >= NAME_MAX_LEN)
-            break;
-        if (n == 0) {
-            dst[o++] = '?';
-            i++;
-        } else {
-            memcpy(dst + o, src + i, n);
-            o += n;
-            i += n;
-        }
-    }
-    dst[o] = '\0';
+    argus_utf8_copy(dst, NAME_MAX_LEN, src, len);
 }
 
 static bool is_kernel_task(const char *command, size_t len)

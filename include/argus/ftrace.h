@@ -1,0 +1,53 @@
+/* Linux ftrace text input (docs/inputs/linux.md): the text of tracefs
+ * `trace` and `trace_pipe` (with or without the irq-flags and (tgid)
+ * columns), `trace-cmd report`, Android atrace/systrace text (also inside
+ * systrace HTML), and the lines argus-record adds, decoded into an argus
+ * stream.
+ *
+ * Lines go through a bounded reorder window (lib/reorder.c) into ts order,
+ * then each is mapped: scheduler switches and wakeups, interrupts,
+ * workqueues, timers, syscalls, task lifetimes. A line it does not
+ * understand becomes an `ftrace` event with the raw text. As in the kdebug
+ * decoder, errors are returned (never exited on) so a fuzzer drives it in
+ * memory; the records written before an error stay valid. */
+#ifndef ARGUS_FTRACE_H
+#define ARGUS_FTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "argus/input.h"
+#include "argus/stream.h"
+
+typedef struct argus_ft_options {
+    const char *name;     /* the input, for messages */
+    const char *command;  /* this decode's command line, for "stages" */
+    size_t window;        /* reorder window in lines (0: default) */
+    bool quiet;           /* no warnings (lost events) on stderr */
+} argus_ft_options;
+
+#define ARGUS_FT_DEFAULT_WINDOW 16384
+
+typedef struct argus_ft argus_ft;
+
+argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o);
+void argus_ft_free(argus_ft *d);
+const char *argus_ft_error(const argus_ft *d);
+
+/* Whether the first bytes look like ftrace text (or systrace HTML). */
+bool argus_ft_sniff(const uint8_t *buf, size_t len);
+
+/* A whole text, line by line, then finish. Returns 0 or -1. */
+int argus_ft_read(argus_ft *d, argus_input *in);
+/* One line (no newline), numbered in order from 1. Returns 0 or -1. */
+int argus_ft_line(argus_ft *d, const char *line, size_t len);
+/* End of input: the window drained, the header written if not yet. */
+int argus_ft_finish(argus_ft *d);
+/* After an error: writes the lines still in the window. */
+void argus_ft_drain(argus_ft *d);
+
+/* Counters for -v, printed one a line to F. */
+void argus_ft_print_counts(const argus_ft *d, void *file);
+
+#endif

@@ -1,0 +1,1452 @@
+/* Linux ftrace text to an argus stream (include/argus/ftrace.h): the line
+ * reader, the reorder window of lines, and the mapping of each event
+ * (docs/inputs/linux.md has the table). */
+#include "argus/ftrace.h"
+#include "argus/cli.h"
+#include "argus/reorder.h"
+#include "argus/table.h"
+#include "argus/text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define COMM_MAX 64        /* thread names kept (the kernel's are 16) */
+#define SYSNAME_MAX 32
+#define LINE_MAX_BYTES (1u << 20)
+
+typedef struct span {
+    const char *p;
+    size_t n;
+} span;
+
+/* ---- Threads ------------------------------------------------------------- */
+
+typedef struct thread {
+    uint64_t tid;
+    int64_t tgid;          /* -1: not known */
+    char comm[COMM_MAX];
+    bool kernel_known, kernel; /* from an argus-thread line */
+    bool announced;        /* its thread record is written, up to date */
+    bool waiting;          /* a wait written, its woken not yet */
+    bool woken_by_wakeup;  /* a wakeup came for the wait */
+    bool waking_pending;   /* a sched_waking counted; its sched_wakeup is not */
+    bool in_syscall;
+    char sys[SYSNAME_MAX]; /* the syscall in progress */
+    uint64_t sys_arg0;
+    uint64_t ipc_msg;      /* an ipc recv to write when the syscall ends */
+    uint64_t ipc_peer;
+    const char *ipc_via;
+} thread;
+
+/* ---- Lines in the window ---------------------------------------------- */
+
+enum { HEAD_NONE = 0, HEAD_EVENT, HEAD_COMMENT };
+
+typedef struct line_slot {
+    uint64_t ts;           /* ns, as in the file (first: the window's key) */
+    uint64_t line;         /* line number */
+    char *text;            /* owned, reused when the slot comes round */
+    uint32_t len, cap;
+    /* the parsed head: COMM-TID (TGID) [CPU] FLAGS TS: then the body */
+    uint32_t comm_off, comm_len, body_off;
+    uint64_t tid;
+    int64_t tgid;
+    uint32_t cpu;
+    int kind;
+} line_slot;
+
+struct argus_ft {
+    argus_writer *w;
+    argus_ft_options o;
+    char err[512];
+    argus_reorder window;
+
+    thread *threads;
+    size_t nthreads, capthreads;
+    argus_table by_tid;    /* tid -> index + 1 */
+    argus_table names;     /* event name hash -> event kind + 1 */
+    argus_table work_queue; /* work item -> queue, enqueued not yet run */
+
+    uint64_t line_no;
+    span event_name;       /* of the line being mapped, when it has one */
+    bool html, in_script, script_checked;
+    bool header_written, have_zero, have_last;
+    uint64_t zero, last_ts, next_id, next_msg;
+    uint64_t last_pushed_ts;
+
+    /* -v counters */
+    uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
+        n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc;
+};
+
+const char *argus_ft_error(const argus_ft *d) { return d->err; }
+
+static int fail(argus_ft *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fail(argus_ft *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- Events known by name ---------------------------------------------- */
+
+typedef enum ev_kind {
+    EV_OTHER = 0,
+    EV_SWITCH, EV_WAKING, EV_WAKEUP, EV_WAKEUP_NEW,
+    EV_IRQ_ENTRY, EV_IRQ_EXIT, EV_SOFTIRQ_ENTRY, EV_SOFTIRQ_EXIT,
+    EV_WQ_QUEUE, EV_WQ_START, EV_WQ_END,
+    EV_HRTIMER_START, EV_HRTIMER_ENTRY, EV_HRTIMER_EXIT, EV_HRTIMER_CANCEL,
+    EV_TIMER_START, EV_TIMER_ENTRY, EV_TIMER_EXIT, EV_TIMER_CANCEL,
+    EV_FORK, EV_EXEC, EV_EXIT, EV_NEWTASK, EV_RENAME,
+    EV_RAW_SYS_ENTER, EV_RAW_SYS_EXIT,
+    EV_FLAG_WRITE, EV_FLAG_READ,
+} ev_kind;
+
+static const struct { const char *name; ev_kind kind; } event_names[] = {
+    {"sched_switch", EV_SWITCH},
+    {"sched_waking", EV_WAKING},
+    {"sched_wakeup", EV_WAKEUP},
+    {"sched_wakeup_new", EV_WAKEUP_NEW},
+    {"irq_handler_entry", EV_IRQ_ENTRY},
+    {"irq_handler_exit", EV_IRQ_EXIT},
+    {"softirq_entry", EV_SOFTIRQ_ENTRY},
+    {"softirq_exit", EV_SOFTIRQ_EXIT},
+    {"workqueue_queue_work", EV_WQ_QUEUE},
+    {"workqueue_execute_start", EV_WQ_START},
+    {"workqueue_execute_end", EV_WQ_END},
+    {"hrtimer_start", EV_HRTIMER_START},
+    {"hrtimer_expire_entry", EV_HRTIMER_ENTRY},
+    {"hrtimer_expire_exit", EV_HRTIMER_EXIT},
+    {"hrtimer_cancel", EV_HRTIMER_CANCEL},
+    {"timer_start", EV_TIMER_START},
+    {"timer_expire_entry", EV_TIMER_ENTRY},
+    {"timer_expire_exit", EV_TIMER_EXIT},
+    {"timer_cancel", EV_TIMER_CANCEL},
+    {"sched_process_fork", EV_FORK},
+    {"sched_process_exec", EV_EXEC},
+    {"sched_process_exit", EV_EXIT},
+    {"task_newtask", EV_NEWTASK},
+    {"task_rename", EV_RENAME},
+    {"sys_enter", EV_RAW_SYS_ENTER},
+    {"sys_exit", EV_RAW_SYS_EXIT},
+    {"argus_flag_write", EV_FLAG_WRITE},
+    {"argus_flag_read", EV_FLAG_READ},
+};
+
+static ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
+{
+    const uint32_t *k = argus_table_get(&d->names, XXH3_64bits(name, len));
+    if (!k)
+        return EV_OTHER;
+    const char *known = event_names[*k - 1].name;
+    return strlen(known) == len && memcmp(known, name, len) == 0
+               ? event_names[*k - 1].kind : EV_OTHER;
+}
+
+/* ---- Setup ------------------------------------------------------------- */
+
+argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
+{
+    argus_ft *d = calloc(1, sizeof *d);
+    if (!d)
+        abort();
+    d->w = w;
+    d->o = *o;
+    d->o.window = o->window ? o->window : ARGUS_FT_DEFAULT_WINDOW;
+    d->next_id = 1;
+    d->next_msg = 1;
+    argus_reorder_init(&d->window, sizeof(line_slot), d->o.window);
+    argus_table_init(&d->by_tid, sizeof(uint64_t));
+    argus_table_init(&d->names, sizeof(uint32_t));
+    argus_table_init(&d->work_queue, sizeof(uint64_t));
+    for (size_t i = 0; i < sizeof event_names / sizeof *event_names; i++) {
+        bool created;
+        uint32_t *k = argus_table_put(
+            &d->names, XXH3_64bits(event_names[i].name, strlen(event_names[i].name)),
+            &created);
+        *k = (uint32_t)i + 1;
+    }
+    return d;
+}
+
+void argus_ft_free(argus_ft *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->window.cap; i++)
+        free(((line_slot *)(d->window.slots + i * d->window.size))->text);
+    argus_reorder_free(&d->window);
+    free(d->threads);
+    argus_table_free(&d->by_tid);
+    argus_table_free(&d->names);
+    argus_table_free(&d->work_queue);
+    free(d);
+}
+
+/* ---- Small parsers ------------------------------------------------------ */
+
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+}
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* A decimal number at the start of S (an optional '-' wraps around). */
+static bool span_dec(span s, uint64_t *v)
+{
+    size_t i = 0;
+    bool neg = s.n > 0 && s.p[0] == '-';
+    i += neg;
+    uint64_t x = 0;
+    size_t start = i;
+    for (; i < s.n && is_digit(s.p[i]); i++)
+        x = x * 10 + (uint64_t)(s.p[i] - '0');
+    if (i == start || i - start > 19)
+        return false;
+    *v = neg ? (uint64_t)0 - x : x;
+    return true;
+}
+
+/* A hex number at the start of S, with or without "0x". */
+static bool span_hex(span s, uint64_t *v)
+{
+    size_t i = 0;
+    if (s.n >= 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X'))
+        i = 2;
+    uint64_t x = 0;
+    size_t start = i;
+    int h;
+    for (; i < s.n && (h = hex_value(s.p[i])) >= 0; i++)
+        x = x << 4 | (uint64_t)h;
+    if (i == start || i - start > 16)
+        return false;
+    *v = x;
+    return true;
+}
+
+/* "key=value" fields: a value runs to the space before the next
+ * "ident=" or "==>" (so comm values may hold spaces). Returns false at
+ * the end. */
+static bool next_field(span *rest, span *key, span *val)
+{
+    const char *p = rest->p, *end = p + rest->n;
+    for (;;) {
+        while (p < end && *p == ' ')
+            p++;
+        if (p == end)
+            return false;
+        const char *k = p;
+        while (p < end && is_ident(*p))
+            p++;
+        if (p < end && *p == '=' && p > k) {
+            key->p = k;
+            key->n = (size_t)(p - k);
+            p++;
+            break;
+        }
+        while (p < end && *p != ' ') /* a word that is no field: "==>" */
+            p++;
+    }
+    const char *v = p;
+    while (p < end) {
+        if (*p == ' ') {
+            const char *q = p;
+            while (q < end && *q == ' ')
+                q++;
+            if (q == end)
+                break;
+            if (end - q >= 3 && memcmp(q, "==>", 3) == 0)
+                break;
+            const char *r = q;
+            while (r < end && is_ident(*r))
+                r++;
+            if (r > q && r < end && *r == '=')
+                break;
+        }
+        p++;
+    }
+    val->p = v;
+    val->n = (size_t)(p - v);
+    rest->p = p;
+    rest->n = (size_t)(end - p);
+    return true;
+}
+
+static bool key_is(span k, const char *lit)
+{
+    size_t n = strlen(lit);
+    return k.n == n && memcmp(k.p, lit, n) == 0;
+}
+
+/* The value of KEY among BODY's fields. */
+static bool field(span body, const char *key, span *val)
+{
+    span k;
+    while (next_field(&body, &k, val))
+        if (key_is(k, key))
+            return true;
+    *val = (span){0};
+    return false;
+}
+
+static bool field_dec(span body, const char *key, uint64_t *v)
+{
+    span s;
+    return field(body, key, &s) && span_dec(s, v);
+}
+
+static bool field_hex(span body, const char *key, uint64_t *v)
+{
+    span s;
+    return field(body, key, &s) && span_hex(s, v);
+}
+
+/* ---- The line head ----------------------------------------------------- */
+
+/* A timestamp "SECONDS[.FRACTION]" at P, to ns; P moves past it. */
+static bool parse_ts(const char **pp, const char *end, uint64_t *ns)
+{
+    const char *p = *pp;
+    uint64_t sec = 0, frac = 0;
+    int sd = 0, fd = 0;
+    for (; p < end && is_digit(*p); p++, sd++)
+        sec = sec * 10 + (uint64_t)(*p - '0');
+    if (sd == 0 || sd > 19)
+        return false;
+    if (p < end && *p == '.') {
+        p++;
+        for (; p < end && is_digit(*p); p++, fd++)
+            if (fd < 9)
+                frac = frac * 10 + (uint64_t)(*p - '0');
+        if (fd == 0)
+            return false;
+        for (int k = fd; k < 9; k++)
+            frac *= 10;
+        if (sec > (UINT64_MAX - frac) / 1000000000u)
+            return false;
+        *ns = sec * 1000000000u + frac;
+    } else {
+        *ns = sec; /* a counter clock: taken as ns */
+    }
+    *pp = p;
+    return true;
+}
+
+/* Parses "COMM-TID [(TGID)] [CPU] [FLAGS] TS: " into S. */
+static bool parse_head(line_slot *s)
+{
+    const char *start = s->text, *end = start + s->len, *p = start;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *comm = p;
+    for (const char *b = p; (b = memchr(b, '[', (size_t)(end - b))) != NULL; b++) {
+        /* [CPU] */
+        const char *q = b + 1;
+        uint64_t cpu = 0;
+        while (q < end && is_digit(*q))
+            cpu = cpu * 10 + (uint64_t)(*q++ - '0');
+        if (q == b + 1 || q - b > 8 || q >= end || *q != ']')
+            continue;
+        const char *after = q + 1;
+        /* back over spaces, an optional (TGID), spaces, then -TID */
+        const char *e = b;
+        while (e > comm && e[-1] == ' ')
+            e--;
+        int64_t tgid = -1;
+        if (e > comm && e[-1] == ')') {
+            const char *o = e - 1;
+            while (o > comm && o[-1] != '(')
+                o--;
+            if (o == comm)
+                continue;
+            const char *t = o;
+            while (t < e - 1 && *t == ' ')
+                t++;
+            if (is_digit(*t)) {
+                uint64_t g = 0;
+                while (t < e - 1 && is_digit(*t))
+                    g = g * 10 + (uint64_t)(*t++ - '0');
+                tgid = (int64_t)g;
+            }
+            e = o - 1;
+            while (e > comm && e[-1] == ' ')
+                e--;
+        }
+        const char *dstart = e;
+        while (dstart > comm && is_digit(dstart[-1]))
+            dstart--;
+        if (dstart == e || e - dstart > 10 || dstart - 1 < comm || dstart[-1] != '-')
+            continue;
+        uint64_t tid = 0;
+        for (const char *t = dstart; t < e; t++)
+            tid = tid * 10 + (uint64_t)(*t - '0');
+        /* after [CPU]: optional flags, then TS: */
+        p = after;
+        while (p < end && *p == ' ')
+            p++;
+        uint64_t ns;
+        const char *tp = p;
+        if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':') {
+            while (p < end && *p != ' ')
+                p++;
+            while (p < end && *p == ' ')
+                p++;
+            tp = p;
+            if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':')
+                return false;
+        }
+        tp++;
+        while (tp < end && *tp == ' ')
+            tp++;
+        s->comm_off = (uint32_t)(comm - start);
+        s->comm_len = (uint32_t)(dstart - 1 - comm);
+        s->body_off = (uint32_t)(tp - start);
+        s->tid = tid;
+        s->tgid = tgid;
+        s->cpu = (uint32_t)cpu;
+        s->ts = ns;
+        return true;
+    }
+    return false;
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+#define PUT_LIT(w, lit) argus_put_text((w), lit, sizeof lit - 1)
+
+/* A text value as valid UTF-8. */
+static void put_text_utf8(argus_writer *w, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)s[i] < 0x80)
+        i++;
+    if (i == n) {
+        argus_put_text(w, s, n);
+        return;
+    }
+    char *tmp = malloc(n * 3 + 1);
+    if (!tmp)
+        abort();
+    size_t o = 0;
+    for (i = 0; i < n;) {
+        size_t k = argus_utf8_char((const uint8_t *)s + i, n - i);
+        if (k == 0) {
+            memcpy(tmp + o, "\xef\xbf\xbd", 3); /* U+FFFD */
+            o += 3;
+            i++;
+        } else {
+            memcpy(tmp + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    argus_put_text(w, tmp, o);
+    free(tmp);
+}
+
+static void write_header(argus_ft *d)
+{
+    argus_writer *w = d->w;
+    argus_put_map(w, 5);
+    PUT_LIT(w, "type");
+    PUT_LIT(w, "stream");
+    PUT_LIT(w, "format");
+    PUT_LIT(w, "argus");
+    PUT_LIT(w, "version");
+    argus_put_uint(w, 1);
+    PUT_LIT(w, "source");
+    PUT_LIT(w, "ftrace");
+    PUT_LIT(w, "stages");
+    argus_put_array(w, 1);
+    argus_put_cstr(w, d->o.command ? d->o.command : "decode");
+    argus_end_record(w);
+    d->header_written = true;
+}
+
+static thread *find_thread(argus_ft *d, uint64_t tid)
+{
+    uint64_t *i = argus_table_get(&d->by_tid, tid);
+    return i ? &d->threads[*i - 1] : NULL;
+}
+
+static thread *get_thread(argus_ft *d, uint64_t tid)
+{
+    bool created;
+    uint64_t *i = argus_table_put(&d->by_tid, tid, &created);
+    if (!created)
+        return &d->threads[*i - 1];
+    if (d->nthreads == d->capthreads) {
+        d->capthreads = d->capthreads ? d->capthreads * 2 : 256;
+        d->threads = realloc(d->threads, d->capthreads * sizeof *d->threads);
+        if (!d->threads)
+            abort();
+    }
+    *i = d->nthreads + 1;
+    thread *t = &d->threads[d->nthreads++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->tgid = tid == 0 ? 0 : -1;
+    if (tid == 0)
+        strcpy(t->comm, "swapper");
+    return t;
+}
+
+/* Sets T's name from a trace (not "<...>", the unknown comm). The idle
+ * task is "swapper/N" on CPU N, one tid 0 for all: it keeps "swapper". */
+static void set_comm(thread *t, const char *c, size_t n)
+{
+    if (t->tid == 0 || n == 0 || (n == 5 && memcmp(c, "<...>", 5) == 0) ||
+        (n == 6 && memcmp(c, "<idle>", 6) == 0))
+        return;
+    if (strlen(t->comm) == n && memcmp(t->comm, c, n) == 0)
+        return;
+    argus_utf8_copy(t->comm, sizeof t->comm, c, n);
+    t->announced = false;
+}
+
+static void set_tgid(thread *t, int64_t tgid)
+{
+    if (tgid < 0 || t->tgid == tgid || t->tid == 0)
+        return;
+    t->tgid = tgid;
+    t->announced = false;
+}
+
+/* Kernel threads by name, where the trace has no better word. */
+static bool kernel_comm(const char *c)
+{
+    static const char *const prefixes[] = {
+        "kworker/", "ksoftirqd/", "migration/", "rcu_", "rcuc/", "rcuog/",
+        "rcuop/", "rcuos/", "cpuhp/", "watchdog/", "irq/", "idle_inject/",
+        "jbd2/", "kswapd", "kcompactd", "scsi_eh_", "scsi_tmf_", "kthreadd",
+        "khugepaged", "ksmd", "kauditd", "khungtaskd", "oom_reaper",
+        "kdevtmpfs", "kblockd", "kintegrityd", "writeback", "kthrotld",
+        "ecryptfs-kthrea", "kstrp", "ipv6_addrconf", "mm_percpu_wq",
+        "netns", "pool_workqueue_", "psimon", "swapper", "xfsaild/",
+        "card0-crtc", "nvme-", "ext4-rsv-conver", "hwrng", "kerneloops",
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(c, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+static void write_thread(argus_ft *d, thread *t)
+{
+    argus_writer *w = d->w;
+    bool kernel = t->kernel_known ? t->kernel : (t->tid == 0 || kernel_comm(t->comm));
+    bool main = t->tgid >= 0 && (uint64_t)t->tgid == t->tid;
+    const char *proc = t->comm;
+    if (t->tgid >= 0 && !main) {
+        const thread *m = find_thread(d, (uint64_t)t->tgid);
+        if (m && m->comm[0])
+            proc = m->comm;
+    }
+    argus_put_map(w, 4 + (t->comm[0] != 0) + main + kernel);
+    PUT_LIT(w, "type");
+    PUT_LIT(w, "thread");
+    PUT_LIT(w, "tid");
+    argus_put_uint(w, t->tid);
+    PUT_LIT(w, "pid");
+    argus_put_uint(w, t->tgid >= 0 ? (uint64_t)t->tgid : t->tid);
+    PUT_LIT(w, "proc");
+    argus_put_cstr(w, proc[0] ? proc : "unknown");
+    if (t->comm[0]) {
+        PUT_LIT(w, "name");
+        argus_put_cstr(w, t->comm);
+    }
+    if (main) {
+        PUT_LIT(w, "main");
+        argus_put_bool(w, true);
+    }
+    if (kernel) {
+        PUT_LIT(w, "kernel");
+        argus_put_bool(w, true);
+    }
+    argus_end_record(w);
+    t->announced = true;
+}
+
+/* Starts an event of TYPE by T, at S's time on S's cpu, with EXTRA more
+ * pairs to come. */
+static void begin_event(argus_ft *d, const line_slot *s, thread *t,
+                        const char *type, size_t type_len, unsigned extra)
+{
+    if (!t->announced)
+        write_thread(d, t);
+    argus_writer *w = d->w;
+    argus_put_map(w, 6 + extra);
+    PUT_LIT(w, "type");
+    argus_put_text(w, type, type_len);
+    PUT_LIT(w, "id");
+    argus_put_uint(w, d->next_id++);
+    PUT_LIT(w, "ts");
+    argus_put_uint(w, s->ts - d->zero);
+    PUT_LIT(w, "tid");
+    argus_put_uint(w, t->tid);
+    PUT_LIT(w, "pid");
+    argus_put_uint(w, t->tgid >= 0 ? (uint64_t)t->tgid : t->tid);
+    PUT_LIT(w, "cpu");
+    argus_put_uint(w, s->cpu);
+    d->n_events++;
+}
+#define BEGIN(d, s, t, lit, extra) begin_event(d, s, t, lit, sizeof lit - 1, extra)
+
+static void put_uint_kv(argus_ft *d, const char *key, uint64_t v)
+{
+    argus_put_key(d->w, key);
+    argus_put_uint(d->w, v);
+}
+
+static void put_span_kv(argus_ft *d, const char *key, span v)
+{
+    argus_put_key(d->w, key);
+    put_text_utf8(d->w, v.p, v.n);
+}
+
+static void put_phase(argus_ft *d, bool begin)
+{
+    PUT_LIT(d->w, "phase");
+    if (begin)
+        PUT_LIT(d->w, "begin");
+    else
+        PUT_LIT(d->w, "end");
+}
+
+/* The line as an `ftrace` event: its event name when it has one, and the
+ * whole text. */
+static void write_raw(argus_ft *d, const line_slot *s, thread *t)
+{
+    span name = d->event_name;
+    BEGIN(d, s, t, "ftrace", 1 + (name.n > 0));
+    if (name.n)
+        put_span_kv(d, "event", name);
+    PUT_LIT(d->w, "text"); /* the line as read, but for leading blanks */
+    put_text_utf8(d->w, s->text, s->len);
+    argus_end_record(d->w);
+    d->n_raw++;
+}
+
+/* The woken that ends T's wait (DEC-WOKEN). */
+static void write_woken(argus_ft *d, const line_slot *s, thread *t, bool synth)
+{
+    BEGIN(d, s, t, "woken", t->woken_by_wakeup + synth);
+    if (t->woken_by_wakeup) {
+        PUT_LIT(d->w, "result");
+        PUT_LIT(d->w, "awakened");
+    }
+    if (synth) {
+        PUT_LIT(d->w, "synth");
+        argus_put_bool(d->w, true);
+    }
+    argus_end_record(d->w);
+    t->waiting = false;
+    t->woken_by_wakeup = false;
+    if (synth)
+        d->n_synth_woken++;
+    else
+        d->n_woken++;
+}
+
+/* ---- Syscalls ------------------------------------------------------------ */
+
+static bool name_in(const char *name, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(name, *list) == 0)
+            return true;
+    return false;
+}
+
+/* Syscalls whose first argument names what a wait in them waits on: a
+ * futex word, or a file descriptor. */
+static const char *const fd_syscalls[] = {
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom",
+    "recvmsg", "recvmmsg", "sendto", "sendmsg", "sendmmsg", "accept",
+    "accept4", "connect", "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
+/* Syscalls that hand data to another thread, and those that take it. */
+static const char *const send_syscalls[] = {"write", "writev", "sendto",
+                                            "sendmsg", "sendmmsg", NULL};
+static const char *const recv_syscalls[] = {
+    "read", "readv", "recvfrom", "recvmsg", "recvmmsg", "poll", "ppoll",
+    "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
+
+/* Arguments "a: 0x1, b: 0x2" (or "(a: 1, b: 2)" without 0x), up to 6. */
+static size_t parse_args(span s, uint64_t *args)
+{
+    size_t n = 0;
+    const char *p = s.p, *end = s.p + s.n;
+    while (p < end && n < 6) {
+        const char *colon = memchr(p, ':', (size_t)(end - p));
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *v = p;
+        if (colon && (!comma || colon < comma))
+            v = colon + 1;
+        while (v < end && *v == ' ')
+            v++;
+        uint64_t x;
+        if (!span_hex((span){v, (size_t)(end - v)}, &x))
+            break;
+        args[n++] = x;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
+                          bool begin, const uint64_t *args, size_t nargs,
+                          bool have_ret, uint64_t ret)
+{
+    if (begin) {
+        t->in_syscall = true;
+        argus_utf8_copy(t->sys, sizeof t->sys, name.p, name.n);
+        t->sys_arg0 = nargs ? args[0] : 0;
+    } else if (t->in_syscall) {
+        if (t->ipc_msg) {
+            /* the data a sender handed over while this syscall waited */
+            BEGIN(d, s, t, "ipc", 4);
+            PUT_LIT(d->w, "dir");
+            PUT_LIT(d->w, "recv");
+            put_uint_kv(d, "msg", t->ipc_msg);
+            put_uint_kv(d, "peer", t->ipc_peer);
+            argus_put_key(d->w, "via");
+            argus_put_cstr(d->w, t->ipc_via);
+            argus_end_record(d->w);
+            t->ipc_msg = 0;
+            d->n_ipc++;
+        }
+        t->in_syscall = false;
+    }
+    BEGIN(d, s, t, "syscall", 2 + (begin ? 1 : have_ret));
+    put_span_kv(d, "name", name);
+    put_phase(d, begin);
+    if (begin) {
+        PUT_LIT(d->w, "args");
+        argus_put_array(d->w, nargs);
+        for (size_t i = 0; i < nargs; i++)
+            argus_put_uint(d->w, args[i]);
+    } else if (have_ret) {
+        PUT_LIT(d->w, "ret");
+        argus_put_int(d->w, (int64_t)ret);
+    }
+    argus_end_record(d->w);
+}
+
+/* ---- Mapping ------------------------------------------------------------- */
+
+/* The wait of a blocking prev_state: false for runnable (preempted) or
+ * dead states. Letters (S, D, "D|K", I, ...) or the raw number of older
+ * trace-cmd reports (0 running, 1 S, 2 D, 64 dead, a power of two above
+ * it the preemption mark). */
+static bool blocking_state(span st, const char **word)
+{
+    if (st.n == 0)
+        return false;
+    if (is_digit(st.p[0])) {
+        uint64_t v;
+        if (!span_dec(st, &v))
+            return false;
+        if (v & 1) { *word = "sleeping"; return true; }
+        if (v & 2) { *word = "disk"; return true; }
+        if (v & 4) { *word = "stopped"; return true; }
+        if (v & 8) { *word = "traced"; return true; }
+        return false;
+    }
+    switch (st.p[0]) {
+    case 'S': *word = "sleeping"; return true;
+    case 'D': *word = "disk"; return true;
+    case 'I': *word = "idle"; return true;
+    case 'T': *word = "stopped"; return true;
+    case 't': *word = "traced"; return true;
+    case 'P': *word = "parked"; return true;
+    case 'K': *word = "killable"; return true;
+    case 'W': *word = "waking"; return true;
+    default: return false; /* R, R+, X, Z, x */
+    }
+}
+
+static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
+{
+    span k, v, prev_state = {0}, next_comm = {0};
+    uint64_t prev_pid = cur->tid, next_pid = 0;
+    bool have_next = false;
+    span rest = body;
+    while (next_field(&rest, &k, &v)) {
+        if (key_is(k, "prev_pid"))
+            span_dec(v, &prev_pid);
+        else if (key_is(k, "prev_state"))
+            prev_state = v;
+        else if (key_is(k, "next_comm"))
+            next_comm = v;
+        else if (key_is(k, "next_pid"))
+            have_next = span_dec(v, &next_pid);
+    }
+    thread *prev = prev_pid == cur->tid ? cur : get_thread(d, prev_pid);
+    span prev_comm;
+    if (field(body, "prev_comm", &prev_comm))
+        set_comm(prev, prev_comm.p, prev_comm.n);
+    const char *word;
+    if (blocking_state(prev_state, &word) && !prev->waiting) {
+        const char *reason = prev->in_syscall ? prev->sys : word;
+        bool resource = prev->in_syscall &&
+                        (strcmp(prev->sys, "futex") == 0 || name_in(prev->sys, fd_syscalls));
+        BEGIN(d, s, prev, "wait", 1 + resource);
+        argus_put_key(d->w, "reason");
+        argus_put_cstr(d->w, reason);
+        if (resource)
+            put_uint_kv(d, "resource", prev->sys_arg0);
+        argus_end_record(d->w);
+        prev->waiting = true;
+    }
+    if (!have_next)
+        return;
+    thread *next = get_thread(d, next_pid);
+    set_comm(next, next_comm.p, next_comm.n);
+    if (next->waiting)
+        write_woken(d, s, next, false);
+}
+
+static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
+                       ev_kind kind)
+{
+    uint64_t pid, success = 1;
+    span comm = {0};
+    if (!field_dec(body, "pid", &pid))
+        return (void)write_raw(d, s, cur);
+    field(body, "comm", &comm);
+    if (field_dec(body, "success", &success) && success == 0) {
+        d->n_failed_wakeups++;
+        return;
+    }
+    thread *target = get_thread(d, pid);
+    set_comm(target, comm.p, comm.n);
+    /* sched_waking, then sched_wakeup for the same wakeup: one counts */
+    if (kind == EV_WAKEUP && target->waking_pending) {
+        target->waking_pending = false;
+        d->n_pair_wakeups++;
+        return;
+    }
+    target->waking_pending = kind == EV_WAKING;
+    if (target->waiting)
+        target->woken_by_wakeup = true;
+    /* a sender waking a receiver inside their syscalls: the data went
+     * from one to the other */
+    if (cur->in_syscall && target->in_syscall && target != cur &&
+        name_in(cur->sys, send_syscalls) && name_in(target->sys, recv_syscalls)) {
+        bool socket = strncmp(cur->sys, "send", 4) == 0 ||
+                      strncmp(target->sys, "recv", 4) == 0;
+        const char *via = socket ? "socket" : "fd";
+        uint64_t msg = d->next_msg++;
+        uint64_t peer = target->tgid >= 0 ? (uint64_t)target->tgid : target->tid;
+        BEGIN(d, s, cur, "ipc", 4);
+        PUT_LIT(d->w, "dir");
+        PUT_LIT(d->w, "send");
+        put_uint_kv(d, "msg", msg);
+        put_uint_kv(d, "peer", peer);
+        argus_put_key(d->w, "via");
+        argus_put_cstr(d->w, via);
+        argus_end_record(d->w);
+        target->ipc_msg = msg;
+        target->ipc_peer = cur->tgid >= 0 ? (uint64_t)cur->tgid : cur->tid;
+        target->ipc_via = via;
+        d->n_ipc++;
+    }
+    BEGIN(d, s, cur, "wakeup", 1);
+    put_uint_kv(d, "target", pid);
+    argus_end_record(d->w);
+}
+
+/* An interrupt: hard (irq=N name=X) or soft (vec=N [action=X]). */
+static void map_interrupt(argus_ft *d, const line_slot *s, thread *cur, span body,
+                          bool begin, bool soft)
+{
+    uint64_t n;
+    span name = {0};
+    if (!field_dec(body, soft ? "vec" : "irq", &n))
+        return (void)write_raw(d, s, cur);
+    if (soft) {
+        const char *a = memmem(body.p, body.n, "action=", 7);
+        if (a) {
+            name.p = a + 7;
+            const char *e = body.p + body.n, *q = name.p;
+            while (q < e && *q != ']' && *q != ' ')
+                q++;
+            name.n = (size_t)(q - name.p);
+        }
+    } else if (begin) {
+        field(body, "name", &name);
+    }
+    BEGIN(d, s, cur, "interrupt", 2 + (name.n > 0) + soft);
+    put_phase(d, begin);
+    put_uint_kv(d, "irq", n);
+    if (name.n)
+        put_span_kv(d, "name", name);
+    if (soft) {
+        PUT_LIT(d->w, "softirq");
+        argus_put_bool(d->w, true);
+    }
+    argus_end_record(d->w);
+}
+
+/* A workqueue: "work struct=W function=F workqueue=Q ..." (enqueue),
+ * "work struct W: function F" (start), "work struct W[: function F]"
+ * (end). The queue is the workqueue's address, or a hash of its name. */
+static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
+                     ev_kind kind)
+{
+    uint64_t item;
+    span func = {0}, qname = {0};
+    if (kind == EV_WQ_QUEUE) {
+        if (!field_hex(body, "struct", &item))
+            return (void)write_raw(d, s, cur);
+        field(body, "function", &func);
+        field(body, "workqueue", &qname);
+        uint64_t queue;
+        if (!span_hex(qname, &queue) || qname.n < 8)
+            queue = XXH3_64bits(qname.p, qname.n);
+        bool created;
+        *(uint64_t *)argus_table_put(&d->work_queue, item, &created) = queue;
+        BEGIN(d, s, cur, "dispatch_enqueue", 2 + (func.n > 0) + (qname.n > 0));
+        put_uint_kv(d, "queue", queue);
+        put_uint_kv(d, "item", item);
+        if (func.n)
+            put_span_kv(d, "func", func);
+        if (qname.n)
+            put_span_kv(d, "queue_name", qname);
+        argus_end_record(d->w);
+        return;
+    }
+    const char *p = body.p, *end = body.p + body.n;
+    if (body.n < 12 || memcmp(p, "work struct ", 12) != 0)
+        return (void)write_raw(d, s, cur);
+    p += 12;
+    span w = {p, (size_t)(end - p)};
+    if (!span_hex(w, &item))
+        return (void)write_raw(d, s, cur);
+    const char *f = memmem(p, (size_t)(end - p), "function ", 9);
+    if (f) {
+        func.p = f + 9;
+        const char *q = func.p;
+        while (q < end && *q != ' ')
+            q++;
+        func.n = (size_t)(q - func.p);
+    }
+    bool begin = kind == EV_WQ_START;
+    const uint64_t *queue = argus_table_get(&d->work_queue, item);
+    uint64_t q = queue ? *queue : 0;
+    if (queue && begin)
+        argus_table_remove(&d->work_queue, item);
+    BEGIN(d, s, cur, "dispatch_invoke", 2 + (queue != NULL) + (func.n > 0));
+    put_phase(d, begin);
+    if (queue)
+        put_uint_kv(d, "queue", q);
+    put_uint_kv(d, "item", item);
+    if (func.n)
+        put_span_kv(d, "func", func);
+    argus_end_record(d->w);
+}
+
+/* hrtimer_* (hrtimer=A function=F expires=NS) and timer_* (timer=A
+ * function=F expires=JIFFIES). */
+static void map_timer(argus_ft *d, const line_slot *s, thread *cur, span body,
+                      ev_kind kind)
+{
+    bool hr = kind >= EV_HRTIMER_START && kind <= EV_HRTIMER_CANCEL;
+    uint64_t timer, expires = 0;
+    span func = {0};
+    if (!field_hex(body, hr ? "hrtimer" : "timer", &timer))
+        return (void)write_raw(d, s, cur);
+    field(body, "function", &func);
+    int op = kind - (hr ? EV_HRTIMER_START : EV_TIMER_START); /* start, entry, exit, cancel */
+    switch (op) {
+    case 0: {
+        /* an hrtimer's expiry is in ns of its clock, the trace's clock for
+         * mono/local traces; a timer's is in jiffies: left out */
+        bool deadline = hr && field_dec(body, "expires", &expires);
+        BEGIN(d, s, cur, "timer_arm", 1 + deadline + (func.n > 0));
+        put_uint_kv(d, "timer", timer);
+        if (deadline)
+            put_uint_kv(d, "deadline", expires > d->zero ? expires - d->zero : 0);
+        if (func.n)
+            put_span_kv(d, "func", func);
+        break;
+    }
+    case 1:
+    case 2:
+        BEGIN(d, s, cur, "timer_fire", 2 + (func.n > 0));
+        put_phase(d, op == 1);
+        put_uint_kv(d, "timer", timer);
+        if (func.n)
+            put_span_kv(d, "func", func);
+        break;
+    default:
+        BEGIN(d, s, cur, "timer_cancel", 1);
+        put_uint_kv(d, "timer", timer);
+        break;
+    }
+    argus_end_record(d->w);
+}
+
+/* Task lifetimes: thread records, and exec/exit events. */
+static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
+                     ev_kind kind)
+{
+    uint64_t pid = 0, flags = 0;
+    span comm = {0}, v;
+    switch (kind) {
+    case EV_NEWTASK: {
+        if (!field_dec(body, "pid", &pid))
+            return (void)write_raw(d, s, cur);
+        field(body, "comm", &comm);
+        thread *t = get_thread(d, pid);
+        set_comm(t, comm.p, comm.n);
+        /* CLONE_THREAD: a thread of the creator's process */
+        if (field_hex(body, "clone_flags", &flags) && (flags & 0x10000))
+            set_tgid(t, cur->tgid); /* when known */
+        else
+            set_tgid(t, (int64_t)pid);
+        return;
+    }
+    case EV_FORK: {
+        if (!field_dec(body, "child_pid", &pid))
+            return (void)write_raw(d, s, cur);
+        field(body, "child_comm", &comm);
+        set_comm(get_thread(d, pid), comm.p, comm.n);
+        return;
+    }
+    case EV_RENAME: {
+        if (!field_dec(body, "pid", &pid) || !field(body, "newcomm", &comm))
+            return (void)write_raw(d, s, cur);
+        set_comm(get_thread(d, pid), comm.p, comm.n);
+        return;
+    }
+    case EV_EXEC: {
+        span file = {0};
+        field(body, "filename", &file);
+        BEGIN(d, s, cur, "exec", file.n > 0);
+        if (file.n)
+            put_span_kv(d, "filename", file);
+        argus_end_record(d->w);
+        return;
+    }
+    default: { /* EV_EXIT */
+        thread *t = cur;
+        if (field_dec(body, "pid", &pid) && pid != cur->tid)
+            t = get_thread(d, pid);
+        if (field(body, "comm", &v))
+            set_comm(t, v.p, v.n);
+        BEGIN(d, s, t, "exit", 0);
+        argus_end_record(d->w);
+        return;
+    }
+    }
+}
+
+static void map_flag(argus_ft *d, const line_slot *s, thread *cur, span body,
+                     bool write)
+{
+    uint64_t addr, value = 0;
+    span name = {0};
+    if (!field_hex(body, "addr", &addr))
+        return (void)write_raw(d, s, cur);
+    bool have_value = field_hex(body, "value", &value);
+    field(body, "name", &name);
+    if (write)
+        BEGIN(d, s, cur, "flag_write", 1 + have_value + (name.n > 0));
+    else
+        BEGIN(d, s, cur, "flag_read", 1 + have_value + (name.n > 0));
+    put_uint_kv(d, "addr", addr);
+    if (have_value)
+        put_uint_kv(d, "value", value);
+    if (name.n)
+        put_span_kv(d, "name", name);
+    argus_end_record(d->w);
+}
+
+/* raw_syscalls: "NR 202 (7f.., 80, ...)" and "NR 202 = 0": no names
+ * (the numbers are the architecture's), "NR_202". */
+static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span body,
+                            bool begin)
+{
+    uint64_t nr, args[6], ret = 0;
+    if (body.n < 4 || memcmp(body.p, "NR ", 3) != 0 ||
+        !span_dec((span){body.p + 3, body.n - 3}, &nr))
+        return (void)write_raw(d, s, cur);
+    char name[32];
+    int n = snprintf(name, sizeof name, "NR_%llu", (unsigned long long)nr);
+    size_t nargs = 0;
+    bool have_ret = false;
+    if (begin) {
+        const char *o = memchr(body.p, '(', body.n);
+        if (o)
+            nargs = parse_args((span){o + 1, body.n - (size_t)(o + 1 - body.p)}, args);
+    } else {
+        const char *eq = memmem(body.p, body.n, "= ", 2);
+        have_ret = eq && span_dec((span){eq + 2, body.n - (size_t)(eq + 2 - body.p)}, &ret);
+    }
+    write_syscall(d, s, cur, (span){name, (size_t)n}, begin, args, nargs, have_ret, ret);
+}
+
+/* "# argus-thread: tid=T tgid=G kernel=K comm=NAME" (argus-record). */
+static void map_thread_line(argus_ft *d, const char *p, size_t n)
+{
+    span body = {p, n}, comm = {0};
+    uint64_t tid, tgid, kernel = 0;
+    if (!field_dec(body, "tid", &tid))
+        return;
+    thread *t = get_thread(d, tid);
+    if (field_dec(body, "tgid", &tgid))
+        set_tgid(t, (int64_t)tgid);
+    if (field_dec(body, "kernel", &kernel)) {
+        t->kernel_known = true;
+        t->kernel = kernel != 0;
+        t->announced = false;
+    }
+    if (field(body, "comm", &comm))
+        set_comm(t, comm.p, comm.n);
+}
+
+/* Maps the event line S (head parsed). */
+static void map_line(argus_ft *d, line_slot *s)
+{
+    thread *cur = get_thread(d, s->tid);
+    /* the head's name comes from the kernel's cache of names (it may be
+     * stale: Android shows one thread under two names); the names events
+     * carry (prev_comm, comm=, newcomm) win */
+    if (!cur->comm[0])
+        set_comm(cur, s->text + s->comm_off, s->comm_len);
+    set_tgid(cur, s->tgid);
+    if (cur->waiting)
+        write_woken(d, s, cur, true); /* its own event before a switch-in */
+    const char *p = s->text + s->body_off, *end = s->text + s->len;
+    const char *q = p;
+    while (q < end && is_ident(*q))
+        q++;
+    span name = {p, (size_t)(q - p)};
+    d->event_name = (span){0};
+    if (q < end && *q == ':' && name.n) {
+        d->event_name = name;
+        const char *b = q + 1;
+        while (b < end && *b == ' ')
+            b++;
+        span body = {b, (size_t)(end - b)};
+        if (name.n > 10 && memcmp(name.p, "sys_enter_", 10) == 0) {
+            uint64_t args[6];
+            size_t nargs = parse_args(body, args);
+            write_syscall(d, s, cur, (span){name.p + 10, name.n - 10}, true, args,
+                          nargs, false, 0);
+            return;
+        }
+        if (name.n > 9 && memcmp(name.p, "sys_exit_", 9) == 0) {
+            uint64_t ret = 0;
+            bool have = span_hex(body, &ret);
+            write_syscall(d, s, cur, (span){name.p + 9, name.n - 9}, false, NULL, 0,
+                          have, ret);
+            return;
+        }
+        ev_kind kind = event_kind(d, name.p, name.n);
+        switch (kind) {
+        case EV_SWITCH: return map_switch(d, s, cur, body);
+        case EV_WAKING:
+        case EV_WAKEUP:
+        case EV_WAKEUP_NEW: return map_wakeup(d, s, cur, body, kind);
+        case EV_IRQ_ENTRY:
+        case EV_IRQ_EXIT: return map_interrupt(d, s, cur, body, kind == EV_IRQ_ENTRY, false);
+        case EV_SOFTIRQ_ENTRY:
+        case EV_SOFTIRQ_EXIT:
+            return map_interrupt(d, s, cur, body, kind == EV_SOFTIRQ_ENTRY, true);
+        case EV_WQ_QUEUE:
+        case EV_WQ_START:
+        case EV_WQ_END: return map_work(d, s, cur, body, kind);
+        case EV_HRTIMER_START: case EV_HRTIMER_ENTRY: case EV_HRTIMER_EXIT:
+        case EV_HRTIMER_CANCEL: case EV_TIMER_START: case EV_TIMER_ENTRY:
+        case EV_TIMER_EXIT: case EV_TIMER_CANCEL: return map_timer(d, s, cur, body, kind);
+        case EV_FORK: case EV_EXEC: case EV_EXIT: case EV_NEWTASK:
+        case EV_RENAME: return map_task(d, s, cur, body, kind);
+        case EV_RAW_SYS_ENTER:
+        case EV_RAW_SYS_EXIT: return map_raw_syscall(d, s, cur, body, kind == EV_RAW_SYS_ENTER);
+        case EV_FLAG_WRITE:
+        case EV_FLAG_READ: return map_flag(d, s, cur, body, kind == EV_FLAG_WRITE);
+        case EV_OTHER: break;
+        }
+        return write_raw(d, s, cur);
+    }
+    /* "sys_foo(a: 1, b: 2)" and "sys_foo -> 0x0" (the syscall tracer of
+     * older kernels) */
+    if (name.n > 4 && memcmp(name.p, "sys_", 4) == 0 && q < end) {
+        if (*q == '(') {
+            const char *close = memrchr(q, ')', (size_t)(end - q));
+            uint64_t args[6];
+            size_t nargs = parse_args((span){q + 1, (size_t)((close ? close : end) - q - 1)},
+                                      args);
+            write_syscall(d, s, cur, (span){name.p + 4, name.n - 4}, true, args, nargs,
+                          false, 0);
+            return;
+        }
+        if (end - q >= 4 && memcmp(q, " -> ", 4) == 0) {
+            uint64_t ret = 0;
+            bool have = span_hex((span){q + 4, (size_t)(end - q - 4)}, &ret);
+            write_syscall(d, s, cur, (span){name.p + 4, name.n - 4}, false, NULL, 0,
+                          have, ret);
+            return;
+        }
+    }
+    write_raw(d, s, cur);
+}
+
+/* ---- The window ------------------------------------------------------- */
+
+static void take_oldest(argus_ft *d)
+{
+    line_slot *s = argus_reorder_oldest(&d->window);
+    if (!d->header_written)
+        write_header(d);
+    if (!d->have_zero) {
+        d->have_zero = s->kind == HEAD_EVENT; /* not a headless line's 0 */
+        d->zero = s->ts;
+    }
+    d->last_ts = s->ts;
+    d->have_last = true;
+    if (s->kind == HEAD_EVENT) {
+        map_line(d, s);
+    } else {
+        /* no head: an `ftrace` event of the idle/kernel thread 0 */
+        d->event_name = (span){0};
+        write_raw(d, s, get_thread(d, 0));
+    }
+    argus_reorder_pop(&d->window);
+}
+
+/* A "CPU:N [LOST M EVENTS]" line: a warning and a lost_events event. */
+static bool lost_line(argus_ft *d, const char *p, size_t n)
+{
+    if (n < 8 || memcmp(p, "CPU:", 4) != 0 || !memmem(p, n, "[LOST ", 6))
+        return false;
+    d->n_lost++;
+    if (!d->o.quiet)
+        fprintf(stderr, "%s: %s:%llu: warning: %.*s\n", argus_prog(),
+                d->o.name ? d->o.name : "<input>", (unsigned long long)d->line_no,
+                (int)(n > 200 ? 200 : n), p);
+    return true;
+}
+
+/* Systrace HTML: only the text of <script class="trace-data"> blocks that
+ * hold ftrace text is read. Returns true when the line is to be skipped. */
+static bool html_skip(argus_ft *d, const char *p, size_t n)
+{
+    if (!d->in_script) {
+        if (memmem(p, n, "<script class=\"trace-data\"", 26)) {
+            d->in_script = true;
+            d->script_checked = false;
+        }
+        d->n_skipped_html++;
+        return true;
+    }
+    if (memmem(p, n, "</script>", 9)) {
+        d->in_script = false;
+        d->n_skipped_html++;
+        return true;
+    }
+    if (!d->script_checked) {
+        size_t i = 0;
+        while (i < n && (p[i] == ' ' || p[i] == '\t'))
+            i++;
+        if (i == n)
+            return true;
+        d->script_checked = true;
+        /* a block of JSON (or anything but ftrace text) is skipped whole */
+        if (p[i] == '{' || p[i] == '[') {
+            d->in_script = false;
+            d->n_skipped_html++;
+            return true;
+        }
+    }
+    return false;
+}
+
+int argus_ft_line(argus_ft *d, const char *p, size_t n)
+{
+    d->line_no++;
+    d->n_lines++;
+    if (n && p[n - 1] == '\r')
+        n--;
+    if (d->line_no == 1) {
+        size_t i = 0;
+        while (i < n && (p[i] == ' ' || p[i] == '\t'))
+            i++;
+        if (n - i >= 5 && (memcmp(p + i, "<!DOC", 5) == 0 || memcmp(p + i, "<html", 5) == 0))
+            d->html = true;
+    }
+    if (d->html && html_skip(d, p, n))
+        return 0;
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (i == n)
+        return 0;
+    if (p[i] == '#') {
+        d->n_comments++;
+        static const char tag[] = "# argus-thread:";
+        if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0)
+            map_thread_line(d, p + i + sizeof tag - 1, n - i - (sizeof tag - 1));
+        return 0;
+    }
+    /* trace-cmd report and atrace preambles, overwrite-mode markers */
+    if ((n - i >= 10 && memcmp(p + i, "version = ", 10) == 0) ||
+        (n - i >= 5 && memcmp(p + i, "cpus=", 5) == 0) ||
+        (n - i == 6 && memcmp(p + i, "TRACE:", 6) == 0) ||
+        (n - i >= 5 && memcmp(p + i, "CPU ", 4) == 0 && memmem(p + i, n - i, " is empty", 9)) ||
+        (n - i >= 5 && memcmp(p + i, "#####", 5) == 0)) {
+        d->n_comments++;
+        return 0;
+    }
+    if (lost_line(d, p + i, n - i))
+        return 0;
+    if (n > LINE_MAX_BYTES)
+        return fail(d, "%s:%llu: a line of %zu bytes (at most %u)", d->o.name,
+                    (unsigned long long)d->line_no, n, LINE_MAX_BYTES);
+    line_slot *s = argus_reorder_tail(&d->window);
+    if (s->cap < n) {
+        free(s->text);
+        s->cap = (uint32_t)(n < 256 ? 256 : n);
+        s->text = malloc(s->cap);
+        if (!s->text)
+            abort();
+    }
+    memcpy(s->text, p + i, n - i);
+    s->len = (uint32_t)(n - i);
+    s->line = d->line_no;
+    if (parse_head(s)) {
+        s->kind = HEAD_EVENT;
+        if (d->have_last && s->ts < d->last_ts)
+            return fail(d,
+                        "%s:%llu: ts %llu.%09llu is before %llu.%09llu already written "
+                        "(beyond the reorder window of %zu lines; try a larger --window)",
+                        d->o.name, (unsigned long long)s->line,
+                        (unsigned long long)(s->ts / 1000000000u),
+                        (unsigned long long)(s->ts % 1000000000u),
+                        (unsigned long long)(d->last_ts / 1000000000u),
+                        (unsigned long long)(d->last_ts % 1000000000u), d->o.window);
+        d->last_pushed_ts = s->ts;
+    } else {
+        /* a line without a head stays where it is, at the time before it */
+        s->kind = HEAD_NONE;
+        s->tid = 0;
+        s->tgid = -1;
+        s->cpu = 0;
+        s->ts = d->last_pushed_ts > d->last_ts || !d->have_last ? d->last_pushed_ts
+                                                                : d->last_ts;
+    }
+    if (argus_reorder_commit(&d->window))
+        take_oldest(d);
+    return 0;
+}
+
+void argus_ft_drain(argus_ft *d)
+{
+    while (d->window.count)
+        take_oldest(d);
+}
+
+int argus_ft_finish(argus_ft *d)
+{
+    argus_ft_drain(d);
+    if (!d->header_written)
+        write_header(d);
+    return 0;
+}
+
+int argus_ft_read(argus_ft *d, argus_input *in)
+{
+    for (;;) {
+        char *start = (char *)in->buf + in->lo;
+        char *nl = memchr(start, '\n', in->hi - in->lo);
+        if (!nl && !in->eof) {
+            if (!argus_input_fill(in))
+                return fail(d, "%s:%llu: a line longer than %zu bytes", d->o.name,
+                            (unsigned long long)d->line_no + 1, in->max);
+            continue;
+        }
+        if (!nl && in->hi == in->lo)
+            break;
+        size_t len = nl ? (size_t)(nl - start) : in->hi - in->lo;
+        if (argus_ft_line(d, start, len) < 0)
+            return -1;
+        in->lo += len + (nl ? 1 : 0);
+    }
+    return argus_ft_finish(d);
+}
+
+/* ---- Sniffing and counters ---------------------------------------------- */
+
+bool argus_ft_sniff(const uint8_t *buf, size_t len)
+{
+    const char *p = (const char *)buf, *end = p + len;
+    for (int lines = 0; p < end && lines < 16; lines++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        size_t n = (size_t)(e - p);
+        if (n >= 9 && memcmp(p, "# tracer:", 9) == 0)
+            return true;
+        if (n >= 15 && memcmp(p, "# argus-thread:", 15) == 0)
+            return true;
+        if (n >= 5 && (memcmp(p, "<!DOC", 5) == 0 || memcmp(p, "<html", 5) == 0))
+            return memmem(buf, len, "trace-data", 10) != NULL || lines == 0;
+        if ((n >= 10 && memcmp(p, "version = ", 10) == 0) || (n == 6 && memcmp(p, "TRACE:", 6) == 0))
+            return true;
+        if (n > 0 && p[0] != '#') {
+            if (p[0] == '{')
+                return false;
+            line_slot s = {0};
+            char tmp[512];
+            s.len = (uint32_t)(n < sizeof tmp ? n : sizeof tmp);
+            memcpy(tmp, p, s.len);
+            s.text = tmp;
+            return parse_head(&s);
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return false;
+}
+
+void argus_ft_print_counts(const argus_ft *d, void *file)
+{
+    FILE *f = file;
+    fprintf(f, "%s: %llu lines read, %llu events written\n", argus_prog(),
+            (unsigned long long)d->n_lines, (unsigned long long)d->n_events);
+#define COUNT(v, what) \
+    if (v)             \
+        fprintf(f, "  %llu %s\n", (unsigned long long)(v), what)
+    COUNT(d->n_raw, "lines not understood, kept as ftrace events");
+    COUNT(d->n_comments, "comment and header lines");
+    COUNT(d->n_skipped_html, "HTML lines around the trace");
+    COUNT(d->n_woken, "woken at the switch that ran a waiting thread");
+    COUNT(d->n_synth_woken, "woken synthesized (DEC-WOKEN: the thread's own event came first)");
+    COUNT(d->n_pair_wakeups, "sched_wakeup lines after their sched_waking (one counts)");
+    COUNT(d->n_failed_wakeups, "wakeups with success=0 (the target was running)");
+    COUNT(d->n_ipc, "ipc events paired from a send waking a receive");
+    COUNT(d->n_lost, "lost-events lines");
+    COUNT(d->window.moved, "lines moved into ts order by the reorder window");
+#undef COUNT
+}
