@@ -327,8 +327,11 @@ static void sb_thread(sb *b, uint64_t tid, uint64_t pid, const char *proc,
     if (t != ARGUS_NONE) {
         const argus_gthread *th = &G->threads[t];
         const char *p = th->proc ? argus_graph_str(G, th->proc) : proc_of_pid(th->pid);
-        sb_thread_names(b, th->tid, th->pid, p ? p : proc,
-                        th->name ? argus_graph_str(G, th->name) : name);
+        const char *n = th->name ? argus_graph_str(G, th->name) : name;
+        /* a main thread named as its process (Linux: both the comm) */
+        if (th->main && p && n && strcmp(p, n) == 0)
+            n = "main";
+        sb_thread_names(b, th->tid, th->pid, p ? p : proc, n);
         return;
     }
     if (tid == NONE) {

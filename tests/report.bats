@@ -238,3 +238,11 @@ Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.20
     assert_success
     assert_line "Usage: argus-report [--format text|markdown] [FILE|-]"
 }
+
+@test "a main thread named as its process (Linux: both are the comm) is shown as PROC/main; another thread keeps its name" {
+    edited demo 's/"tid":1001,"pid":100,"proc":"App","name":"main"/"tid":1001,"pid":100,"proc":"App","name":"App"/; s/"tid":2001,"pid":200,"proc":"syncd","name":"main","main":true/"tid":2001,"pid":200,"proc":"syncd","name":"syncd"/'
+    run report_of "$T"
+    assert_success
+    assert_line --index 1 "Hang 0: App/main [1001] (pid 100), seg 1"
+    assert_line --partial "2. syncd/syncd [2001], seg 2, which woke 1"
+}
