@@ -3,6 +3,7 @@
  * (docs/inputs/linux.md has the table). */
 #include "argus/ftrace.h"
 #include "argus/cli.h"
+#include "argus/decoder.h"
 #include "argus/reorder.h"
 #include "argus/table.h"
 #include "argus/text.h"
@@ -64,9 +65,7 @@ struct argus_ft {
     char err[512];
     argus_reorder window;
 
-    thread *threads;
-    size_t nthreads, capthreads;
-    argus_table by_tid;    /* tid -> index + 1 */
+    argus_threads threads; /* of thread */
     argus_table names;     /* event name hash -> event kind + 1 */
     argus_table work_queue; /* work item -> queue, enqueued not yet run */
 
@@ -163,7 +162,7 @@ argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
     d->next_id = 1;
     d->next_msg = 1;
     argus_reorder_init(&d->window, sizeof(line_slot), d->o.window);
-    argus_table_init(&d->by_tid, sizeof(uint64_t));
+    argus_threads_init(&d->threads, sizeof(thread));
     argus_table_init(&d->names, sizeof(uint32_t));
     argus_table_init(&d->work_queue, sizeof(uint64_t));
     for (size_t i = 0; i < sizeof event_names / sizeof *event_names; i++) {
@@ -183,8 +182,7 @@ void argus_ft_free(argus_ft *d)
     for (size_t i = 0; i < d->window.cap; i++)
         free(((line_slot *)(d->window.slots + i * d->window.size))->text);
     argus_reorder_free(&d->window);
-    free(d->threads);
-    argus_table_free(&d->by_tid);
+    argus_threads_free(&d->threads);
     argus_table_free(&d->names);
     argus_table_free(&d->work_queue);
     free(d);
@@ -461,48 +459,24 @@ static void put_text_utf8(argus_writer *w, const char *s, size_t n)
 
 static void write_header(argus_ft *d)
 {
-    argus_writer *w = d->w;
-    argus_put_map(w, 5);
-    PUT_LIT(w, "type");
-    PUT_LIT(w, "stream");
-    PUT_LIT(w, "format");
-    PUT_LIT(w, "argus");
-    PUT_LIT(w, "version");
-    argus_put_uint(w, 1);
-    PUT_LIT(w, "source");
-    PUT_LIT(w, "ftrace");
-    PUT_LIT(w, "stages");
-    argus_put_array(w, 1);
-    argus_put_cstr(w, d->o.command ? d->o.command : "decode");
-    argus_end_record(w);
+    argus_put_stream_header(d->w, "ftrace", false, 0, d->o.command);
     d->header_written = true;
 }
 
 static thread *find_thread(argus_ft *d, uint64_t tid)
 {
-    uint64_t *i = argus_table_get(&d->by_tid, tid);
-    return i ? &d->threads[*i - 1] : NULL;
+    return argus_threads_find(&d->threads, tid);
 }
 
 static thread *get_thread(argus_ft *d, uint64_t tid)
 {
     bool created;
-    uint64_t *i = argus_table_put(&d->by_tid, tid, &created);
-    if (!created)
-        return &d->threads[*i - 1];
-    if (d->nthreads == d->capthreads) {
-        d->capthreads = d->capthreads ? d->capthreads * 2 : 256;
-        d->threads = realloc(d->threads, d->capthreads * sizeof *d->threads);
-        if (!d->threads)
-            abort();
+    thread *t = argus_threads_add(&d->threads, tid, &created);
+    if (created) {
+        t->tgid = tid == 0 ? 0 : -1;
+        if (tid == 0)
+            strcpy(t->comm, "swapper");
     }
-    *i = d->nthreads + 1;
-    thread *t = &d->threads[d->nthreads++];
-    memset(t, 0, sizeof *t);
-    t->tid = tid;
-    t->tgid = tid == 0 ? 0 : -1;
-    if (tid == 0)
-        strcpy(t->comm, "swapper");
     return t;
 }
 
@@ -546,6 +520,12 @@ static bool kernel_comm(const char *c)
     return false;
 }
 
+/* The process: the tgid, or the tid itself when no line told it. */
+static uint64_t pid_of(const thread *t)
+{
+    return t->tgid >= 0 ? (uint64_t)t->tgid : t->tid;
+}
+
 static void write_thread(argus_ft *d, thread *t)
 {
     argus_writer *w = d->w;
@@ -557,28 +537,7 @@ static void write_thread(argus_ft *d, thread *t)
         if (m && m->comm[0])
             proc = m->comm;
     }
-    argus_put_map(w, 4 + (t->comm[0] != 0) + main + kernel);
-    PUT_LIT(w, "type");
-    PUT_LIT(w, "thread");
-    PUT_LIT(w, "tid");
-    argus_put_uint(w, t->tid);
-    PUT_LIT(w, "pid");
-    argus_put_uint(w, t->tgid >= 0 ? (uint64_t)t->tgid : t->tid);
-    PUT_LIT(w, "proc");
-    argus_put_cstr(w, proc[0] ? proc : "unknown");
-    if (t->comm[0]) {
-        PUT_LIT(w, "name");
-        argus_put_cstr(w, t->comm);
-    }
-    if (main) {
-        PUT_LIT(w, "main");
-        argus_put_bool(w, true);
-    }
-    if (kernel) {
-        PUT_LIT(w, "kernel");
-        argus_put_bool(w, true);
-    }
-    argus_end_record(w);
+    argus_put_thread_record(w, t->tid, pid_of(t), proc, t->comm, main, kernel);
     t->announced = true;
 }
 
@@ -589,20 +548,8 @@ static void begin_event(argus_ft *d, const line_slot *s, thread *t,
 {
     if (!t->announced)
         write_thread(d, t);
-    argus_writer *w = d->w;
-    argus_put_map(w, 6 + extra);
-    PUT_LIT(w, "type");
-    argus_put_text(w, type, type_len);
-    PUT_LIT(w, "id");
-    argus_put_uint(w, d->next_id++);
-    PUT_LIT(w, "ts");
-    argus_put_uint(w, s->ts - d->zero);
-    PUT_LIT(w, "tid");
-    argus_put_uint(w, t->tid);
-    PUT_LIT(w, "pid");
-    argus_put_uint(w, t->tgid >= 0 ? (uint64_t)t->tgid : t->tid);
-    PUT_LIT(w, "cpu");
-    argus_put_uint(w, s->cpu);
+    argus_put_event_head(d->w, type, type_len, d->next_id++, s->ts - d->zero, t->tid,
+                         pid_of(t), s->cpu, extra);
     d->n_events++;
 }
 #define BEGIN(d, s, t, lit, extra) begin_event(d, s, t, lit, sizeof lit - 1, extra)
@@ -854,7 +801,7 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
                       strncmp(target->sys, "recv", 4) == 0;
         const char *via = socket ? "socket" : "fd";
         uint64_t msg = d->next_msg++;
-        uint64_t peer = target->tgid >= 0 ? (uint64_t)target->tgid : target->tid;
+        uint64_t peer = pid_of(target);
         BEGIN(d, s, cur, "ipc", 4);
         PUT_LIT(d->w, "dir");
         PUT_LIT(d->w, "send");
@@ -864,7 +811,7 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
         argus_put_cstr(d->w, via);
         argus_end_record(d->w);
         target->ipc_msg = msg;
-        target->ipc_peer = cur->tgid >= 0 ? (uint64_t)cur->tgid : cur->tid;
+        target->ipc_peer = pid_of(cur);
         target->ipc_via = via;
         d->n_ipc++;
     }

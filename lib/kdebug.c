@@ -4,6 +4,7 @@
  * binary containers (RAW_VERSION0..3). lib/kdtext.c reads trace(1) text
  * into the same decoder. */
 #include "argus/kdebug.h"
+#include "argus/decoder.h"
 #include "argus/reorder.h"
 #include "argus/cli.h"
 #include "argus/table.h"
@@ -51,9 +52,7 @@ struct argus_kd {
     uint64_t wall_ns, wall_tick;
     unsigned arg_bytes;     /* 8, or 4 in 32-bit files (strings) */
 
-    thread *threads;
-    size_t nthreads, capthreads;
-    argus_table by_tid;     /* tid -> index + 1 */
+    argus_threads threads;  /* of thread */
     uint64_t *map_order;    /* tids of the thread map, in order */
     size_t nmap, capmap;
 
@@ -93,7 +92,7 @@ argus_kd *argus_kd_new(argus_writer *w, const argus_kd_options *o)
     d->numer = d->denom = 1;
     d->arg_bytes = 8;
     d->next_id = 1;
-    argus_table_init(&d->by_tid, sizeof(uint64_t));
+    argus_threads_init(&d->threads, sizeof(thread));
     d->o.window = o->window ? o->window : ARGUS_KD_DEFAULT_WINDOW;
     argus_reorder_init(&d->window, sizeof(argus_kd_rec), d->o.window);
     return d;
@@ -103,10 +102,9 @@ void argus_kd_free(argus_kd *d)
 {
     if (!d)
         return;
-    free(d->threads);
+    argus_threads_free(&d->threads);
     free(d->map_order);
     argus_reorder_free(&d->window);
-    argus_table_free(&d->by_tid);
     free(d);
 }
 
@@ -157,27 +155,15 @@ static uint64_t ns_of(const argus_kd *d, uint64_t ticks)
 
 static thread *find_thread(argus_kd *d, uint64_t tid)
 {
-    const uint64_t *i = argus_table_get(&d->by_tid, tid);
-    return i ? &d->threads[*i - 1] : NULL;
+    return argus_threads_find(&d->threads, tid);
 }
 
 static thread *add_thread(argus_kd *d, uint64_t tid)
 {
     bool created;
-    uint64_t *i = argus_table_put(&d->by_tid, tid, &created);
-    if (!created)
-        return &d->threads[*i - 1];
-    if (d->nthreads == d->capthreads) {
-        d->capthreads = d->capthreads ? d->capthreads * 2 : 256;
-        d->threads = realloc(d->threads, d->capthreads * sizeof *d->threads);
-        if (!d->threads)
-            abort();
-    }
-    *i = d->nthreads + 1;
-    thread *t = &d->threads[d->nthreads++];
-    memset(t, 0, offsetof(thread, string));
-    t->tid = tid;
-    t->wake_result = -1;
+    thread *t = argus_threads_add(&d->threads, tid, &created);
+    if (created)
+        t->wake_result = -1;
     return t;
 }
 
@@ -230,29 +216,7 @@ void argus_kd_map_thread(argus_kd *d, uint64_t tid, uint32_t pid,
 
 static void write_thread(argus_kd *d, thread *t)
 {
-    argus_writer *w = d->w;
-    argus_put_map(w, 4 + (t->name[0] != 0) + t->main + t->kernel);
-    PUT_LIT(w, "type");
-    PUT_LIT(w, "thread");
-    PUT_LIT(w, "tid");
-    argus_put_uint(w, t->tid);
-    PUT_LIT(w, "pid");
-    argus_put_uint(w, t->pid);
-    PUT_LIT(w, "proc");
-    argus_put_cstr(w, t->proc[0] ? t->proc : "unknown");
-    if (t->name[0]) {
-        PUT_LIT(w, "name");
-        argus_put_cstr(w, t->name);
-    }
-    if (t->main) {
-        PUT_LIT(w, "main");
-        argus_put_bool(w, true);
-    }
-    if (t->kernel) {
-        PUT_LIT(w, "kernel");
-        argus_put_bool(w, true);
-    }
-    argus_end_record(w);
+    argus_put_thread_record(d->w, t->tid, t->pid, t->proc, t->name, t->main, t->kernel);
     t->announced = true;
 }
 
@@ -296,23 +260,7 @@ static void write_header(argus_kd *d)
                                     d->numer / d->denom);
         }
     }
-    argus_put_map(w, 5 + t0);
-    PUT_LIT(w, "type");
-    PUT_LIT(w, "stream");
-    PUT_LIT(w, "format");
-    PUT_LIT(w, "argus");
-    PUT_LIT(w, "version");
-    argus_put_uint(w, 1);
-    PUT_LIT(w, "source");
-    argus_put_cstr(w, d->source);
-    if (t0) {
-        PUT_LIT(w, "t0");
-        argus_put_uint(w, t0_ns);
-    }
-    PUT_LIT(w, "stages");
-    argus_put_array(w, 1);
-    argus_put_cstr(w, d->o.command ? d->o.command : "decode");
-    argus_end_record(w);
+    argus_put_stream_header(w, d->source, t0, t0_ns, d->o.command);
     d->header_written = true;
     if (strcmp(d->source, "trace-text") != 0) /* text has no whole map */
         mark_main_threads(d);
@@ -329,20 +277,8 @@ static void begin_event(argus_kd *d, const argus_kd_rec *r, thread *t,
 {
     if (!t->announced)
         write_thread(d, t);
-    argus_writer *w = d->w;
-    argus_put_map(w, 6 + extra);
-    PUT_LIT(w, "type");
-    argus_put_cstr(w, type);
-    PUT_LIT(w, "id");
-    argus_put_uint(w, d->next_id++);
-    PUT_LIT(w, "ts");
-    argus_put_uint(w, ns_of(d, r->ts));
-    PUT_LIT(w, "tid");
-    argus_put_uint(w, t->tid);
-    PUT_LIT(w, "pid");
-    argus_put_uint(w, t->pid);
-    PUT_LIT(w, "cpu");
-    argus_put_uint(w, r->cpu);
+    argus_put_event_head(d->w, type, strlen(type), d->next_id++, ns_of(d, r->ts), t->tid,
+                         t->pid, r->cpu, extra);
     d->n_events++;
 }
 
@@ -574,9 +510,11 @@ static void lost_events(argus_kd *d, const argus_kd_rec *r, thread *t)
  * are rare: a scan is enough). */
 static bool pid_has_threads(const argus_kd *d, uint32_t pid, uint64_t tid)
 {
-    for (size_t i = 0; i < d->nthreads; i++)
-        if (d->threads[i].pid == pid && d->threads[i].tid != tid)
+    for (size_t i = 0; i < d->threads.count; i++) {
+        const thread *t = argus_threads_at(&d->threads, i);
+        if (t->pid == pid && t->tid != tid)
             return true;
+    }
     return false;
 }
 
@@ -788,12 +726,10 @@ static void map_record(argus_kd *d, const argus_kd_rec *r)
         char proc[NAME_MAX_LEN];
         memcpy(proc, t->proc, sizeof proc);
         bool same = pid == t->pid;
-        uint64_t creator = t->tid;
-        thread *n = find_thread(d, tid);
+            thread *n = find_thread(d, tid);
         bool fresh = !n;
         if (fresh)
             n = add_thread(d, tid);
-        t = find_thread(d, creator); /* add_thread may move the array */
         t->new_tid = tid;
         if (fresh || n->pid != pid) {
             n->pid = pid;

@@ -1,0 +1,44 @@
+/* What the trace decoders (lib/kdebug.c, lib/ftrace.c) share: their
+ * threads, kept by tid at addresses that never move (a decoder holds the
+ * current thread while it adds the one it wakes or creates), and the
+ * heads of the records they write. */
+#ifndef ARGUS_DECODER_H
+#define ARGUS_DECODER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "argus/stream.h"
+#include "argus/table.h"
+
+typedef struct argus_threads {
+    argus_table by_tid;      /* tid -> index */
+    unsigned char **blocks;  /* items, a block of 256 at a time */
+    size_t nblocks, count, size;
+} argus_threads;
+
+/* Items of SIZE bytes whose first member is their uint64_t tid. */
+void argus_threads_init(argus_threads *ts, size_t size);
+void argus_threads_free(argus_threads *ts);
+void *argus_threads_find(const argus_threads *ts, uint64_t tid);
+/* The item of TID, added zeroed (but for its tid) when absent. */
+void *argus_threads_add(argus_threads *ts, uint64_t tid, bool *created);
+/* The I-th item added. */
+void *argus_threads_at(const argus_threads *ts, size_t i);
+
+/* {"type":"stream", ..., "source", ["t0",] "stages": [COMMAND]} */
+void argus_put_stream_header(argus_writer *w, const char *source, bool have_t0,
+                             uint64_t t0, const char *command);
+/* A thread record; NAME may be empty or NULL (left out), PROC empty is
+ * "unknown"; main and kernel are written when true. */
+void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
+                             const char *proc, const char *name, bool main,
+                             bool kernel);
+/* The head of an event: a map of 6 + EXTRA pairs, type, id, ts, tid, pid
+ * and cpu written; the caller writes EXTRA more, then ends the record. */
+void argus_put_event_head(argus_writer *w, const char *type, size_t type_len,
+                          uint64_t id, uint64_t ts, uint64_t tid, uint64_t pid,
+                          uint64_t cpu, unsigned extra);
+
+#endif

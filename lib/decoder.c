@@ -1,0 +1,128 @@
+/* What the trace decoders share (include/argus/decoder.h). */
+#include "argus/decoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 256
+
+void argus_threads_init(argus_threads *ts, size_t size)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->size = size;
+    argus_table_init(&ts->by_tid, sizeof(uint64_t));
+}
+
+void argus_threads_free(argus_threads *ts)
+{
+    for (size_t i = 0; i < ts->nblocks; i++)
+        free(ts->blocks[i]);
+    free(ts->blocks);
+    argus_table_free(&ts->by_tid);
+    memset(ts, 0, sizeof *ts);
+}
+
+void *argus_threads_at(const argus_threads *ts, size_t i)
+{
+    return ts->blocks[i / BLOCK] + (i % BLOCK) * ts->size;
+}
+
+void *argus_threads_find(const argus_threads *ts, uint64_t tid)
+{
+    const uint64_t *i = argus_table_get(&ts->by_tid, tid);
+    return i ? argus_threads_at(ts, *i) : NULL;
+}
+
+void *argus_threads_add(argus_threads *ts, uint64_t tid, bool *created)
+{
+    bool made;
+    uint64_t *i = argus_table_put(&ts->by_tid, tid, &made);
+    if (created)
+        *created = made;
+    if (!made)
+        return argus_threads_at(ts, *i);
+    if (ts->count == ts->nblocks * BLOCK) {
+        ts->blocks = realloc(ts->blocks, (ts->nblocks + 1) * sizeof *ts->blocks);
+        if (!ts->blocks || !(ts->blocks[ts->nblocks] = malloc(BLOCK * ts->size)))
+            abort();
+        ts->nblocks++;
+    }
+    *i = ts->count++;
+    unsigned char *item = argus_threads_at(ts, *i);
+    memset(item, 0, ts->size);
+    memcpy(item, &tid, sizeof tid);
+    return item;
+}
+
+/* A text literal, its length known at compile time. */
+#define PUT_LIT(w, lit) argus_put_text((w), lit, sizeof lit - 1)
+
+void argus_put_stream_header(argus_writer *w, const char *source, bool have_t0,
+                             uint64_t t0, const char *command)
+{
+    argus_put_map(w, 5 + have_t0);
+    PUT_LIT(w, "type");
+    PUT_LIT(w, "stream");
+    PUT_LIT(w, "format");
+    PUT_LIT(w, "argus");
+    PUT_LIT(w, "version");
+    argus_put_uint(w, 1);
+    PUT_LIT(w, "source");
+    argus_put_cstr(w, source);
+    if (have_t0) {
+        PUT_LIT(w, "t0");
+        argus_put_uint(w, t0);
+    }
+    PUT_LIT(w, "stages");
+    argus_put_array(w, 1);
+    argus_put_cstr(w, command ? command : "decode");
+    argus_end_record(w);
+}
+
+void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
+                             const char *proc, const char *name, bool main,
+                             bool kernel)
+{
+    bool named = name && name[0];
+    argus_put_map(w, 4 + named + main + kernel);
+    PUT_LIT(w, "type");
+    PUT_LIT(w, "thread");
+    PUT_LIT(w, "tid");
+    argus_put_uint(w, tid);
+    PUT_LIT(w, "pid");
+    argus_put_uint(w, pid);
+    PUT_LIT(w, "proc");
+    argus_put_cstr(w, proc && proc[0] ? proc : "unknown");
+    if (named) {
+        PUT_LIT(w, "name");
+        argus_put_cstr(w, name);
+    }
+    if (main) {
+        PUT_LIT(w, "main");
+        argus_put_bool(w, true);
+    }
+    if (kernel) {
+        PUT_LIT(w, "kernel");
+        argus_put_bool(w, true);
+    }
+    argus_end_record(w);
+}
+
+void argus_put_event_head(argus_writer *w, const char *type, size_t type_len,
+                          uint64_t id, uint64_t ts, uint64_t tid, uint64_t pid,
+                          uint64_t cpu, unsigned extra)
+{
+    argus_put_map(w, 6 + extra);
+    PUT_LIT(w, "type");
+    argus_put_text(w, type, type_len);
+    PUT_LIT(w, "id");
+    argus_put_uint(w, id);
+    PUT_LIT(w, "ts");
+    argus_put_uint(w, ts);
+    PUT_LIT(w, "tid");
+    argus_put_uint(w, tid);
+    PUT_LIT(w, "pid");
+    argus_put_uint(w, pid);
+    PUT_LIT(w, "cpu");
+    argus_put_uint(w, cpu);
+}
