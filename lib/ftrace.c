@@ -750,7 +750,9 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
     if (field(body, "prev_comm", &prev_comm))
         set_comm(prev, prev_comm.p, prev_comm.n);
     const char *word;
-    if (blocking_state(prev_state, &word) && !prev->waiting) {
+    /* the idle task (tid 0, one for every CPU) does not wait, whatever
+     * state some kernels print for it */
+    if (prev->tid != 0 && blocking_state(prev_state, &word) && !prev->waiting) {
         const char *reason = prev->in_syscall ? prev->sys : word;
         bool resource = prev->in_syscall &&
                         (strcmp(prev->sys, "futex") == 0 || name_in(prev->sys, fd_syscalls));
@@ -987,6 +989,14 @@ static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
     case EV_EXEC: {
         span file = {0};
         field(body, "filename", &file);
+        if (file.n) {
+            /* the new name, as the kernel sets it (when no task_rename
+             * line says it): the file's base name, 15 bytes at most */
+            const char *slash = memrchr(file.p, '/', file.n);
+            const char *base = slash ? slash + 1 : file.p;
+            size_t n = (size_t)(file.p + file.n - base);
+            set_comm(cur, base, n > 15 ? 15 : n);
+        }
         BEGIN(d, s, cur, "exec", file.n > 0);
         if (file.n)
             put_span_kv(d, "filename", file);
