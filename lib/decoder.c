@@ -112,17 +112,24 @@ void argus_put_event_head(argus_writer *w, const char *type, size_t type_len,
                           uint64_t id, uint64_t ts, uint64_t tid, uint64_t pid,
                           uint64_t cpu, unsigned extra)
 {
+    /* the keys' CBOR, ready-made: text heads 0x60 + length */
+    static const unsigned char k_type[] = {0x64, 't', 'y', 'p', 'e'};
+    static const unsigned char k_id[] = {0x62, 'i', 'd'};
+    static const unsigned char k_ts[] = {0x62, 't', 's'};
+    static const unsigned char k_tid[] = {0x63, 't', 'i', 'd'};
+    static const unsigned char k_pid[] = {0x63, 'p', 'i', 'd'};
+    static const unsigned char k_cpu[] = {0x63, 'c', 'p', 'u'};
     argus_put_map(w, 6 + extra);
-    PUT_LIT(w, "type");
+    argus_put_raw(w, k_type, sizeof k_type);
     argus_put_text(w, type, type_len);
-    PUT_LIT(w, "id");
+    argus_put_raw(w, k_id, sizeof k_id);
     argus_put_uint(w, id);
-    PUT_LIT(w, "ts");
+    argus_put_raw(w, k_ts, sizeof k_ts);
     argus_put_uint(w, ts);
-    PUT_LIT(w, "tid");
+    argus_put_raw(w, k_tid, sizeof k_tid);
     argus_put_uint(w, tid);
-    PUT_LIT(w, "pid");
+    argus_put_raw(w, k_pid, sizeof k_pid);
     argus_put_uint(w, pid);
-    PUT_LIT(w, "cpu");
+    argus_put_raw(w, k_cpu, sizeof k_cpu);
     argus_put_uint(w, cpu);
 }

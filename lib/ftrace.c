@@ -66,6 +66,10 @@ struct argus_ft {
     argus_reorder window;
 
     argus_threads threads; /* of thread */
+    /* the threads looked up last, by tid modulo 256: a line's thread and
+     * the ones it names are mostly ones seen a moment ago (threads never
+     * move, so the pointers stay good) */
+    struct { uint64_t tid; thread *t; } recent[256];
     argus_table names;     /* event name hash -> event kind + 1 */
     argus_table work_queue; /* work item -> queue, enqueued not yet run */
 
@@ -285,11 +289,11 @@ static bool next_field(span *rest, span *key, span *val)
     return true;
 }
 
-static bool key_is(span k, const char *lit)
+static bool key_is_n(span k, const char *lit, size_t n)
 {
-    size_t n = strlen(lit);
     return k.n == n && memcmp(k.p, lit, n) == 0;
 }
+#define key_is(k, lit) key_is_n((k), (lit), strlen(lit))
 
 /* The value of KEY among BODY's fields. */
 static bool field(span body, const char *key, span *val)
@@ -470,6 +474,8 @@ static thread *find_thread(argus_ft *d, uint64_t tid)
 
 static thread *get_thread(argus_ft *d, uint64_t tid)
 {
+    if (d->recent[tid & 255].t && d->recent[tid & 255].tid == tid)
+        return d->recent[tid & 255].t;
     bool created;
     thread *t = argus_threads_add(&d->threads, tid, &created);
     if (created) {
@@ -477,6 +483,8 @@ static thread *get_thread(argus_ft *d, uint64_t tid)
         if (tid == 0)
             strcpy(t->comm, "swapper");
     }
+    d->recent[tid & 255].tid = tid;
+    d->recent[tid & 255].t = t;
     return t;
 }
 
@@ -731,12 +739,14 @@ static bool blocking_state(span st, const char **word)
 
 static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
 {
-    span k, v, prev_state = {0}, next_comm = {0};
+    span k, v, prev_state = {0}, next_comm = {0}, prev_comm = {0};
     uint64_t prev_pid = cur->tid, next_pid = 0;
-    bool have_next = false;
+    bool have_next = false, have_prev_comm = false;
     span rest = body;
     while (next_field(&rest, &k, &v)) {
-        if (key_is(k, "prev_pid"))
+        if (key_is(k, "prev_comm"))
+            prev_comm = v, have_prev_comm = true;
+        else if (key_is(k, "prev_pid"))
             span_dec(v, &prev_pid);
         else if (key_is(k, "prev_state"))
             prev_state = v;
@@ -746,8 +756,7 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
             have_next = span_dec(v, &next_pid);
     }
     thread *prev = prev_pid == cur->tid ? cur : get_thread(d, prev_pid);
-    span prev_comm;
-    if (field(body, "prev_comm", &prev_comm))
+    if (have_prev_comm)
         set_comm(prev, prev_comm.p, prev_comm.n);
     const char *word;
     /* the idle task (tid 0, one for every CPU) does not wait, whatever
@@ -775,12 +784,20 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
 static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
                        ev_kind kind)
 {
-    uint64_t pid, success = 1;
-    span comm = {0};
-    if (!field_dec(body, "pid", &pid))
+    uint64_t pid = 0, success = 1;
+    span comm = {0}, k, v, rest = body;
+    bool have_pid = false;
+    while (next_field(&rest, &k, &v)) {
+        if (key_is(k, "pid"))
+            have_pid = span_dec(v, &pid);
+        else if (key_is(k, "comm"))
+            comm = v;
+        else if (key_is(k, "success"))
+            span_dec(v, &success);
+    }
+    if (!have_pid)
         return (void)write_raw(d, s, cur);
-    field(body, "comm", &comm);
-    if (field_dec(body, "success", &success) && success == 0) {
+    if (success == 0) {
         d->n_failed_wakeups++;
         return;
     }
