@@ -415,6 +415,15 @@ static bool parse_head(line_slot *s)
         tp++;
         while (tp < end && *tp == ' ')
             tp++;
+        /* trace-cmd report of an instance starts each line "NAME: " */
+        const char *cut = memmem(comm, (size_t)(dstart - 1 - comm), ": ", 2);
+        if (cut) {
+            cut += 2;
+            while (cut < dstart - 1 && *cut == ' ')
+                cut++;
+            if (cut < dstart - 1)
+                comm = cut;
+        }
         s->comm_off = (uint32_t)(comm - start);
         s->comm_len = (uint32_t)(dstart - 1 - comm);
         s->body_off = (uint32_t)(tp - start);
@@ -642,8 +651,33 @@ static const char *const recv_syscalls[] = {
     "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
 
 /* Arguments "a: 0x1, b: 0x2" (or "(a: 1, b: 2)" without 0x), up to 6. */
+/* Arguments as key=value fields (trace-cmd report -R, and its futex
+ * plugin's "op=FUTEX_WAKE uaddr=0x..."): the numbers in the order given,
+ * __syscall_nr and symbolic values left out. */
+static size_t parse_kv_args(span s, uint64_t *args)
+{
+    size_t n = 0;
+    span k, v;
+    while (n < 6 && next_field(&s, &k, &v)) {
+        if (key_is(k, "__syscall_nr"))
+            continue;
+        /* 0x... is hex, digits alone decimal; a value is taken whole */
+        size_t len = 0;
+        bool hex = v.n > 2 && v.p[0] == '0' && v.p[1] == 'x';
+        for (len = hex ? 2 : 0; len < v.n; len++)
+            if (hex ? hex_value(v.p[len]) < 0 : !is_digit(v.p[len]))
+                break;
+        if (len == v.n && (hex ? span_hex(v, &args[n]) : span_dec(v, &args[n])))
+            n++;
+    }
+    return n;
+}
+
 static size_t parse_args(span s, uint64_t *args)
 {
+    const char *eq = memchr(s.p, '=', s.n), *colon = memchr(s.p, ':', s.n);
+    if (eq && (!colon || eq < colon))
+        return parse_kv_args(s, args);
     size_t n = 0;
     const char *p = s.p, *end = s.p + s.n;
     while (p < end && n < 6) {
@@ -707,9 +741,10 @@ static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
 /* ---- Mapping ------------------------------------------------------------- */
 
 /* The wait of a blocking prev_state: false for runnable (preempted) or
- * dead states. Letters (S, D, "D|K", I, ...) or the raw number of older
- * trace-cmd reports (0 running, 1 S, 2 D, 64 dead, a power of two above
- * it the preemption mark). */
+ * dead states. Letters (S, D, "D|K", I, ...) or the raw number trace-cmd
+ * report prints when it cannot format it: bits 1 S, 2 D, 4 T, 8 t, 128 I
+ * (kernels since 4.14); 0 is running, 16/32/64 dead or parked, 256 and
+ * up the preemption mark. */
 static bool blocking_state(span st, const char **word)
 {
     if (st.n == 0)
@@ -722,6 +757,7 @@ static bool blocking_state(span st, const char **word)
         if (v & 2) { *word = "disk"; return true; }
         if (v & 4) { *word = "stopped"; return true; }
         if (v & 8) { *word = "traced"; return true; }
+        if (v == 128) { *word = "idle"; return true; }
         return false;
     }
     switch (st.p[0]) {
@@ -732,9 +768,54 @@ static bool blocking_state(span st, const char **word)
     case 't': *word = "traced"; return true;
     case 'P': *word = "parked"; return true;
     case 'K': *word = "killable"; return true;
-    case 'W': *word = "waking"; return true;
+    /* trace-cmd's sched plugin prints TASK_IDLE (0x80) as W */
+    case 'W': *word = "idle"; return true;
     default: return false; /* R, R+, X, Z, x */
     }
+}
+
+/* "COMM:PID [PRIO]" at the start of S (trace-cmd report's sched plugin):
+ * the comm runs to the last ':' before " [" (kworker/1:2:3540). AFTER is
+ * what follows the "]". */
+static bool plugin_task(span s, span *comm, uint64_t *pid, span *after)
+{
+    const char *end = s.p + s.n;
+    const char *b = memmem(s.p, s.n, " [", 2);
+    if (!b)
+        return false;
+    const char *c = memrchr(s.p, ':', (size_t)(b - s.p));
+    const char *close = memchr(b, ']', (size_t)(end - b));
+    if (!c || !close || c + 1 == b)
+        return false;
+    for (const char *q = c + 1; q < b; q++)
+        if (!is_digit(*q))
+            return false;
+    span_dec((span){c + 1, (size_t)(b - c - 1)}, pid);
+    *comm = (span){s.p, (size_t)(c - s.p)};
+    const char *a = close + 1;
+    while (a < end && *a == ' ')
+        a++;
+    *after = (span){a, (size_t)(end - a)};
+    return true;
+}
+
+/* "PREV:PID [PRIO] STATE ==> NEXT:PID [PRIO]" (trace-cmd report's sched
+ * plugin) into the fields of the key=value form. */
+static bool plugin_switch(span body, span *prev_comm, uint64_t *prev_pid,
+                          span *prev_state, span *next_comm, uint64_t *next_pid)
+{
+    const char *arrow = memmem(body.p, body.n, " ==> ", 5);
+    span after, rest;
+    if (!arrow ||
+        !plugin_task((span){body.p, (size_t)(arrow - body.p)}, prev_comm, prev_pid, &after) ||
+        !plugin_task((span){arrow + 5, body.n - (size_t)(arrow + 5 - body.p)}, next_comm,
+                     next_pid, &rest))
+        return false;
+    const char *q = after.p;
+    while (q < after.p + after.n && *q != ' ')
+        q++;
+    *prev_state = (span){after.p, (size_t)(q - after.p)};
+    return true;
 }
 
 static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
@@ -755,6 +836,11 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         else if (key_is(k, "next_pid"))
             have_next = span_dec(v, &next_pid);
     }
+    if (!have_next && !have_prev_comm)
+        have_next = have_prev_comm = plugin_switch(body, &prev_comm, &prev_pid, &prev_state,
+                                                   &next_comm, &next_pid);
+    if (!have_next) /* a broken line: kept whole */
+        return write_raw(d, s, cur);
     thread *prev = prev_pid == cur->tid ? cur : get_thread(d, prev_pid);
     if (have_prev_comm)
         set_comm(prev, prev_comm.p, prev_comm.n);
@@ -773,8 +859,6 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         argus_end_record(d->w);
         prev->waiting = true;
     }
-    if (!have_next)
-        return;
     thread *next = get_thread(d, next_pid);
     set_comm(next, next_comm.p, next_comm.n);
     if (next->waiting)
@@ -794,6 +878,12 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
             comm = v;
         else if (key_is(k, "success"))
             span_dec(v, &success);
+    }
+    span after;
+    if (!have_pid && plugin_task(body, &comm, &pid, &after)) { /* "COMM:PID [PRIO] CPU:N" */
+        have_pid = true;
+        if (memmem(after.p, after.n, "success=0", 9))
+            success = 0;
     }
     if (!have_pid)
         return (void)write_raw(d, s, cur);
@@ -879,8 +969,10 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
 {
     uint64_t item;
     span func = {0}, qname = {0};
+    /* "work struct=W" (tracefs), "work=W" (trace-cmd report -R) */
+    bool kv = body.n > 5 && memcmp(body.p, "work=", 5) == 0;
     if (kind == EV_WQ_QUEUE) {
-        if (!field_hex(body, "struct", &item))
+        if (!field_hex(body, kv ? "work" : "struct", &item))
             return (void)write_raw(d, s, cur);
         field(body, "function", &func);
         field(body, "workqueue", &qname);
@@ -900,13 +992,15 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
         return;
     }
     const char *p = body.p, *end = body.p + body.n;
-    if (body.n < 12 || memcmp(p, "work struct ", 12) != 0)
+    if (kv) {
+        if (!field_hex(body, "work", &item))
+            return (void)write_raw(d, s, cur);
+        field(body, "function", &func);
+    } else if (body.n < 12 || memcmp(p, "work struct ", 12) != 0 ||
+               !span_hex((span){p + 12, body.n - 12}, &item)) {
         return (void)write_raw(d, s, cur);
-    p += 12;
-    span w = {p, (size_t)(end - p)};
-    if (!span_hex(w, &item))
-        return (void)write_raw(d, s, cur);
-    const char *f = memmem(p, (size_t)(end - p), "function ", 9);
+    }
+    const char *f = kv ? NULL : memmem(p, (size_t)(end - p), "function ", 9);
     if (f) {
         func.p = f + 9;
         const char *q = func.p;
@@ -940,6 +1034,10 @@ static void map_timer(argus_ft *d, const line_slot *s, thread *cur, span body,
     if (!field_hex(body, hr ? "hrtimer" : "timer", &timer))
         return (void)write_raw(d, s, cur);
     field(body, "function", &func);
+    /* trace-cmd report prints "tick_nohz_handler/0x0" */
+    const char *slash = func.n ? memchr(func.p, '/', func.n) : NULL;
+    if (slash && func.p + func.n - slash > 2 && slash[1] == '0' && slash[2] == 'x')
+        func.n = (size_t)(slash - func.p);
     int op = kind - (hr ? EV_HRTIMER_START : EV_TIMER_START); /* start, entry, exit, cancel */
     switch (op) {
     case 0: {
@@ -1130,7 +1228,8 @@ static void map_line(argus_ft *d, line_slot *s)
         }
         if (name.n > 9 && memcmp(name.p, "sys_exit_", 9) == 0) {
             uint64_t ret = 0;
-            bool have = span_hex(body, &ret);
+            /* "0x5", or "__syscall_nr=0 ret=0x5" (trace-cmd report -R) */
+            bool have = span_hex(body, &ret) || field_hex(body, "ret", &ret);
             write_syscall(d, s, cur, (span){name.p + 9, name.n - 9}, false, NULL, 0,
                           have, ret);
             return;
@@ -1385,7 +1484,8 @@ bool argus_ft_sniff(const uint8_t *buf, size_t len)
             return true;
         if (n >= 5 && (memcmp(p, "<!DOC", 5) == 0 || memcmp(p, "<html", 5) == 0))
             return memmem(buf, len, "trace-data", 10) != NULL || lines == 0;
-        if ((n >= 10 && memcmp(p, "version = ", 10) == 0) || (n == 6 && memcmp(p, "TRACE:", 6) == 0))
+        if ((n >= 10 && memcmp(p, "version = ", 10) == 0) || (n == 6 && memcmp(p, "TRACE:", 6) == 0) ||
+            (n >= 5 && memcmp(p, "cpus=", 5) == 0))
             return true;
         if (n > 0 && p[0] != '#') {
             if (p[0] == '{')
