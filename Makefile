@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -48,6 +48,9 @@ bench/gen: bench/gen.c bench/rng.h build/libargus.a $(HEADERS)
 
 bench/gen-kdebug: bench/gen-kdebug.c bench/rng.h
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-kdebug.c
+
+bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ftrace.c
 
 # Installs what the build and the tests need (apt-get as root), or says
 # what to install.
@@ -130,4 +133,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/out

@@ -13,6 +13,13 @@
 #   BENCH_KDEBUG_MB  sizes in MB (10^6 bytes) of the kdebug RAW_VERSION1
 #                files from bench/gen-kdebug that argus-decode --format
 #                kdebug is timed on (default "200 2000"; empty: none)
+#   BENCH_FTRACE_LINES  line counts of the Linux ftrace text files from
+#                bench/gen-ftrace that argus-decode --format ftrace is timed
+#                on (default "1000000 10000000"; empty: none)
+#   BENCH_FTRACE_REAL  ftrace text files recorded on a real machine to time
+#                too (default: none); for FILE.txt with a FILE.dat next to it
+#                (trace-cmd extract of the same buffers), `trace-cmd report`
+#                is timed on the .dat and the decoder on its text as well
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +29,8 @@ sizes=${BENCH_SIZES:-"1000000 10000000"}
 runs=${BENCH_RUNS:-3}
 seed=${BENCH_SEED:-1}
 kdebug_sizes=${BENCH_KDEBUG_MB-"200 2000"}
+ftrace_lines=${BENCH_FTRACE_LINES-"1000000 10000000"}
+ftrace_real=${BENCH_FTRACE_REAL:-}
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/run.sh: $*"; exit 1; }
@@ -44,6 +53,18 @@ if [ -n "$kdebug_sizes" ]; then
         say "bin/argus-decode does not read kdebug: skipping the kdebug benchmark"
     else
         have_kdebug=true
+    fi
+fi
+# The ftrace benchmark needs a decoder that reads ftrace text, and the
+# generator for the synthetic files.
+have_ftrace=false
+if [ -n "$ftrace_lines$ftrace_real" ]; then
+    if ! $have_decode || [[ $(bin/argus-decode --help 2>&1) != *ftrace* ]]; then
+        say "bin/argus-decode does not read ftrace: skipping the ftrace benchmark"
+    elif [ -n "$ftrace_lines" ] && [ ! -x bench/gen-ftrace ]; then
+        say "bench/gen-ftrace is not built: skipping the ftrace benchmark"
+    else
+        have_ftrace=true
     fi
 fi
 mkdir -p "$out"
@@ -254,6 +275,131 @@ if $have_kdebug; then
     fi
 fi
 
+# ---- ftrace (issue 6): argus-decode --format ftrace on Linux ftrace text
+# Target: >= 1M lines/s on one core, peak RSS flat in the file size. Next
+# to it, on the same files: floors that parse less (wc -l reads and finds
+# the lines; mawk splits each line at ": " and counts the event names) and,
+# for a real recording with its trace.dat, trace-cmd report.
+ftrace_target=1
+ftrace_rows=()
+ftrace_notes=()
+awk_floor=$(command -v mawk || command -v awk)
+
+# ftrace_file LINES: bench/out/ftrace-LABEL.txt from bench/gen-ftrace,
+# reused when it comes from the same command (FILE.cmd) and a generator no
+# newer than it.
+ftrace_file() {
+    local n=$1 f="$out/ftrace-$(label "$1").txt"
+    local cmd="bench/gen-ftrace --lines $n --seed $seed"
+    if [ -f "$f" ] && [ -f "$f.cmd" ] && [ "$(cat "$f.cmd")" = "$cmd" ] &&
+        [ ! bench/gen-ftrace -nt "$f" ]; then
+        say "  reusing $f"
+    else
+        say "  generating $f: $cmd"
+        rm -f "$f.cmd"
+        $cmd >"$f"
+        echo "$cmd" >"$f.cmd"
+    fi
+    echo "$f"
+}
+
+# measure_ftrace INPUT LINES PROGRAM CMD...: best wall time of $runs runs
+# of CMD (stdout to /dev/null), its CPU time (user + system) in that run,
+# the largest peak RSS, and a table row; the target applies to
+# argus-decode only.
+measure_ftrace() {
+    local input=$1 lines=$2 prog=$3
+    shift 3
+    local bytes best="" cpu="" rss=0 i rc t0 t1 secs e u s kb
+    bytes=$(size_of "$input")
+    for ((i = 1; i <= runs; i++)); do
+        rc=0
+        t0=$EPOCHREALTIME
+        /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+        t1=$EPOCHREALTIME
+        if [ "$rc" -ne 0 ]; then
+            say "$prog failed (exit $rc): $*"
+            tail -5 "$tmp/err" >&2
+            ftrace_rows+=("| $(basename "$input") | $lines | $prog | | | | | | failed: exit $rc |")
+            [[ $prog == argus-decode* ]] && failed=1
+            return
+        fi
+        read -r e u s kb <"$tmp/time"
+        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then
+            best=$secs
+            cpu=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
+        fi
+        [ "$kb" -gt "$rss" ] && rss=$kb
+    done
+    say "  $prog $(basename "$input"): best ${best}s (CPU ${cpu}s), peak RSS ${rss} KB"
+    ftrace_rows+=("$(awk -v inp="$(basename "$input")" -v n="$lines" -v p="$prog" -v b="$bytes" \
+        -v s="$best" -v c="$cpu" -v kb="$rss" -v t="$ftrace_target" 'BEGIN {
+            s0 = s > 0 ? s : 0.001
+            rate = n / s0 / 1e6
+            verdict = p ~ /^argus-decode/ ? sprintf(">= %g: %s", t, rate >= t ? "met" : "MISSED") : ""
+            printf "| %s | %d | %s | %.0f | %.3f | %.2f | %.2f | %.0f | %.1f | %s |",
+                inp, n, p, b / 1e6, s, c, rate, b / 1e6 / s0, kb * 1024 / 1e6, verdict
+        }')")
+}
+
+# ftrace_floors FILE LINES: the two floors on FILE.
+ftrace_floors() {
+    measure_ftrace "$1" "$2" "wc -l (floor)" wc -l "$1"
+    measure_ftrace "$1" "$2" "$(basename "$awk_floor") split (floor)" \
+        "$awk_floor" -F': ' '{ n[$2]++ } END { for (e in n) print n[e], e }' "$1"
+}
+
+if $have_ftrace; then
+    say "== ftrace"
+    for n in $ftrace_lines; do
+        f=$(ftrace_file "$n")
+        measure_ftrace "$f" "$n" "argus-decode" bin/argus-decode --format ftrace "$f"
+        ftrace_floors "$f" "$n"
+    done
+    for f in $ftrace_real; do
+        [ -f "$f" ] || { say "BENCH_FTRACE_REAL: no such file: $f"; failed=1; continue; }
+        n=$(grep -vc '^#' "$f")
+        measure_ftrace "$f" "$n" "argus-decode" bin/argus-decode --format ftrace "$f"
+        ftrace_floors "$f" "$n"
+        dat=${f%.txt}.dat
+        if [ "$dat" != "$f" ] && [ -f "$dat" ]; then
+            if ! command -v trace-cmd >/dev/null; then
+                ftrace_notes+=("- $(basename "$dat"): trace-cmd is not installed (apt-get install trace-cmd): not timed.")
+                continue
+            fi
+            measure_ftrace "$dat" "$n" "trace-cmd report" trace-cmd report -i "$dat"
+            # Its text, for the decoder: a buffer recorded with -B (or
+            # extracted from an instance) prefixes each line with "NAME: ";
+            # without it the text is that of a top-buffer recording.
+            rep="$out/$(basename "${f%.txt}")-report.txt"
+            trace-cmd report -i "$dat" 2>/dev/null >"$rep"
+            prefix=$(sed -n '2s/^\([^ :]*\): .*/\1/p' "$rep")
+            if [ -n "$prefix" ]; then
+                sed -i "s/^$prefix: //" "$rep"
+                ftrace_notes+=("- $(basename "$rep"): \`trace-cmd report -i $(basename "$dat")\` with the instance prefix \`$prefix: \` taken off each line (what a recording of the top buffer prints).")
+            fi
+            rn=$(grep -vc '^cpus=' "$rep")
+            [ "$rn" -eq "$n" ] || ftrace_notes+=("- **$(basename "$rep") has $rn event lines, $(basename "$f") $n: not the same data.**")
+            measure_ftrace "$rep" "$rn" "argus-decode (report text)" bin/argus-decode --format ftrace "$rep"
+        fi
+    done
+    # What the smallest file decodes to, so that a fast decoder is also seen
+    # to decode everything.
+    if [ -n "$ftrace_lines" ]; then
+        small=$(printf '%s\n' $ftrace_lines | sort -n | head -1)
+        f="$out/ftrace-$(label "$small").txt"
+        if summary=$(bin/argus-decode --format ftrace "$f" | bin/argus-validate -); then
+            ftrace_notes+=("- $(basename "$f") decodes to a valid stream: $summary")
+        else
+            ftrace_notes+=("- **$(basename "$f") does not decode to a valid stream: $summary**")
+            failed=1
+        fi
+        counts=$(bin/argus-decode --format ftrace -v "$f" 2>&1 >/dev/null | tr '\n' ';' | sed 's/;$//; s/;/; /g')
+        [ -z "$counts" ] || ftrace_notes+=("- \`argus-decode -v\` on $(basename "$f"): $counts")
+    fi
+fi
+
 mem=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
@@ -299,6 +445,27 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     elif [ -n "$kdebug_sizes" ]; then
         echo
         echo "- kdebug decoding: skipped (bench/gen-kdebug not built, or argus-decode does not read kdebug)."
+    fi
+    if $have_ftrace; then
+        echo
+        echo "## ftrace text decoding (issue 6)"
+        echo
+        echo "- input: \`bench/gen-ftrace --lines N --seed $seed\` (tracefs \`trace\` text as"
+        echo "  argus-record writes it: 4 CPUs, 40 processes, (TGID) and flags columns,"
+        echo "  \`# argus-thread:\` header)${ftrace_real:+, and the recorded files $ftrace_real}"
+        echo "- each program reads the file named on its command line and writes to"
+        echo "  /dev/null; seconds: wall time, best of $runs runs; CPU: user + system"
+        echo "  seconds of that run; peak RSS: GNU time, largest of the runs; lines:"
+        echo "  event lines (no \`#\` lines); MB = 10^6 bytes of input. wc -l and the"
+        echo "  $(basename "$awk_floor") split are floors that parse less than a decoder, not competitors"
+        echo
+        echo "| input | lines | program | MB | seconds | CPU s | Mlines/s | MB/s | peak RSS MB | target Mlines/s |"
+        echo "|---|---|---|---|---|---|---|---|---|---|"
+        printf '%s\n' "${ftrace_rows[@]}"
+        [ ${#ftrace_notes[@]} -eq 0 ] || { echo; printf '%s\n' "${ftrace_notes[@]}"; }
+    elif [ -n "$ftrace_lines$ftrace_real" ]; then
+        echo
+        echo "- ftrace decoding: skipped (bench/gen-ftrace not built, or argus-decode does not read ftrace)."
     fi
 } | tee "$out/results.md"
 exit $failed
