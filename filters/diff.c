@@ -106,11 +106,21 @@ static bool walk_has(const walk *w, uint32_t seg)
     return false;
 }
 
+/* A thread's name in evidence: "main" for a main thread named as its
+ * process (a Linux comm), as argus report shows it. */
+static const char *thread_label_name(const argus_graph *g, const argus_gthread *th)
+{
+    const char *name = th->name ? argus_graph_str(g, th->name) : "";
+    if (th->main && th->proc && strcmp(name, argus_graph_str(g, th->proc)) == 0)
+        return "main";
+    return name;
+}
+
 static void put_thread_label(FILE *f, const argus_graph *g, uint32_t t)
 {
     const argus_gthread *th = &g->threads[t];
     fprintf(f, "%s %s [%llu]", th->proc ? argus_graph_str(g, th->proc) : "?",
-            th->name ? argus_graph_str(g, th->name) : "", (unsigned long long)th->tid);
+            thread_label_name(g, th), (unsigned long long)th->tid);
 }
 
 static bool describe_event(const argus_graph *g, const argus_seg *s,
@@ -353,7 +363,7 @@ static bool describe_event(const argus_graph *g, const argus_seg *s,
         if (t != ARGUS_NONE)
             snprintf(buf, len, "wakeup of %s %s [%llu]",
                      argus_graph_str(g, g->threads[t].proc),
-                     argus_graph_str(g, g->threads[t].name),
+                     thread_label_name(g, &g->threads[t]),
                      (unsigned long long)ke->aux);
         else if (ke->type == ARGUS_T_WAKEUP)
             snprintf(buf, len, "wakeup of tid %llu", (unsigned long long)ke->aux);

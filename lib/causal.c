@@ -214,12 +214,12 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t at,
         const char *via = NULL;
         const argus_gedge *e = out_edge(g, s, s->wait_id, "wait");
         if (e) {
-            /* the thread that woke it: where it was at AT; if the segment
-             * that woke the waiter began after AT, the one before it */
+            /* the thread that woke it: where it was at AT, even when it
+             * went through other short waits between AT and the wakeup
+             * (a mutex taken after its own wait on a condition) */
             const argus_seg *w = &g->segs[e->to_seg];
-            uint64_t when = w->begin > at ? w->begin - 1 : at;
             uint32_t prev = w->prev;
-            next = thread_state(g, w->thread, when, prev);
+            next = thread_state(g, w->thread, at, prev);
             if (next == ARGUS_NONE)
                 next = e->to_seg;
             via = "wakeup";

@@ -57,6 +57,7 @@ typedef struct line_slot {
     int64_t tgid;
     uint32_t cpu;
     int kind;
+    char irq_ctx;          /* the flags' hardirq/softirq mark (h, H, s, z, Z) or 0 */
 } line_slot;
 
 struct argus_ft {
@@ -80,9 +81,15 @@ struct argus_ft {
     uint64_t zero, last_ts, next_id, next_msg;
     uint64_t last_pushed_ts;
 
+    /* per cpu: the irq_handler/softirq windows open, and the thread whose
+     * synthetic interrupt window is open (lines in interrupt context by
+     * their flags, outside any of those: the local timer, IPIs) */
+    struct cpu_ctx { uint32_t real_depth; bool synth_open; char synth_ctx; uint64_t synth_tid; } *cpus;
+    uint32_t ncpus;
+
     /* -v counters */
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
-        n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc;
+        n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq;
 };
 
 const char *argus_ft_error(const argus_ft *d) { return d->err; }
@@ -189,6 +196,7 @@ void argus_ft_free(argus_ft *d)
     argus_threads_free(&d->threads);
     argus_table_free(&d->names);
     argus_table_free(&d->work_queue);
+    free(d->cpus);
     free(d);
 }
 
@@ -403,9 +411,14 @@ static bool parse_head(line_slot *s)
             p++;
         uint64_t ns;
         const char *tp = p;
+        s->irq_ctx = 0;
         if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':') {
+            /* FLAGS: irqs-off, need-resched, hardirq/softirq, ... */
+            const char *flags = p;
             while (p < end && *p != ' ')
                 p++;
+            if (p - flags >= 4 && strchr("hHszZ", flags[2]))
+                s->irq_ctx = flags[2];
             while (p < end && *p == ' ')
                 p++;
             tp = p;
@@ -1196,6 +1209,73 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
 }
 
 /* Maps the event line S (head parsed). */
+/* The interrupt context of CPU (grown on demand). */
+enum { CPU_CTX_MAX = 8192 }; /* cpus tracked (a bad head may say 99999999) */
+
+static struct cpu_ctx *cpu_ctx(argus_ft *d, uint32_t cpu)
+{
+    if (cpu >= d->ncpus) {
+        uint32_t n = cpu + 1 > 2 * d->ncpus ? cpu + 1 : 2 * d->ncpus;
+        struct cpu_ctx *c = realloc(d->cpus, n * sizeof *c);
+        if (!c)
+            abort();
+        memset(c + d->ncpus, 0, (n - d->ncpus) * sizeof *c);
+        d->cpus = c;
+        d->ncpus = n;
+    }
+    return &d->cpus[cpu];
+}
+
+/* A synthetic interrupt window on thread TID. */
+static void synth_irq(argus_ft *d, const line_slot *s, uint64_t tid, bool begin, char ctx)
+{
+    thread *t = get_thread(d, tid);
+    BEGIN(d, s, t, "interrupt", 2);
+    put_phase(d, begin);
+    PUT_LIT(d->w, "name");
+    argus_put_cstr(d->w, ctx == 's' ? "softirq context" : "hardirq context");
+    argus_end_record(d->w);
+    if (begin)
+        d->n_synth_irq++;
+}
+
+/* Interrupt context from the flags column: lines in hardirq/softirq
+ * context outside irq_handler/softirq events (the local timer's hrtimers,
+ * IPIs, their wakeups) go in a synthetic interrupt window of the thread
+ * they interrupted, so that they are not taken for its own work. */
+static void track_irq_ctx(argus_ft *d, const line_slot *s)
+{
+    if (s->cpu >= CPU_CTX_MAX)
+        return;
+    struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+    ev_kind kind = EV_OTHER;
+    const char *p = s->text + s->body_off, *end = s->text + s->len, *q = p;
+    while (q < end && is_ident(*q))
+        q++;
+    if (q < end && *q == ':' && q > p)
+        kind = event_kind(d, p, (size_t)(q - p));
+    bool real_edge = kind == EV_IRQ_ENTRY || kind == EV_IRQ_EXIT ||
+                     kind == EV_SOFTIRQ_ENTRY || kind == EV_SOFTIRQ_EXIT;
+    /* leave a synthetic window when the cpu is back in task context, at a
+     * real interrupt's own events, or on another thread */
+    if (c->synth_open && (!s->irq_ctx || real_edge || s->tid != c->synth_tid)) {
+        synth_irq(d, s, c->synth_tid, false, c->synth_ctx);
+        c->synth_open = false;
+    }
+    if (s->irq_ctx && !real_edge && c->real_depth == 0) {
+        if (!c->synth_open) {
+            synth_irq(d, s, s->tid, true, s->irq_ctx);
+            c->synth_ctx = s->irq_ctx;
+        }
+        c->synth_open = true;
+        c->synth_tid = s->tid;
+    }
+    if (kind == EV_IRQ_ENTRY || kind == EV_SOFTIRQ_ENTRY)
+        c->real_depth++;
+    else if ((kind == EV_IRQ_EXIT || kind == EV_SOFTIRQ_EXIT) && c->real_depth > 0)
+        c->real_depth--;
+}
+
 static void map_line(argus_ft *d, line_slot *s)
 {
     thread *cur = get_thread(d, s->tid);
@@ -1207,6 +1287,7 @@ static void map_line(argus_ft *d, line_slot *s)
     set_tgid(cur, s->tgid);
     if (cur->waiting)
         write_woken(d, s, cur, true); /* its own event before a switch-in */
+    track_irq_ctx(d, s);
     const char *p = s->text + s->body_off, *end = s->text + s->len;
     const char *q = p;
     while (q < end && is_ident(*q))
@@ -1443,6 +1524,13 @@ int argus_ft_finish(argus_ft *d)
     argus_ft_drain(d);
     if (!d->header_written)
         write_header(d);
+    /* synthetic interrupt windows still open end with the trace */
+    for (uint32_t cpu = 0; cpu < d->ncpus; cpu++)
+        if (d->cpus[cpu].synth_open) {
+            line_slot end = {.ts = d->last_ts, .cpu = cpu};
+            synth_irq(d, &end, d->cpus[cpu].synth_tid, false, d->cpus[cpu].synth_ctx);
+            d->cpus[cpu].synth_open = false;
+        }
     return 0;
 }
 
@@ -1520,6 +1608,7 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     COUNT(d->n_pair_wakeups, "sched_wakeup lines after their sched_waking (one counts)");
     COUNT(d->n_failed_wakeups, "wakeups with success=0 (the target was running)");
     COUNT(d->n_ipc, "ipc events paired from a send waking a receive");
+    COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");
     COUNT(d->window.moved, "lines moved into ts order by the reorder window");
 #undef COUNT
