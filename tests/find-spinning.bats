@@ -387,3 +387,10 @@ Try 'argus-find-spinning --help' for more information."
     assert_line --partial "SPIN-PATH"
     assert_line --partial "--no-wait-chain"
 }
+
+@test "SPIN-PATH: the wait chain follows the waker where it was at the hang, past a short mutex wait it made just before its wakeup (live three-hop hang)" {
+    run only wait_chain $F/chain-mutex.jsonl --hang 500
+    assert_success
+    assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1,2,3],"links":["wakeup","wakeup"],"end":"running"}
+{"type":"wait_chain","hang":1,"segs":[2,3],"tids":[2,3],"links":["wakeup"],"end":"running"}'
+}
