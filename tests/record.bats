@@ -1,0 +1,471 @@
+#!/usr/bin/env bats
+# argus-record (issue 6, point 2): live recordings of this machine's kernel
+# through tracefs, as root. Tests that need root or tracefs skip with the
+# reason. The tests look at tracefs through a mount of their own ($TFS),
+# so that they see the recorder's instance while it records and check
+# that nothing is left afterwards; the recorder itself uses
+# /sys/kernel/tracing (mounting it when absent). tests/tools/flagprog.c is
+# the program with a shared flag for --watch, compiled here with cc.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+setup_file() {
+    export TFS="$BATS_FILE_TMPDIR/tfs" FLAGPROG="$BATS_FILE_TMPDIR/flagprog"
+    if [ "$(id -u)" = 0 ] && grep -qw tracefs /proc/filesystems; then
+        mkdir -p "$TFS"
+        mount -t tracefs nodev "$TFS" 2>/dev/null || true
+    fi
+    if command -v cc >/dev/null; then
+        cc -std=c11 -O1 -pthread -o "$FLAGPROG" "$ARGUS_ROOT/tests/tools/flagprog.c" || true
+    fi
+}
+
+teardown_file() {
+    if mountpoint -q "$TFS" 2>/dev/null; then umount "$TFS"; fi
+}
+
+setup() {
+    T="$BATS_TEST_TMPDIR/t.txt"
+    NAME="argus-bats-$$-$BATS_TEST_NUMBER"
+}
+
+# unique COMMAND: a link to COMMAND under a name no other process on this
+# machine execs (the trace is system-wide), as $BATS_TEST_TMPDIR/COMMAND-argus
+unique() {
+    ln -sf "$(command -v "$1")" "$BATS_TEST_TMPDIR/$1-argus"
+}
+
+need_tracefs() {
+    [ "$(id -u)" = 0 ] || skip "needs root (tracefs and perf)"
+    mountpoint -q "$TFS" || skip "no tracefs on this kernel (cannot mount it)"
+}
+
+need_flagprog() {
+    [ -x "$FLAGPROG" ] || skip "no C compiler to build tests/tools/flagprog.c"
+}
+
+# The top-level settings a recording must leave as they were.
+global_settings() {
+    for f in tracing_on buffer_size_kb buffer_total_size_kb trace_clock current_tracer \
+             options/record-tgid options/overwrite set_event; do
+        printf '%s: %s\n' "$f" "$(cat "$TFS/$f" | tr '\n' ' ')"
+    done
+}
+
+# The events argus-record enables on this kernel (docs/stages/record.md).
+expected_events() {
+    for e in sched/sched_switch sched/sched_waking sched/sched_wakeup sched/sched_wakeup_new \
+             sched/sched_process_fork sched/sched_process_exec sched/sched_process_exit \
+             task/task_newtask task/task_rename irq/irq_handler_entry irq/irq_handler_exit \
+             irq/softirq_entry irq/softirq_exit workqueue/workqueue_queue_work \
+             workqueue/workqueue_execute_start workqueue/workqueue_execute_end \
+             timer/hrtimer_start timer/hrtimer_expire_entry timer/hrtimer_expire_exit \
+             timer/hrtimer_cancel; do
+        [ -d "$TFS/events/$e" ] && echo "${e%%/*}:${e#*/}"
+    done
+    for x in futex read write readv writev pread64 pwrite64 recvfrom recvmsg recvmmsg sendto \
+             sendmsg sendmmsg poll ppoll select pselect6 epoll_wait epoll_pwait epoll_pwait2 \
+             nanosleep clock_nanosleep wait4 waitid accept accept4 connect pipe pipe2 socketpair; do
+        for side in enter exit; do
+            [ -d "$TFS/events/syscalls/sys_${side}_$x" ] && echo "syscalls:sys_${side}_$x"
+        done
+    done
+    return 0
+}
+
+# wait_recording NAME: until instance NAME is tracing (5 s at most).
+wait_recording() {
+    for _ in $(seq 100); do
+        [ "$(cat "$TFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# The timestamps of the event lines of FILE, in order.
+event_times() {
+    grep -v '^#' "$1" | grep -oE ' [0-9]+\.[0-9]{6,9}: ' | tr -d ' :'
+}
+
+# ---- Command line (no root needed) -------------------------------------------
+
+@test "-h prints the usage, the events it enables and the exit statuses (issue 6.2)" {
+    run argus-record -h
+    assert_success
+    assert_line --index 0 "Usage: argus-record [OPTIONS] [--] [CMD [ARGS...]]"
+    assert_line "      --watch 0xADDR[@PID]"
+    assert_line "socketpair; with trace_clock mono and the (TGID) column."
+    assert_line "77 not root, 126/127 CMD not executable/not found."
+}
+
+@test "usage errors exit 64 naming the option, before any root check (issue 6.2)" {
+    run argus-record --watch sFlag
+    assert_failure 64
+    assert_output "argus-record: --watch sFlag: without @PID it watches CMD's process, and there is no CMD
+Try 'argus-record --help' for more information."
+    run argus-record --watch sFlag@12x -- true
+    assert_failure 64
+    assert_line --index 0 "argus-record: --watch sFlag@12x: bad PID '12x'"
+    run argus-record --watch 0xzz@1
+    assert_failure 64
+    assert_line --index 0 "argus-record: --watch 0xzz@1: bad address '0xzz'"
+    run argus-record --event sched_switch -- true
+    assert_failure 64
+    assert_line --index 0 "argus-record: --event sched_switch: expected SYS:NAME (like sched:sched_migrate_task)"
+    run argus-record --duration 0
+    assert_failure 64
+    assert_line --index 0 "argus-record: --duration 0: expected seconds > 0 (like 5 or 0.5)"
+    run argus-record --buffer-mb 0
+    assert_failure 64
+    assert_line --index 0 "argus-record: --buffer-mb 0: expected 1 to 65536 (MB per CPU)"
+    run argus-record --instance a/b
+    assert_failure 64
+    assert_line --index 0 "argus-record: --instance a/b: expected a directory name"
+    run argus-record --frobnicate
+    assert_failure 64
+    assert_line --index 0 "argus-record: bad option '--frobnicate' (unknown, or missing its value)"
+}
+
+@test "not root: a clear message and exit 77, nothing created (issue 6.2)" {
+    if [ "$(id -u)" = 0 ]; then
+        command -v setpriv >/dev/null || skip "no setpriv to drop root"
+        run setpriv --reuid=nobody --regid=nogroup --clear-groups "$ARGUS_BIN/argus-record" -o "$T" -- true
+    else
+        run argus-record -o "$T" -- true
+    fi
+    assert_failure 77
+    assert_output "argus-record: needs root to use tracefs and perf (run it with sudo)"
+    [ ! -e "$T" ]
+}
+
+# ---- tracefs ----------------------------------------------------------------
+
+@test "tracefs unavailable (ARGUS_TRACEFS names a directory without it): a clear message and exit 69 (issue 6.2)" {
+    [ "$(id -u)" = 0 ] || skip "needs root (the root check comes first)"
+    mkdir "$BATS_TEST_TMPDIR/empty"
+    ARGUS_TRACEFS="$BATS_TEST_TMPDIR/empty" run argus-record -o "$T" -- true
+    assert_failure 69
+    assert_output "argus-record: tracefs unavailable: $BATS_TEST_TMPDIR/empty (ARGUS_TRACEFS) is not a tracefs directory with instances/"
+}
+
+@test "tracefs not mounted: the recorder mounts /sys/kernel/tracing and unmounts it at the end (issue 6.2)" {
+    need_tracefs
+    command -v unshare >/dev/null || skip "no unshare for a private mount namespace"
+    # a mount namespace of its own: other users of tracefs see no change
+    run unshare -m --propagation private sh -c '
+        umount /sys/kernel/tracing 2>/dev/null
+        mountpoint -q /sys/kernel/tracing && echo "before: mounted" || echo "before: not mounted"
+        argus-record -q -o "$1" -- true; echo "status $?"
+        mountpoint -q /sys/kernel/tracing && echo "after: mounted" || echo "after: not mounted"' sh "$T"
+    assert_success
+    assert_output "before: not mounted
+status 0
+after: not mounted"
+    run grep -c 'sched_switch: ' "$T"
+    refute_output 0
+}
+
+# ---- A recording ------------------------------------------------------------
+
+@test "-- sleep 0.2: (TGID) column, sleep's own sched_switch, argus-thread lines, CMD's status (issue 6.2)" {
+    need_tracefs
+    unique sleep
+    run --separate-stderr argus-record -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/sleep-argus" 0.2
+    assert_success
+    assert_output ""
+    [[ "$stderr" =~ ^argus-record:\ [0-9]+\ events,\ [0-9]+\ threads,\ [0-9]+\ overwritten\;\ stopped\ by\ the\ command\'s\ end\;\ wrote\ .*/t\.txt$ ]]
+    # sleep's pid, from its exec
+    run sed -nE "s|.*sched_process_exec: filename=$BATS_TEST_TMPDIR/sleep-argus pid=([0-9]+) .*|\1|p" "$T"
+    assert_output --regexp '^[0-9]+$'
+    pid=$output
+    run grep -cE "^ +sleep-argus-$pid +\( *$pid\) \[[0-9]{3}\] [^ ]+ [0-9]+\.[0-9]{6}: sched_switch: prev_comm=sleep-argus prev_pid=$pid " "$T"
+    refute_output 0
+    # the header: the kernel's, then argus's, then the events
+    run head -1 "$T"
+    assert_output "# tracer: nop"
+    run grep -E '^# recorded by' "$T"
+    assert_output --regexp "^# recorded by argus-record 0\.1\.0: instance $NAME, trace_clock mono, 16 MB per CPU, overwrite, [0-9]+ events enabled$"
+    # kthreadd, and the command's process as it was at the start (forked,
+    # not yet exec'd)
+    run grep -E '^# argus-thread: tid=(2|'"$pid"') ' "$T"
+    assert_output "# argus-thread: tid=2 tgid=2 kernel=1 comm=kthreadd
+# argus-thread: tid=$pid tgid=$pid kernel=0 comm=argus-record"
+    # every argus-thread line before the first event, one per tid, by tid
+    first_event=$(grep -nv '^#' "$T" | head -1 | cut -d: -f1)
+    last_thread=$(grep -n '^# argus-thread: ' "$T" | tail -1 | cut -d: -f1)
+    [ "$last_thread" -lt "$first_event" ]
+    run sh -c "grep '^# argus-thread: ' '$T' | sed -E 's/.*tid=([0-9]+) .*/\1/' | sort -nc && grep '^# argus-thread: ' '$T' | cut -d' ' -f3 | sort | uniq -d"
+    assert_success
+    assert_output ""
+}
+
+@test "while recording: the instance has the ring buffer, overwrite, mono clock, tgid, and exactly the mapped events (issue 6.2)" {
+    need_tracefs
+    argus-record -q -o "$T" --instance "$NAME" --buffer-mb 4 --duration 2 &
+    pid=$!
+    wait_recording "$NAME"
+    i="$TFS/instances/$NAME"
+    kb=$(cat "$i/buffer_size_kb")
+    clock=$(cat "$i/trace_clock")
+    overwrite=$(cat "$i/options/overwrite")
+    tgid=$(cat "$i/options/record-tgid")
+    sort "$i/set_event" > "$BATS_TEST_TMPDIR/enabled"
+    wait "$pid"
+    # 4 MB per CPU (the kernel rounds up to whole pages)
+    [ "$kb" -ge 4096 ] && [ "$kb" -lt 4160 ]
+    [[ "$clock" == *"[mono]"* ]]
+    [ "$overwrite" = 1 ]
+    [ "$tgid" = 1 ]
+    expected_events | sort > "$BATS_TEST_TMPDIR/expected"
+    run diff "$BATS_TEST_TMPDIR/expected" "$BATS_TEST_TMPDIR/enabled"
+    assert_success
+    assert_output ""
+}
+
+@test "afterwards: no instance left, record-tgid and the global buffer settings as before (issue 6.2)" {
+    need_tracefs
+    before=$(global_settings)
+    run argus-record -q -o "$T" --instance "$NAME" --buffer-mb 2 -- sleep 0.1
+    assert_success
+    [ ! -e "$TFS/instances/$NAME" ]
+    after=$(global_settings)
+    [ "$before" = "$after" ]
+}
+
+@test "the default instance is argus-PID, removed at the end (issue 6.2)" {
+    need_tracefs
+    argus-record -q -o "$T" --duration 1 &
+    pid=$!
+    wait_recording "argus-$pid"
+    wait "$pid"
+    [ ! -e "$TFS/instances/argus-$pid" ]
+    run grep '^# recorded by' "$T"
+    assert_output --regexp "^# recorded by argus-record 0\.1\.0: instance argus-$pid, "
+}
+
+@test "the command's exit status is the recorder's; a missing command is 127 (issue 6.2)" {
+    need_tracefs
+    run argus-record -q -o "$T" --instance "$NAME" -- sh -c 'exit 3'
+    assert_failure 3
+    run -127 argus-record -q -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/no-such-command"
+    assert_output "argus-record: $BATS_TEST_TMPDIR/no-such-command: No such file or directory"
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+@test "--duration stops the recording and writes it (issue 6.2)" {
+    need_tracefs
+    start=$(date +%s%N)
+    run --separate-stderr argus-record -o "$T" --instance "$NAME" --duration 0.3
+    end=$(date +%s%N)
+    assert_success
+    [[ "$stderr" == *"; stopped by --duration; wrote $T" ]]
+    [ $(( (end - start) / 1000000 )) -lt 3000 ]
+    run grep -c 'sched_switch: ' "$T"
+    refute_output 0
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+@test "SIGINT stops the recording, writes it and restores (issue 6.2)" {
+    need_tracefs
+    before=$(global_settings)
+    argus-record -o "$T" --instance "$NAME" 2> "$BATS_TEST_TMPDIR/err" &
+    pid=$!
+    wait_recording "$NAME"
+    sleep 0.2
+    kill -INT "$pid"
+    wait "$pid"
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_output --regexp "; stopped by SIGINT; wrote $T\$"
+    run grep -c 'sched_switch: ' "$T"
+    refute_output 0
+    [ ! -e "$TFS/instances/$NAME" ]
+    [ "$before" = "$(global_settings)" ]
+}
+
+@test "SIGTERM stops the recording too, and the command gets it (issue 6.2)" {
+    need_tracefs
+    unique sleep
+    argus-record -q -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/sleep-argus" 30 &
+    pid=$!
+    wait_recording "$NAME"
+    kill -TERM "$pid"
+    status=0
+    wait "$pid" || status=$?
+    [ "$status" = 143 ] # sleep's: killed by SIGTERM
+    run grep -c "sched_process_exec: filename=$BATS_TEST_TMPDIR/sleep-argus " "$T"
+    assert_output 1
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+@test "a second SIGINT while writing abandons the output, exit 130, and still removes the instance (issue 6.2)" {
+    need_tracefs
+    # a FIFO nobody reads: the write blocks once its buffer is full
+    mkfifo "$BATS_TEST_TMPDIR/fifo"
+    exec {keep}<> "$BATS_TEST_TMPDIR/fifo" # bats owns fd 3
+    argus-record -o "$BATS_TEST_TMPDIR/fifo" --instance "$NAME" 2> "$BATS_TEST_TMPDIR/err" &
+    pid=$!
+    wait_recording "$NAME"
+    # 10,000 syscall lines to write: far more than the FIFO holds
+    dd if=/dev/zero of=/dev/null bs=1 count=5000 2>/dev/null
+    kill -INT "$pid"
+    sleep 0.5
+    kill -INT "$pid"
+    status=0
+    wait "$pid" || status=$?
+    exec {keep}<&-
+    [ "$status" = 130 ]
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_output "argus-record: interrupted while writing: $BATS_TEST_TMPDIR/fifo is incomplete"
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+@test "a reader that goes away (head -1): quiet end, instance removed (issue 6.2)" {
+    need_tracefs
+    # 10,000 syscall lines: far more than a pipe holds, so the recorder
+    # is still writing when head has gone
+    run sh -c "argus-record --instance '$NAME' -- sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=5000 2>/dev/null' | head -1"
+    assert_success
+    assert_output "# tracer: nop"
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+@test "--event SYS:NAME adds an event the default list lacks (issue 6.2)" {
+    need_tracefs
+    [ -d "$TFS/events/syscalls/sys_enter_newuname" ] || skip "no sys_enter_newuname on this kernel"
+    unique uname
+    run argus-record -q -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/uname-argus" -s
+    assert_success
+    run grep -c 'sys_newuname(' "$T"
+    assert_output 0
+    run argus-record -q -o "$T" --instance "$NAME" --event syscalls:sys_enter_newuname -- "$BATS_TEST_TMPDIR/uname-argus" -s
+    assert_success
+    assert_output "Linux"
+    run grep -cE '^ +uname-argus-([0-9]+) +\( *\1\) \[[0-9]{3}\] [^ ]+ [0-9.]+: sys_newuname\(name: 0x[0-9a-f]+\)$' "$T"
+    assert_output 1
+    run argus-record -q -o "$T" --instance "$NAME" --event nosuch:event -- true
+    assert_failure 64
+    assert_output "argus-record: --event nosuch:event: no such event in /sys/kernel/tracing/events"
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+# ---- --watch ----------------------------------------------------------------
+
+# flag_lines: the argus_flag lines of $T
+flag_lines() { grep 'argus_flag_' "$T"; }
+
+@test "--watch SYMBOL on the command: exact flag_write/flag_read lines, values at the access (issue 6.2)" {
+    need_tracefs
+    need_flagprog
+    run --separate-stderr argus-record -o "$T" --instance "$NAME" --watch sFlag -- "$FLAGPROG"
+    assert_success
+    [[ "$output" =~ ^pid=([0-9]+)\ reader=([0-9]+)\ addr=(0x[0-9a-f]+)$ ]]
+    pid=${BASH_REMATCH[1]} reader=${BASH_REMATCH[2]} addr=${BASH_REMATCH[3]}
+    [[ "$stderr" == *", 3 watch hits (0 lost), "* ]]
+    run grep '^# watch: ' "$T"
+    assert_output "# watch: name=sFlag addr=$addr len=4 pid=$pid values=at-access"
+    ts='\[[0-9]{3}\] \.\.\.\. [0-9]+\.[0-9]{9}'
+    run flag_lines
+    assert_line --index 0 --regexp "^ +flagprog-$pid +\( +$pid\) $ts: argus_flag_write: addr=$addr value=0x1 name=sFlag\$"
+    assert_line --index 1 --regexp "^ +flagprog-$reader +\( +$pid\) $ts: argus_flag_read: addr=$addr value=0x1 name=sFlag\$"
+    assert_line --index 2 --regexp "^ +flagprog-$pid +\( +$pid\) $ts: argus_flag_write: addr=$addr value=0x2 name=sFlag\$"
+    [ "${#lines[@]}" = 3 ]
+    # the comm column is the kernel's: 16 wide, right-aligned
+    [[ "${lines[0]}" == "        flagprog-$pid"* ]]
+}
+
+@test "--watch lines are merged into the trace in timestamp order (issue 6.2)" {
+    need_tracefs
+    need_flagprog
+    run argus-record -q -o "$T" --instance "$NAME" --watch sFlag -- "$FLAGPROG"
+    assert_success
+    event_times "$T" > "$BATS_TEST_TMPDIR/times"
+    # 6-decimal kernel times and 9-decimal watch times compare as numbers
+    run sort -n -c "$BATS_TEST_TMPDIR/times"
+    assert_success
+    # the write of 1 comes after the program's start (its exec) and before its exit
+    exec_line=$(grep -n 'sched_process_exec: filename=[^ ]*/flagprog ' "$T" | cut -d: -f1)
+    write_line=$(grep -n 'argus_flag_write: .* value=0x1 ' "$T" | cut -d: -f1)
+    exit_line=$(grep -n 'sched_process_exit: comm=flagprog .*group_dead=true' "$T" | cut -d: -f1)
+    [ "$exec_line" -lt "$write_line" ] && [ "$write_line" -lt "$exit_line" ]
+}
+
+@test "--watch with values read at drain time (ARGUS_RECORD_WATCH_VALUES=drain): the same lines (issue 6.2)" {
+    need_tracefs
+    need_flagprog
+    ARGUS_RECORD_WATCH_VALUES=drain run --separate-stderr argus-record -o "$T" --instance "$NAME" --watch sFlag -- "$FLAGPROG"
+    assert_success
+    [[ "$output" =~ ^pid=([0-9]+)\ reader=([0-9]+)\ addr=(0x[0-9a-f]+)$ ]]
+    pid=${BASH_REMATCH[1]} reader=${BASH_REMATCH[2]} addr=${BASH_REMATCH[3]}
+    run grep '^# watch: ' "$T"
+    assert_output "# watch: name=sFlag addr=$addr len=4 pid=$pid values=at-drain"
+    run sh -c "grep 'argus_flag_' '$T' | sed -E 's/^ *([^ ]+) +\\( *([0-9]+)\\) .*: (argus_flag_[a-z]+: .*)/\\1 \\2 \\3/'"
+    assert_output "flagprog-$pid $pid argus_flag_write: addr=$addr value=0x1 name=sFlag
+flagprog-$reader $pid argus_flag_read: addr=$addr value=0x1 name=sFlag
+flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
+}
+
+@test "--watch SYMBOL@PID on a running process: its writes, in order (issue 6.2)" {
+    need_tracefs
+    need_flagprog
+    "$FLAGPROG" loop 30 > "$BATS_TEST_TMPDIR/out" &
+    prog=$!
+    sleep 0.2
+    run argus-record -q -o "$T" --instance "$NAME" --duration 0.5 --watch "sFlag@$prog"
+    assert_success
+    wait "$prog"
+    addr=$(sed -E 's/.*addr=//' "$BATS_TEST_TMPDIR/out")
+    run grep '^# watch: ' "$T"
+    assert_output "# watch: name=sFlag addr=$addr len=4 pid=$prog values=at-access"
+    # about ten writes, each one more than the one before, no read
+    run sh -c "grep 'argus_flag_' '$T' | sed -E 's/^ *([^ ]+) +\\( *([0-9]+)\\) .*: (argus_flag_[a-z]+): addr=([^ ]+) value=0x([0-9a-f]+) name=(.*)/\\1 \\2 \\3 \\4 \\6 \\5/'"
+    [ "${#lines[@]}" -ge 5 ]
+    first=$(( 16#${lines[0]##* } ))
+    for i in "${!lines[@]}"; do
+        assert_line --index "$i" "flagprog-$prog $prog argus_flag_write $addr sFlag $(printf '%x' $((first + i)))"
+    done
+}
+
+@test "--watch errors: an unknown symbol (in a process, in the command), a flag of the wrong size; the command never runs (issue 6.2)" {
+    need_tracefs
+    run argus-record -o "$T" --instance "$NAME" --watch "nosuch@$$"
+    assert_failure 64
+    assert_output "argus-record: --watch nosuch@$$: no symbol 'nosuch' in the ELF symbol tables of process $$'s mapped files"
+    [ ! -e "$TFS/instances/$NAME" ]
+    run argus-record -o "$T" --instance "$NAME" --watch nosuch -- sh -c 'echo ran'
+    assert_failure 64
+    assert_output --regexp "^argus-record: --watch nosuch: no symbol 'nosuch' in the ELF symbol tables of the files sh maps \\(process [0-9]+, after its dynamic linker ran\\)\$"
+    [ ! -e "$TFS/instances/$NAME" ]
+    run argus-record -o "$T" --instance "$NAME" --watch "0x1000@$$"
+    assert_failure 64
+    assert_output "argus-record: --watch 0x1000@$$: 0x1000 is not mapped in process $$"
+    need_flagprog
+    run argus-record -o "$T" --instance "$NAME" --watch sWide -- "$FLAGPROG"
+    assert_failure 64
+    assert_output --regexp "^argus-record: --watch sWide: 'sWide' in [^ ]*/flagprog is 16 bytes; a watchpoint covers 1, 2, 4 or 8 \\(watch 0xADDR@PID of one field\\)\$"
+    [ ! -e "$TFS/instances/$NAME" ]
+}
+
+@test "--watch a symbol of a shared library of the command (resolved at the program's entry point) (issue 6.2)" {
+    need_tracefs
+    # glibc's environ: 8 bytes, read by getenv
+    run argus-record -q -o "$T" --instance "$NAME" --watch environ -- sh -c 'echo ok'
+    assert_success
+    assert_output "ok"
+    run grep -E '^# watch: name=environ addr=0x[0-9a-f]+ len=8 pid=[0-9]+ values=at-access$' "$T"
+    assert_success
+    run grep -c 'argus_flag_read: addr=0x[0-9a-f]* value=0x7ff[0-9a-f]* name=environ$' "$T"
+    refute_output 0
+}
+
+@test "--all-syscalls: every syscall event instead of the list (issue 6.2)" {
+    need_tracefs
+    argus-record -q -o "$T" --instance "$NAME" --all-syscalls --duration 1 &
+    pid=$!
+    wait_recording "$NAME"
+    enabled=$(grep -c '^syscalls:' "$TFS/instances/$NAME/set_event")
+    wait "$pid"
+    all=$(find "$TFS/events/syscalls" -mindepth 1 -maxdepth 1 -type d | wc -l)
+    [ "$enabled" = "$all" ]
+    [ "$all" -gt 100 ]
+}
