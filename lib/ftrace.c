@@ -17,6 +17,7 @@
 #define COMM_MAX 64        /* thread names kept (the kernel's are 16) */
 #define SYSNAME_MAX 32
 #define LINE_MAX_BYTES (1u << 20)
+#define HEAD_MAX 256       /* bytes before a line's [CPU] */
 
 typedef struct span {
     const char *p;
@@ -287,6 +288,10 @@ static bool next_field(span *rest, span *key, span *val)
                 r++;
             if (r > q && r < end && *r == '=')
                 break;
+            /* the spaces and the word are the value's: go on after them
+             * (each byte is looked at a bounded number of times) */
+            p = r > q ? r : q;
+            continue;
         }
         p++;
     }
@@ -364,7 +369,11 @@ static bool parse_head(line_slot *s)
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
     const char *comm = p;
-    for (const char *b = p; (b = memchr(b, '[', (size_t)(end - b))) != NULL; b++) {
+    /* the head is at the start: COMM (16 bytes in the kernel, more with
+     * an instance prefix), -TID and (TGID); a '[' further on is not its
+     * [CPU], and bounding the search keeps long lines linear */
+    const char *head_end = end - p > HEAD_MAX ? p + HEAD_MAX : end;
+    for (const char *b = p; (b = memchr(b, '[', (size_t)(head_end - b))) != NULL; b++) {
         /* [CPU] */
         const char *q = b + 1;
         uint64_t cpu = 0;
