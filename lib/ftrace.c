@@ -41,6 +41,8 @@ typedef struct thread {
     uint64_t ipc_msg;      /* an ipc recv to write when the syscall ends */
     uint64_t ipc_peer;
     const char *ipc_via;
+    bool in_work;          /* a workqueue item runs: its item and queue */
+    uint64_t work_item, work_queue;
 } thread;
 
 /* ---- Lines in the window ---------------------------------------------- */
@@ -58,7 +60,8 @@ typedef struct line_slot {
     int64_t tgid;
     uint32_t cpu;
     int kind;
-    char irq_ctx;          /* the flags' hardirq/softirq mark (h, H, s, z, Z) or 0 */
+    char irq_ctx;          /* the flags' hardirq/softirq mark (h, H, s, z, Z), '.'
+                            * in task context, 0 without flags */
 } line_slot;
 
 struct argus_ft {
@@ -250,6 +253,18 @@ static bool span_hex(span s, uint64_t *v)
     return true;
 }
 
+/* A hex number that is the whole of S ("events" is a name, not 0xe). */
+static bool span_hex_whole(span s, uint64_t *v)
+{
+    size_t i = s.n >= 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X') ? 2 : 0;
+    if (i == s.n)
+        return false;
+    for (size_t k = i; k < s.n; k++)
+        if (hex_value(s.p[k]) < 0)
+            return false;
+    return span_hex(s, v);
+}
+
 /* "key=value" fields: a value runs to the space before the next
  * "ident=" or "==>" (so comm values may hold spaces). Returns false at
  * the end. */
@@ -426,8 +441,8 @@ static bool parse_head(line_slot *s)
             const char *flags = p;
             while (p < end && *p != ' ')
                 p++;
-            if (p - flags >= 4 && strchr("hHszZ", flags[2]))
-                s->irq_ctx = flags[2];
+            if (p - flags >= 4)
+                s->irq_ctx = flags[2] && strchr("hHszZ", flags[2]) ? flags[2] : '.';
             while (p < end && *p == ' ')
                 p++;
             tp = p;
@@ -569,7 +584,7 @@ static void write_thread(argus_ft *d, thread *t)
 {
     argus_writer *w = d->w;
     bool kernel = t->kernel_known ? t->kernel : (t->tid == 0 || kernel_comm(t->comm));
-    bool main = t->tgid >= 0 && (uint64_t)t->tgid == t->tid;
+    bool main = t->tid != 0 && t->tgid >= 0 && (uint64_t)t->tgid == t->tid;
     const char *proc = t->comm;
     if (t->tgid >= 0 && !main) {
         const thread *m = find_thread(d, (uint64_t)t->tgid);
@@ -999,7 +1014,7 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
         field(body, "function", &func);
         field(body, "workqueue", &qname);
         uint64_t queue;
-        if (!span_hex(qname, &queue) || qname.n < 8)
+        if (!span_hex_whole(qname, &queue) || qname.n < 8)
             queue = XXH3_64bits(qname.p, qname.n);
         bool created;
         *(uint64_t *)argus_table_put(&d->work_queue, item, &created) = queue;
@@ -1032,12 +1047,22 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
     }
     bool begin = kind == EV_WQ_START;
     const uint64_t *queue = argus_table_get(&d->work_queue, item);
+    bool have_queue = queue != NULL;
     uint64_t q = queue ? *queue : 0;
-    if (queue && begin)
-        argus_table_remove(&d->work_queue, item);
-    BEGIN(d, s, cur, "dispatch_invoke", 2 + (queue != NULL) + (func.n > 0));
+    if (begin) {
+        if (queue)
+            argus_table_remove(&d->work_queue, item);
+        cur->in_work = have_queue; /* for the end: the item may be queued again meanwhile */
+        cur->work_item = item;
+        cur->work_queue = q;
+    } else if (cur->in_work && cur->work_item == item) {
+        have_queue = true;
+        q = cur->work_queue;
+        cur->in_work = false;
+    }
+    BEGIN(d, s, cur, "dispatch_invoke", 2 + have_queue + (func.n > 0));
     put_phase(d, begin);
-    if (queue)
+    if (have_queue)
         put_uint_kv(d, "queue", q);
     put_uint_kv(d, "item", item);
     if (func.n)
@@ -1203,8 +1228,8 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
 {
     span body = {p, n}, comm = {0};
     uint64_t tid, tgid, kernel = 0;
-    if (!field_dec(body, "tid", &tid))
-        return;
+    if (!field_dec(body, "tid", &tid) || tid == 0)
+        return; /* tid 0 is the idle task, a kernel thread whatever a line says */
     thread *t = get_thread(d, tid);
     if (field_dec(body, "tgid", &tgid))
         set_tgid(t, (int64_t)tgid);
@@ -1265,13 +1290,18 @@ static void track_irq_ctx(argus_ft *d, const line_slot *s)
         kind = event_kind(d, p, (size_t)(q - p));
     bool real_edge = kind == EV_IRQ_ENTRY || kind == EV_IRQ_EXIT ||
                      kind == EV_SOFTIRQ_ENTRY || kind == EV_SOFTIRQ_EXIT;
+    bool in_irq = s->irq_ctx && s->irq_ctx != '.';
+    /* a line in task context: no irq is open on this cpu (its exit line
+     * may be lost, or the trace began inside it) */
+    if (s->irq_ctx == '.')
+        c->real_depth = 0;
     /* leave a synthetic window when the cpu is back in task context, at a
      * real interrupt's own events, or on another thread */
-    if (c->synth_open && (!s->irq_ctx || real_edge || s->tid != c->synth_tid)) {
+    if (c->synth_open && (!in_irq || real_edge || s->tid != c->synth_tid)) {
         synth_irq(d, s, c->synth_tid, false, c->synth_ctx);
         c->synth_open = false;
     }
-    if (s->irq_ctx && !real_edge && c->real_depth == 0) {
+    if (in_irq && !real_edge && c->real_depth == 0) {
         if (!c->synth_open) {
             synth_irq(d, s, s->tid, true, s->irq_ctx);
             c->synth_ctx = s->irq_ctx;
@@ -1397,7 +1427,7 @@ static void take_oldest(argus_ft *d)
     argus_reorder_pop(&d->window);
 }
 
-/* A "CPU:N [LOST M EVENTS]" line: a warning and a lost_events event. */
+/* A "CPU:N [LOST M EVENTS]" line: a warning, counted (no event). */
 static bool lost_line(argus_ft *d, const char *p, size_t n)
 {
     if (n < 8 || memcmp(p, "CPU:", 4) != 0 || !memmem(p, n, "[LOST ", 6))
@@ -1475,6 +1505,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     if ((n - i >= 10 && memcmp(p + i, "version = ", 10) == 0) ||
         (n - i >= 5 && memcmp(p + i, "cpus=", 5) == 0) ||
         (n - i == 6 && memcmp(p + i, "TRACE:", 6) == 0) ||
+        (n - i >= 18 && memcmp(p + i, "capturing trace...", 18) == 0) ||
         (n - i >= 5 && memcmp(p + i, "CPU ", 4) == 0 && memmem(p + i, n - i, " is empty", 9)) ||
         (n - i >= 5 && memcmp(p + i, "#####", 5) == 0)) {
         d->n_comments++;
@@ -1584,6 +1615,12 @@ bool argus_ft_sniff(const uint8_t *buf, size_t len)
         if ((n >= 10 && memcmp(p, "version = ", 10) == 0) || (n == 6 && memcmp(p, "TRACE:", 6) == 0) ||
             (n >= 5 && memcmp(p, "cpus=", 5) == 0))
             return true;
+        if (n >= 18 && memcmp(p, "capturing trace...", 18) == 0) { /* atrace's first line */
+            if (!nl)
+                break;
+            p = nl + 1;
+            continue;
+        }
         if (n > 0 && p[0] != '#') {
             if (p[0] == '{')
                 return false;

@@ -1,0 +1,629 @@
+#!/usr/bin/env bats
+# argus-decode --format ftrace: Linux ftrace text (issue 6 points 1, 4 and
+# 6). The scenarios are hand-written in fixtures/ftrace/ (described in its
+# README.md), their expected outputs checked line by line against the
+# mapping (docs/inputs/linux.md); the real traces come from
+# ../shared/traces (those tests skip when it is absent).
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+ARGUS_TRACES="${ARGUS_TRACES:-$ARGUS_ROOT/../shared/traces}"
+
+need_traces() {
+    [ -f "$ARGUS_TRACES/ftrace-x86-syscalls.txt" ] ||
+        skip "no real traces at $ARGUS_TRACES (set ARGUS_TRACES)"
+}
+
+# fixture FILE: decodes fixtures/ftrace/FILE and checks the output against
+# its NAME.expected.jsonl (warnings on stderr left out)
+fixture() {
+    run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/$1 | argus-to-json"
+    assert_success
+    assert_output "$(cat "fixtures/ftrace/${1%.*}.expected.jsonl")"
+}
+
+# decoded_counts FILE: "TYPE COUNT" per event type of FILE decoded
+decoded_counts() {
+    set -o pipefail
+    argus-decode "$1" | argus-to-json | jq -r 'select(.id) | .type' | sort | uniq -c |
+        awk '{print $2, $1}'
+}
+
+setup() {
+    T="$BATS_TEST_TMPDIR"
+}
+
+# ---- Line shapes (issue 6.1) -------------------------------------------------
+
+@test "tracefs trace with the irq-flags column (issue 6.1): a blocking switch is a wait, sched_waking then sched_wakeup one wakeup, the switch in a woken awakened; comms with spaces and dashes (DEC-WOKEN)" {
+    fixture tracefs-flags.txt
+}
+
+@test "tracefs trace without the irq-flags column decodes to the same events (issue 6.1)" {
+    sed -E 's/^( *[^[]+\[[0-9]+\]) [dNhs.X]{4} /\1 /' fixtures/ftrace/tracefs-flags.txt > "$T/noflags.txt"
+    run grep -c ' d\.\.\. ' "$T/noflags.txt"
+    assert_output 0
+    run sh -c "argus-decode --format ftrace $T/noflags.txt | argus-to-json | jq -c 'select(.type != \"stream\")'"
+    assert_success
+    assert_output "$(grep -v '"type":"stream"' fixtures/ftrace/tracefs-flags.expected.jsonl)"
+}
+
+@test "tracefs trace with the (tgid) column, (-----) when unknown, and 9-decimal timestamps (issue 6.1): pid from the tgid, proc the main thread's name, 1 ns steps" {
+    fixture tracefs-tgid.txt
+}
+
+@test "trace-cmd report (issue 6.1): version/cpus preamble, no flags, numeric prev_state (1 S, 2 D, 130 D|K waits; 0, 4096 preempted and 64 do not); success=0 dropped" {
+    fixture trace-cmd-report.txt
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/trace-cmd-report.txt 2>&1 >/dev/null'
+    assert_output "argus-decode: 10 lines read, 6 events written
+  2 comment and header lines
+  2 woken at the switch that ran a waiting thread
+  1 wakeups with success=0 (the target was running)"
+}
+
+@test "atrace text (issue 6.1): the 'capturing trace... done' and 'TRACE:' preamble skipped; tracing_mark_write lines kept as ftrace events" {
+    fixture atrace.txt
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/atrace.txt 2>&1 >/dev/null'
+    assert_output "argus-decode: 18 lines read, 6 events written
+  2 lines not understood, kept as ftrace events
+  13 comment and header lines
+  1 woken at the switch that ran a waiting thread"
+}
+
+@test "systrace HTML (issue 6.1): the JSON trace-data block skipped, the text one read, the HTML around it counted" {
+    fixture systrace.html
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/systrace.html 2>&1 >/dev/null'
+    assert_output "argus-decode: 24 lines read, 2 events written
+  4 comment and header lines
+  18 HTML lines around the trace"
+}
+
+@test "the syscall tracer's sys_foo(args) / sys_foo -> ret shape (issue 6.1): args hex without 0x, ret signed; a pipe write waking a read is an ipc send and recv via fd" {
+    fixture x86-syscalls.txt
+}
+
+@test "a comm holding spaces, dashes and digits: the tid is the number after the last dash before [CPU] or (TGID) (issue 6.1)" {
+    {
+        echo '   my app-v2-10-4001  [000] .... 10.000001: sys_enter_getpid:'
+        echo ' Web Content-2 x-4002  ( 4001) [000] .... 10.000002: sys_enter_getpid:'
+        echo '  -1-4003  [000] .... 10.000003: sys_enter_getpid:'
+    } > "$T/comms.txt"
+    run sh -c "argus-decode --format ftrace $T/comms.txt | argus-to-json | jq -c 'select(.type == \"thread\") | [.tid, .pid, .name]'"
+    assert_output '[4001,4001,"my app-v2-10"]
+[4002,4001,"Web Content-2 x"]
+[4003,4003,"-1"]'
+}
+
+@test "timestamps with 6 and 9 decimals mix: 812.000001 is 500 ns after 812.000000500; ts is ns since the first line (issue 6.1)" {
+    {
+        echo '  a-1  [000] .... 812.000000500: sys_enter_getpid:'
+        echo '  a-1  [000] .... 812.000001: sys_exit_getpid: 0x1'
+        echo '  a-1  [000] .... 813.000001001: sys_enter_getpid:'
+    } > "$T/ts.txt"
+    run sh -c "argus-decode --format ftrace $T/ts.txt | argus-to-json | jq -c 'select(.id) | .ts'"
+    assert_output '0
+500
+1000000501'
+}
+
+# ---- The mapping (issue 6.1) ---------------------------------------------------
+
+@test "syscall waits (issue 6.1): a futex wait's resource is the uaddr, a read's or recvfrom's the fd; sendto waking recvfrom is an ipc via socket, its recv before the syscall end; the own event before a switch-in gets a synthetic woken first (DEC-WOKEN)" {
+    fixture syscall-waits.txt
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/syscall-waits.txt 2>&1 >/dev/null'
+    assert_output "argus-decode: 20 lines read, 19 events written
+  4 comment and header lines
+  1 woken at the switch that ran a waiting thread
+  1 woken synthesized (DEC-WOKEN: the thread's own event came first)
+  1 sched_wakeup lines after their sched_waking (one counts)
+  2 ipc events paired from a send waking a receive"
+}
+
+@test "sched_waking and its sched_wakeup count once; a sched_wakeup alone counts; -v says how many were dropped (issue 6.1)" {
+    {
+        echo '  waker-10  [000] d... 1.000001: sched_waking: comm=a pid=20 prio=120 target_cpu=001'
+        echo '  waker-10  [000] d... 1.000002: sched_wakeup: comm=a pid=20 prio=120 target_cpu=001'
+        echo '  waker-10  [000] d... 1.000003: sched_wakeup: comm=a pid=20 prio=120 target_cpu=001'
+        echo '  waker-10  [000] d... 1.000004: sched_waking: comm=b pid=21 prio=120 target_cpu=001'
+        echo '  waker-10  [000] d... 1.000005: sched_waking: comm=a pid=20 prio=120 target_cpu=001'
+        echo '  waker-10  [000] d... 1.000006: sched_wakeup: comm=b pid=21 prio=120 target_cpu=001'
+        echo '  waker-10  [000] d... 1.000007: sched_wakeup: comm=a pid=20 prio=120 target_cpu=001'
+    } > "$T/pairs.txt"
+    run sh -c "argus-decode --format ftrace $T/pairs.txt | argus-to-json | jq -c 'select(.id) | [.ts, .target]' | tr -d '\n'"
+    assert_output '[0,20][2000,20][3000,21][4000,20]'
+    run sh -c "argus-decode -v --format ftrace $T/pairs.txt 2>&1 >/dev/null"
+    assert_output "argus-decode: 7 lines read, 4 events written
+  3 sched_wakeup lines after their sched_waking (one counts)"
+}
+
+@test "a send that wakes a thread not in a receiving syscall, or a futex wake, makes no ipc (issue 6.1)" {
+    {
+        echo '  w-10  (   10) [000] .... 1.000001: sys_enter_futex: uaddr: 0x00001000, op: 0x00000080, val: 0x00000000, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000'
+        echo '  w-10  (   10) [000] d..2 1.000002: sched_switch: prev_comm=w prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=s next_pid=11 next_prio=120'
+        echo '  s-11  (   11) [000] .... 1.000003: sys_enter_write: fd: 0x00000004, buf: 0x00002000, count: 0x00000001'
+        echo '  s-11  (   11) [000] d..3 1.000004: sched_waking: comm=w pid=10 prio=120 target_cpu=000'
+        echo '  s-11  (   11) [000] .... 1.000005: sys_exit_write: 0x1'
+        echo '  s-11  (   11) [000] .... 1.000006: sys_enter_futex: uaddr: 0x00001000, op: 0x00000081, val: 0x00000001, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000'
+        echo '  s-11  (   11) [000] d..3 1.000007: sched_waking: comm=w pid=10 prio=120 target_cpu=000'
+    } > "$T/noipc.txt"
+    run sh -c "argus-decode --format ftrace $T/noipc.txt | argus-to-json | jq -r 'select(.id) | .type' | sort | uniq -c | tr -s ' ' | tr '\n' ';'"
+    assert_output ' 4 syscall; 1 wait; 2 wakeup;'
+}
+
+@test "interrupts (issue 6.1): irq_handler_entry/exit are interrupt begin/end with irq and the handler's name (spaces kept); softirq_entry/exit with the vector, the action and softirq: true" {
+    fixture interrupts.txt
+}
+
+@test "workqueues (issue 6.1): queue_work is a dispatch_enqueue (queue: the workqueue's address, or XXH3 of its name), execute_start/end a dispatch_invoke with the queue of its enqueue; an item queued again while it runs" {
+    fixture workqueue.txt
+}
+
+@test "a named workqueue's queue is XXH3-64 of its name (xxhsum -H3), not a hex prefix of it (issue 6.1)" {
+    command -v xxhsum > /dev/null || skip "no xxhsum (Debian package xxhash)"
+    for name in events_power_efficient events; do
+        want=$(printf %s "$name" | xxhsum -H3 | awk '{print "0x" $NF}')
+        run sh -c "echo '  k-1  [000] .... 1.0: workqueue_queue_work: work struct=0000000000001000 function=f workqueue=$name req_cpu=8 cpu=0' | argus-decode --format ftrace | argus-to-json | jq -r 'select(.id) | .queue'"
+        assert_output "$want"
+    done
+}
+
+@test "timers (issue 6.1): hrtimer_start is a timer_arm with a deadline (expires minus the first line's ts), expire_entry/exit a timer_fire, hrtimer_cancel a timer_cancel; timer_* the same without deadline (jiffies); hrtimer_init kept as ftrace" {
+    fixture timers.txt
+}
+
+@test "tasks (issue 6.1): task_newtask (clone_flags & 0x10000: a thread of the creator's process, else a process), fork, rename, exec and exit; names from events over the head's; kernel threads by name; main when tid == tgid" {
+    fixture tasks.txt
+}
+
+@test "raw_syscalls sys_enter/sys_exit: syscall begin/end named NR_N, args hex, ret signed; a wait in one has no resource (issue 6.1)" {
+    fixture raw-syscalls.txt
+}
+
+@test "argus-record's lines (contract): argus-thread lines give tgid, kernel flag and name (with spaces) before any event; argus_flag_write/read are flag_write/flag_read (issue 6.1, issue 6.2)" {
+    fixture argus-record.txt
+}
+
+@test "the idle task: thread 0 is a kernel thread and no process's main thread, named swapper, whatever the head or an argus-thread line says (issue 6.1)" {
+    {
+        echo '# argus-thread: tid=0 tgid=0 kernel=0 comm=idle'
+        echo '  <idle>-0  (    0) [003] d... 1.000001: cpu_idle: state=1 cpu_id=3'
+        echo '  swapper/1-0  (-----) [001] d... 1.000002: cpu_idle: state=1 cpu_id=1'
+    } > "$T/idle.txt"
+    run sh -c "argus-decode --format ftrace $T/idle.txt | argus-to-json | jq -c 'select(.type == \"thread\")'"
+    assert_output '{"type":"thread","tid":0,"pid":0,"proc":"swapper","name":"swapper","kernel":true}'
+}
+
+@test "interrupt context from the flags column (issue 6.1): hardirq-context lines outside irq events are a synthetic interrupt window of the thread they interrupted; a task-context line ends it, and ends an irq whose exit line was lost" {
+    {
+        echo '  a-1  [000] d.h. 1.000001: irq_handler_entry: irq=5 name=x'
+        echo '  a-1  [000] d... 1.000002: sys_enter_getpid:'
+        echo '  a-1  [000] d.h. 1.000003: sched_waking: comm=b pid=2 prio=120 target_cpu=000'
+        echo '  a-1  [000] d.h. 1.000004: hrtimer_cancel: hrtimer=ffff0001'
+        echo '  a-1  [000] d... 1.000005: sys_exit_getpid: 0x1'
+        echo '  a-1  [000] ..s. 1.000006: timer_cancel: timer=ffff0002'
+    } > "$T/ctx.txt"
+    run sh -c "argus-decode --format ftrace $T/ctx.txt | argus-to-json | jq -c 'select(.id) | [.ts, .type, .phase, .name // .target // .timer]' | tr -d '\n'"
+    assert_output '[0,"interrupt","begin","x"][1000,"syscall","begin","getpid"][2000,"interrupt","begin","hardirq context"][2000,"wakeup",null,2][3000,"timer_cancel",null,"0xffff0001"][4000,"interrupt","end","hardirq context"][4000,"syscall","end","getpid"][5000,"interrupt","begin","softirq context"][5000,"timer_cancel",null,"0xffff0002"][5000,"interrupt","end","softirq context"]'
+}
+
+@test "unknown events and lines without a head (issue 6.1, 6.6): kept as ftrace events (with the event name when there is one; headless on thread 0 at the previous line's ts); preamble and overwrite markers skipped; a LOST line warns; -v counts" {
+    fixture unknown-lines.txt
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/unknown-lines.txt 2>&1 >/dev/null'
+    assert_output "argus-decode: fixtures/ftrace/unknown-lines.txt:7: warning: CPU:2 [LOST 113 EVENTS]
+argus-decode: 13 lines read, 8 events written
+  8 lines not understood, kept as ftrace events
+  4 comment and header lines
+  1 lost-events lines"
+}
+
+# ---- Bad input (issue 6.6) -----------------------------------------------------
+
+@test "truncated lines (issue 6.6): no timestamp, no event, a cut field list: each kept as an ftrace event and counted; exit 0, the stream valid" {
+    {
+        echo '  bash-100  [000] .... 5.000001: sys_enter_getpid:'
+        echo '  bash-100  [000] ....'
+        echo '  bash-100  [000] .... 5.000002'
+        echo '  bash-100  [000] .... 5.000003: '
+        echo '  bash-100  [000] .... 5.000004: sched_wak'
+        echo '  bash-100  [000] .... 5.000005: sched_waking: comm=a'
+    } > "$T/cut.txt"
+    run sh -c "argus-decode --format ftrace $T/cut.txt | argus-to-json | jq -c 'select(.id) | [.ts, .tid, .type, .event]' | tr -d '\n'"
+    assert_output '[0,100,"syscall",null][0,0,"ftrace",null][0,0,"ftrace",null][2000,100,"ftrace",null][3000,100,"ftrace",null][4000,100,"ftrace","sched_waking"]'
+    run sh -c "argus-decode -v --format ftrace $T/cut.txt 2>&1 >/dev/null | grep 'not understood'"
+    assert_output '  5 lines not understood, kept as ftrace events'
+    run sh -c "argus-decode --format ftrace $T/cut.txt | argus-validate"
+    assert_output --partial 'valid: 9 records, 6 events, 2 threads'
+}
+
+@test "broken field lists (issue 6.6): irq_handler_entry without irq=, workqueue_execute_start without its work struct, hrtimer_start without hrtimer=, raw sys_enter without NR: kept as ftrace events" {
+    {
+        echo '  k-9  [000] d.h. 5.000001: irq_handler_entry: name=eth0'
+        echo '  k-9  [000] d.h. 5.000002: irq_handler_exit: irq=x ret=handled'
+        echo '  k-9  [000] .... 5.000003: workqueue_execute_start: function vmstat_update'
+        echo '  k-9  [000] d... 5.000004: hrtimer_start: function=tick_sched_timer expires=1'
+        echo '  k-9  [000] d... 5.000005: sys_enter: 202 (1, 2)'
+        echo '  k-9  [000] d... 5.000006: softirq_entry: [action=TIMER]'
+        echo '  k-9  [000] d... 5.000007: task_rename: pid=9 oldcomm=k'
+    } > "$T/fields.txt"
+    run sh -c "argus-decode --format ftrace $T/fields.txt | argus-to-json | jq -r 'select(.id) | .type + \" \" + .event' | tr '\n' ';'"
+    assert_output 'ftrace irq_handler_entry;ftrace irq_handler_exit;ftrace workqueue_execute_start;ftrace hrtimer_start;ftrace sys_enter;ftrace softirq_entry;ftrace task_rename;'
+}
+
+@test "a sched_switch without a next_pid that parses (issue 6.6): the line is kept whole as an ftrace event and counted" {
+    {
+        echo '  a-10  [000] d... 5.000001: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=b'
+        echo '  b-11  [000] d... 5.000002: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=a next_pid=x'
+    } > "$T/nonext.txt"
+    run sh -c "argus-decode --format ftrace $T/nonext.txt | argus-to-json | jq -c 'select(.id) | [.type, .tid, .event]' | tr -d '\n'"
+    assert_output '["ftrace",10,"sched_switch"]["ftrace",11,"sched_switch"]'
+    run sh -c "argus-decode -v --format ftrace $T/nonext.txt 2>&1 >/dev/null"
+    assert_output 'argus-decode: 2 lines read, 2 events written
+  2 lines not understood, kept as ftrace events'
+}
+
+@test "invalid UTF-8 in a comm and in a line (issue 6.6): names and texts stay valid UTF-8 (bad bytes replaced), the stream valid" {
+    printf '  bad\xff\xfename-99  [002] .... 7.000001: sched_waking: comm=x\xc3 pid=98 prio=120 target_cpu=002\n  bad\xff\xfename-99  [002] .... 7.000002: my_event: \xe2\x82 ok\n' > "$T/utf8.txt"
+    run sh -c "argus-decode --format ftrace $T/utf8.txt | argus-validate"
+    assert_success
+    assert_output --partial 'valid: 4 records, 2 events, 1 threads'
+    # names are cut to valid UTF-8 with '?' for a bad byte, texts with U+FFFD
+    run sh -c "argus-decode --format ftrace $T/utf8.txt | argus-to-json | jq -ac 'select(.tid == 99) | .name // .text // empty'"
+    assert_output '"bad??name"
+"bad\ufffd\ufffdname-99  [002] .... 7.000002: my_event: \ufffd\ufffd ok"'
+}
+
+@test "DEC-ORDER within the window (issue 6.6): lines of several CPUs out of ts order are merged; -v counts the lines moved" {
+    {
+        echo '  a-1  [000] .... 300.000010: sys_enter_getpid:'
+        echo '  b-2  [001] .... 300.000030: sys_enter_getpid:'
+        echo '  c-3  [002] .... 300.000020: sys_enter_getpid:'
+        echo '  d-4  [003] .... 300.000005: sys_enter_getpid:'
+        echo '  e-5  [003] .... 300.000040: sys_enter_getpid:'
+    } > "$T/order.txt"
+    run sh -c "argus-decode --format ftrace $T/order.txt | argus-to-json | jq -c 'select(.id) | [.id, .ts, .tid]' | tr -d '\n'"
+    assert_output '[1,0,4][2,5000,1][3,15000,3][4,25000,2][5,35000,5]'
+    run sh -c "argus-decode -v --format ftrace $T/order.txt 2>&1 >/dev/null"
+    assert_output 'argus-decode: 5 lines read, 5 events written
+  2 lines moved into ts order by the reorder window'
+}
+
+@test "DEC-ORDER beyond the window (issue 6.6): --window 2 and a line earlier than one written exits 65 naming FILE:LINE; the lines before it are written, a valid stream" {
+    {
+        echo '  a-1  [000] .... 300.000010: sys_enter_getpid:'
+        echo '  b-2  [001] .... 300.000030: sys_enter_getpid:'
+        echo '  c-3  [002] .... 300.000020: sys_enter_getpid:'
+        echo '  d-4  [003] .... 300.000005: sys_enter_getpid:'
+        echo '  e-5  [003] .... 300.000040: sys_enter_getpid:'
+    } > "$T/late.txt"
+    run sh -c "argus-decode --format ftrace --window 2 $T/late.txt > $T/late.cbor"
+    assert_failure 65
+    assert_output "argus-decode: $T/late.txt:4: ts 300.000005000 is before 300.000010000 already written (beyond the reorder window of 2 lines; try a larger --window)"
+    run argus-validate "$T/late.cbor"
+    assert_success
+    assert_output "$T/late.cbor: valid: 7 records, 3 events, 3 threads, 0 edges, 0 segments, ts 0..20000 (0.000020000 s)"
+    run sh -c "argus-to-json $T/late.cbor | jq -c 'select(.id) | [.ts, .tid]' | tr -d '\n'"
+    assert_output '[0,1][10000,3][20000,2]'
+}
+
+@test "a very long line (issue 6.6): 200 kB is kept whole as an ftrace event; over 1 MiB exits 65 naming FILE:LINE, the lines before stay" {
+    {
+        echo '  a-1  [000] .... 1.000001: sys_enter_getpid:'
+        printf '  a-1  [000] .... 1.000002: print: tracing_mark_write: %s\n' "$(head -c 200000 /dev/zero | tr '\0' x)"
+    } > "$T/long.txt"
+    run sh -c "argus-decode --format ftrace $T/long.txt | argus-to-json | jq -r 'select(.type == \"ftrace\") | .text | length'"
+    assert_output 200053 # the line but its two leading blanks
+    printf '  a-1  [000] .... 1.000003: print: tracing_mark_write: %s\n' "$(head -c 1100000 /dev/zero | tr '\0' y)" >> "$T/long.txt"
+    run sh -c "argus-decode --format ftrace $T/long.txt > $T/long.cbor"
+    assert_failure 65
+    assert_output "argus-decode: $T/long.txt:3: a line of 1100055 bytes (at most 1048576)"
+    run sh -c "argus-to-json $T/long.cbor | jq -c 'select(.id) | .type' | tr -d '\n'"
+    assert_output '"syscall""ftrace"'
+}
+
+@test "long lines of brackets, parentheses or spaces decode in linear time (issue 6.6): 1 MB of ')[1]' or of spaces inside a field in under 5 s" {
+    # a line with no head: every "[1]" a candidate [CPU] with a ")" before it
+    awk 'BEGIN { for (i = 0; i < 250000; i++) printf ")[1]"; print "" }' > "$T/brackets.txt"
+    awk 'BEGIN { printf "  a-1  [000] .... 1.000001: sched_switch: prev_comm=a"; for (i = 0; i < 1000000; i++) printf " "; print "b prev_pid=1 prev_state=S ==> next_comm=c next_pid=2" }' > "$T/spaces.txt"
+    run timeout 5 sh -c "argus-decode --format ftrace $T/brackets.txt | argus-to-json | jq -r 'select(.id) | [.tid, .type, (.text | length)] | @tsv'"
+    assert_success
+    assert_output "$(printf '0\tftrace\t1000000')"
+    run timeout 5 sh -c "argus-decode --format ftrace $T/spaces.txt | argus-to-json | jq -r 'select(.id) | .type'"
+    assert_success
+    assert_output 'wait'
+}
+
+@test "an empty file (issue 6.6): with --format ftrace a stream of the header alone; without, an empty jsonl trace" {
+    : > "$T/empty.txt"
+    run sh -c "argus-decode --format ftrace $T/empty.txt | argus-to-json"
+    assert_success
+    assert_output "{\"type\":\"stream\",\"format\":\"argus\",\"version\":1,\"source\":\"ftrace\",\"stages\":[\"decode --format ftrace $T/empty.txt\"]}"
+    run sh -c "argus-decode $T/empty.txt | argus-to-json | jq -r .source"
+    assert_output jsonl
+}
+
+@test "auto-detection (issue 6.1): every shape is told without --format (tracefs with and without header, with tgid, trace-cmd report, atrace, systrace HTML, the syscall tracer, argus-record)" {
+    for f in tracefs-flags.txt tracefs-tgid.txt trace-cmd-report.txt atrace.txt systrace.html x86-syscalls.txt argus-record.txt unknown-lines.txt; do
+        run --separate-stderr sh -c "argus-decode fixtures/ftrace/$f | argus-to-json | jq -c 'select(.type != \"stream\")'"
+        assert_success
+        assert_output "$(grep -v '"type":"stream"' "fixtures/ftrace/${f%.*}.expected.jsonl")"
+        run --separate-stderr sh -c "argus-decode fixtures/ftrace/$f | argus-to-json | head -1 | jq -r .source"
+        assert_output ftrace
+    done
+    # tracefs without its header: the first line's shape
+    run sh -c "grep -v '^#' fixtures/ftrace/tracefs-flags.txt | argus-decode | argus-to-json | head -1 | jq -r .source"
+    assert_output ftrace
+}
+
+# ---- Real traces (issue 6.4) ---------------------------------------------------
+
+# expected_counts FILE: "TYPE COUNT" per event type, computed from the text
+# by the mapping's rules alone (not by the decoder):
+#   wait      sched_switch lines whose prev_state blocks (a letter of
+#             S D I T t P K W first, or a number with bit 1, 2, 4 or 8),
+#             unless prev already waits or is the idle task (tid 0)
+#   woken     the switch-in of a waiting thread, or (synthetic) a line of
+#             the waiting thread itself before it (DEC-WOKEN)
+#   wakeup    sched_waking and sched_wakeup_new lines, sched_wakeup lines
+#             but those after a sched_waking of the same target and those
+#             with success=0
+#   interrupt irq_handler_entry/exit, softirq_entry/exit; and a synthetic
+#             window (a begin and an end) on the interrupted thread around
+#             the lines in interrupt context by their flags (h, H, s, z or
+#             Z third) outside those events, per CPU: it ends at a line of
+#             the CPU in task context, at an irq or softirq event, on
+#             another thread, or with the trace (a line in task context
+#             also ends any irq or softirq left open on its CPU)
+#   timer_*   hrtimer_/timer_ start (arm), expire_entry/exit (fire), cancel
+#   syscall   sys_X(...) and sys_X -> RET lines, sys_enter_X / sys_exit_X
+#   ipc       a wakeup by a thread in write/writev/send* of a thread in
+#             read/readv/recv*/poll/select/epoll*: a send, and a recv when
+#             that syscall ends
+#   exec/exit sched_process_exec / sched_process_exit
+#   ftrace    any other line with a head (sched_process_fork, task_newtask
+#             and task_rename only name threads)
+expected_counts() {
+    awk '
+    function val(key,   r) {
+        if (!match($0, " " key "=[^ ]*")) return ""
+        return substr($0, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+    }
+    function blocks(st) {
+        if (st ~ /^[0-9]+$/) return int(st / 1) % 16 != 0
+        return st ~ /^[SDITtPKW]/
+    }
+    function sendsys(s) { return s ~ /^(write|writev|sendto|sendmsg|sendmmsg)$/ }
+    function recvsys(s) {
+        return s ~ /^(read|readv|recvfrom|recvmsg|recvmmsg|poll|ppoll|select|pselect6|epoll_wait|epoll_pwait|epoll_pwait2)$/
+    }
+    function wake(target) {
+        n["wakeup"]++
+        if (sys[tid] != "" && sys[target] != "" && target != tid && sendsys(sys[tid]) && recvsys(sys[target])) {
+            n["ipc"]++; inbox[target] = 1
+        }
+    }
+    /^ *#/ || /^version = / || /^cpus=/ || /^TRACE:$/ { next }
+    {
+        if (!match($0, /-[0-9]+ +(\( *[0-9-]+\) +)?\[[0-9]+\]/)) { n["ftrace"]++; next }
+        tid = substr($0, RSTART + 1) + 0
+        head = substr($0, RSTART, RLENGTH); sub(/.*\[/, "", head); cpu = head + 0
+        flags = substr($0, RSTART + RLENGTH); sub(/^ +/, "", flags); sub(/ .*/, "", flags)
+        hasflags = flags !~ /^[0-9.]+:$/ && length(flags) >= 4
+        ctx = hasflags && substr(flags, 3, 1) ~ /[hHszZ]/
+        if (hasflags && !ctx) depth[cpu] = 0
+        if (waiting[tid]) { n["woken"]++; waiting[tid] = 0 }
+        match($0, /[0-9]\.[0-9]+: +[A-Za-z0-9_]+/)
+        ev = substr($0, RSTART, RLENGTH); sub(/.*: +/, "", ev)
+        real = ev ~ /^(irq_handler|softirq)_(entry|exit)$/
+        if (open[cpu] && (!ctx || real || tid != stid[cpu])) { n["interrupt"]++; open[cpu] = 0 }
+        if (ctx && !real && !depth[cpu]) { if (!open[cpu]) n["interrupt"]++; open[cpu] = 1; stid[cpu] = tid }
+        if (ev ~ /_entry$/ && real) depth[cpu]++
+        else if (ev ~ /_exit$/ && real && depth[cpu]) depth[cpu]--
+        after = substr($0, RSTART + RLENGTH, 4)
+        if (ev ~ /^sys_/ && after ~ /^(\(| ->)/) { name = substr(ev, 5) }
+        else if (ev ~ /^sys_enter_/) { name = substr(ev, 11); after = "(" }
+        else if (ev ~ /^sys_exit_/) { name = substr(ev, 10); after = " ->" }
+        else name = ""
+        if (name != "") {
+            n["syscall"]++
+            if (after ~ /^\(/) sys[tid] = name
+            else { if (inbox[tid]) { n["ipc"]++; inbox[tid] = 0 } sys[tid] = "" }
+        } else if (ev == "sched_switch") {
+            prev = val("prev_pid"); next_pid = val("next_pid")
+            if (prev != 0 && blocks(val("prev_state")) && !waiting[prev]) { n["wait"]++; waiting[prev] = 1 }
+            if (waiting[next_pid]) { n["woken"]++; waiting[next_pid] = 0 }
+        } else if (ev == "sched_waking") { wake(val("pid")); pending[val("pid")] = 1 }
+        else if (ev == "sched_wakeup") {
+            p = val("pid")
+            if (val("success") == "0") { }
+            else if (pending[p]) pending[p] = 0
+            else wake(p)
+        } else if (ev == "sched_wakeup_new") { wake(val("pid")); pending[val("pid")] = 0 }
+        else if (ev ~ /^(irq_handler|softirq)_(entry|exit)$/) n["interrupt"]++
+        else if (ev ~ /^(hr)?timer_start$/) n["timer_arm"]++
+        else if (ev ~ /^(hr)?timer_expire_(entry|exit)$/) n["timer_fire"]++
+        else if (ev ~ /^(hr)?timer_cancel$/) n["timer_cancel"]++
+        else if (ev == "sched_process_exec") n["exec"]++
+        else if (ev == "sched_process_exit") n["exit"]++
+        else if (ev !~ /^(sched_process_fork|task_newtask|task_rename)$/) n["ftrace"]++
+    }
+    END { for (c in open) if (open[c]) n["interrupt"]++; for (t in n) print t, n[t] }' "$1" | sort
+}
+
+@test "real traces (issue 6.4): every ftrace file of ../shared/traces decodes without error (auto-detected) and validates" {
+    need_traces
+    for f in "$ARGUS_TRACES"/ftrace-*.txt; do
+        run bash -c "set -o pipefail; argus-decode '$f' | argus-validate"
+        assert_success
+        assert_output --partial ': valid: '
+        run sh -c "argus-decode '$f' | argus-to-json | head -1 | jq -r .source"
+        assert_output ftrace
+    done
+}
+
+@test "real trace ftrace-android-atrace.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-android-atrace.txt"
+    # 116 event lines: 72 sched_switch (35 prev_state=S, 9 D: 44 waits; 27
+    # R or R+; 1 x, dead) and 44 sched_wakeup, 11 of them by the idle task
+    # in hardirq context (d.h5) between task-context lines: 11 synthetic
+    # interrupt windows
+    want='interrupt 22
+wait 44
+wakeup 44
+woken 24'
+    run expected_counts "$f"
+    assert_output "$want"
+    run decoded_counts "$f"
+    assert_output "$want"
+}
+
+@test "real trace ftrace-desktop-critical-path.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-desktop-critical-path.txt"
+    # 146 event lines; unknown to the mapping: 7 hrtimer_init, 7
+    # softirq_raise, 5 tick_stop (19 ftrace); 12 sched_waking each followed
+    # by its sched_wakeup (12 wakeups); 18 irq and softirq lines, and 6
+    # synthetic windows around hardirq-context lines (the local timer's
+    # hrtimer_cancel/expire/start) outside them: 30 interrupt events
+    want='ftrace 19
+interrupt 30
+timer_arm 22
+timer_cancel 23
+timer_fire 12
+wait 15
+wakeup 12
+woken 5'
+    run expected_counts "$f"
+    assert_output "$want"
+    run decoded_counts "$f"
+    assert_output "$want"
+    run grep -cE ': (hrtimer_init|softirq_raise|tick_stop):' "$f"
+    assert_output 19
+}
+
+@test "real trace ftrace-juno-trace-cmd-report.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-juno-trace-cmd-report.txt"
+    # numeric prev_state: 929 of 1, 134 of 2, 3 of 130 block (1066 waits);
+    # 438 of 0, 335 of 4096 (preempted), 17 of 64 (dead) do not; 1068
+    # sched_wakeup; 14 print and 3 sched_overutilized lines (17 ftrace)
+    want='ftrace 17
+wait 1066
+wakeup 1068
+woken 1034'
+    run expected_counts "$f"
+    assert_output "$want"
+    run decoded_counts "$f"
+    assert_output "$want"
+    run sh -c "grep -o 'prev_state=[0-9]*' '$f' | sort | uniq -c | awk '{print \$2, \$1}' | tr '\n' ';'"
+    assert_output 'prev_state=0 438;prev_state=1 929;prev_state=130 3;prev_state=2 134;prev_state=4096 335;prev_state=64 17;'
+}
+
+@test "real trace ftrace-x86-syscalls.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-x86-syscalls.txt"
+    # 842 sys_X(...) / sys_X -> lines; 60 sched_switch: 16 prev_state=D, 2
+    # P, 2 T (20 waits), 15 R+, and 25 S of the idle task (this kernel
+    # prints S for swapper: no wait); 30 sched_waking + 1 sched_wakeup_new
+    # (the 30 sched_wakeup follow their waking); irq 2 + softirq 8, and 5
+    # synthetic windows around hardirq-context lines outside them; 75
+    # ftrace: 40 sched_stat_runtime, 24 sched_wake_idle_without_ipi, 4
+    # sched_process_wait, 4 softirq_raise, 3 sched_migrate_task; ipc: sshd
+    # writing wakes ssh in a select, twice (a send and a recv each)
+    want='exec 1
+exit 2
+ftrace 75
+interrupt 20
+ipc 4
+syscall 842
+wait 20
+wakeup 31
+woken 9'
+    run expected_counts "$f"
+    assert_output "$want"
+    run decoded_counts "$f"
+    assert_output "$want"
+    run grep -cE ': sys_[a-z0-9_]+(\(| -> )' "$f"
+    assert_output 842
+    run sh -c "grep 'sched_switch:' '$f' | grep -v 'prev_comm=swapper' | grep -o 'prev_state=[^ ]*' | sort | uniq -c | tr -s ' ' | tr '\n' ';'"
+    assert_output ' 16 prev_state=D; 2 prev_state=P; 15 prev_state=R+; 2 prev_state=T;'
+}
+
+@test "real trace ftrace-desktop-critical-path.txt (issue 6.4): a switch giving a wait and later a woken, a wakeup, an irq, each against its line" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-desktop-critical-path.txt"
+    # the first event line (line 10) is at 26186.336630: ts 0
+    run sed -n '10p;13p;20p;23p;24p;78p;79p;81p' "$f"
+    assert_output '      Compositor-3487  [000] d.h. 26186.336630: irq_handler_entry: irq=28 name=radeon
+      Compositor-3487  [000] d.h. 26186.336653: irq_handler_exit: irq=28 ret=handled
+      Compositor-3487  [000] d... 26186.336715: sched_switch: prev_comm=Compositor prev_pid=3487 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+ CompositorTileW-3490  [003] d... 26186.336819: sched_waking: comm=Compositor pid=3487 prio=120 target_cpu=000
+ CompositorTileW-3490  [003] d... 26186.336823: sched_wakeup: comm=Compositor pid=3487 prio=120 target_cpu=001
+ Chrome_ChildIOT-3485  [003] d... 26186.337882: sched_waking: comm=Compositor pid=3487 prio=120 target_cpu=001
+ Chrome_ChildIOT-3485  [003] d... 26186.337889: sched_wakeup: comm=Compositor pid=3487 prio=120 target_cpu=000
+          <idle>-0     [000] d... 26186.337902: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=Compositor next_pid=3487 next_prio=120'
+    run sh -c "argus-decode '$f' | argus-to-json | jq -c 'select(.id and (.tid == 3487 or .target == 3487) and .ts <= 1272000) | del(.id, .deadline)'"
+    # line 10: irq 28 begins at 0; line 13: it ends 23 us later; line 20:
+    # Compositor sleeps (S) at 85 us; lines 23-24: one wakeup by
+    # CompositorTileW at 189 us (the sched_wakeup dropped); lines 78-79:
+    # Chrome_ChildIOT wakes it again at 1252 us; line 81: the switch to
+    # Compositor 1272 us after the first line is its woken, awakened.
+    # Compositor's own hrtimer lines 18-19 come before its wait; the
+    # deadline is left out: this trace's clock is not the hrtimer's
+    # (CLOCK_MONOTONIC; the expire line 91 says now=26193634001564 at
+    # 26186.337972), so expires minus the first line's ts is 7.3 s off.
+    assert_output '{"type":"interrupt","ts":0,"tid":3487,"pid":3487,"cpu":0,"phase":"begin","irq":28,"name":"radeon"}
+{"type":"interrupt","ts":23000,"tid":3487,"pid":3487,"cpu":0,"phase":"end","irq":28}
+{"type":"ftrace","ts":73000,"tid":3487,"pid":3487,"cpu":0,"event":"hrtimer_init","text":"Compositor-3487  [000] .... 26186.336703: hrtimer_init: hrtimer=ffffaf6e0126bd18 clockid=CLOCK_MONOTONIC mode=HRTIMER_MODE_ABS"}
+{"type":"timer_arm","ts":75000,"tid":3487,"pid":3487,"cpu":0,"timer":"0xffffaf6e0126bd18","func":"hrtimer_wakeup"}
+{"type":"wait","ts":85000,"tid":3487,"pid":3487,"cpu":0,"reason":"sleeping"}
+{"type":"wakeup","ts":189000,"tid":3490,"pid":3490,"cpu":3,"target":3487}
+{"type":"wakeup","ts":1252000,"tid":3485,"pid":3485,"cpu":3,"target":3487}
+{"type":"woken","ts":1272000,"tid":3487,"pid":3487,"cpu":0,"result":"awakened"}'
+}
+
+@test "real trace ftrace-juno-trace-cmd-report.txt (issue 6.4): a numeric prev_state=1 switch is a wait, the sched_wakeup its wakeup, the switch back its woken" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-juno-trace-cmd-report.txt"
+    # the first line (line 3) is at 76.211513: ts 0
+    run sed -n '6p;9p;11p;12p;13p' "$f"
+    assert_output '              sh-1642  [002]    76.211696: sched_wakeup:          comm=kworker/u12:1 pid=46 prio=120 success=1 target_cpu=2
+   kworker/u12:1-46    [002]    76.211715: sched_switch:          prev_comm=kworker/u12:1 prev_pid=46 prev_prio=120 prev_state=1 next_comm=sh next_pid=1642 next_prio=120
+              sh-1642  [002]    76.211752: sched_wakeup:          comm=kworker/u12:1 pid=46 prio=120 success=1 target_cpu=2
+              sh-1642  [002]    76.211756: sched_switch:          prev_comm=sh prev_pid=1642 prev_prio=120 prev_state=4096 next_comm=kworker/u12:1 next_pid=46 next_prio=120
+   kworker/u12:1-46    [002]    76.211762: sched_switch:          prev_comm=kworker/u12:1 prev_pid=46 prev_prio=120 prev_state=1 next_comm=sh next_pid=1642 next_prio=120'
+    run sh -c "argus-decode '$f' | argus-to-json | jq -c 'select(.id and (.tid == 46 or .target == 46) and .ts >= 183000 and .ts <= 249000) | del(.id)'"
+    # line 6 (183 us): sh wakes kworker 46; line 9 (202 us): 46 sleeps
+    # (prev_state=1); line 11 (239 us): sh wakes it; line 12 (243 us): sh
+    # is preempted (4096) for it: its woken, awakened; line 13 (249 us): it
+    # sleeps again
+    assert_output '{"type":"wakeup","ts":183000,"tid":1642,"pid":1642,"cpu":2,"target":46}
+{"type":"wait","ts":202000,"tid":46,"pid":46,"cpu":2,"reason":"sleeping"}
+{"type":"wakeup","ts":239000,"tid":1642,"pid":1642,"cpu":2,"target":46}
+{"type":"woken","ts":243000,"tid":46,"pid":46,"cpu":2,"result":"awakened"}
+{"type":"wait","ts":249000,"tid":46,"pid":46,"cpu":2,"reason":"sleeping"}'
+}
+
+@test "real trace ftrace-x86-syscalls.txt (issue 6.4): an irq against its lines, and the ipc of a write waking a select" {
+    need_traces
+    f="$ARGUS_TRACES/ftrace-x86-syscalls.txt"
+    run sh -c "argus-decode '$f' | argus-to-json | jq -c 'select(.type == \"interrupt\" and .irq and (.softirq | not)) | del(.id)'"
+    # the first line is at 395.705673; the ahci irq 30 lines at 395.708011
+    # and 395.708031 on CPU 2, in the idle task
+    assert_output '{"type":"interrupt","ts":2338000,"tid":0,"pid":0,"cpu":2,"phase":"begin","irq":30,"name":"ahci[0000:01:00.0]"}
+{"type":"interrupt","ts":2358000,"tid":0,"pid":0,"cpu":2,"phase":"end","irq":30}'
+    run grep -c 'irq_handler_entry: irq=30 name=ahci\[0000:01:00.0\]' "$f"
+    assert_output 1
+    run sed -n '370p;607p;610p;621p' "$f"
+    assert_output '             ssh-3963  [006] ....   395.706129: sys_select(n: 7, inp: 561a828ce860, outp: 561a828d4450, exp: 0, tvp: 0)
+            sshd-3976  [001] ....   395.706541: sys_write(fd: 3, buf: 5638b60cd0c0, count: 34)
+            sshd-3976  [001] d.s1   395.706570: sched_waking: comm=ssh pid=3963 prio=120 target_cpu=006
+             ssh-3963  [006] ....   395.706630: sys_select -> 0x1'
+    # ssh waits in select (line 370); sshd, in write (line 607), wakes it
+    # (line 610, 897 us): a send, msg 1, peer ssh; ssh's select ends (line
+    # 621, 957 us): the recv, peer sshd, just before the syscall end
+    run sh -c "argus-decode '$f' | argus-to-json | jq -c 'select(.type == \"ipc\" and .msg == \"0x1\") | del(.id)'"
+    assert_output '{"type":"ipc","ts":897000,"tid":3976,"pid":3976,"cpu":1,"dir":"send","msg":"0x1","peer":3963,"via":"fd"}
+{"type":"ipc","ts":957000,"tid":3963,"pid":3963,"cpu":6,"dir":"recv","msg":"0x1","peer":3976,"via":"fd"}'
+}

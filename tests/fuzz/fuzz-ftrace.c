@@ -1,0 +1,517 @@
+/* libFuzzer target for the Linux ftrace text decoder (include/argus/ftrace.h):
+ * argus_ft_read on a whole text, as 'argus-decode --format ftrace' drives
+ * it, and argus_ft_line line by line, and argus_ft_sniff on the first bytes.
+ *
+ * The input is one byte of options, then the text:
+ *   bits 0-1  reorder window: 1, 2, 3 or 8 lines (small, so that reordering
+ *             and the late-line error are reached)
+ *   bit 2     the second reading (below) is from memory with no file behind
+ *             it instead of through a 1031-byte input window
+ *
+ * The text goes to a memory file, read as argus-decode reads its input
+ * (argus_input_open, a 256 MiB limit), into argus_writer_stdout with stdout
+ * pointed at another memory file; after an error the window is drained, as
+ * argus-decode does. What the decoder wrote must be a valid stream
+ * (docs/stream-format.md): records the parser accepts; a version 1 "argus"
+ * header first with "source" "ftrace" and this command in "stages", no
+ * second header; every known key of its value class; text valid UTF-8;
+ * event ids 1, 2, 3 ... in order; ts never decreasing; each event with a
+ * cpu, after a thread record of its tid with its pid; a thread record with
+ * a proc, tid 0 (the idle task) a kernel thread and not main, a main
+ * thread's pid its tid. And what the mapping promises (DEC-WOKEN): a woken
+ * only for a thread whose wait has no woken yet, no second wait before it;
+ * an ipc recv only for a msg sent before and not received yet; an event
+ * type of the mapping (or ftrace with its text, exec, exit). A -1 return
+ * has a message "fuzz:LINE: ..." with LINE a line of the text.
+ *
+ * The same text must give the same result read other ways:
+ *   - through a 1031-byte input window (or from memory, bit 2): the same
+ *     return (unless a line is longer than that window) and bytes;
+ *   - line by line, each line passed to argus_ft_line in a buffer of exactly
+ *     its length (so a read past it is caught), then argus_ft_finish: the
+ *     same return, message and bytes;
+ *   - when the decoding succeeds, with a window of 512 lines: a success,
+ *     and the same bytes (a success means the lines came out in the one
+ *     stable ts order), unless an argus-thread line comes after an event
+ *     line: those lines are taken when read, not through the window.
+ * A broken property aborts (libFuzzer reports a crash with the input).
+ *
+ * ARGUS_FUZZ_NO_IDLE=1 in the environment leaves out the check of thread
+ * 0's record (to look for other bugs while that one is open).
+ */
+#include "argus/ftrace.h"
+#include "argus/input.h"
+#include "argus/stream.h"
+#include "argus/table.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define HARNESS "fuzz-ftrace"
+#define COMMAND "decode --format ftrace fuzz"
+#define NAME "fuzz"          /* the input's name in messages */
+#define OPT_NO_FD 0x04
+#define LIMIT (256u << 20)   /* argus-decode's input limit */
+#define SMALL_INPUT 1031     /* lines straddle the input window's refills */
+#define LARGE_WINDOW 512
+
+static int in_fd = -1, out_fd = -1, saved_stdout = -1;
+static char in_path[64];
+static FILE *devnull;
+static bool check_idle = true;
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            fprintf(stderr, HARNESS ": %s:%d: check failed: %s\n",           \
+                    __FILE__, __LINE__, #cond);                             \
+            abort();                                                        \
+        }                                                                   \
+    } while (0)
+
+#define FAIL(...)                                                           \
+    do {                                                                    \
+        fprintf(stderr, HARNESS ": " __VA_ARGS__);                         \
+        fputc('\n', stderr);                                                \
+        abort();                                                            \
+    } while (0)
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    in_fd = memfd_create(HARNESS "-in", 0);
+    out_fd = memfd_create(HARNESS "-out", 0);
+    saved_stdout = dup(1);
+    devnull = fopen("/dev/null", "w");
+    if (in_fd < 0 || out_fd < 0 || saved_stdout < 0 || !devnull) {
+        perror(HARNESS ": memfd_create/dup/fopen");
+        abort();
+    }
+    snprintf(in_path, sizeof in_path, "/proc/self/fd/%d", in_fd);
+    const char *no_idle = getenv("ARGUS_FUZZ_NO_IDLE");
+    check_idle = !no_idle || !*no_idle || strcmp(no_idle, "0") == 0;
+    return 0;
+}
+
+/* ---- The output ------------------------------------------------------- */
+
+/* Whether S holds valid UTF-8 (RFC 3629: shortest forms, no surrogates). */
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint32_t cp;
+        if (c >= 0xc2 && c <= 0xdf)
+            len = 2, cp = c & 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+            len = 3, cp = c & 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+            len = 4, cp = c & 0x07;
+        else
+            return false;
+        if (n - i < len)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Every known key of R holds a value of its class; every text is UTF-8. */
+static void check_fields(const argus_record *r, uint64_t n)
+{
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        bool ok = true;
+        switch (argus_key_class(f->key_id)) {
+        case ARGUS_C_UINT:
+        case ARGUS_C_ADDR: ok = f->kind == ARGUS_V_UINT; break;
+        case ARGUS_C_INT: ok = f->kind == ARGUS_V_UINT || f->kind == ARGUS_V_NEGINT; break;
+        case ARGUS_C_TEXT: ok = f->kind == ARGUS_V_TEXT; break;
+        case ARGUS_C_BOOL: ok = f->kind == ARGUS_V_BOOL; break;
+        case ARGUS_C_UINT_ARRAY: ok = argus_get_uint_array(r, f->key_id, NULL, 0) >= 0; break;
+        case ARGUS_C_TEXT_ARRAY: {
+            argus_text t[8];
+            int k = argus_get_text_array(r, f->key_id, t, 8);
+            ok = k >= 0;
+            for (int j = 0; ok && j < k; j++)
+                if (!utf8_valid((const uint8_t *)t[j].s, t[j].len))
+                    FAIL("record %llu written by the decoder: \"%.*s\" holds "
+                         "text that is not UTF-8", (unsigned long long)n,
+                         (int)f->key_len, f->key);
+            break;
+        }
+        default: break;
+        }
+        if (!ok)
+            FAIL("record %llu written by the decoder: \"%.*s\" is not of its "
+                 "value class (kind %d)", (unsigned long long)n,
+                 (int)f->key_len, f->key, f->kind);
+        if (f->kind == ARGUS_V_TEXT && !utf8_valid((const uint8_t *)f->s, f->slen))
+            FAIL("record %llu written by the decoder: \"%.*s\" is not UTF-8",
+                 (unsigned long long)n, (int)f->key_len, f->key);
+    }
+}
+
+/* Per tid while checking: the pid of its last thread record + 1, and
+ * whether a wait of it has no woken yet. */
+typedef struct tid_state {
+    uint64_t pid1;
+    bool waiting;
+} tid_state;
+
+/* The records in OUT (LEN bytes) form a valid stream of this decoder. */
+static void check_stream(const uint8_t *out, size_t len)
+{
+    argus_parser *p = argus_parser_new();
+    argus_table tids, sent; /* tid -> tid_state; ipc msg sent -> not received */
+    argus_table_init(&tids, sizeof(tid_state));
+    argus_table_init(&sent, sizeof(uint8_t));
+    size_t off = 0;
+    uint64_t n = 0, last_id = 0, last_ts = 0;
+    bool have_ts = false;
+    while (off < len) {
+        argus_record *r = NULL;
+        char err[256];
+        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
+        if (used <= 0)
+            FAIL("record %llu written by the decoder (byte %zu) does not "
+                 "parse: %s", (unsigned long long)n + 1, off,
+                 used < 0 ? err : "truncated");
+        n++;
+        check_fields(r, n);
+        if (n == 1) {
+            CHECK(r->type == ARGUS_T_STREAM);
+            CHECK(argus_text_is(r, ARGUS_K_FORMAT, "argus"));
+            uint64_t version = 0;
+            CHECK(argus_get_uint(r, ARGUS_K_VERSION, &version) && version == 1);
+            CHECK(argus_text_is(r, ARGUS_K_SOURCE, "ftrace"));
+            argus_text stages[2];
+            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
+            CHECK(stages[0].len == strlen(COMMAND) &&
+                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
+        } else if (r->type == ARGUS_T_STREAM) {
+            FAIL("record %llu written by the decoder is a second stream "
+                 "header", (unsigned long long)n);
+        }
+        if (r->type == ARGUS_T_THREAD) {
+            bool created, kernel = false, main = false;
+            argus_get_bool(r, ARGUS_K_KERNEL, &kernel);
+            argus_get_bool(r, ARGUS_K_MAIN, &main);
+            CHECK(argus_get_text(r, ARGUS_K_PROC, NULL));
+            if (check_idle && r->tid == 0 && (!kernel || main))
+                FAIL("record %llu written by the decoder: thread 0 (the idle "
+                     "task) is not a kernel thread or is main",
+                     (unsigned long long)n);
+            if (main && r->pid != r->tid)
+                FAIL("record %llu written by the decoder: thread %llu is main "
+                     "in pid %llu", (unsigned long long)n,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid);
+            tid_state *t = argus_table_put(&tids, r->tid, &created);
+            if (created)
+                t->waiting = false;
+            t->pid1 = r->pid + 1;
+        }
+        if (r->has_ts) {
+            if (have_ts && r->ts < last_ts)
+                FAIL("record %llu written by the decoder has ts %llu, before "
+                     "ts %llu", (unsigned long long)n, (unsigned long long)r->ts,
+                     (unsigned long long)last_ts);
+            have_ts = true;
+            last_ts = r->ts;
+        }
+        if (r->is_event) {
+            if (r->id != last_id + 1)
+                FAIL("record %llu written by the decoder has event id %llu "
+                     "after %llu", (unsigned long long)n,
+                     (unsigned long long)r->id, (unsigned long long)last_id);
+            last_id = r->id;
+            uint64_t cpu;
+            CHECK(argus_get_uint(r, ARGUS_K_CPU, &cpu));
+            tid_state *t = argus_table_get(&tids, r->tid);
+            if (!t)
+                FAIL("record %llu written by the decoder: event %llu of tid "
+                     "%llu comes before a thread record of it",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid);
+            if (t->pid1 != r->pid + 1)
+                FAIL("record %llu written by the decoder: event %llu of tid "
+                     "%llu has pid %llu, its thread record pid %llu",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid,
+                     (unsigned long long)(t->pid1 - 1));
+            if (r->type == ARGUS_T_WAIT) {
+                if (t->waiting)
+                    FAIL("record %llu written by the decoder: wait %llu of tid "
+                         "%llu while its last wait has no woken",
+                         (unsigned long long)n, (unsigned long long)r->id,
+                         (unsigned long long)r->tid);
+                t->waiting = true;
+                CHECK(argus_get_text(r, ARGUS_K_REASON, NULL));
+            } else if (r->type == ARGUS_T_WOKEN) {
+                if (!t->waiting)
+                    FAIL("record %llu written by the decoder: woken %llu of tid "
+                         "%llu, which has no wait open (DEC-WOKEN)",
+                         (unsigned long long)n, (unsigned long long)r->id,
+                         (unsigned long long)r->tid);
+                t->waiting = false;
+            } else if (r->type == ARGUS_T_IPC) {
+                uint64_t msg;
+                CHECK(argus_get_uint(r, ARGUS_K_MSG, &msg));
+                bool created;
+                if (argus_text_is(r, ARGUS_K_DIR, "send")) {
+                    *(uint8_t *)argus_table_put(&sent, msg, &created) = 1;
+                    CHECK(created);
+                } else {
+                    CHECK(argus_text_is(r, ARGUS_K_DIR, "recv"));
+                    uint8_t *open = argus_table_get(&sent, msg);
+                    if (!open || !*open)
+                        FAIL("record %llu written by the decoder: ipc recv %llu "
+                             "of msg %llu, not sent or received before",
+                             (unsigned long long)n, (unsigned long long)r->id,
+                             (unsigned long long)msg);
+                    *open = 0;
+                }
+            } else if (r->type == ARGUS_T_OTHER) {
+                /* the decoder's own types: ftrace lines, exec, exit */
+                const char *type = r->type_name;
+                size_t tl = r->type_len;
+                bool ftrace = tl == 6 && memcmp(type, "ftrace", 6) == 0;
+                CHECK(ftrace || (tl == 4 && memcmp(type, "exec", 4) == 0) ||
+                      (tl == 4 && memcmp(type, "exit", 4) == 0));
+                if (ftrace)
+                    CHECK(argus_get_named(r, "text"));
+            }
+        }
+        off += (size_t)used;
+    }
+    argus_table_free(&sent);
+    argus_table_free(&tids);
+    argus_parser_free(p);
+}
+
+/* "fuzz:LINE: WHAT" with LINE one of the NLINES lines of the text. */
+static void check_error(const char *err, uint64_t nlines)
+{
+    static const char prefix[] = NAME ":";
+    if (strncmp(err, prefix, sizeof prefix - 1) != 0)
+        FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
+    const char *p = err + sizeof prefix - 1;
+    uint64_t line = 0;
+    const char *digits = p;
+    while (*p >= '0' && *p <= '9' && p - digits < 20)
+        line = line * 10 + (uint64_t)(*p++ - '0');
+    if (p == digits || p[0] != ':' || p[1] != ' ' || !p[2])
+        FAIL("error \"%s\" has no \"LINE: WHAT\"", err);
+    if (line < 1 || line > nlines)
+        FAIL("error \"%s\" names a line not in the text (%llu lines)", err,
+             (unsigned long long)nlines);
+}
+
+/* ---- One decoding ------------------------------------------------------- */
+
+typedef struct result {
+    int rc;
+    char err[512];
+    uint8_t *out;
+    size_t len;
+} result;
+
+enum how { WHOLE, NO_FD, LINES };
+
+/* Decodes the text (SIZE bytes in DATA, also in in_fd) with a reorder
+ * window of WINDOW lines: WHOLE through argus_input_open with an input
+ * window of at most LIMIT bytes; NO_FD from memory with no file behind it;
+ * LINES line by line. */
+static void decode(const uint8_t *data, size_t size, size_t window, enum how how,
+                   size_t limit, result *res)
+{
+    CHECK(ftruncate(out_fd, 0) == 0);
+    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
+    CHECK(dup2(out_fd, 1) == 1);
+    argus_writer *w = argus_writer_stdout();
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .window = window,
+                          .quiet = true};
+    argus_ft *d = argus_ft_new(w, &o);
+    CHECK(d);
+    if (how == LINES) {
+        /* split as argus_ft_read splits: at '\n', a last line without one */
+        res->rc = 0;
+        size_t off = 0;
+        while (off < size && res->rc == 0) {
+            const uint8_t *nl = memchr(data + off, '\n', size - off);
+            size_t n = nl ? (size_t)(nl - (data + off)) : size - off;
+            char *line = malloc(n ? n : 1); /* exactly: reads past it are caught */
+            CHECK(line);
+            memcpy(line, data + off, n);
+            res->rc = argus_ft_line(d, line, n);
+            free(line);
+            off += n + (nl ? 1 : 0);
+        }
+        if (res->rc == 0)
+            res->rc = argus_ft_finish(d);
+    } else {
+        argus_input in;
+        if (how == NO_FD) {
+            memset(&in, 0, sizeof in);
+            in.fd = -1;
+            in.buf = malloc(size ? size : 1); /* exactly: reads past it are caught */
+            CHECK(in.buf);
+            memcpy(in.buf, data, size);
+            in.cap = in.max = in.hi = size;
+            in.eof = true;
+        } else {
+            argus_input_open(&in, in_path, limit);
+            free(in.name);
+        }
+        in.name = strdup(NAME);
+        CHECK(in.name);
+        res->rc = argus_ft_read(d, &in);
+        argus_input_close(&in);
+    }
+    CHECK(res->rc == 0 || res->rc == -1);
+    res->err[0] = '\0';
+    if (res->rc < 0) {
+        const char *e = argus_ft_error(d);
+        CHECK(e && strnlen(e, sizeof res->err) < sizeof res->err);
+        strcpy(res->err, e);
+        argus_ft_drain(d); /* as argus-decode: the lines before the error stay */
+    }
+    argus_ft_print_counts(d, devnull);
+    argus_ft_free(d);
+    argus_writer_close(w);
+    CHECK(dup2(saved_stdout, 1) == 1);
+
+    off_t end = lseek(out_fd, 0, SEEK_CUR);
+    CHECK(end >= 0);
+    res->len = (size_t)end;
+    res->out = malloc(res->len ? res->len : 1);
+    CHECK(res->out);
+    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
+}
+
+static bool same_output(const result *a, const result *b)
+{
+    return a->len == b->len && memcmp(a->out, b->out, a->len) == 0;
+}
+
+/* Whether a "# argus-thread:" line comes after a line that is not a
+ * comment (then a larger window may give other bytes, see above). */
+static bool thread_line_late(const uint8_t *data, size_t size)
+{
+    static const char tag[] = "# argus-thread:";
+    bool seen_other = false;
+    size_t off = 0;
+    while (off < size) {
+        const uint8_t *nl = memchr(data + off, '\n', size - off);
+        size_t n = nl ? (size_t)(nl - (data + off)) : size - off;
+        const uint8_t *p = data + off, *e = p + n;
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p < e && *p != '#' && *p != '\r')
+            seen_other = true;
+        else if (seen_other && (size_t)(e - p) >= sizeof tag - 1 &&
+                 memcmp(p, tag, sizeof tag - 1) == 0)
+            return true;
+        off += n + (nl ? 1 : 0);
+    }
+    return false;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    uint8_t opt = data[0];
+    data++, size--;
+    static const size_t windows[4] = {1, 2, 3, 8};
+    size_t window = windows[opt & 3];
+    uint64_t nlines = 1;
+    for (const uint8_t *p = data; (p = memchr(p, '\n', size - (size_t)(p - data)));
+         p++)
+        nlines++;
+
+    /* the sniffer on exactly the bytes it is given */
+    uint8_t *head = malloc(size ? size : 1);
+    CHECK(head);
+    memcpy(head, data, size);
+    (void)argus_ft_sniff(head, size);
+    free(head);
+
+    CHECK(ftruncate(in_fd, 0) == 0);
+    CHECK(pwrite(in_fd, data, size, 0) == (ssize_t)size);
+
+    /* as argus-decode reads it */
+    result a;
+    decode(data, size, window, WHOLE, LIMIT, &a);
+    if (a.rc < 0)
+        check_error(a.err, nlines);
+    check_stream(a.out, a.len);
+    CHECK(a.len > 0);
+
+    /* read the other way */
+    result b;
+    bool no_fd = opt & OPT_NO_FD;
+    decode(data, size, window, no_fd ? NO_FD : WHOLE, SMALL_INPUT, &b);
+    if (b.rc < 0)
+        check_error(b.err, nlines);
+    bool too_long = !no_fd && b.rc < 0 && strstr(b.err, ": a line longer than ");
+    if (!too_long) {
+        if (a.rc != b.rc)
+            FAIL("read %s, the decoder returns %d, else %d (%s)",
+                 no_fd ? "from memory with no file" : "through a small window",
+                 b.rc, a.rc, a.rc < 0 ? a.err : b.err);
+        if (!same_output(&a, &b))
+            FAIL("read %s, the decoder writes other bytes (%zu, else %zu)",
+                 no_fd ? "from memory with no file" : "through a small window",
+                 b.len, a.len);
+    } else {
+        check_stream(b.out, b.len);
+    }
+    free(b.out);
+
+    /* line by line */
+    result c;
+    decode(data, size, window, LINES, LIMIT, &c);
+    if (a.rc != c.rc || strcmp(a.err, c.err) != 0)
+        FAIL("line by line, the decoder returns %d (%s), else %d (%s)", c.rc, c.err,
+             a.rc, a.err);
+    if (!same_output(&a, &c))
+        FAIL("line by line, the decoder writes other bytes (%zu, else %zu)", c.len,
+             a.len);
+    free(c.out);
+
+    /* a larger window */
+    if (a.rc == 0) {
+        result l;
+        decode(data, size, LARGE_WINDOW, WHOLE, LIMIT, &l);
+        if (l.rc != 0)
+            FAIL("with a window of %d lines the decoder fails where %zu "
+                 "succeeds: %s", LARGE_WINDOW, window, l.err);
+        check_stream(l.out, l.len);
+        if (!same_output(&a, &l) && !thread_line_late(data, size))
+            FAIL("with a window of %d lines the decoder writes other bytes "
+                 "(%zu, else %zu with %zu)", LARGE_WINDOW, l.len, a.len, window);
+        free(l.out);
+    }
+    free(a.out);
+    return 0;
+}
