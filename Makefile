@@ -110,8 +110,8 @@ build-san/fuzz-lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build-san/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_OBJ)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+build-san/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJ)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
 
 bench: all
 	bench/run.sh
