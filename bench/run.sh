@@ -97,30 +97,45 @@ failed=0
 # 10 ms steps, 4% of a 1M-event validate run, so the wall time is taken
 # from bash's microsecond clock around the same command (GNU time's own
 # start-up, about a millisecond, included); %e is kept as a check.
-measure() {
-    local name=$1 events=$2 bytes=$3
-    shift 3
-    local best="" rss=0 i secs kb e rc t0 t1
+#
+# best_of_runs CMD...: runs CMD $runs times (stdout to /dev/null, stderr
+# to $tmp/err) and sets best (the fastest wall time), cpu (user + system
+# time of that run) and rss (the largest peak RSS, KB); returns CMD's
+# status when a run fails. Every measure_* below times through it.
+best_of_runs() {
+    local i rc t0 t1 secs e u s kb
+    best="" cpu="" rss=0
     for ((i = 1; i <= runs; i++)); do
         rc=0
         t0=$EPOCHREALTIME
-        /usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
+        /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
         t1=$EPOCHREALTIME
-        if [ "$rc" -ne 0 ]; then
-            say "$name failed (exit $rc): $*"
-            tail -5 "$tmp/err" >&2
-            rows+=("| $name | $(label "$events") | | | | | | failed: exit $rc |")
-            failed=1
-            return
-        fi
-        read -r e kb <"$tmp/time"
+        [ "$rc" -eq 0 ] || return "$rc"
+        read -r e u s kb <"$tmp/time"
         secs=$(awk -v a="$t0" -v b="$t1" -v e="$e" 'BEGIN {
             s = b - a
             if (s < e - 0.02 || s > e + 0.02) { print "clock mismatch" > "/dev/stderr" }
             printf "%.3f", s }')
-        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; fi
+        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then
+            best=$secs
+            cpu=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
+        fi
         [ "$kb" -gt "$rss" ] && rss=$kb
     done
+    return 0
+}
+
+measure() {
+    local name=$1 events=$2 bytes=$3 rc=0
+    shift 3
+    best_of_runs "$@" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        say "$name failed (exit $rc): $*"
+        tail -5 "$tmp/err" >&2
+        rows+=("| $name | $(label "$events") | | | | | | failed: exit $rc |")
+        failed=1
+        return
+    fi
     say "  $name $(label "$events"): best ${best}s, peak RSS ${rss} KB"
     rows+=("$(awk -v n="$name" -v ev="$events" -v lab="$(label "$events")" \
         -v b="$bytes" -v s="$best" -v kb="$rss" -v t="${target[$name]:-0}" 'BEGIN {
@@ -219,28 +234,19 @@ kdebug_file() {
 }
 
 # measure_kdebug FILE: best wall time of $runs decodes of FILE to
-# /dev/null, the largest peak RSS from GNU time -v, and a table row.
+# /dev/null, the largest peak RSS from GNU time (%M), and a table row.
 measure_kdebug() {
-    local f=$1 bytes records best="" rss=0 i rc t0 t1 secs kb
+    local f=$1 bytes records rc=0
     bytes=$(size_of "$f")
     records=$(((bytes - $(events_offset "$f")) / 64))
-    for ((i = 1; i <= runs; i++)); do
-        rc=0
-        t0=$EPOCHREALTIME
-        /usr/bin/time -v -o "$tmp/time" bin/argus-decode --format kdebug "$f" >/dev/null 2>"$tmp/err" || rc=$?
-        t1=$EPOCHREALTIME
-        if [ "$rc" -ne 0 ]; then
-            say "argus-decode --format kdebug failed (exit $rc): $f"
-            tail -5 "$tmp/err" >&2
-            kdebug_rows+=("| $(basename "$f") | $(awk -v b="$bytes" 'BEGIN {printf "%.0f", b / 1e6}') | $records | | | | | failed: exit $rc |")
-            failed=1
-            return
-        fi
-        kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time")
-        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
-        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; fi
-        [ "$kb" -gt "$rss" ] && rss=$kb
-    done
+    best_of_runs bin/argus-decode --format kdebug "$f" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        say "argus-decode --format kdebug failed (exit $rc): $f"
+        tail -5 "$tmp/err" >&2
+        kdebug_rows+=("| $(basename "$f") | $(awk -v b="$bytes" 'BEGIN {printf "%.0f", b / 1e6}') | $records | | | | | failed: exit $rc |")
+        failed=1
+        return
+    fi
     say "  argus-decode --format kdebug $(basename "$f"): best ${best}s, peak RSS ${rss} KB"
     kdebug_rss+=("$rss")
     kdebug_rows+=("$(awk -v n="$(basename "$f")" -v b="$bytes" -v r="$records" \
@@ -310,28 +316,16 @@ ftrace_file() {
 measure_ftrace() {
     local input=$1 lines=$2 prog=$3
     shift 3
-    local bytes best="" cpu="" rss=0 i rc t0 t1 secs e u s kb
+    local bytes rc=0
     bytes=$(size_of "$input")
-    for ((i = 1; i <= runs; i++)); do
-        rc=0
-        t0=$EPOCHREALTIME
-        /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || rc=$?
-        t1=$EPOCHREALTIME
-        if [ "$rc" -ne 0 ]; then
-            say "$prog failed (exit $rc): $*"
-            tail -5 "$tmp/err" >&2
-            ftrace_rows+=("| $(basename "$input") | $lines | $prog | | | | | | failed: exit $rc |")
-            [[ $prog == argus-decode* ]] && failed=1
-            return
-        fi
-        read -r e u s kb <"$tmp/time"
-        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
-        if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then
-            best=$secs
-            cpu=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
-        fi
-        [ "$kb" -gt "$rss" ] && rss=$kb
-    done
+    best_of_runs "$@" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        say "$prog failed (exit $rc): $*"
+        tail -5 "$tmp/err" >&2
+        ftrace_rows+=("| $(basename "$input") | $lines | $prog | | | | | | failed: exit $rc |")
+        [[ $prog == argus-decode* ]] && failed=1
+        return
+    fi
     say "  $prog $(basename "$input"): best ${best}s (CPU ${cpu}s), peak RSS ${rss} KB"
     ftrace_rows+=("$(awk -v inp="$(basename "$input")" -v n="$lines" -v p="$prog" -v b="$bytes" \
         -v s="$best" -v c="$cpu" -v kb="$rss" -v t="$ftrace_target" 'BEGIN {
@@ -435,7 +429,7 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo
         echo "- input: \`bench/gen-kdebug --size-mb MB --seed $seed\` (RAW_VERSION1, 1000 threads,"
         echo "  8 CPUs, 64-byte records); \`bin/argus-decode --format kdebug FILE\` to /dev/null"
-        echo "- seconds: wall time, best of $runs runs; peak RSS: GNU time -v, largest"
+        echo "- seconds: wall time, best of $runs runs; peak RSS: GNU time %M, largest"
         echo "  of the runs; MB = 10^6 bytes of input, the whole file"
         echo
         echo "| file | MB | records | seconds | MB/s | Mrecords/s | peak RSS MB | target |"
