@@ -18,6 +18,7 @@ command -v bats >/dev/null 2>&1 || want bats
 [ -f /usr/lib/bats/bats-support/load.bash ] || want bats-support
 [ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert
 command -v jq >/dev/null 2>&1 || want jq
+command -v xxhsum >/dev/null 2>&1 || want xxhash
 /usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || want python3-cbor2
 
 if [ "${1-}" = check ]; then
