@@ -78,7 +78,8 @@ static const char usage[] =
     "recvmsg, recvmmsg, sendto, sendmsg, sendmmsg, poll, ppoll, select,\n"
     "pselect6, epoll_wait, epoll_pwait, epoll_pwait2, nanosleep,\n"
     "clock_nanosleep, wait4, waitid, accept, accept4, connect, pipe, pipe2,\n"
-    "socketpair; with trace_clock mono and the (TGID) column.\n"
+    "socketpair, fcntl, flock, sched_yield; with trace_clock mono and the\n"
+    "(TGID) column.\n"
     "\n"
     "Exit status: 0 ok (or CMD's status), 64 usage, 69 tracefs or a needed\n"
     "kernel feature unavailable, 73 cannot create FILE, 74 I/O error,\n"
@@ -108,6 +109,7 @@ static const char *const syscall_names[] = {
     "poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait",
     "epoll_pwait2", "nanosleep", "clock_nanosleep", "wait4", "waitid",
     "accept", "accept4", "connect", "pipe", "pipe2", "socketpair",
+    "fcntl", "flock", "sched_yield",
 };
 
 /* ---------------------------------------------------------------------- */

@@ -76,7 +76,8 @@ expected_events() {
     done
     for x in futex read write readv writev pread64 pwrite64 recvfrom recvmsg recvmmsg sendto \
              sendmsg sendmmsg poll ppoll select pselect6 epoll_wait epoll_pwait epoll_pwait2 \
-             nanosleep clock_nanosleep wait4 waitid accept accept4 connect pipe pipe2 socketpair; do
+             nanosleep clock_nanosleep wait4 waitid accept accept4 connect pipe pipe2 socketpair \
+             fcntl flock sched_yield; do
         for side in enter exit; do
             [ -d "$TFS/events/syscalls/sys_${side}_$x" ] && echo "syscalls:sys_${side}_$x"
         done
@@ -105,7 +106,7 @@ event_times() {
     assert_success
     assert_line --index 0 "Usage: argus-record [OPTIONS] [--] [CMD [ARGS...]]"
     assert_line "      --watch 0xADDR[@PID]"
-    assert_line "socketpair; with trace_clock mono and the (TGID) column."
+    assert_line "socketpair, fcntl, flock, sched_yield; with trace_clock mono and the"
     assert_line "77 not root, 126/127 CMD not executable/not found."
 }
 

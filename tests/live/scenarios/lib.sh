@@ -1,0 +1,151 @@
+# tests/live/scenarios/lib.sh: what every scenario script shares. Sourced
+# by tests/live/scenarios/NAME.sh (see tests/live/README.md, "The real
+# corpus"). A scenario script is run as
+#
+#     tests/live/scenarios/NAME.sh OUTDIR
+#
+# and records OUTDIR/hang.txt (the hang) and OUTDIR/normal.txt (the same
+# action when it does not hang) with argus-record, as root. Exit 0 when
+# both are recorded, 77 when it cannot run here (the reason on stderr:
+# not root, no tracefs, a program missing), anything else when it failed.
+#
+# Rules every scenario keeps: network only on 127.0.0.1; every wait
+# bounded in time (wait_for); every process it starts is started with
+# spawn and ended by its pid (stop, and the EXIT trap); files only under
+# $WORK (removed at the end) and OUTDIR.
+
+set -eu -o pipefail
+
+SCENARIO=$(basename "$0" .sh)
+OUT=${1:?usage: $0 OUTDIR}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/argus-$SCENARIO.XXXXXX")
+SPAWNED=()
+
+say() { echo "$SCENARIO: $*" >&2; }
+
+# skip REASON: this machine cannot record the scenario (exit 77).
+skip() {
+    say "skipped: $*"
+    exit 77
+}
+
+# stop PID...: SIGTERM, up to 5 s to end, then SIGKILL.
+stop() {
+    local pid i
+    for pid in "$@"; do
+        kill -TERM "$pid" 2>/dev/null || continue
+        for i in $(seq 100); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.05
+        done
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+}
+
+cleanup() {
+    local status=$?
+    set +e
+    # the latest first: clients before the servers they talk to
+    local i
+    for ((i = ${#SPAWNED[@]} - 1; i >= 0; i--)); do
+        stop "${SPAWNED[$i]}"
+    done
+    rm -rf "$WORK"
+    exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# need_root: root and tracefs, and argus-record on PATH.
+need_root() {
+    [ "$(id -u)" = 0 ] || skip "recording with tracefs needs root"
+    grep -qw tracefs /proc/filesystems || skip "this kernel has no tracefs"
+    command -v argus-record >/dev/null || skip "argus-record is not on PATH (make; PATH=\$PWD/bin:\$PATH)"
+}
+
+# need CMD[:PACKAGE]...: each command must exist (else skip, naming the
+# Debian package to install).
+need() {
+    local c
+    for c in "$@"; do
+        command -v "${c%%:*}" >/dev/null 2>&1 ||
+            skip "needs ${c%%:*} (apt-get install ${c#*:})"
+    done
+}
+
+# spawn CMD...: runs CMD in the background, ended at exit; its pid is in
+# $SPAWNED_PID.
+spawn() {
+    "$@" &
+    SPAWNED_PID=$!
+    SPAWNED+=("$SPAWNED_PID")
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds, polling every 50 ms; fails
+# (exit 1, naming CMD) after SECONDS.
+wait_for() {
+    local limit=$1 i
+    shift
+    for i in $(seq $((limit * 20))); do
+        "$@" >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    say "gave up after ${limit} s waiting for: $*"
+    exit 1
+}
+
+# free_port: a TCP port nothing listens on, on 127.0.0.1.
+free_port() {
+    local p
+    for p in $(seq 20000 20999 | shuf); do
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# record NAME CMD...: records OUTDIR/NAME.txt with argus-record while CMD
+# runs; CMD's pid (its main thread's tid) is then in $RECORDED_PID.
+# Recordings are system-wide: one at a time on this machine (a lock
+# shared by every scenario), so that no other scenario's programs are in
+# the trace. RECORD_OPTS adds argus-record options (a smaller
+# --buffer-mb, a --duration, an --event).
+record() {
+    local name=$1 status=0
+    shift
+    exec 9>"${TMPDIR:-/tmp}/argus-live.lock"
+    flock -w 1200 9 || { say "another recording held the lock for 20 minutes"; exit 1; }
+    # CMD tells its pid through a shell that execs it (the pid stays)
+    # shellcheck disable=SC2016,SC2086  # $$ is the inner shell's; RECORD_OPTS is a list of words
+    argus-record -q --buffer-mb 32 ${RECORD_OPTS:-} -o "$OUT/$name.txt" -- \
+        sh -c 'echo $$ > "$0"; exec "$@"' "$WORK/$name.pid" "$@" || status=$?
+    flock -u 9
+    exec 9>&-
+    [ $status = 0 ] || { say "argus-record of the $name run exited $status"; exit 1; }
+    RECORDED_PID=$(cat "$WORK/$name.pid")
+}
+
+# tid_named PID NAME: the tid of PID's thread named NAME (while it runs).
+tid_named() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { basename "$t"; return 0; }
+    done
+    say "process $1 has no thread named $2"
+    exit 1
+}
+
+# truth KEY VALUE: a line KEY=VALUE of OUTDIR/truth, what argus must find
+# in hang.txt (tests/live/README.md, "The real corpus"): proc=NAME (the
+# --proc to give), hang=TID PROC/THREAD, culprit=TID PROC/THREAD (one line
+# per culprit a developer would accept as first), ending=WORD (how the
+# wait chain ends), why=TEXT.
+truth() {
+    echo "$1=$2" >> "$OUT/truth"
+}
+: > "$OUT/truth"
