@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "Usage: argus-cull-interrupts [--drop] [-v] [FILE|-]\n"
+    "Usage: argus-cull-interrupts [--drop] [--no-in-syscall] [-v] [FILE|-]\n"
     "Mark the events that interrupts and timeshare maintenance ran on a thread.\n"
     "\n"
     "Rules (docs/stages/cull-interrupts.md, spec graph-rules.md):\n"
@@ -22,33 +22,43 @@ static const char usage[] =
     "  CULL-3  an end without a begin is kept, marked and counted; a begin\n"
     "          left open marks up to the thread's next wait or woken (which\n"
     "          cannot run inside an interrupt) and is counted\n"
+    "  CULL-SYSCALL  an interrupt begin..end that carries in_syscall (a\n"
+    "          softirq the thread's own system call ran: loopback TCP's\n"
+    "          NET_RX inside the sender's write) is the thread's own work:\n"
+    "          neither it nor what happens in it is marked (an interrupt\n"
+    "          nested in it is)\n"
     "\n"
     "  -d, --drop     remove the events instead of marking them (CULL-2)\n"
+    "      --no-in-syscall  do not apply CULL-SYSCALL: mark those too\n"
     "  -v, --verbose  print counts to stderr at the end\n"
     "  -h, --help     show this help\n"
     "      --version  show the version\n";
 
 typedef struct thread_ctx {
     uint32_t interrupt_depth, maintenance_depth;
+    uint32_t own_depth;         /* CULL-SYSCALL windows open */
 } thread_ctx;
 
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
+    enum { OPT_NO_IN_SYSCALL = 256 };
     static const struct option opts[] = {
         {"drop", no_argument, 0, 'd'},
+        {"no-in-syscall", no_argument, 0, OPT_NO_IN_SYSCALL},
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    bool drop = false;
+    bool drop = false, in_syscall_rule = true;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "dvh", opts, NULL)) != -1) {
         switch (c) {
         case 'd': drop = true; break;
+        case OPT_NO_IN_SYSCALL: in_syscall_rule = false; break;
         default: argus_common_option(c, usage, &common, argv);
         }
     }
@@ -71,7 +81,17 @@ int main(int argc, char **argv)
         uint32_t *depth = r->type == ARGUS_T_INTERRUPT ? &t->interrupt_depth
                                                        : &t->maintenance_depth;
         const char *ctx = NULL;
-        if (window && argus_text_is(r, ARGUS_K_PHASE, "begin")) {
+        bool own = in_syscall_rule && r->type == ARGUS_T_INTERRUPT &&
+                   argus_get_named(r, "in_syscall") != NULL;
+        if (own && t->interrupt_depth == 0 && t->maintenance_depth == 0) {
+            /* CULL-SYSCALL: the thread's own system call ran it */
+            if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
+                t->own_depth++;
+                argus_count("softirqs of the thread's own system call (CULL-SYSCALL)", 1);
+            } else if (t->own_depth > 0) {
+                t->own_depth--;
+            }
+        } else if (window && argus_text_is(r, ARGUS_K_PHASE, "begin")) {
             ++*depth;
             ctx = r->type == ARGUS_T_INTERRUPT ? "interrupt" : "maintenance";
         } else if (window && argus_text_is(r, ARGUS_K_PHASE, "end")) {
@@ -84,8 +104,9 @@ int main(int argc, char **argv)
             if (r->type == ARGUS_T_WAIT || r->type == ARGUS_T_WOKEN) {
                 /* a thread does not block inside an interrupt: the window
                  * was left open by a lost end */
-                argus_count("begin left open", t->interrupt_depth + t->maintenance_depth);
-                t->interrupt_depth = t->maintenance_depth = 0;
+                argus_count("begin left open", t->interrupt_depth + t->maintenance_depth +
+                                                   t->own_depth);
+                t->interrupt_depth = t->maintenance_depth = t->own_depth = 0;
             } else {
                 ctx = t->interrupt_depth ? "interrupt" : "maintenance";
             }

@@ -9,6 +9,8 @@
 #include "argus/text.h"
 
 #include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,8 @@ typedef struct thread {
     bool announced;        /* its thread record is written, up to date */
     bool waiting;          /* a wait written, its woken not yet */
     bool woken_by_wakeup;  /* a wakeup came for the wait */
+    bool woken_by_timer;   /* ... from the expiry of its own timer */
+    uint64_t wakeup_ts;    /* when that wakeup came (runnable since) */
     bool waking_pending;   /* a sched_waking counted; its sched_wakeup is not */
     bool in_syscall;
     char sys[SYSNAME_MAX]; /* the syscall in progress */
@@ -44,6 +48,18 @@ typedef struct thread {
     bool in_work;          /* a workqueue item runs: its item and queue */
     uint64_t work_item, work_queue;
 } thread;
+
+/* What a first pass over a file tells of a thread (argus_ft_prescan): it
+ * was asleep when the trace began when a wakeup of it comes before any
+ * line of its own. */
+struct prescan {
+    bool seen;             /* a line of its own, a switch to it, or a wakeup */
+    bool asleep;           /* ... and the first was a wakeup */
+    bool own_line;         /* a line of its own came (after the wakeup) */
+    int64_t tgid;
+    char sys[SYSNAME_MAX]; /* the syscall its first own line ends */
+    char comm[16];         /* as the wakeup names it */
+};
 
 /* ---- Lines in the window ---------------------------------------------- */
 
@@ -85,15 +101,32 @@ struct argus_ft {
     uint64_t zero, last_ts, next_id, next_msg;
     uint64_t last_pushed_ts;
 
-    /* per cpu: the irq_handler/softirq windows open, and the thread whose
+    /* per cpu: the irq_handler/softirq windows open (a bit per depth: a
+     * softirq the running thread's own system call ran), the thread whose
      * synthetic interrupt window is open (lines in interrupt context by
-     * their flags, outside any of those: the local timer, IPIs) */
-    struct cpu_ctx { uint32_t real_depth; bool synth_open; char synth_ctx; uint64_t synth_tid; } *cpus;
+     * their flags, outside any of those: the local timer, IPIs), the
+     * previous line (its thread, whether in hardirq context), and the timer
+     * callback running (its function a timeout's, its armer's process) */
+    struct cpu_ctx {
+        uint32_t real_depth, own_mask;
+        bool synth_open, last_hard, in_timer, timer_timeout;
+        char synth_ctx;
+        uint64_t synth_tid, last_tid;
+        int64_t timer_armer;
+    } *cpus;
     uint32_t ncpus;
+    /* the context of the line being mapped (track_irq_ctx) */
+    enum { CTX_TASK, CTX_OWN_SOFTIRQ, CTX_IRQ } line_ctx;
+    bool line_own_irq;     /* its interrupt begin/end is of an own softirq */
+    const struct cpu_ctx *line_cpu;
+    argus_table timer_armer; /* timer -> the arming process + 1 */
+    argus_table prescan;   /* tid -> struct prescan (argus_ft_prescan) */
+    bool start_waits_written;
 
     /* -v counters */
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
-        n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq;
+        n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq,
+        n_own_softirq, n_timer_wakeups, n_start_waits;
 };
 
 const char *argus_ft_error(const argus_ft *d) { return d->err; }
@@ -180,6 +213,8 @@ argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
     argus_threads_init(&d->threads, sizeof(thread));
     argus_table_init(&d->names, sizeof(uint32_t));
     argus_table_init(&d->work_queue, sizeof(uint64_t));
+    argus_table_init(&d->timer_armer, sizeof(uint64_t));
+    argus_table_init(&d->prescan, sizeof(struct prescan));
     for (size_t i = 0; i < sizeof event_names / sizeof *event_names; i++) {
         bool created;
         uint32_t *k = argus_table_put(
@@ -200,6 +235,8 @@ void argus_ft_free(argus_ft *d)
     argus_threads_free(&d->threads);
     argus_table_free(&d->names);
     argus_table_free(&d->work_queue);
+    argus_table_free(&d->timer_armer);
+    argus_table_free(&d->prescan);
     free(d->cpus);
     free(d);
 }
@@ -580,10 +617,16 @@ static uint64_t pid_of(const thread *t)
     return t->tgid >= 0 ? (uint64_t)t->tgid : t->tid;
 }
 
+/* A kernel thread: by argus-record's word, else by its name. */
+static bool thread_is_kernel(const thread *t)
+{
+    return t->kernel_known ? t->kernel : (t->tid == 0 || kernel_comm(t->comm));
+}
+
 static void write_thread(argus_ft *d, thread *t)
 {
     argus_writer *w = d->w;
-    bool kernel = t->kernel_known ? t->kernel : (t->tid == 0 || kernel_comm(t->comm));
+    bool kernel = thread_is_kernel(t);
     bool main = t->tid != 0 && t->tgid >= 0 && (uint64_t)t->tgid == t->tid;
     const char *proc = t->comm;
     if (t->tgid >= 0 && !main) {
@@ -643,21 +686,38 @@ static void write_raw(argus_ft *d, const line_slot *s, thread *t)
     d->n_raw++;
 }
 
-/* The woken that ends T's wait (DEC-WOKEN). */
-static void write_woken(argus_ft *d, const line_slot *s, thread *t, bool synth)
+/* The woken that ends T's wait (DEC-WOKEN): at the switch that runs it
+ * again (HOLDER: the thread the CPU ran before it), or SYNTH at its own
+ * next line. A wakeup came for it: `awakened`, or `timed_out` when it came
+ * from the expiry of its own timer (TIMED_OUT: a line of its own says the
+ * wait timed out); `runnable` is how long it then waited for a CPU. */
+static void write_woken(argus_ft *d, const line_slot *s, thread *t, bool synth,
+                        const thread *holder, bool timed_out)
 {
-    BEGIN(d, s, t, "woken", t->woken_by_wakeup + synth);
-    if (t->woken_by_wakeup) {
+    bool result = t->woken_by_wakeup || timed_out;
+    timed_out = timed_out || t->woken_by_timer;
+    bool runnable = t->woken_by_wakeup && !synth && s->ts >= t->wakeup_ts;
+    bool has_holder = runnable && holder && holder->tid != 0 && holder != t;
+    BEGIN(d, s, t, "woken", result + synth + runnable + has_holder);
+    if (result) {
         PUT_LIT(d->w, "result");
-        PUT_LIT(d->w, "awakened");
+        if (timed_out)
+            PUT_LIT(d->w, "timed_out");
+        else
+            PUT_LIT(d->w, "awakened");
     }
     if (synth) {
         PUT_LIT(d->w, "synth");
         argus_put_bool(d->w, true);
     }
+    if (runnable)
+        put_uint_kv(d, "runnable", s->ts - t->wakeup_ts);
+    if (has_holder)
+        put_uint_kv(d, "cpu_holder", holder->tid);
     argus_end_record(d->w);
     t->waiting = false;
     t->woken_by_wakeup = false;
+    t->woken_by_timer = false;
     if (synth)
         d->n_synth_woken++;
     else
@@ -773,6 +833,23 @@ static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
         argus_put_int(d->w, (int64_t)ret);
     }
     argus_end_record(d->w);
+}
+
+/* The interrupt context of CPU (grown on demand). */
+enum { CPU_CTX_MAX = 8192 }; /* cpus tracked (a bad head may say 99999999) */
+
+static struct cpu_ctx *cpu_ctx(argus_ft *d, uint32_t cpu)
+{
+    if (cpu >= d->ncpus) {
+        uint32_t n = cpu + 1 > 2 * d->ncpus ? cpu + 1 : 2 * d->ncpus;
+        struct cpu_ctx *c = realloc(d->cpus, n * sizeof *c);
+        if (!c)
+            abort();
+        memset(c + d->ncpus, 0, (n - d->ncpus) * sizeof *c);
+        d->cpus = c;
+        d->ncpus = n;
+    }
+    return &d->cpus[cpu];
 }
 
 /* ---- Mapping ------------------------------------------------------------- */
@@ -899,7 +976,7 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
     thread *next = get_thread(d, next_pid);
     set_comm(next, next_comm.p, next_comm.n);
     if (next->waiting)
-        write_woken(d, s, next, false);
+        write_woken(d, s, next, false, prev, false);
 }
 
 static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
@@ -937,11 +1014,24 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
         return;
     }
     target->waking_pending = kind == EV_WAKING;
-    if (target->waiting)
+    /* from a timer's expiry: a sleep's or a timeout's (hrtimer_wakeup,
+     * process_timeout), or a timer the target's own process armed (an
+     * itimer's signal, a timerfd): its wait timed out, nobody woke it */
+    const struct cpu_ctx *c = d->line_cpu;
+    bool by_timer = c && c->in_timer &&
+                    (c->timer_timeout || (c->timer_armer >= 0 &&
+                                          (uint64_t)c->timer_armer == pid_of(target)));
+    if (by_timer)
+        d->n_timer_wakeups++;
+    if (target->waiting) {
         target->woken_by_wakeup = true;
+        target->woken_by_timer = by_timer;
+        target->wakeup_ts = s->ts;
+    }
     /* a sender waking a receiver inside their syscalls: the data went
-     * from one to the other */
-    if (cur->in_syscall && target->in_syscall && target != cur &&
+     * from one to the other (not a wakeup an interrupt made while the
+     * sender happened to be in a write) */
+    if (d->line_ctx != CTX_IRQ && cur->in_syscall && target->in_syscall && target != cur &&
         name_in(cur->sys, send_syscalls) && name_in(target->sys, recv_syscalls)) {
         bool socket = strncmp(cur->sys, "send", 4) == 0 ||
                       strncmp(target->sys, "recv", 4) == 0;
@@ -961,8 +1051,12 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
         target->ipc_via = via;
         d->n_ipc++;
     }
-    BEGIN(d, s, cur, "wakeup", 1);
+    BEGIN(d, s, cur, "wakeup", 1 + by_timer);
     put_uint_kv(d, "target", pid);
+    if (by_timer) {
+        PUT_LIT(d->w, "result");
+        PUT_LIT(d->w, "timed_out");
+    }
     argus_end_record(d->w);
 }
 
@@ -986,7 +1080,8 @@ static void map_interrupt(argus_ft *d, const line_slot *s, thread *cur, span bod
     } else if (begin) {
         field(body, "name", &name);
     }
-    BEGIN(d, s, cur, "interrupt", 2 + (name.n > 0) + soft);
+    bool own = soft && d->line_own_irq;
+    BEGIN(d, s, cur, "interrupt", 2 + (name.n > 0) + soft + own);
     put_phase(d, begin);
     put_uint_kv(d, "irq", n);
     if (name.n)
@@ -994,6 +1089,10 @@ static void map_interrupt(argus_ft *d, const line_slot *s, thread *cur, span bod
     if (soft) {
         PUT_LIT(d->w, "softirq");
         argus_put_bool(d->w, true);
+    }
+    if (own) { /* run by the thread's own system call (CULL-SYSCALL) */
+        PUT_LIT(d->w, "in_syscall");
+        argus_put_cstr(d->w, cur->sys);
     }
     argus_end_record(d->w);
 }
@@ -1070,6 +1169,34 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
     argus_end_record(d->w);
 }
 
+/* Who armed which timer, and which timer's callback runs on the line's
+ * CPU: a wakeup made inside it is the expiry of a sleep or a timeout
+ * (map_wakeup). Only an arm made in a thread's own context names its
+ * process (the tick re-arms itself in interrupts). OP: 0 start, 1
+ * expire entry, 2 expire exit, 3 cancel. */
+static void track_timer(argus_ft *d, const line_slot *s, const thread *cur, int op,
+                        uint64_t timer, span func)
+{
+    if (op == 0) {
+        bool created;
+        uint64_t *armer = argus_table_put(&d->timer_armer, timer, &created);
+        *armer = d->line_ctx == CTX_IRQ || cur->tid == 0 ? 0 : pid_of(cur) + 1;
+        return;
+    }
+    if (op == 3 || s->cpu >= CPU_CTX_MAX)
+        return;
+    struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+    c->in_timer = op == 1;
+    if (op == 1) {
+        static const char *const timeouts[] = {"hrtimer_wakeup", "process_timeout", NULL};
+        char fn[40];
+        argus_utf8_copy(fn, sizeof fn, func.p, func.n);
+        c->timer_timeout = name_in(fn, timeouts);
+        const uint64_t *armer = argus_table_get(&d->timer_armer, timer);
+        c->timer_armer = armer && *armer ? (int64_t)(*armer - 1) : -1;
+    }
+}
+
 /* hrtimer_* (hrtimer=A function=F expires=NS) and timer_* (timer=A
  * function=F expires=JIFFIES). */
 static void map_timer(argus_ft *d, const line_slot *s, thread *cur, span body,
@@ -1086,6 +1213,7 @@ static void map_timer(argus_ft *d, const line_slot *s, thread *cur, span body,
     if (slash && func.p + func.n - slash > 2 && slash[1] == '0' && slash[2] == 'x')
         func.n = (size_t)(slash - func.p);
     int op = kind - (hr ? EV_HRTIMER_START : EV_TIMER_START); /* start, entry, exit, cancel */
+    track_timer(d, s, cur, op, timer, func);
     switch (op) {
     case 0: {
         /* an hrtimer's expiry is in ns of its clock, the trace's clock for
@@ -1242,22 +1370,36 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
         set_comm(t, comm.p, comm.n);
 }
 
-/* Maps the event line S (head parsed). */
-/* The interrupt context of CPU (grown on demand). */
-enum { CPU_CTX_MAX = 8192 }; /* cpus tracked (a bad head may say 99999999) */
-
-static struct cpu_ctx *cpu_ctx(argus_ft *d, uint32_t cpu)
+/* Whether line S (event NAME, Q just after it) ends a system call whose
+ * wait timed out: a sleep that returned 0, a poll/select/epoll that
+ * returned 0 (nothing ready), any that returned -ETIMEDOUT. */
+static bool line_says_timed_out(const line_slot *s, span name, const char *q)
 {
-    if (cpu >= d->ncpus) {
-        uint32_t n = cpu + 1 > 2 * d->ncpus ? cpu + 1 : 2 * d->ncpus;
-        struct cpu_ctx *c = realloc(d->cpus, n * sizeof *c);
-        if (!c)
-            abort();
-        memset(c + d->ncpus, 0, (n - d->ncpus) * sizeof *c);
-        d->cpus = c;
-        d->ncpus = n;
+    static const char *const sleeps_and_polls[] = {
+        "nanosleep", "clock_nanosleep", "poll", "ppoll", "select", "pselect6",
+        "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
+    const char *end = s->text + s->len;
+    span sys, ret;
+    if (name.n > 9 && memcmp(name.p, "sys_exit_", 9) == 0 && q < end) {
+        sys = (span){name.p + 9, name.n - 9};   /* "sys_exit_X: 0x0", "... ret=0" */
+        ret = (span){q + 1, (size_t)(end - q - 1)};
+        while (ret.n && *ret.p == ' ')
+            ret.p++, ret.n--;
+    } else if (name.n > 4 && memcmp(name.p, "sys_", 4) == 0 && end - q >= 4 &&
+               memcmp(q, " -> ", 4) == 0) {
+        sys = (span){name.p + 4, name.n - 4};   /* "sys_X -> 0x0" */
+        ret = (span){q + 4, (size_t)(end - q - 4)};
+    } else {
+        return false;
     }
-    return &d->cpus[cpu];
+    uint64_t v;
+    if (!span_hex(ret, &v) && !field_hex(ret, "ret", &v))
+        return false;
+    if ((int64_t)v == -110)
+        return true;
+    char n[SYSNAME_MAX];
+    argus_utf8_copy(n, sizeof n, sys.p, sys.n);
+    return v == 0 && name_in(n, sleeps_and_polls);
 }
 
 /* A synthetic interrupt window on thread TID. */
@@ -1273,21 +1415,42 @@ static void synth_irq(argus_ft *d, const line_slot *s, uint64_t tid, bool begin,
         d->n_synth_irq++;
 }
 
-/* Interrupt context from the flags column: lines in hardirq/softirq
- * context outside irq_handler/softirq events (the local timer's hrtimers,
- * IPIs, their wakeups) go in a synthetic interrupt window of the thread
- * they interrupted, so that they are not taken for its own work. */
-static void track_irq_ctx(argus_ft *d, const line_slot *s)
+/* A NET_RX or NET_TX softirq (by its action, else its vector). */
+static bool net_softirq(const line_slot *s)
 {
+    span body = {s->text + s->body_off, s->len - s->body_off};
+    if (memmem(body.p, body.n, "action=NET_", 11))
+        return true;
+    uint64_t vec;
+    return !memmem(body.p, body.n, "action=", 7) && field_dec(body, "vec", &vec) &&
+           (vec == 2 || vec == 3);
+}
+
+/* The context of line S, and the interrupt windows of its CPU.
+ *
+ * A softirq is the running thread's own work when its system call ran it
+ * (CULL-SYSCALL): loopback TCP hands a packet to NET_RX inside the
+ * sender's write or sendto, on the sender's thread, and the receiver's
+ * wakeup happens there. That is a network softirq that opens on a thread
+ * (not the idle task, not a kernel thread: ksoftirqd runs them for
+ * interrupts) that is in a system call, with no interrupt open and the
+ * CPU's previous line that thread's own, in task context (not right after
+ * a hardirq, whose exit runs softirqs too).
+ *
+ * Lines in hardirq/softirq context by their flags outside irq_handler and
+ * softirq events (the local timer's hrtimers, IPIs, their wakeups) go in
+ * a synthetic interrupt window of the thread they interrupted, so that
+ * they are not taken for its own work. */
+static void track_irq_ctx(argus_ft *d, const line_slot *s, ev_kind kind)
+{
+    bool hard_flag = s->irq_ctx == 'h' || s->irq_ctx == 'H';
+    d->line_own_irq = false;
+    d->line_cpu = NULL;
+    d->line_ctx = hard_flag || (s->irq_ctx && s->irq_ctx != '.') ? CTX_IRQ : CTX_TASK;
     if (s->cpu >= CPU_CTX_MAX)
         return;
     struct cpu_ctx *c = cpu_ctx(d, s->cpu);
-    ev_kind kind = EV_OTHER;
-    const char *p = s->text + s->body_off, *end = s->text + s->len, *q = p;
-    while (q < end && is_ident(*q))
-        q++;
-    if (q < end && *q == ':' && q > p)
-        kind = event_kind(d, p, (size_t)(q - p));
+    d->line_cpu = c;
     bool real_edge = kind == EV_IRQ_ENTRY || kind == EV_IRQ_EXIT ||
                      kind == EV_SOFTIRQ_ENTRY || kind == EV_SOFTIRQ_EXIT;
     bool in_irq = s->irq_ctx && s->irq_ctx != '.';
@@ -1309,10 +1472,29 @@ static void track_irq_ctx(argus_ft *d, const line_slot *s)
         c->synth_open = true;
         c->synth_tid = s->tid;
     }
+    uint32_t bit = c->real_depth < 32 ? 1u << c->real_depth : 0;
+    if (kind == EV_SOFTIRQ_ENTRY) {
+        const thread *t = get_thread(d, s->tid);
+        bool own = c->real_depth == 0 && s->tid != 0 && t->in_syscall &&
+                   !thread_is_kernel(t) && !c->last_hard && c->last_tid == s->tid &&
+                   net_softirq(s);
+        c->own_mask = own ? c->own_mask | bit : c->own_mask & ~bit;
+        d->n_own_softirq += own;
+    }
     if (kind == EV_IRQ_ENTRY || kind == EV_SOFTIRQ_ENTRY)
         c->real_depth++;
-    else if ((kind == EV_IRQ_EXIT || kind == EV_SOFTIRQ_EXIT) && c->real_depth > 0)
+    /* the innermost window open now (an exit's is the one it closes) */
+    if (c->real_depth > 0 && c->real_depth <= 32) {
+        bool own = c->own_mask >> (c->real_depth - 1) & 1;
+        d->line_own_irq = own && (kind == EV_SOFTIRQ_ENTRY || kind == EV_SOFTIRQ_EXIT);
+        d->line_ctx = own && !hard_flag ? CTX_OWN_SOFTIRQ : CTX_IRQ;
+    } else if (c->real_depth > 32) {
+        d->line_ctx = CTX_IRQ;
+    }
+    if ((kind == EV_IRQ_EXIT || kind == EV_SOFTIRQ_EXIT) && c->real_depth > 0)
         c->real_depth--;
+    c->last_tid = s->tid;
+    c->last_hard = hard_flag || kind == EV_IRQ_ENTRY || kind == EV_IRQ_EXIT;
 }
 
 static void map_line(argus_ft *d, line_slot *s)
@@ -1324,16 +1506,18 @@ static void map_line(argus_ft *d, line_slot *s)
     if (!cur->comm[0])
         set_comm(cur, s->text + s->comm_off, s->comm_len);
     set_tgid(cur, s->tgid);
-    if (cur->waiting)
-        write_woken(d, s, cur, true); /* its own event before a switch-in */
-    track_irq_ctx(d, s);
     const char *p = s->text + s->body_off, *end = s->text + s->len;
     const char *q = p;
     while (q < end && is_ident(*q))
         q++;
     span name = {p, (size_t)(q - p)};
+    bool named = q < end && *q == ':' && name.n;
+    ev_kind kind = named ? event_kind(d, name.p, name.n) : EV_OTHER;
+    if (cur->waiting) /* its own event before a switch-in */
+        write_woken(d, s, cur, true, NULL, line_says_timed_out(s, name, q));
+    track_irq_ctx(d, s, kind);
     d->event_name = (span){0};
-    if (q < end && *q == ':' && name.n) {
+    if (named) {
         d->event_name = name;
         const char *b = q + 1;
         while (b < end && *b == ' ')
@@ -1354,7 +1538,6 @@ static void map_line(argus_ft *d, line_slot *s)
                           have, ret);
             return;
         }
-        ev_kind kind = event_kind(d, name.p, name.n);
         switch (kind) {
         case EV_SWITCH: return map_switch(d, s, cur, body);
         case EV_WAKING:
@@ -1404,6 +1587,151 @@ static void map_line(argus_ft *d, line_slot *s)
     write_raw(d, s, cur);
 }
 
+/* ---- The first pass: threads asleep when the trace began ---------------- */
+
+/* A ring buffer in overwrite mode starts in the middle of the story: a
+ * thread asleep all along shows up first as the target of a wakeup, with
+ * no switch away from it before. A first pass over the text finds them,
+ * so that each gets a `wait` at the trace's first instant (written before
+ * the first event, in ts order) and its wakeup ends a wait like any
+ * other. A thread first seen switched in was runnable, not asleep. */
+static struct prescan *prescan_thread(argus_ft *d, uint64_t tid)
+{
+    bool created;
+    struct prescan *p = argus_table_put(&d->prescan, tid, &created);
+    if (created)
+        p->tgid = -1;
+    return p;
+}
+
+void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
+{
+    while (n && (*p == ' ' || *p == '\t'))
+        p++, n--;
+    if (n == 0 || *p == '#' || n > LINE_MAX_BYTES)
+        return;
+    line_slot s = {.text = (char *)p, .len = (uint32_t)n};
+    if (!parse_head(&s))
+        return;
+    const char *b = p + s.body_off, *end = p + n, *q = b;
+    while (q < end && is_ident(*q))
+        q++;
+    span name = {b, (size_t)(q - b)};
+    if (s.tid != 0) { /* the idle task never waits */
+        struct prescan *own = prescan_thread(d, s.tid);
+        if (own->asleep && !own->own_line) { /* its first line after the wakeup */
+            if (name.n > 9 && memcmp(name.p, "sys_exit_", 9) == 0)
+                argus_utf8_copy(own->sys, sizeof own->sys, name.p + 9, name.n - 9);
+            else if (name.n > 4 && memcmp(name.p, "sys_", 4) == 0 && end - q >= 4 &&
+                     memcmp(q, " -> ", 4) == 0)
+                argus_utf8_copy(own->sys, sizeof own->sys, name.p + 4, name.n - 4);
+            own->own_line = true;
+        }
+        own->seen = true;
+        if (s.tgid >= 0)
+            own->tgid = s.tgid;
+    }
+    if (q == end || *q != ':')
+        return;
+    ev_kind kind = event_kind(d, name.p, name.n);
+    if (kind != EV_WAKING && kind != EV_WAKEUP && kind != EV_WAKEUP_NEW && kind != EV_SWITCH)
+        return;
+    span body = {q + 1, (size_t)(end - q - 1)}, comm = {0}, after, st;
+    uint64_t target = 0, prev;
+    bool have = kind == EV_SWITCH
+                    ? field_dec(body, "next_pid", &target) ||
+                          plugin_switch(body, &comm, &prev, &st, &comm, &target)
+                    : field_dec(body, "pid", &target) || plugin_task(body, &comm, &target, &after);
+    if (!have || target == 0)
+        return;
+    struct prescan *t = prescan_thread(d, target);
+    if (!t->seen) { /* a new task's first wakeup is no sleep */
+        t->asleep = kind == EV_WAKING || kind == EV_WAKEUP;
+        if (t->asleep && (comm.n || field(body, "comm", &comm)))
+            argus_utf8_copy(t->comm, sizeof t->comm, comm.p, comm.n);
+    }
+    t->seen = true;
+}
+
+/* The waits of the threads asleep when the trace began, at its first
+ * instant S, by tid. */
+static int by_tid(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void write_start_waits(argus_ft *d, const line_slot *s)
+{
+    d->start_waits_written = true;
+    size_t pos = 0, n = 0;
+    uint64_t tid, *tids = malloc((d->prescan.count + 1) * sizeof *tids);
+    void *v;
+    if (!tids)
+        abort();
+    while (argus_table_next(&d->prescan, &pos, &tid, &v))
+        if (((struct prescan *)v)->asleep)
+            tids[n++] = tid;
+    qsort(tids, n, sizeof *tids, by_tid);
+    for (size_t i = 0; i < n; i++) {
+        struct prescan *p = argus_table_get(&d->prescan, tids[i]);
+        thread *t = get_thread(d, tids[i]);
+        if (t->tgid < 0 && p->tgid >= 0)
+            set_tgid(t, p->tgid);
+        if (!t->comm[0])
+            set_comm(t, p->comm, strlen(p->comm));
+        BEGIN(d, s, t, "wait", 2);
+        argus_put_key(d->w, "reason");
+        argus_put_cstr(d->w, p->sys[0] ? p->sys : "sleeping");
+        PUT_LIT(d->w, "synth");
+        argus_put_bool(d->w, true);
+        argus_end_record(d->w);
+        t->waiting = true;
+        d->n_start_waits++;
+    }
+    free(tids);
+}
+
+/* The first pass over a regular file (read with pread: the input's own
+ * position and buffer are left alone). */
+static void prescan_file(argus_ft *d, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    size_t cap = 1u << 20, have = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        abort();
+    off_t off = 0;
+    bool skipping = false; /* the rest of a line longer than the buffer */
+    for (;;) {
+        ssize_t r = pread(fd, buf + have, cap - have, off);
+        if (r <= 0) {
+            if (have && !skipping)
+                argus_ft_prescan_line(d, buf, have);
+            break;
+        }
+        off += r;
+        have += (size_t)r;
+        char *p = buf, *end = buf + have, *nl;
+        while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+            if (!skipping)
+                argus_ft_prescan_line(d, p, (size_t)(nl - p));
+            skipping = false;
+            p = nl + 1;
+        }
+        have = (size_t)(end - p);
+        if (have == cap) { /* a line longer than the buffer: not a head */
+            skipping = true;
+            have = 0;
+        } else {
+            memmove(buf, p, have);
+        }
+    }
+    free(buf);
+}
+
 /* ---- The window ------------------------------------------------------- */
 
 static void take_oldest(argus_ft *d)
@@ -1417,6 +1745,8 @@ static void take_oldest(argus_ft *d)
     }
     d->last_ts = s->ts;
     d->have_last = true;
+    if (!d->start_waits_written && d->have_zero)
+        write_start_waits(d, s);
     if (s->kind == HEAD_EVENT) {
         map_line(d, s);
     } else {
@@ -1576,6 +1906,7 @@ int argus_ft_finish(argus_ft *d)
 
 int argus_ft_read(argus_ft *d, argus_input *in)
 {
+    prescan_file(d, in->fd);
     for (;;) {
         char *start = (char *)in->buf + in->lo;
         char *nl = memchr(start, '\n', in->hi - in->lo);
@@ -1654,6 +1985,9 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     COUNT(d->n_pair_wakeups, "sched_wakeup lines after their sched_waking (one counts)");
     COUNT(d->n_failed_wakeups, "wakeups with success=0 (the target was running)");
     COUNT(d->n_ipc, "ipc events paired from a send waking a receive");
+    COUNT(d->n_start_waits, "threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start");
+    COUNT(d->n_own_softirq, "network softirqs run inside the thread's own system call (in_syscall)");
+    COUNT(d->n_timer_wakeups, "wakeups by the expiry of the target's own timer (timed_out)");
     COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");
     COUNT(d->window.moved, "lines moved into ts order by the reorder window");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# argus-cull-interrupts: CULL-1, CULL-2, CULL-3.
+# argus-cull-interrupts: CULL-1, CULL-2, CULL-3, CULL-SYSCALL.
 
 load test_helper
 
@@ -43,8 +43,31 @@ argus-cull-interrupts: begin left open: 1"
 @test "--help lists the rules and flags" {
     run argus-cull-interrupts --help
     assert_success
-    assert_line --index 0 "Usage: argus-cull-interrupts [--drop] [-v] [FILE|-]"
-    for rule in CULL-1 CULL-2 CULL-3 --drop --verbose; do
+    assert_line --index 0 "Usage: argus-cull-interrupts [--drop] [--no-in-syscall] [-v] [FILE|-]"
+    for rule in CULL-1 CULL-2 CULL-3 CULL-SYSCALL --drop --no-in-syscall --verbose; do
         assert_output --partial "$rule"
     done
+}
+
+@test "CULL-SYSCALL: a softirq the thread's own system call ran (in_syscall) is its own work: neither it nor its wakeup is marked, a hardirq nested in it is; NET_RX on the idle task is marked" {
+    run sh -c "argus-decode fixtures/graph/cull-syscall.jsonl | argus-cull-interrupts | argus-to-json"
+    assert_success
+    assert_output "$(cat fixtures/graph/cull-syscall.cull-interrupts.expected.jsonl)"
+    run sh -c "argus-decode fixtures/graph/cull-syscall.jsonl | argus-cull-interrupts | argus-to-json | jq -c 'select(.ctx) | .id' | tr '\n' ' '"
+    assert_output "5 6 11 12 13 "
+}
+
+@test "CULL-SYSCALL: so link-wakeups links the server's wakeup to the client's woken (wakeup + wait edges); the idle task's NET_RX wakeup is I/O (resume)" {
+    run sh -c "argus graph fixtures/graph/cull-syscall.jsonl | argus-to-json | jq -c 'select(.type == \"edge\")'"
+    assert_output '{"type":"edge","kind":"wait","from":1,"to":4,"weak":true}
+{"type":"edge","kind":"wakeup","from":4,"to":9}
+{"type":"edge","kind":"resume","from":10,"to":14}'
+}
+
+@test "CULL-SYSCALL: --no-in-syscall marks those windows like any interrupt; -v counts them" {
+    run sh -c "argus-decode fixtures/graph/cull-syscall.jsonl | argus-cull-interrupts --no-in-syscall | argus-to-json | jq -c 'select(.ctx) | .id' | tr '\n' ' '"
+    assert_output "3 4 5 6 7 11 12 13 "
+    run sh -c "argus-decode fixtures/graph/cull-syscall.jsonl | argus-cull-interrupts -v 2>&1 >/dev/null"
+    assert_output "argus-cull-interrupts: softirqs of the thread's own system call (CULL-SYSCALL): 1
+argus-cull-interrupts: events marked: 5"
 }

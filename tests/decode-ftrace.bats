@@ -74,9 +74,11 @@ setup() {
 @test "systrace HTML (issue 6.1): the JSON trace-data block skipped, the text one read, the HTML around it counted" {
     fixture systrace.html
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/systrace.html 2>&1 >/dev/null'
-    assert_output "argus-decode: 24 lines read, 2 events written
+    assert_output "argus-decode: 24 lines read, 4 events written
   4 comment and header lines
-  18 HTML lines around the trace"
+  18 HTML lines around the trace
+  1 woken at the switch that ran a waiting thread
+  1 threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start"
 }
 
 @test "the syscall tracer's sys_foo(args) / sys_foo -> ret shape (issue 6.1): args hex without 0x, ret signed; a pipe write waking a read is an ipc send and recv via fd" {
@@ -130,11 +132,12 @@ setup() {
         echo '  waker-10  [000] d... 1.000006: sched_wakeup: comm=b pid=21 prio=120 target_cpu=001'
         echo '  waker-10  [000] d... 1.000007: sched_wakeup: comm=a pid=20 prio=120 target_cpu=001'
     } > "$T/pairs.txt"
-    run sh -c "argus-decode --format ftrace $T/pairs.txt | argus-to-json | jq -c 'select(.id) | [.ts, .target]' | tr -d '\n'"
+    run sh -c "argus-decode --format ftrace $T/pairs.txt | argus-to-json | jq -c 'select(.type == \"wakeup\") | [.ts, .target]' | tr -d '\n'"
     assert_output '[0,20][2000,20][3000,21][4000,20]'
     run sh -c "argus-decode -v --format ftrace $T/pairs.txt 2>&1 >/dev/null"
-    assert_output "argus-decode: 7 lines read, 4 events written
-  3 sched_wakeup lines after their sched_waking (one counts)"
+    assert_output "argus-decode: 7 lines read, 6 events written
+  3 sched_wakeup lines after their sched_waking (one counts)
+  2 threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start"
 }
 
 @test "a send that wakes a thread not in a receiving syscall, or a futex wake, makes no ipc (issue 6.1)" {
@@ -204,7 +207,8 @@ setup() {
         echo '  a-1  [000] ..s. 1.000006: timer_cancel: timer=ffff0002'
     } > "$T/ctx.txt"
     run sh -c "argus-decode --format ftrace $T/ctx.txt | argus-to-json | jq -c 'select(.id) | [.ts, .type, .phase, .name // .target // .timer]' | tr -d '\n'"
-    assert_output '[0,"interrupt","begin","x"][1000,"syscall","begin","getpid"][2000,"interrupt","begin","hardirq context"][2000,"wakeup",null,2][3000,"timer_cancel",null,"0xffff0001"][4000,"interrupt","end","hardirq context"][4000,"syscall","end","getpid"][5000,"interrupt","begin","softirq context"][5000,"timer_cancel",null,"0xffff0002"][5000,"interrupt","end","softirq context"]'
+    # b (2), first named by a wakeup, was asleep when the trace began
+    assert_output '[0,"wait",null,null][0,"interrupt","begin","x"][1000,"syscall","begin","getpid"][2000,"interrupt","begin","hardirq context"][2000,"wakeup",null,2][3000,"timer_cancel",null,"0xffff0001"][4000,"interrupt","end","hardirq context"][4000,"syscall","end","getpid"][5000,"interrupt","begin","softirq context"][5000,"timer_cancel",null,"0xffff0002"][5000,"interrupt","end","softirq context"]'
 }
 
 @test "unknown events and lines without a head (issue 6.1, 6.6): kept as ftrace events (with the event name when there is one; headless on thread 0 at the previous line's ts); preamble and overwrite markers skipped; a LOST line warns; -v counts" {
@@ -266,7 +270,8 @@ argus-decode: 13 lines read, 8 events written
     printf '  bad\xff\xfename-99  [002] .... 7.000001: sched_waking: comm=x\xc3 pid=98 prio=120 target_cpu=002\n  bad\xff\xfename-99  [002] .... 7.000002: my_event: \xe2\x82 ok\n' > "$T/utf8.txt"
     run sh -c "argus-decode --format ftrace $T/utf8.txt | argus-validate"
     assert_success
-    assert_output --partial 'valid: 4 records, 2 events, 1 threads'
+    # (x, first named by a wakeup, asleep when the trace began: its wait)
+    assert_output --partial 'valid: 6 records, 3 events, 2 threads'
     # names are cut to valid UTF-8 with '?' for a bad byte, texts with U+FFFD
     run sh -c "argus-decode --format ftrace $T/utf8.txt | argus-to-json | jq -ac 'select(.tid == 99) | .name // .text // empty'"
     assert_output '"bad??name"
@@ -403,6 +408,18 @@ expected_counts() {
         }
     }
     /^ *#/ || /^version = / || /^cpus=/ || /^TRACE:$/ { next }
+    # first pass: a thread whose first mention is a wakeup of it was asleep
+    # when the trace began (a switch to it: runnable; a line of its own:
+    # running)
+    FNR == NR {
+        if (!match($0, /-[0-9]+ +(\( *[0-9-]+\) +)?\[[0-9]+\]/)) next
+        seen[substr($0, RSTART + 1) + 0] = 1
+        if ($0 ~ /: sched_switch: /) { t = val("next_pid"); seen[t] = 1 }
+        else if ($0 ~ /: sched_wak(ing|eup): /) { t = val("pid"); if (!seen[t]) asleep[t] = 1; seen[t] = 1 }
+        else if ($0 ~ /: sched_wakeup_new: /) seen[val("pid")] = 1
+        next
+    }
+    !started { started = 1; for (t in asleep) if (t != 0) { n["wait"]++; waiting[t] = 1 } }
     {
         if (!match($0, /-[0-9]+ +(\( *[0-9-]+\) +)?\[[0-9]+\]/)) { n["ftrace"]++; next }
         tid = substr($0, RSTART + 1) + 0
@@ -447,7 +464,7 @@ expected_counts() {
         else if (ev == "sched_process_exit") n["exit"]++
         else if (ev !~ /^(sched_process_fork|task_newtask|task_rename)$/) n["ftrace"]++
     }
-    END { for (c in open) if (open[c]) n["interrupt"]++; for (t in n) print t, n[t] }' "$1" | sort
+    END { for (c in open) if (open[c]) n["interrupt"]++; for (t in n) print t, n[t] }' "$1" "$1" | sort
 }
 
 @test "real traces (issue 6.4): every ftrace file of ../shared/traces decodes without error (auto-detected) and validates" {
@@ -467,11 +484,12 @@ expected_counts() {
     # 116 event lines: 72 sched_switch (35 prev_state=S, 9 D: 44 waits; 27
     # R or R+; 1 x, dead) and 44 sched_wakeup, 11 of them by the idle task
     # in hardirq context (d.h5) between task-context lines: 11 synthetic
-    # interrupt windows
+    # interrupt windows; 20 threads are first named by a wakeup of them
+    # (asleep when the trace began: a wait at its start each, 64 waits)
     want='interrupt 22
-wait 44
+wait 64
 wakeup 44
-woken 24'
+woken 44'
     run expected_counts "$f"
     assert_output "$want"
     run decoded_counts "$f"
@@ -485,15 +503,16 @@ woken 24'
     # softirq_raise, 5 tick_stop (19 ftrace); 12 sched_waking each followed
     # by its sched_wakeup (12 wakeups); 18 irq and softirq lines, and 6
     # synthetic windows around hardirq-context lines (the local timer's
-    # hrtimer_cancel/expire/start) outside them: 30 interrupt events
+    # hrtimer_cancel/expire/start) outside them: 30 interrupt events; 7
+    # threads first named by a wakeup (asleep when the trace began)
     want='ftrace 19
 interrupt 30
 timer_arm 22
 timer_cancel 23
 timer_fire 12
-wait 15
+wait 22
 wakeup 12
-woken 5'
+woken 9'
     run expected_counts "$f"
     assert_output "$want"
     run decoded_counts "$f"
@@ -507,11 +526,12 @@ woken 5'
     f="$ARGUS_TRACES/ftrace-juno-trace-cmd-report.txt"
     # numeric prev_state: 929 of 1, 134 of 2, 3 of 130 block (1066 waits);
     # 438 of 0, 335 of 4096 (preempted), 17 of 64 (dead) do not; 1068
-    # sched_wakeup; 14 print and 3 sched_overutilized lines (17 ftrace)
+    # sched_wakeup; 14 print and 3 sched_overutilized lines (17 ftrace); 32
+    # threads first named by a wakeup: asleep when the trace began
     want='ftrace 17
-wait 1066
+wait 1098
 wakeup 1068
-woken 1034'
+woken 1066'
     run expected_counts "$f"
     assert_output "$want"
     run decoded_counts "$f"
@@ -530,16 +550,18 @@ woken 1034'
     # synthetic windows around hardirq-context lines outside them; 75
     # ftrace: 40 sched_stat_runtime, 24 sched_wake_idle_without_ipi, 4
     # sched_process_wait, 4 softirq_raise, 3 sched_migrate_task; ipc: sshd
-    # writing wakes ssh in a select, twice (a send and a recv each)
+    # writing wakes ssh in a select, twice (a send and a recv each); 13
+    # threads asleep when the trace began (first named by a wakeup): 33
+    # waits
     want='exec 1
 exit 2
 ftrace 75
 interrupt 20
 ipc 4
 syscall 842
-wait 20
+wait 33
 wakeup 31
-woken 9'
+woken 22'
     run expected_counts "$f"
     assert_output "$want"
     run decoded_counts "$f"
@@ -580,7 +602,7 @@ woken 9'
 {"type":"wait","ts":85000,"tid":3487,"pid":3487,"cpu":0,"reason":"sleeping"}
 {"type":"wakeup","ts":189000,"tid":3490,"pid":3490,"cpu":3,"target":3487}
 {"type":"wakeup","ts":1252000,"tid":3485,"pid":3485,"cpu":3,"target":3487}
-{"type":"woken","ts":1272000,"tid":3487,"pid":3487,"cpu":0,"result":"awakened"}'
+{"type":"woken","ts":1272000,"tid":3487,"pid":3487,"cpu":0,"result":"awakened","runnable":20000}'
 }
 
 @test "real trace ftrace-juno-trace-cmd-report.txt (issue 6.4): a numeric prev_state=1 switch is a wait, the sched_wakeup its wakeup, the switch back its woken" {
@@ -594,14 +616,16 @@ woken 9'
               sh-1642  [002]    76.211756: sched_switch:          prev_comm=sh prev_pid=1642 prev_prio=120 prev_state=4096 next_comm=kworker/u12:1 next_pid=46 next_prio=120
    kworker/u12:1-46    [002]    76.211762: sched_switch:          prev_comm=kworker/u12:1 prev_pid=46 prev_prio=120 prev_state=1 next_comm=sh next_pid=1642 next_prio=120'
     run sh -c "argus-decode '$f' | argus-to-json | jq -c 'select(.id and (.tid == 46 or .target == 46) and .ts >= 183000 and .ts <= 249000) | del(.id)'"
-    # line 6 (183 us): sh wakes kworker 46; line 9 (202 us): 46 sleeps
-    # (prev_state=1); line 11 (239 us): sh wakes it; line 12 (243 us): sh
-    # is preempted (4096) for it: its woken, awakened; line 13 (249 us): it
-    # sleeps again
+    # line 6 (183 us): sh wakes kworker 46, first named here (asleep when
+    # the trace began: a wait at ts 0), which runs at 188 us, 5 us later,
+    # after sh; line 9 (202 us): 46 sleeps (prev_state=1); line 11 (239
+    # us): sh wakes it; line 12 (243 us): sh is preempted (4096) for it: its
+    # woken, awakened, runnable 4 us; line 13 (249 us): it sleeps again
     assert_output '{"type":"wakeup","ts":183000,"tid":1642,"pid":1642,"cpu":2,"target":46}
+{"type":"woken","ts":188000,"tid":46,"pid":46,"cpu":2,"result":"awakened","runnable":5000,"cpu_holder":1642}
 {"type":"wait","ts":202000,"tid":46,"pid":46,"cpu":2,"reason":"sleeping"}
 {"type":"wakeup","ts":239000,"tid":1642,"pid":1642,"cpu":2,"target":46}
-{"type":"woken","ts":243000,"tid":46,"pid":46,"cpu":2,"result":"awakened"}
+{"type":"woken","ts":243000,"tid":46,"pid":46,"cpu":2,"result":"awakened","runnable":4000,"cpu_holder":1642}
 {"type":"wait","ts":249000,"tid":46,"pid":46,"cpu":2,"reason":"sleeping"}'
 }
 

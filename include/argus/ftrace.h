@@ -38,6 +38,11 @@ const char *argus_ft_error(const argus_ft *d);
 /* Whether the first bytes look like ftrace text (or systrace HTML). */
 bool argus_ft_sniff(const uint8_t *buf, size_t len);
 
+/* The first pass over a text, one line at a time, before any
+ * argus_ft_line: it finds the threads asleep when the trace began (their
+ * first mention a wakeup), which get a wait at its start. argus_ft_read
+ * makes this pass itself when the input is a regular file. */
+void argus_ft_prescan_line(argus_ft *d, const char *line, size_t len);
 /* A whole text, line by line, then finish. Returns 0 or -1. */
 int argus_ft_read(argus_ft *d, argus_input *in);
 /* One line (no newline), numbered in order from 1. Returns 0 or -1. */
