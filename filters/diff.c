@@ -45,6 +45,7 @@ static const char usage[] =
     "      --version           show the version\n";
 
 #define MS 1000000ull
+#define SECOND (1000 * MS)
 #define LONG_RUN (1500 * MS)
 #define MAX_WALK 64
 #define MAX_CANDIDATES 16
@@ -73,7 +74,22 @@ typedef struct ctx {
                                    counted once per hang */
     uint32_t nlonely;
     uint32_t nasked;
+    argus_table connected;      /* threads on this hang's causal paths and
+                                   wait chain (DIFF-CONNECTED) */
+    argus_table asked_pids;     /* processes those threads sent a request
+                                   to (an unanswered one included) */
 } ctx;
+
+/* DIFF-CONNECTED: on this hang's chain or causal path, in a process one
+ * of those threads sent a request to, or in the hang's own process (its
+ * threads share memory: flags and locks the trace does not show). */
+static bool connected(const ctx *c, uint32_t thread)
+{
+    uint64_t pid = c->g->threads[thread].pid;
+    return argus_table_get(&c->connected, thread) != NULL ||
+           argus_table_get(&c->asked_pids, pid) != NULL ||
+           pid == c->g->threads[c->hang_thread].pid;
+}
 
 /* ---- the baseline walk ------------------------------------------------------- */
 typedef struct walk_node {
@@ -286,6 +302,7 @@ static void walk_from(ctx *c, uint32_t hang, walk *cur, walks *out)
 typedef struct culprit {
     uint32_t thread, seg;       /* in the buggy graph */
     bool busy;
+    bool runnable;              /* woken, it waited for a CPU */
     uint64_t since, until;
     uint32_t depth, branch, order;
     uint32_t base_seg;          /* baseline node, or NONE */
@@ -379,7 +396,10 @@ static void describe_state(char *buf, size_t len, const argus_graph *g,
                            const culprit *c)
 {
     const argus_seg *s = &g->segs[c->seg];
-    if (c->busy)
+    if (c->runnable)
+        snprintf(buf, len, "was runnable %.3f s from %.3f s, waiting for a CPU",
+                 (double)(c->until - c->since) / 1e9, secs(c->since));
+    else if (c->busy)
         snprintf(buf, len, "was running %.3f s without blocking from %.3f s",
                  (double)(c->until - c->since) / 1e9, secs(c->since));
     else
@@ -392,6 +412,41 @@ static void describe_state(char *buf, size_t len, const argus_graph *g,
 static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                       uint32_t base_node, uint32_t depth, culprits *cs,
                       uint32_t first_branch);
+
+/* Whether thread T has, in this trace, an edge to a thread playing
+ * baseline thread BT's role (SAME_KIND: of baseline kind KIND, from T;
+ * else either way, any kind), touching a segment ongoing from a second
+ * before the hang began up to AT. */
+static bool edge_with_role(const ctx *c, uint32_t t, uint32_t bt, bool same_kind,
+                           uint32_t kind, uint64_t hang_begin, uint64_t at)
+{
+    const argus_graph *g = c->g;
+    const char *want = same_kind ? argus_graph_str(c->base, kind) : NULL;
+    uint32_t peers[MAX_CANDIDATES];
+    int np = argus_graph_role_peers(g, c->base, bt, peers, MAX_CANDIDATES);
+    uint64_t from = hang_begin > g->t_first + SECOND ? hang_begin - SECOND : g->t_first;
+    const uint32_t *segs = g->thread_segs + g->seg_first[t];
+    uint32_t n = g->seg_first[t + 1] - g->seg_first[t];
+    for (uint32_t i = 0; i < n; i++) {
+        const argus_seg *s = &g->segs[segs[i]];
+        if (argus_seg_until(g, s) < from || s->begin > at)
+            continue;
+        for (int dir = 0; dir < 1 + !same_kind; dir++) {
+            uint32_t len = dir ? s->in_len : s->out_len, off = dir ? s->in_off : s->out_off;
+            for (uint32_t k = 0; k < len; k++) {
+                const argus_gedge *e = &g->edges[dir ? g->in_edges[off + k] : g->out_edges[off + k]];
+                const argus_seg *o = &g->segs[dir ? e->from_seg : e->to_seg];
+                if ((want && strcmp(argus_graph_str(g, e->kind), want) != 0) || o->begin > at ||
+                    argus_seg_until(g, o) < from)
+                    continue;
+                for (int p = 0; p < np; p++)
+                    if (o->thread == peers[p])
+                        return true;
+            }
+        }
+    }
+    return false;
+}
 
 /* DIFF-CULPRIT for one baseline walk. */
 static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
@@ -444,6 +499,24 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                 continue;
             if (busy && until - since < LONG_RUN && since > a)
                 continue;
+            /* DIFF-CONNECTED: a thread tied to this hang in this trace
+             * (on its chain or causal path, or acting in the baseline on
+             * one that is), not one that only shares a name with a
+             * baseline thread */
+            uint32_t toward = i > 0 ? b->segs[w->nodes[i - 1].seg].thread : ARGUS_NONE;
+            if (!connected(c, t) &&
+                (toward == ARGUS_NONE || !edge_with_role(c, t, toward, false, 0, hs->begin, at))) {
+                argus_count("baseline threads not tied to this hang (DIFF-CONNECTED)", 1);
+                continue;
+            }
+            /* DIFF-MISSING: its baseline edge into the hang's thread is
+             * missing here, not made here too (the X server delivered
+             * this key press too, the recorder started it too) */
+            if (wn->edge != ARGUS_NONE && i == 1 &&
+                edge_with_role(c, t, toward, true, b->edges[wn->edge].kind, hs->begin, at)) {
+                argus_count("baseline threads that acted here too (DIFF-MISSING)", 1);
+                continue;
+            }
             culprit *x = culprit_add(cs);
             x->thread = t;
             x->seg = seg;
@@ -513,20 +586,26 @@ static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
     free(ws.v);
 }
 
-/* Without a baseline: the threads of the wait chain, deepest first. */
-static void chain_culprits(const argus_graph *g, uint32_t h, uint64_t at,
-                           culprits *cs)
+/* The threads of the wait chain, deepest first (DIFF-CULPRIT without a
+ * baseline, and the culprits a baseline confirms or adds to). The hang's
+ * own thread is a culprit only when the chain ends at it (it ran, or
+ * waited for a CPU held by the next link). */
+static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t from,
+                                  culprits *cs)
 {
     argus_chain chain;
-    argus_wait_chain(g, h, at, ARGUS_CHAIN_MAX, &chain);
-    for (uint32_t i = 1; i < chain.len; i++) {
+    argus_wait_chain(g, h, from, ARGUS_CHAIN_MAX, &chain);
+    for (uint32_t i = chain.len; i-- > 1;) {    /* deepest first */
         const argus_seg *s = &g->segs[chain.segs[i]];
+        if (has_thread(cs, s->thread))
+            continue;
         culprit *x = culprit_add(cs);
         x->thread = s->thread;
         x->seg = chain.segs[i];
-        x->busy = s->wait_id == UINT64_MAX;
-        x->since = x->busy ? s->begin : s->end;
-        x->until = argus_seg_until(g, s);
+        x->busy = chain.state[i] == ARGUS_LINK_RUNNING;
+        x->runnable = chain.state[i] == ARGUS_LINK_RUNNABLE;
+        x->since = chain.since[i];
+        x->until = chain.until[i];
         x->depth = i - 1;
         x->branch = 1;
         x->order = i;
@@ -536,6 +615,45 @@ static void chain_culprits(const argus_graph *g, uint32_t h, uint64_t at,
                  "link %u of the wait chain (via %s; the chain ends: %s); it %s",
                  i, chain.via[i - 1], chain.end, state);
     }
+    return chain.end;
+}
+
+/* DIFF-CHAIN: the wait chain and the baseline's culprits, one list. A
+ * chain that ends at a thread that held the hang up by itself (it slept,
+ * ran, or held the CPU) gives the order, deepest first: the baseline
+ * cannot see a cause it never had (a lock holder the normal run did not
+ * meet), and its own order (farthest back on the normal run's path)
+ * puts a thread that only waited on the culprit before it. A thread the
+ * baseline names too is told with the baseline's evidence (its missing
+ * edge); the baseline's other culprits follow. Otherwise the baseline's
+ * culprits stand (they name what the buggy run is missing where the
+ * chain stops: an interrupt, a request nobody answered), and the chain's
+ * only when the baseline names none. */
+static void merge_culprits(culprits *out, const culprits *chain, const culprits *base,
+                           const char *end)
+{
+    bool conclusive = chain->n && end &&
+                      (strcmp(end, "timeout") == 0 || strcmp(end, "running") == 0 ||
+                       strcmp(end, "runnable") == 0);
+    if (!conclusive) {
+        const culprits *list = base->n ? base : chain;
+        for (uint32_t i = 0; i < list->n; i++)
+            *culprit_add(out) = list->v[i];
+        return;
+    }
+    for (uint32_t i = 0; i < chain->n; i++) {
+        const culprit *x = &chain->v[i];
+        for (uint32_t k = 0; k < base->n; k++)
+            if (base->v[k].thread == x->thread) {
+                x = &base->v[k];
+                break;
+            }
+        *culprit_add(out) = *x;
+        out->v[out->n - 1].branch = 1;
+    }
+    for (uint32_t k = 0; k < base->n; k++)
+        if (!has_thread(out, base->v[k].thread))
+            *culprit_add(out) = base->v[k];
 }
 
 static int by_rank(const void *a, const void *b)
@@ -638,6 +756,7 @@ static uint32_t matched_node(const ctx *c, uint32_t n)
 
 typedef struct hang_rec {
     uint32_t n, seg;
+    uint64_t from;              /* where its wait began (its first retry's) */
     uint64_t at;
     bool busy;
 } hang_rec;
@@ -648,6 +767,41 @@ static bool field_is(const argus_record *r, const char *key, const char *want)
     const argus_field *f = argus_get_named(r, key);
     size_t n = strlen(want);
     return f && f->kind == ARGUS_V_TEXT && f->slen == n && memcmp(f->s, want, n) == 0;
+}
+
+/* DIFF-CONNECTED: the threads of this hang's causal paths (its path
+ * records) and of its wait chain. */
+static void tie_seg(ctx *c, uint32_t si)
+{
+    const argus_seg *s = &c->g->segs[si];
+    *(uint8_t *)argus_table_put(&c->connected, s->thread, NULL) = 1;
+    if (s->send_peer != UINT64_MAX)
+        *(uint8_t *)argus_table_put(&c->asked_pids, s->send_peer, NULL) = 1;
+}
+
+static void index_connected(ctx *c, const hang_rec *hr, const culprits *cs)
+{
+    argus_table_free(&c->connected);
+    argus_table_free(&c->asked_pids);
+    argus_table_init(&c->connected, sizeof(uint8_t));
+    argus_table_init(&c->asked_pids, sizeof(uint8_t));
+    tie_seg(c, hr->seg);
+    for (uint32_t i = 0; i < cs->n; i++)
+        tie_seg(c, cs->v[i].seg);
+    for (uint32_t i = 0; i < c->g->nextras; i++) {
+        if (!argus_extra_is(&c->g->extras[i], "path"))
+            continue;
+        const argus_record *r = argus_graph_parse_extra(c->g, i);
+        if (!r || field_uint(r, "hang") != hr->n)
+            continue;
+        uint64_t segs[256];
+        int n = argus_get_named_uint_array(r, "segs", segs, 256);
+        for (int k = 0; k < n; k++) {
+            uint32_t si = argus_graph_find_seg(c->g, segs[k]);
+            if (si != ARGUS_NONE)
+                tie_seg(c, si);
+        }
+    }
 }
 
 static void diff_hang(ctx *c, const hang_rec *hr)
@@ -687,13 +841,19 @@ static void diff_hang(ctx *c, const hang_rec *hr)
                      (double)(c->base->segs[n0].end - c->base->segs[n0].begin) / 1e9);
         else
             snprintf(x->evidence, sizeof x->evidence, "the hang's own thread %s", state);
-    } else if (n0 != ARGUS_NONE) {
-        diff_node(c, hr->n, hr->seg, hr->at, n0, 0, &cs, 1);
     } else {
-        chain_culprits(g, hr->seg, hr->at, &cs);
+        culprits chain = {0}, base = {0};
+        const char *end = chain_culprits(g, hr->seg, hr->from, &chain);
+        if (n0 != ARGUS_NONE) {
+            index_connected(c, hr, &chain);
+            diff_node(c, hr->n, hr->seg, hr->at, n0, 0, &base, 1);
+            qsort(base.v, base.n, sizeof *base.v, by_rank);
+        }
+        merge_culprits(&cs, &chain, &base, end);
+        free(chain.v);
+        free(base.v);
     }
-    qsort(cs.v, cs.n, sizeof *cs.v, by_rank);
-    uint32_t last_branch = 0;
+    uint32_t last_branch = UINT32_MAX;
     for (uint32_t i = 0; i < cs.n; i++) {
         bool root = cs.v[i].branch != last_branch;
         last_branch = cs.v[i].branch;
@@ -722,6 +882,8 @@ int main(int argc, char **argv)
         {0, 0, 0, 0},
     };
     ctx c = {.depth = 2, .max_branches = 8};
+    argus_table_init(&c.connected, sizeof(uint8_t));
+    argus_table_init(&c.asked_pids, sizeof(uint8_t));
     const char *baseline = NULL;
     bool interactive = false;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
@@ -797,11 +959,16 @@ int main(int argc, char **argv)
         }
         hr.n = (uint32_t)n;
         hr.at = at == UINT64_MAX ? g.segs[hr.seg].begin : at;
+        uint64_t first = field_uint(r, "first_seg");
+        uint32_t fs = first == UINT64_MAX ? hr.seg : argus_graph_find_seg(&g, first);
+        hr.from = g.segs[fs == ARGUS_NONE ? hr.seg : fs].end;
         hr.busy = field_is(r, "class", "busy");
         diff_hang(&c, &hr);
     }
     if (c.ch.tty)
         fclose(c.ch.tty);
+    argus_table_free(&c.connected);
+    argus_table_free(&c.asked_pids);
     free(c.ch.list);
     argus_graph_free(&g);
     if (c.base) {

@@ -53,6 +53,9 @@ static const char usage[] =
 #define SEARCH_BACK (1500 * MS)     /* SPIN-INDICATOR: 1.5 s */
 #define LONG_WAIT (800 * MS)        /* SPIN-CLASS wait */
 #define LONG_RUN (1500 * MS)        /* SPIN-CLASS busy */
+#define LINUX_HANG_MS 500           /* SPIN-HANG's default on Linux traces */
+#define HANG_LINUX_DEFAULT UINT64_MAX
+#define MAX_HANG_MS (1000ull * 1000 * 1000)   /* 11.6 days: hang_ms * MS fits */
 
 static const char *const default_symbols[] = {"CGSConnectionSetSpinning",
                                               "ConnectionSetSpinning"};
@@ -117,6 +120,9 @@ static void on_event(const argus_record *r, void *ctx)
 /* ---- hang nodes ------------------------------------------------------------- */
 typedef struct hang {
     uint32_t seg;
+    uint32_t first;             /* the first segment of a retried wait */
+    uint32_t waits;             /* waits in it (1 for a single one) */
+    uint64_t duration;          /* for the order of --hang nodes */
     uint64_t at, event;         /* event: UINT64_MAX for --hang */
     const char *indicator;
 } hang;
@@ -168,10 +174,13 @@ static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
 }
 
 /* SPIN-CLASS */
-static const char *class_of(const argus_graph *g, const argus_seg *s)
+static const char *class_of(const argus_graph *g, const hang *h)
 {
+    const argus_seg *s = &g->segs[h->seg];
     if (s->nyields && 3ull * s->nyields >= s->nevents)
         return "yield";
+    if (h->event == UINT64_MAX) /* --hang: it ran, or it waited */
+        return h->waits == 0 ? "busy" : "wait";
     if (s->wait_id != UINT64_MAX &&
         (blocked_for(g, s) >= LONG_WAIT || s->ntimeouts >= 2))
         return "wait";
@@ -180,9 +189,233 @@ static const char *class_of(const argus_graph *g, const argus_seg *s)
     return s->wait_id != UINT64_MAX ? "wait" : "busy";
 }
 
+/* --proc: the process's name, or its first 15 bytes (Linux's comm). */
 static bool proc_is(const argus_graph *g, uint32_t thread, const char *proc)
 {
-    return !proc || strcmp(argus_graph_str(g, g->threads[thread].proc), proc) == 0;
+    const char *name = argus_graph_str(g, g->threads[thread].proc);
+    return !proc || strcmp(name, proc) == 0 ||
+           (strlen(name) == 15 && strncmp(name, proc, 15) == 0);
+}
+
+/* ---- SPIN-HANG: the threads watched, and waits that are no hang ------------ */
+
+/* Display servers: a wake-up from one of them brings input (SPIN-IDLE). */
+static const char *const default_input_servers[] = {
+    "Xorg", "Xvfb", "Xwayland", "X", "Xephyr", "Xnest", "Xvnc", "gnome-shell",
+    "mutter", "kwin_wayland", "kwin_x11", "weston", "sway", "Hyprland", "labwc",
+    "wayfire", "river", "cage", "gamescope",
+};
+
+typedef struct watch {
+    bool no_idle;               /* --no-idle: SPIN-IDLE off */
+    const char *proc;
+    const char **input_servers;
+    int ninput_servers;
+    uint64_t limit;
+} watch;
+
+static bool name_in_list(const char *name, const char *const *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* SPIN-HANG watches the main threads of programs: not kernel threads, not
+ * the idle task, not the recorder itself. */
+static bool watched(const argus_graph *g, uint32_t t, const watch *w)
+{
+    const argus_gthread *th = &g->threads[t];
+    return th->main && !th->kernel && th->tid != 0 &&
+           strcmp(argus_graph_str(g, th->proc), "argus-record") != 0 && proc_is(g, t, w->proc);
+}
+
+static bool event_loop_wait(const argus_graph *g, const argus_seg *s)
+{
+    static const char *const loops[] = {"poll", "ppoll", "select", "pselect6", "epoll_wait",
+                                        "epoll_pwait", "epoll_pwait2"};
+    return name_in_list(argus_graph_str(g, s->wait_reason), loops,
+                        (int)(sizeof loops / sizeof *loops));
+}
+
+/* SPIN-IDLE: the wait ending segment S was the program waiting for
+ * input, not a hang: a display server woke it (directly, or through a
+ * thread of the program it woke just before: Tk's notifier, GLib's
+ * workers), or it was a loop's poll that only timed out. */
+static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
+{
+    for (int hop = 0; hop < 3 && s != ARGUS_NONE; hop++) {
+        const argus_seg *x = &g->segs[s];
+        uint32_t waker = ARGUS_NONE;
+        for (uint32_t k = 0; k < x->out_len && waker == ARGUS_NONE; k++) {
+            const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+            if (e->from == x->wait_id && e->to_seg != ARGUS_NONE &&
+                strcmp(argus_graph_str(g, e->kind), "wait") == 0)
+                waker = e->to_seg;
+        }
+        if (waker == ARGUS_NONE)
+            return false;
+        const argus_gthread *wt = &g->threads[g->segs[waker].thread];
+        if (name_in_list(argus_graph_str(g, wt->proc), w->input_servers, w->ninput_servers))
+            return true;
+        if (wt->pid != g->threads[x->thread].pid)
+            return false;
+        /* a thread of the program woke it: what had woken that thread */
+        uint32_t p = g->segs[waker].prev;
+        while (p != ARGUS_NONE && g->segs[p].ctx)
+            p = g->segs[p].prev;
+        if (p == ARGUS_NONE || g->segs[p].wait_id == UINT64_MAX)
+            return false;
+        s = p;
+    }
+    return false;
+}
+
+static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const watch *w)
+{
+    if (w->no_idle)
+        return false;
+    if (waited_for_input(g, last, w))
+        return true;
+    if (!event_loop_wait(g, &g->segs[last]))
+        return false;
+    for (uint32_t i = first;; i = argus_next_own(g, i)) {
+        if (g->segs[i].wake != ARGUS_WAKE_TIMED_OUT)
+            return false;
+        if (i == last)
+            return true;
+    }
+}
+
+/* SPIN-HANG on thread T: a segment that ran for the limit or more (busy),
+ * and a wait of the limit or more, its retries taken as one
+ * (argus_wait_retried), unless it was the program waiting for input
+ * (SPIN-IDLE). */
+static void hangs_of_thread(const argus_graph *g, uint32_t t, const watch *w, hangs *found)
+{
+    const uint32_t *segs = g->thread_segs + g->seg_first[t];
+    uint32_t n = g->seg_first[t + 1] - g->seg_first[t];
+    uint32_t skip_to = ARGUS_NONE;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = segs[k];
+        const argus_seg *s = &g->segs[i];
+        if (s->ctx)
+            continue;
+        if (skip_to != ARGUS_NONE) {   /* inside a retried wait already taken */
+            if (i == skip_to)
+                skip_to = ARGUS_NONE;
+            continue;
+        }
+        if (s->end - s->begin >= w->limit)
+            add_hang(found, (hang){.seg = i, .first = i, .waits = 0, .at = s->begin + w->limit,
+                                   .event = UINT64_MAX, .indicator = "hang",
+                                   .duration = s->end - s->begin});
+        if (s->wait_id == UINT64_MAX)
+            continue;
+        uint32_t last = i, waits = 1, nx;
+        while ((nx = argus_next_own(g, last)) != ARGUS_NONE && argus_wait_retried(g, last, nx)) {
+            last = nx;
+            waits++;
+        }
+        uint64_t until = argus_seg_until(g, &g->segs[last]);
+        if (until - s->end < w->limit)
+            continue;
+        if (last != i)
+            skip_to = last;
+        if (idle_wait(g, i, last, w)) {
+            argus_count("waits for input or a loop's timer, not hangs (SPIN-IDLE)", 1);
+            continue;
+        }
+        for (uint32_t j = 0; j < found->n; j++)
+            if (found->v[j].seg == i && found->v[j].event == UINT64_MAX)
+                found->v[j] = found->v[--found->n]; /* the wait after a long run: one hang */
+        add_hang(found, (hang){.seg = last, .first = i, .waits = waits,
+                               .at = s->end + w->limit, .event = UINT64_MAX,
+                               .indicator = "hang", .duration = until - s->begin});
+    }
+}
+
+/* SPIN-ORDER: --hang nodes come worst (longest) first, but hangs held up
+ * by the same thread (their wait chains end at it) stay together, the
+ * longest chain first (the farther the cause, the more it needs telling:
+ * a lock's waiter before the lock holder's own client), and a hang whose
+ * thread is a link of another's chain (the holder waiting itself) after
+ * the hangs it holds up. Indicator nodes keep their place before them. */
+static bool in_chain_of(const argus_graph *g, const argus_chain *c, uint32_t thread)
+{
+    for (uint32_t i = 1; i < c->len; i++)
+        if (g->segs[c->segs[i]].thread == thread)
+            return true;
+    return false;
+}
+
+typedef struct ordered {
+    hang h;
+    argus_chain c;
+    uint32_t group;             /* position of its group's first hang */
+    bool cause;
+    uint32_t pos;
+} ordered;
+
+static uint32_t root_thread(const argus_graph *g, const ordered *o)
+{
+    return o->c.len ? g->segs[o->c.segs[o->c.len - 1]].thread : g->segs[o->h.seg].thread;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const ordered *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->cause != y->cause)
+        return x->cause ? 1 : -1;
+    if (x->c.len != y->c.len)
+        return x->c.len > y->c.len ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains)
+{
+    uint32_t n = found->n;
+    ordered *o = calloc(n + 1, sizeof *o);
+    if (!o)
+        argus_die(ARGUS_EX_IOERR, "out of memory (hang order)");
+    for (uint32_t i = 0; i < n; i++) {
+        o[i] = (ordered){.h = found->v[i], .c = chains[i], .pos = i, .group = i};
+        if (found->v[i].event != UINT64_MAX)
+            continue;           /* indicators: as found */
+        for (uint32_t j = 0; j < i; j++)
+            if (found->v[j].event == UINT64_MAX && root_thread(g, &o[j]) == root_thread(g, &o[i])) {
+                o[i].group = o[j].group;
+                break;
+            }
+        for (uint32_t j = 0; j < n && !o[i].cause; j++)
+            o[i].cause = i != j && in_chain_of(g, &chains[j], g->segs[found->v[i].seg].thread);
+    }
+    qsort(o, n, sizeof *o, by_order);
+    for (uint32_t i = 0; i < n; i++) {
+        found->v[i] = o[i].h;
+        chains[i] = o[i].c;
+    }
+    free(o);
+}
+
+/* A Linux trace (no spinning cursor there): SPIN-HANG applies by default. */
+static bool linux_trace(argus_reader *rd)
+{
+    const argus_field *f = argus_get_named(argus_reader_header(rd), "source");
+    return f && f->kind == ARGUS_V_TEXT && f->slen == 6 && memcmp(f->s, "ftrace", 6) == 0;
+}
+
+static int by_severity(const void *a, const void *b)
+{
+    const hang *x = a, *y = b;
+    if (x->event != UINT64_MAX || y->event != UINT64_MAX) /* indicators first, in order */
+        return (x->event == UINT64_MAX) - (y->event == UINT64_MAX);
+    if (x->duration != y->duration)
+        return x->duration > y->duration ? -1 : 1;
+    return x->seg < y->seg ? -1 : x->seg > y->seg;
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -201,21 +434,30 @@ static const char *wake_name(uint8_t w)
 static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
                      const hang *h, const char *cls)
 {
-    const argus_seg *s = &g->segs[h->seg];
+    const argus_seg *s = &g->segs[h->seg], *first = &g->segs[h->first];
     bool is_wait = strcmp(cls, "wait") == 0 && s->wait_id != UINT64_MAX;
     const char *result = is_wait ? wake_name(s->wake) : NULL;
-    uint64_t until = argus_seg_until(g, s);
+    /* a busy node lasts while it runs; a wait until it ends, from the
+     * first of its retries */
+    uint64_t until = h->waits == 0 ? s->end : argus_seg_until(g, s);
+    uint64_t blocked = h->waits == 0 ? 0
+                       : first->wait_id != UINT64_MAX ? until - first->end : blocked_for(g, s);
+    bool retried = h->waits > 1;
     int pairs = 13 + argus_thread_field_count(g, s->thread) +
-                (h->event != UINT64_MAX) +
+                (h->event != UINT64_MAX) + 2 * retried +
                 (is_wait ? 2 + (s->wait_reason != 0) + (result != NULL) : 0);
     argus_put_map(w, (uint64_t)pairs);
     argus_put_key(w, "type"); argus_put_cstr(w, "hang");
     argus_put_key(w, "hang"); argus_put_uint(w, n);
     argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
+    if (retried) {
+        argus_put_key(w, "first_seg"); argus_put_uint(w, first->seg);
+        argus_put_key(w, "waits"); argus_put_uint(w, h->waits);
+    }
     argus_put_thread_fields(w, g, s->thread);
-    argus_put_key(w, "begin"); argus_put_uint(w, s->begin);
+    argus_put_key(w, "begin"); argus_put_uint(w, first->begin);
     argus_put_key(w, "end"); argus_put_uint(w, until);
-    argus_put_key(w, "duration"); argus_put_uint(w, until - s->begin);
+    argus_put_key(w, "duration"); argus_put_uint(w, until - first->begin);
     argus_put_key(w, "class"); argus_put_cstr(w, cls);
     argus_put_key(w, "indicator"); argus_put_cstr(w, h->indicator);
     argus_put_key(w, "at"); argus_put_uint(w, h->at);
@@ -224,7 +466,7 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
     }
     argus_put_key(w, "events"); argus_put_uint(w, s->nevents);
     argus_put_key(w, "yields"); argus_put_uint(w, s->nyields);
-    argus_put_key(w, "blocked"); argus_put_uint(w, blocked_for(g, s));
+    argus_put_key(w, "blocked"); argus_put_uint(w, blocked);
     argus_put_key(w, "timeouts"); argus_put_uint(w, s->ntimeouts);
     if (is_wait) {
         argus_put_key(w, "wait"); argus_put_uint(w, s->wait_id);
@@ -288,13 +530,15 @@ static void put_path(argus_writer *w, const argus_graph *g, uint32_t n,
     argus_end_record(w);
 }
 
+static const char *const link_states[] = {"blocked", "running", "runnable"};
+
 static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
                       const argus_chain *c)
 {
     const argus_seg *last = &g->segs[c->segs[c->len - 1]];
     /* what the last thread waited on, when it was waiting then */
-    bool waits = last->wait_id != UINT64_MAX && strcmp(c->end, "running") != 0;
-    argus_put_map(w, 6 + (waits ? 1 + (last->wait_reason != 0) : 0));
+    bool waits = last->wait_id != UINT64_MAX && c->state[c->len - 1] == ARGUS_LINK_BLOCKED;
+    argus_put_map(w, 10 + (waits ? 1 + (last->wait_reason != 0) : 0));
     argus_put_key(w, "type"); argus_put_cstr(w, "wait_chain");
     argus_put_key(w, "hang"); argus_put_uint(w, n);
     argus_put_key(w, "segs");
@@ -309,6 +553,22 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
     argus_put_array(w, c->len - 1);
     for (uint32_t i = 0; i + 1 < c->len; i++)
         argus_put_cstr(w, c->via[i]);
+    argus_put_key(w, "states");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_cstr(w, link_states[c->state[i]]);
+    argus_put_key(w, "since");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, c->since[i]);
+    argus_put_key(w, "until");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, c->until[i]);
+    argus_put_key(w, "waits");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, c->waits[i]);
     argus_put_key(w, "end"); argus_put_cstr(w, c->end);
     if (waits) {
         argus_put_key(w, "resource"); argus_put_uint(w, last->wait_resource);
@@ -324,7 +584,7 @@ int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
     enum { OPT_INDICATOR = 256, OPT_HANG, OPT_PROC, OPT_BEAM, OPT_MAX_STEPS,
-           OPT_NO_THREAD_ORDER, OPT_NO_WAIT_CHAIN };
+           OPT_NO_THREAD_ORDER, OPT_NO_WAIT_CHAIN, OPT_INPUT_SERVER, OPT_NO_IDLE };
     static const struct option opts[] = {
         {"indicator", required_argument, 0, OPT_INDICATOR},
         {"hang", required_argument, 0, OPT_HANG},
@@ -333,6 +593,8 @@ int main(int argc, char **argv)
         {"max-steps", required_argument, 0, OPT_MAX_STEPS},
         {"no-thread-order", no_argument, 0, OPT_NO_THREAD_ORDER},
         {"no-wait-chain", no_argument, 0, OPT_NO_WAIT_CHAIN},
+        {"input-server", required_argument, 0, OPT_INPUT_SERVER},
+        {"no-idle", no_argument, 0, OPT_NO_IDLE},
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -344,8 +606,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof default_symbols / sizeof *default_symbols; i++)
         symbols[nsymbols++] = default_symbols[i];
     symbols[nsymbols++] = spinning_flag;
-    uint64_t hang_ms = 0;
-    const char *proc = NULL;
+    uint64_t hang_ms = HANG_LINUX_DEFAULT;
+    const char *servers[64];
+    int nservers = 0;
+    for (size_t i = 0; i < sizeof default_input_servers / sizeof *default_input_servers; i++)
+        servers[nservers++] = default_input_servers[i];
+    watch w = {.input_servers = servers};
     argus_path_options popt = {5, 64, true};
     bool wait_chain = true;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
@@ -362,10 +628,18 @@ int main(int argc, char **argv)
             break;
         case OPT_HANG:
             hang_ms = argus_parse_uint_option("--hang", optarg);
-            if (!hang_ms)
-                argus_usage_error("--hang must be at least 1 ms");
+            if (hang_ms > MAX_HANG_MS)
+                argus_usage_error("--hang must be 0..%llu ms (0: off)",
+                                  (unsigned long long)MAX_HANG_MS);
             break;
-        case OPT_PROC: proc = optarg; break;
+        case OPT_PROC: w.proc = optarg; break;
+        case OPT_INPUT_SERVER:
+            if (nservers == 64)
+                argus_usage_error("too many --input-server names (at most %zu)",
+                                  64 - sizeof default_input_servers / sizeof *default_input_servers);
+            servers[nservers++] = optarg;
+            break;
+        case OPT_NO_IDLE: w.no_idle = true; break;
         case OPT_BEAM:
             popt.beam = (int)argus_parse_uint_option("--beam", optarg);
             if (popt.beam < 1 || popt.beam > 1000)
@@ -383,6 +657,7 @@ int main(int argc, char **argv)
     }
     f.symbols = symbols;
     f.nsymbols = nsymbols;
+    w.ninput_servers = nservers;
     const char *input = argus_input_arg(argc, argv);
 
     argus_stage st;
@@ -401,28 +676,34 @@ int main(int argc, char **argv)
             argus_count("indicators with no main-thread segment", 1);
             continue;
         }
-        if (!proc_is(&g, t, proc))
+        if (!proc_is(&g, t, w.proc))
             continue;
-        if (!add_hang(&found, (hang){s, in->ts, in->id, in->what}))
+        if (!add_hang(&found, (hang){.seg = s, .first = s, .waits = 1, .at = in->ts,
+                                     .event = in->id, .indicator = in->what}))
             argus_count("indicators on a hang already found", 1);
     }
+    if (hang_ms == HANG_LINUX_DEFAULT)
+        hang_ms = linux_trace(st.in) ? LINUX_HANG_MS : 0;
     if (hang_ms) {
-        uint64_t limit = hang_ms * MS;
-        for (uint32_t i = 0; i < g.nsegs; i++) {
-            const argus_seg *s = &g.segs[i];
-            if (s->ctx || !g.threads[s->thread].main || !proc_is(&g, s->thread, proc))
-                continue;
-            uint64_t blocked = blocked_for(&g, s);
-            if (blocked >= limit)
-                add_hang(&found, (hang){i, s->end + limit, UINT64_MAX, "hang"});
-            else if (s->end - s->begin >= limit)
-                add_hang(&found, (hang){i, s->begin + limit, UINT64_MAX, "hang"});
-        }
+        w.limit = hang_ms * MS;
+        for (uint32_t t = 0; t < g.nthreads; t++)
+            if (watched(&g, t, &w))
+                hangs_of_thread(&g, t, &w, &found);
     }
+    qsort(found.v, found.n, sizeof *found.v, by_severity);
     argus_count("hang nodes", found.n);
+    argus_chain *chains = calloc(found.n + 1, sizeof *chains);
+    if (!chains)
+        argus_die(ARGUS_EX_IOERR, "out of memory (wait chains)");
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
-        const char *cls = class_of(&g, &g.segs[h->seg]);
+        if (strcmp(class_of(&g, h), "wait") == 0)
+            argus_wait_chain(&g, h->seg, g.segs[h->first].end, ARGUS_CHAIN_MAX, &chains[n]);
+    }
+    order_hangs(&g, &found, chains);
+    for (uint32_t n = 0; n < found.n; n++) {
+        const hang *h = &found.v[n];
+        const char *cls = class_of(&g, h);
         put_hang(st.out, &g, n, h, cls);
         argus_path *paths;
         int np = argus_path_search(&g, h->seg, &popt, &paths);
@@ -431,12 +712,10 @@ int main(int argc, char **argv)
         if (np && !paths[0].complete)
             argus_count("hang nodes with no path to a ui_event", 1);
         argus_paths_free(paths, np);
-        if (wait_chain && strcmp(cls, "wait") == 0) {
-            argus_chain chain;
-            argus_wait_chain(&g, h->seg, h->at, ARGUS_CHAIN_MAX, &chain);
-            put_chain(st.out, &g, n, &chain);
-        }
+        if (wait_chain && chains[n].len)
+            put_chain(st.out, &g, n, &chains[n]);
     }
+    free(chains);
     free(found.v);
     free(f.found);
     argus_graph_free(&g);

@@ -181,71 +181,385 @@ static const argus_gedge *out_edge(const argus_graph *g, const argus_seg *s,
     return NULL;
 }
 
-/* Where thread T was at time AT, looking no later than BEFORE (the time it
- * acted for the waiter): its segment then, preferring one blocked. */
-static uint32_t thread_state(const argus_graph *g, uint32_t t, uint64_t at,
-                             uint32_t fallback)
+/* A thread's time, taken apart backward from an instant: what it was
+ * doing in each stretch. */
+enum piece_kind {
+    P_RUN,          /* it ran (its own work) */
+    P_RUNNABLE,     /* woken, waiting for a CPU */
+    P_WOKEN,        /* blocked until another thread woke it (next, wake) */
+    P_TIMEOUT,      /* blocked until its own timer expired */
+    P_IO,           /* blocked until an interrupt ended the wait */
+    P_UNKNOWN,      /* blocked; nothing in the trace woke it */
+    P_BEFORE,       /* before its first event in the trace */
+};
+
+typedef struct piece {
+    uint8_t kind;
+    uint32_t seg;           /* the segment that ran, or ends in the wait */
+    uint32_t next;          /* P_WOKEN: the waker's segment holding the wakeup */
+    uint64_t from, to;
+    uint32_t waits;         /* waits merged into it (a retried wait) */
+    uint32_t first;         /* the segment of the first of them */
+    uint32_t longest;       /* ... and of the longest (what the link shows) */
+} piece;
+
+#define MAX_PIECES 512
+#define RETRY_GAP (50 * 1000000ull)  /* a run between retries, at most */
+
+static uint32_t prev_own(const argus_graph *g, uint32_t s)
 {
-    uint32_t s = argus_graph_seg_at(g, t, at);
+    uint32_t p = g->segs[s].prev;
+    while (p != ARGUS_NONE && g->segs[p].ctx)
+        p = g->segs[p].prev;
+    return p;
+}
+
+uint32_t argus_next_own(const argus_graph *g, uint32_t s)
+{
+    uint32_t n = g->segs[s].next;
+    while (n != ARGUS_NONE && g->segs[n].ctx)
+        n = g->segs[n].next;
+    return n;
+}
+
+/* How the final wait of P ended, and its stretches: blocked, then
+ * runnable (when the woken says how long). */
+static uint8_t wait_end_kind(const argus_graph *g, const argus_seg *p, uint32_t *next)
+{
+    const argus_gedge *e = out_edge(g, p, p->wait_id, "wait");
+    *next = ARGUS_NONE;
+    if (p->wake == ARGUS_WAKE_TIMED_OUT)
+        return P_TIMEOUT;
+    if (e) {
+        *next = e->to_seg;
+        return P_WOKEN;
+    }
+    return p->woken_external ? P_IO : P_UNKNOWN;
+}
+
+static void add_piece(piece *v, int *n, piece x, uint64_t lo)
+{
+    if (x.to <= lo || x.to <= x.from || *n == MAX_PIECES)
+        return;
+    if (x.from < lo)
+        x.from = lo;
+    if (x.kind == P_RUN && *n && v[*n - 1].kind == P_RUN) {
+        v[*n - 1].from = x.from;    /* one stretch of running */
+        return;
+    }
+    x.waits = x.kind == P_RUN || x.kind == P_RUNNABLE ? 0 : 1;
+    x.first = x.longest = x.seg;
+    v[(*n)++] = x;
+}
+
+bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b)
+{
+    const argus_seg *x = &g->segs[a], *y = &g->segs[b];
+    if (b != argus_next_own(g, a) || x->wait_id == UINT64_MAX || x->resume == UINT64_MAX ||
+        y->wait_id == UINT64_MAX || x->wait_reason != y->wait_reason ||
+        y->end - x->resume > RETRY_GAP)
+        return false;
+    bool same = x->wait_resource == y->wait_resource;
+    if (x->wake == ARGUS_WAKE_TIMED_OUT || x->wake == ARGUS_WAKE_INTERRUPTED ||
+        x->wake == ARGUS_WAKE_RESTART)
+        return same;
+    /* woken by a thread of its own process: a worker's progress, not what
+     * it waited for; on futexes the word changes from one wait to the next
+     * (a condition variable's two groups, its mutex), so any futex */
+    const argus_gedge *e = out_edge(g, x, x->wait_id, "wait");
+    return e && g->threads[g->segs[e->to_seg].thread].pid == g->threads[x->thread].pid &&
+           (same || strcmp(argus_graph_str(g, x->wait_reason), "futex") == 0);
+}
+
+/* A wait taken up again (argus_wait_retried): one wait with the later
+ * one's ending. V[N-1] is the earlier wait just added, V[N-2] the run
+ * after it (runnable time folded in), V[N-3] the later wait. */
+static void merge_retry(const argus_graph *g, piece *v, int *n)
+{
+    int k = *n - 1, r = k - 1;
+    if (k < 2 || v[k].kind == P_RUN || v[k].kind == P_RUNNABLE || v[k].kind == P_BEFORE)
+        return;
+    while (r >= 0 && (v[r].kind == P_RUN || v[r].kind == P_RUNNABLE))
+        r--;
+    if (r < 0 || v[r].kind == P_BEFORE || !argus_wait_retried(g, v[k].seg, v[r].first))
+        return;
+    const argus_seg *a = &g->segs[v[k].longest], *b = &g->segs[v[r].longest];
+    if (argus_seg_until(g, a) - a->end > argus_seg_until(g, b) - b->end)
+        v[r].longest = v[k].longest;
+    v[r].from = v[k].from;
+    v[r].waits += v[k].waits;
+    v[r].first = v[k].first;
+    *n = r + 1;
+}
+
+/* The stretches of CUR's thread from HI back to LO, latest first, after
+ * the *N in V: CUR is the segment it was in at HI. Returns the new *N. */
+static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uint64_t lo,
+                            piece *v, int n)
+{
+    uint64_t t = hi;
+    while (cur != ARGUS_NONE && n < MAX_PIECES) {
+        const argus_seg *s = &g->segs[cur];
+        add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, s->begin, t, 0, cur, cur}, lo);
+        if (s->begin <= lo)
+            break;
+        uint32_t p = prev_own(g, cur);
+        if (p == ARGUS_NONE) {
+            add_piece(v, &n, (piece){P_BEFORE, cur, ARGUS_NONE, lo, s->begin, 0, cur, cur}, lo);
+            break;
+        }
+        const argus_seg *ps = &g->segs[p];
+        if (ps->wait_id != UINT64_MAX && ps->resume != UINT64_MAX) {
+            uint64_t resume = ps->resume;
+            uint64_t woke = resume - ps->runnable;
+            if (woke < ps->end)
+                woke = ps->end;
+            add_piece(v, &n, (piece){P_RUNNABLE, p, ARGUS_NONE, woke, resume, 0, p, p}, lo);
+            uint32_t next;
+            uint8_t kind = wait_end_kind(g, ps, &next);
+            add_piece(v, &n, (piece){kind, p, next, ps->end, woke, 0, p, p}, lo);
+            merge_retry(g, v, &n);
+            t = ps->end;
+        } else {
+            t = s->begin;       /* split without a wait: it ran on */
+        }
+        cur = p;
+    }
+    return n;
+}
+
+/* The stretch that held the thread up most; ties go to the latest. */
+static const piece *dominant(const piece *v, int n)
+{
+    const piece *best = NULL;
+    for (int i = 0; i < n; i++)
+        if (v[i].kind != P_BEFORE && (!best || v[i].to - v[i].from > best->to - best->from))
+            best = &v[i];
+    return best;
+}
+
+/* A wait retried after timeouts, around failed file-lock tries: the
+ * thread that released the lock, by its successful lock call after the
+ * last failed try and before the waiter's own success (the trace names no
+ * file: the latest such call of another process). Its segment, and the
+ * release's time in *AT; ARGUS_NONE when there is none. */
+static uint32_t lock_releaser(const argus_graph *g, const piece *d, uint64_t *at)
+{
+    uint64_t failed = 0;
+    for (uint32_t s = d->first; s != ARGUS_NONE; s = argus_next_own(g, s)) {
+        if (g->segs[s].lock_failed > failed)
+            failed = g->segs[s].lock_failed;
+        if (s == d->seg)
+            break;
+    }
+    if (!failed)
+        return ARGUS_NONE;
+    uint32_t lo = 0, hi = g->nlocks;
+    while (lo < hi) {           /* the first lock op after the failed try */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->locks[mid].ts <= failed)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t pid = g->threads[g->segs[d->seg].thread].pid;
+    uint32_t best = ARGUS_NONE;
+    for (uint32_t i = lo; i < g->nlocks; i++) {
+        const argus_gthread *t = &g->threads[g->segs[g->locks[i].seg].thread];
+        if (t->pid == pid)
+            break;              /* the waiter got it */
+        best = i;
+    }
+    if (best == ARGUS_NONE)
+        return ARGUS_NONE;
+    *at = g->locks[best].ts;
+    return g->locks[best].seg;
+}
+
+static bool chain_has_thread(const argus_graph *g, const argus_chain *c, uint32_t seg)
+{
+    for (uint32_t i = 0; i < c->len; i++)
+        if (g->segs[c->segs[i]].thread == g->segs[seg].thread)
+            return true;
+    return false;
+}
+
+static void chain_add(argus_chain *c, uint32_t seg, uint8_t state, uint64_t since,
+                      uint64_t until, uint32_t waits, const char *via)
+{
+    if (c->len > 0)
+        c->via[c->len - 1] = via;
+    c->segs[c->len] = seg;
+    c->state[c->len] = state;
+    c->since[c->len] = since;
+    c->until[c->len] = until;
+    c->waits[c->len] = waits;
+    c->len++;
+}
+
+/* The segment of the thread of SEG ongoing at T, else SEG. */
+static uint32_t seg_of_thread_at(const argus_graph *g, uint32_t thread, uint64_t t,
+                                 uint32_t fallback)
+{
+    uint32_t s = argus_graph_seg_at(g, thread, t);
     return s != ARGUS_NONE ? s : fallback;
 }
 
-void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t at,
+/* The stretches of the thread of S, its latest segment, from the end of
+ * the trace back to LO: a final wait still open then is one. */
+static int take_apart(const argus_graph *g, uint32_t cur, uint64_t hi, uint64_t lo,
+                      piece *v)
+{
+    return take_apart_after(g, cur, hi, lo, v, 0);
+}
+
+static int take_apart_to_end(const argus_graph *g, uint32_t s, uint64_t lo, piece *v)
+{
+    const argus_seg *x = &g->segs[s];
+    if (x->wait_id == UINT64_MAX || x->resume != UINT64_MAX)
+        return take_apart(g, s, g->t_last, lo, v);
+    int n = 0;
+    add_piece(v, &n, (piece){P_UNKNOWN, s, ARGUS_NONE, x->end, g->t_last, 0, s, s}, lo);
+    return take_apart_after(g, s, x->end, lo, v, n);
+}
+
+/* The stretches of thread T from time AT back to LO, wherever it was at
+ * AT: running, or in a wait (how that wait ended, later, says on what). */
+static int take_apart_at(const argus_graph *g, uint32_t t, uint64_t at, uint64_t lo, piece *v)
+{
+    uint32_t s = argus_graph_seg_before(g, t, at);
+    if (s == ARGUS_NONE)
+        return 0;
+    const argus_seg *x = &g->segs[s];
+    if (x->wait_id == UINT64_MAX || x->end > at || (x->resume != UINT64_MAX && x->resume <= at))
+        return take_apart(g, s, at, lo, v);
+    int n = 0;
+    uint32_t next = ARGUS_NONE;
+    uint8_t kind = x->resume == UINT64_MAX ? P_UNKNOWN : wait_end_kind(g, x, &next);
+    add_piece(v, &n, (piece){kind, s, next, x->end, at, 0, s, s}, lo);
+    return take_apart_after(g, s, x->end, lo, v, n);
+}
+
+void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
                       int max_depth, argus_chain *out)
 {
     memset(out, 0, sizeof *out);
-    out->segs[0] = start;
-    out->len = 1;
-    uint32_t cur = start;
+    const argus_seg *h = &g->segs[start];
+    static piece v[MAX_PIECES];     /* one chain at a time */
+    if (h->wait_id == UINT64_MAX) {
+        chain_add(out, start, ARGUS_LINK_RUNNING, h->begin, h->end, 0, NULL);
+        out->end = "running";
+        return;
+    }
+    if (from > h->end)
+        from = h->end;
+    /* the hang's own thread, from where it went on after its wait (the
+     * wait that ended the hang) back to FROM; a wait still open at the
+     * end of the trace is taken as it was then */
+    uint32_t cur = ARGUS_NONE;
+    uint64_t hi;
+    int n;
+    if (h->resume != UINT64_MAX)
+        cur = argus_next_own(g, start);
+    if (cur != ARGUS_NONE) {
+        hi = h->resume;
+        n = take_apart(g, cur, hi, from, v);
+        /* what ran after the resume is not the hang's */
+        if (n && v[0].kind == P_RUN && v[0].seg == cur && g->segs[cur].begin >= h->resume)
+            memmove(v, v + 1, (size_t)--n * sizeof *v);
+    } else {
+        hi = g->t_last;
+        n = take_apart_to_end(g, start, from, v);
+    }
     for (;;) {
-        const argus_seg *s = &g->segs[cur];
-        /* a thread of the chain that was not blocked at AT (it blocked
-         * later, or not at all) was running then */
-        if (s->wait_id == UINT64_MAX ||
-            (cur != start && !argus_seg_blocked_at(g, s, at))) {
+        const piece *d = dominant(v, n);
+        if (!d) {
+            chain_add(out, start, ARGUS_LINK_BLOCKED, from, hi, 1, NULL);
+            out->end = "not_woken";
+            return;
+        }
+        if (out->len > 0 && chain_has_thread(g, out, d->seg) &&
+            g->segs[d->seg].thread != g->segs[out->segs[out->len - 1]].thread) {
+            out->end = "cycle";
+            return;
+        }
+        const char *via = out->len ? out->via_next : NULL;
+        switch (d->kind) {
+        case P_RUN:
+            chain_add(out, d->seg, ARGUS_LINK_RUNNING, d->from, d->to, 0, via);
             out->end = "running";
             return;
+        case P_RUNNABLE: {
+            chain_add(out, d->seg, ARGUS_LINK_RUNNABLE, d->from, d->to, 0, via);
+            out->end = "runnable";
+            uint64_t holder = g->segs[d->seg].cpu_holder;
+            uint32_t ht = holder ? argus_graph_thread(g, holder) : ARGUS_NONE;
+            if (ht != ARGUS_NONE && (int)out->len <= max_depth && out->len < ARGUS_CHAIN_MAX) {
+                uint32_t hs = seg_of_thread_at(g, ht, d->to, ARGUS_NONE);
+                if (hs == ARGUS_NONE)
+                    hs = argus_graph_seg_before(g, ht, d->to);
+                if (hs != ARGUS_NONE && !chain_has_thread(g, out, hs))
+                    chain_add(out, hs, ARGUS_LINK_RUNNING, d->from, d->to, 0, "cpu");
+            }
+            return;
+        }
+        case P_WOKEN:
+            chain_add(out, d->longest, ARGUS_LINK_BLOCKED, d->from, d->to, d->waits, via);
+            break;
+        default: {
+            chain_add(out, d->longest, ARGUS_LINK_BLOCKED, d->from, d->to, d->waits, via);
+            uint64_t released;
+            uint32_t rel;
+            if (d->kind == P_TIMEOUT && d->waits > 1 &&
+                (rel = lock_releaser(g, d, &released)) != ARGUS_NONE &&
+                !chain_has_thread(g, out, rel) && (int)out->len <= max_depth &&
+                out->len < ARGUS_CHAIN_MAX) {
+                /* polled a file lock: the thread that released it */
+                out->via_next = "lock";
+                n = take_apart(g, rel, released, d->from, v);
+                continue;
+            }
+            /* a request unanswered: still at the end of the trace, or
+             * when its wait timed out (the peer may wait on us: a cycle) */
+            const argus_seg *s = &g->segs[d->seg];
+            bool asked = s->send_id != UINT64_MAX && out_edge(g, s, s->send_id, "ipc");
+            out->end = d->kind == P_TIMEOUT && !asked ? "timeout"
+                       : d->kind == P_IO ? "io"
+                       : s->send_id != UINT64_MAX && (d->to == g->t_last || asked) ? "no_reply"
+                       : "not_woken";
+            if (strcmp(out->end, "no_reply") == 0)
+                goto no_reply;
+            return;
+        }
         }
         if ((int)out->len > max_depth || out->len == ARGUS_CHAIN_MAX) {
             out->end = "depth";
             return;
         }
-        uint32_t next = ARGUS_NONE;
-        const char *via = NULL;
-        const argus_gedge *e = out_edge(g, s, s->wait_id, "wait");
-        if (e) {
-            /* the thread that woke it: where it was at AT, even when it
-             * went through other short waits between AT and the wakeup
-             * (a mutex taken after its own wait on a condition) */
-            const argus_seg *w = &g->segs[e->to_seg];
-            uint32_t prev = w->prev;
-            next = thread_state(g, w->thread, at, prev);
-            if (next == ARGUS_NONE)
-                next = e->to_seg;
-            via = "wakeup";
-        } else if (s->send_id != UINT64_MAX &&
-                   (e = out_edge(g, s, s->send_id, "ipc"))) {
-            const argus_seg *r = &g->segs[e->to_seg];
-            next = thread_state(g, r->thread, at, e->to_seg);
-            via = "ipc";
-        } else {
-            if (s->wake == ARGUS_WAKE_TIMED_OUT)
-                out->end = "timeout";
-            else if (s->woken_external)
-                out->end = "io";
-            else if (s->send_id != UINT64_MAX)
-                out->end = "no_reply";
-            else
-                out->end = "not_woken";
-            return;
-        }
-        for (uint32_t i = 0; i < out->len; i++)
-            if (g->segs[out->segs[i]].thread == g->segs[next].thread) {
+        /* the waker, from its wakeup back to the start of that wait */
+        uint32_t w = d->next;
+        uint64_t lo = d->from, whi = d->to;
+        out->via_next = "wakeup";
+        n = take_apart(g, w, whi, lo, v);
+        continue;
+    no_reply: {
+            /* a request unanswered: its peer, from when the wait gave up
+             * back to its start */
+            const argus_seg *s = &g->segs[d->seg];
+            const argus_gedge *e = out_edge(g, s, s->send_id, "ipc");
+            if (!e || (int)out->len > max_depth || out->len == ARGUS_CHAIN_MAX)
+                return;
+            uint32_t peer = g->segs[e->to_seg].thread;
+            if (chain_has_thread(g, out, e->to_seg)) {
                 out->end = "cycle";
                 return;
             }
-        out->via[out->len - 1] = via;
-        out->segs[out->len++] = next;
-        cur = next;
+            out->via_next = "ipc";
+            n = take_apart_at(g, peer, d->to, d->from, v);
+            if (n == 0)
+                return;
+            out->end = NULL;
+            continue;
+        }
     }
 }

@@ -20,6 +20,7 @@
 #define SYSNAME_MAX 32
 #define LINE_MAX_BYTES (1u << 20)
 #define HEAD_MAX 256       /* bytes before a line's [CPU] */
+#define RUN_RING 256       /* run slices kept per cpu */
 
 typedef struct span {
     const char *p;
@@ -108,6 +109,11 @@ struct argus_ft {
      * previous line (its thread, whether in hardirq context), and the timer
      * callback running (its function a timeout's, its armer's process) */
     struct cpu_ctx {
+        /* the latest run slices on it (who held it while a woken thread
+         * waited for it) */
+        struct { uint64_t tid, from, to; } run[RUN_RING];
+        uint32_t run_next;
+        uint64_t running_since;
         uint32_t real_depth, own_mask;
         bool synth_open, last_hard, in_timer, timer_timeout;
         char synth_ctx;
@@ -932,6 +938,40 @@ static bool plugin_switch(span body, span *prev_comm, uint64_t *prev_pid,
     return true;
 }
 
+/* The thread that ran longest on CPU C in [FROM, TO], of the slices
+ * kept: who held the CPU that T, woken, waited for. Asked when the wait
+ * for the CPU was long enough to matter (1 ms). */
+static const thread *cpu_holder(argus_ft *d, const struct cpu_ctx *c, const thread *t,
+                                uint64_t from, uint64_t to)
+{
+    if (to - from < 1000000)
+        return NULL;
+    struct { uint64_t tid, total; } seen[32];
+    uint32_t nseen = 0, n = c->run_next < RUN_RING ? c->run_next : RUN_RING;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t a = c->run[i].from > from ? c->run[i].from : from;
+        uint64_t b = c->run[i].to < to ? c->run[i].to : to;
+        uint64_t tid = c->run[i].tid;
+        if (b <= a || tid == 0 || tid == t->tid)
+            continue;
+        uint32_t k = 0;
+        while (k < nseen && seen[k].tid != tid)
+            k++;
+        if (k == nseen) {
+            if (nseen == 32)
+                continue;
+            seen[nseen].tid = tid;
+            seen[nseen++].total = 0;
+        }
+        seen[k].total += b - a;
+    }
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < nseen; k++)
+        if (seen[k].total > seen[best].total)
+            best = k;
+    return nseen ? find_thread(d, seen[best].tid) : NULL;
+}
+
 static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
 {
     span k, v, prev_state = {0}, next_comm = {0}, prev_comm = {0};
@@ -975,8 +1015,19 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
     }
     thread *next = get_thread(d, next_pid);
     set_comm(next, next_comm.p, next_comm.n);
+    const thread *holder = NULL;
+    if (s->cpu < CPU_CTX_MAX) {
+        struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+        c->run[c->run_next % RUN_RING].tid = prev->tid;
+        c->run[c->run_next % RUN_RING].from = c->running_since;
+        c->run[c->run_next % RUN_RING].to = s->ts;
+        c->run_next++;
+        c->running_since = s->ts;
+        if (next->waiting && next->woken_by_wakeup)
+            holder = cpu_holder(d, c, next, next->wakeup_ts, s->ts);
+    }
     if (next->waiting)
-        write_woken(d, s, next, false, prev, false);
+        write_woken(d, s, next, false, holder, false);
 }
 
 static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,

@@ -23,7 +23,7 @@ struct argus_graph_priv {
     uint32_t *id_seg;           /* event id - id_base -> segment index */
     uint64_t id_base, id_len;
     size_t id_cap, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
-        cap_str, cap_extras, cap_extra_pool;
+        cap_str, cap_extras, cap_extra_pool, cap_locks;
     argus_parser *parser;
 };
 
@@ -33,6 +33,7 @@ typedef struct loading_thread {
     uint64_t seg_id;            /* the segment of its last event ... */
     uint32_t seg, thread;       /* ... its index, and the thread's index */
     uint32_t blocked_seg;       /* segment whose last event so far is a wait */
+    bool in_lock;               /* in a file-lock syscall (fcntl, flock) */
     uint32_t sig_seg;           /* segment whose signature is in sig */
     uint32_t sig_len;
     uint32_t sig[ARGUS_SIG_MAX];
@@ -213,7 +214,7 @@ static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
     s->first_id = r->id;
     s->begin = r->ts;
     s->resume = NO_ID;
-    s->wait_id = s->ui_id = s->send_id = NO_ID;
+    s->wait_id = s->ui_id = s->send_id = s->send_peer = NO_ID;
     s->thread = thread;
     s->next = ARGUS_NONE;
     argus_gthread *th = &g->threads[thread];
@@ -496,6 +497,38 @@ static enum argus_wake wake_of(const argus_record *r)
     return ARGUS_WAKE_OTHER;
 }
 
+/* File locks: fcntl with F_SETLK, F_SETLKW (6, 7) or F_OFD_SETLK(W) (37,
+ * 38), and flock. A failed try marks its segment; a success is a lock
+ * op. */
+static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
+                       const argus_record *r)
+{
+    size_t len;
+    const char *name = argus_get_text(r, ARGUS_K_NAME, &len);
+    bool flock = name && len == 5 && memcmp(name, "flock", 5) == 0;
+    if (!name || (!flock && (len != 5 || memcmp(name, "fcntl", 5) != 0)))
+        return;
+    if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
+        uint64_t args[2];
+        lt->in_lock = flock || (argus_get_uint_array(r, ARGUS_K_ARGS, args, 2) == 2 &&
+                                (args[1] == 6 || args[1] == 7 || args[1] == 37 || args[1] == 38));
+        return;
+    }
+    if (!lt->in_lock)
+        return;
+    lt->in_lock = false;
+    int64_t ret;
+    if (!argus_get_int(r, ARGUS_K_RET, &ret))
+        return;
+    if (ret < 0) {
+        g->segs[si].lock_failed = r->ts;
+        return;
+    }
+    argus_lock_op *op = ARGUS_PUSH(g->locks, g->nlocks, g->p->cap_locks);
+    op->ts = r->ts;
+    op->seg = si;
+}
+
 static void load_event(argus_graph *g, const argus_record *r,
                        argus_reader *rd, argus_table *loading,
                        argus_table *keybufs, bool keep_keys)
@@ -540,6 +573,11 @@ static void load_event(argus_graph *g, const argus_record *r,
                 b->resume = r->ts;
                 if (r->type == ARGUS_T_WOKEN) {
                     b->wake = (uint8_t)wake_of(r);
+                    const argus_field *f = argus_get_named(r, "runnable");
+                    b->runnable = f && f->kind == ARGUS_V_UINT && f->u <= r->ts - b->end
+                                      ? f->u : 0;
+                    f = argus_get_named(r, "cpu_holder");
+                    b->cpu_holder = f && f->kind == ARGUS_V_UINT ? f->u : 0;
                     if (b->wake == ARGUS_WAKE_TIMED_OUT) {
                         b->ntimeouts = 1;
                         if (b->prev != ARGUS_NONE) {
@@ -567,15 +605,22 @@ static void load_event(argus_graph *g, const argus_record *r,
             /* the segment goes on: that wait was not its final one */
             s->wait_id = NO_ID;
             s->resume = NO_ID;
+            s->runnable = s->cpu_holder = 0;
             s->wake = ARGUS_WAKE_NONE;
             s->ntimeouts = 0;
             s->woken_external = false;
         }
     }
-    if (r->type == ARGUS_T_IPC && argus_text_is(r, ARGUS_K_DIR, "send"))
+    if (r->type == ARGUS_T_IPC && argus_text_is(r, ARGUS_K_DIR, "send")) {
         s->send_id = r->id;
-    if (r->type == ARGUS_T_SYSCALL && is_yield(r))
-        s->nyields++;
+        if (!argus_get_uint(r, ARGUS_K_PEER, &s->send_peer))
+            s->send_peer = NO_ID;
+    }
+    if (r->type == ARGUS_T_SYSCALL) {
+        if (is_yield(r))
+            s->nyields++;
+        track_lock(g, lt, si, r);
+    }
     if (r->type == ARGUS_T_UI_EVENT && s->ui_id == NO_ID) {
         s->ui_id = r->id;
         s->ui_kind = intern_field(g, r, ARGUS_K_KIND);
@@ -812,6 +857,7 @@ void argus_graph_free(argus_graph *g)
     free(g->strings);
     free(g->extras);
     free(g->extra_pool);
+    free(g->locks);
     memset(g, 0, sizeof *g);
 }
 

@@ -218,12 +218,11 @@ bool argus_text_is(const argus_record *r, int key, const char *want)
 /* Walks the elements of an array field, calling EACH on every head.
  * Returns the element count, or -1 when the field is not an array of
  * scalar heads of MAJOR. */
-static int array_walk(const argus_record *r, int key, unsigned major,
+static int array_walk(const argus_record *r, const argus_field *f, unsigned major,
                       void (*each)(void *, int, const uint8_t *,
                                    const argus_cbor_head_info *),
                       void *ctx, int max)
 {
-    const argus_field *f = argus_get(r, key);
     if (!f || f->kind != ARGUS_V_ARRAY)
         return -1;
     const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
@@ -263,13 +262,19 @@ static void store_text(void *ctx, int i, const uint8_t *p,
 
 int argus_get_uint_array(const argus_record *r, int key, uint64_t *out, int max)
 {
-    return array_walk(r, key, CBOR_UINT, store_uint, out, max);
+    return array_walk(r, argus_get(r, key), CBOR_UINT, store_uint, out, max);
+}
+
+int argus_get_named_uint_array(const argus_record *r, const char *name, uint64_t *out,
+                               int max)
+{
+    return array_walk(r, argus_get_named(r, name), CBOR_UINT, store_uint, out, max);
 }
 
 int argus_get_text_array(const argus_record *r, int key, argus_text *out,
                          int max)
 {
-    return array_walk(r, key, CBOR_TEXT, store_text, out, max);
+    return array_walk(r, argus_get(r, key), CBOR_TEXT, store_text, out, max);
 }
 
 /* ---- parsing one record with cbor_stream_decode ------------------------ */

@@ -43,7 +43,7 @@ counts() {
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":1001,"pid":100,"proc":"TextEdit","thread":"main","begin":1000000,"end":2510000000,"duration":2509000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":7,"events":3,"yields":0,"blocked":2500000000,"timeouts":0,"wait":3,"resource":"0x7100","reason":"psynch_cvwait","result":"awakened"}
 {"type":"path","hang":0,"rank":1,"score":0,"complete":true,"segs":[1],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":1,"ui_kind":"keyDown"}
-{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[1001,1003],"links":["wakeup"],"end":"running"}
+{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[1001,1003],"links":["wakeup"],"states":["blocked","running"],"since":[10000000,20000000],"until":[2510000000,2510000000],"waits":[1,0],"end":"running"}
 {"type":"hang","hang":1,"seg":3,"tid":2001,"pid":200,"proc":"Preview","thread":"main","begin":500000000,"end":2600000000,"duration":2100000000,"class":"busy","indicator":"ConnectionSetSpinning","at":2100000000,"event":8,"events":3,"yields":0,"blocked":0,"timeouts":0}
 {"type":"path","hang":1,"rank":1,"score":0,"complete":true,"segs":[3],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":5,"ui_kind":"mouseDown"}'
 }
@@ -134,7 +134,7 @@ argus-find-spinning: hang nodes: 0'
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":6001,"pid":600,"proc":"Calendar","thread":"main","begin":1000000,"end":410000000,"duration":409000000,"class":"wait","indicator":"hang","at":260000000,"events":2,"yields":0,"blocked":400000000,"timeouts":0,"wait":3,"resource":"0x6100","reason":"psynch_cvwait","result":"awakened"}
 {"type":"path","hang":0,"rank":1,"score":0,"complete":true,"segs":[1],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":1,"ui_kind":"keyDown"}
-{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[6001,6002],"links":["wakeup"],"end":"running"}
+{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[6001,6002],"links":["wakeup"],"states":["blocked","running"],"since":[10000000,10000000],"until":[410000000,410000000],"waits":[1,0],"end":"running"}
 {"type":"hang","hang":1,"seg":4,"tid":7001,"pid":700,"proc":"Maps","thread":"main","begin":100000000,"end":450000000,"duration":350000000,"class":"busy","indicator":"hang","at":350000000,"events":2,"yields":0,"blocked":0,"timeouts":0}
 {"type":"path","hang":1,"rank":1,"score":0,"complete":true,"segs":[4],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":5,"ui_kind":"keyDown"}'
 }
@@ -253,14 +253,14 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":1001,"pid":100,"proc":"App","thread":"main","begin":1000000,"end":3200400000,"duration":3199400000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2001200000,"event":12,"events":4,"yields":0,"blocked":3199190000,"timeouts":0,"wait":4,"resource":"0x5207","reason":"mach_msg receive","result":"awakened"}
 {"type":"path","hang":0,"rank":1,"score":0,"complete":true,"segs":[1],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":1,"ui_kind":"keyDown"}
-{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1001,2001,2002],"links":["wakeup","wakeup"],"end":"io","resource":"0x9c00","reason":"soreceive"}'
+{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1001,2001,2002],"links":["wakeup","wakeup"],"states":["blocked","blocked","blocked"],"since":[1210000,1410000,1510000],"until":[3200400000,3200300000,3200100000],"waits":[1,1,1],"end":"io","resource":"0x9c00","reason":"soreceive"}'
 }
 
 @test "SPIN-PATH: a wait chain through IPC requests nobody answered: ipc, ipc, not_woken; ipc, no_reply" {
     run only wait_chain $F/chain-ipc.jsonl
     assert_success
-    assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[18001,19001,20001],"links":["ipc","ipc"],"end":"not_woken","resource":"0x2000c0","reason":"psynch_cvwait"}
-{"type":"wait_chain","hang":1,"segs":[4,5],"tids":[21001,22001],"links":["ipc"],"end":"no_reply","resource":"0x2207","reason":"mach_msg receive"}'
+    assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[18001,19001,20001],"links":["ipc","ipc"],"states":["blocked","blocked","blocked"],"since":[3000000,6000000,8000000],"until":[2000000000,2000000000,2000000000],"waits":[1,1,1],"end":"not_woken","resource":"0x2000c0","reason":"psynch_cvwait"}
+{"type":"wait_chain","hang":1,"segs":[4,5],"tids":[21001,22001],"links":["ipc"],"states":["blocked","blocked"],"since":[13000000,16000000],"until":[2000000000,2000000000],"waits":[1,1],"end":"no_reply","resource":"0x2207","reason":"mach_msg receive"}'
     run only hang $F/chain-ipc.jsonl
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":18001,"pid":1800,"proc":"Mail","thread":"main","begin":1000000,"end":2000000000,"duration":1999000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":15,"events":3,"yields":0,"blocked":1997000000,"timeouts":0,"wait":3,"resource":"0x1807","reason":"mach_msg receive"}
 {"type":"hang","hang":1,"seg":4,"tid":21001,"pid":2100,"proc":"Safari","thread":"main","begin":11000000,"end":2000000000,"duration":1989000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":16,"events":3,"yields":0,"blocked":1987000000,"timeouts":0,"wait":11,"resource":"0x2107","reason":"mach_msg receive"}'
@@ -269,7 +269,7 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
 @test "SPIN-PATH: a wait that timed out, with no request sent, ends its chain with timeout" {
     run sh -c "argus graph $F/class-timeouts.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\" and .hang==0)'"
     assert_success
-    assert_output '{"type":"wait_chain","hang":0,"segs":[3],"tids":[11001],"links":[],"end":"timeout","resource":"0xb000","reason":"psynch_cvwait"}'
+    assert_output '{"type":"wait_chain","hang":0,"segs":[3],"tids":[11001],"links":[],"states":["blocked"],"since":[1710000000],"until":[1810000000],"waits":[1],"end":"timeout","resource":"0xb000","reason":"psynch_cvwait"}'
 }
 
 @test "SPIN-PATH: a wait chain that comes back to a thread already in it ends with cycle" {
@@ -277,19 +277,19 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":24001,"pid":2400,"proc":"Chromium","thread":"main","begin":1000000,"end":1503000000,"duration":1502000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":1000000000,"event":7,"events":3,"yields":0,"blocked":1500000000,"timeouts":1,"wait":3,"resource":"0x2407","reason":"mach_msg receive","result":"timed_out"}
 {"type":"path","hang":0,"rank":1,"score":0,"complete":true,"segs":[1],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":1,"ui_kind":"keyDown"}
-{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[24001,25001],"links":["ipc"],"end":"cycle","resource":"0x2507","reason":"mach_msg receive"}'
+{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[24001,25001],"links":["ipc"],"states":["blocked","blocked"],"since":[3000000,6000000],"until":[1503000000,1503000000],"waits":[1,1],"end":"cycle","resource":"0x2507","reason":"mach_msg receive"}'
 }
 
 @test "SPIN-PATH: the waker's chain step is the segment it woke the waiter from when that began before the indicator, not its wait before" {
     run sh -c "argus graph $F/chain-running.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\" and .hang==0)'"
     assert_success
-    assert_output '{"type":"wait_chain","hang":0,"segs":[1,3],"tids":[26001,26003],"links":["wakeup"],"end":"running"}'
+    assert_output '{"type":"wait_chain","hang":0,"segs":[1,3],"tids":[26001,26003],"links":["wakeup"],"states":["blocked","running"],"since":[10000000,20000000],"until":[2510000000,2510000000],"waits":[1,0],"end":"running"}'
 }
 
 @test "SPIN-PATH: a thread that was running at the indicator ends the chain with running, even if it blocks later" {
     run sh -c "argus graph $F/chain-running.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\" and .hang==1)'"
     assert_success
-    assert_output '{"type":"wait_chain","hang":1,"segs":[4,5],"tids":[27001,28001],"links":["ipc"],"end":"running"}'
+    assert_output '{"type":"wait_chain","hang":1,"segs":[4,5],"tids":[27001,28001],"links":["ipc"],"states":["blocked","running"],"since":[23000000,24000000],"until":[2510000000,2500000000],"waits":[1,0],"end":"running"}'
 }
 
 @test "SPIN-PATH: only a wait hang gets a wait chain: not a busy one whose segment ends in a short wait" {
@@ -350,15 +350,17 @@ wait_chain'
     assert_output 'stream thread thread thread thread thread '
 }
 
-@test "usage errors exit 64: --beam 0, --hang 0, an unknown option, two files" {
+@test "usage errors exit 64: --beam 0, --hang past 10^9 ms (hang_ms * 1e6 would wrap), an unknown option, two files" {
     run argus-find-spinning --beam 0
     assert_failure 64
     assert_output "argus-find-spinning: --beam must be 1..1000
 Try 'argus-find-spinning --help' for more information."
-    run argus-find-spinning --hang 0
+    run argus-find-spinning --hang 1000000001
     assert_failure 64
-    assert_output "argus-find-spinning: --hang must be at least 1 ms
+    assert_output "argus-find-spinning: --hang must be 0..1000000000 ms (0: off)
 Try 'argus-find-spinning --help' for more information."
+    run argus-find-spinning --hang 18446744073710
+    assert_failure 64
     run argus-find-spinning --bogus
     assert_failure 64
     assert_output "argus-find-spinning: bad option '--bogus' (unknown, or missing its value)
@@ -391,6 +393,6 @@ Try 'argus-find-spinning --help' for more information."
 @test "SPIN-PATH: the wait chain follows the waker where it was at the hang, past a short mutex wait it made just before its wakeup (live three-hop hang)" {
     run only wait_chain $F/chain-mutex.jsonl --hang 500
     assert_success
-    assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1,2,3],"links":["wakeup","wakeup"],"end":"running"}
-{"type":"wait_chain","hang":1,"segs":[2,3],"tids":[2,3],"links":["wakeup"],"end":"running"}'
+    assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1,2,3],"links":["wakeup","wakeup"],"states":["blocked","blocked","running"],"since":[1300,1600,1700],"until":[1500008000,1500006000,1500006000],"waits":[1,2,0],"end":"running"}
+{"type":"wait_chain","hang":1,"segs":[2,3],"tids":[2,3],"links":["wakeup"],"states":["blocked","running"],"since":[1600,1700],"until":[1500006000,1500006000],"waits":[2,0],"end":"running"}'
 }

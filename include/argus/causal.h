@@ -42,23 +42,60 @@ void argus_paths_free(argus_path *paths, int n);
 
 #define ARGUS_CHAIN_MAX 32
 
-/* SPIN-PATH "what it waits on": segs[0] is START; each next one is the
- * segment where the thread it waited on was blocked (or running) at time
- * AT; via[i] says how segs[i+1] was found from segs[i] ("wakeup": the
- * thread that woke it in the end; "ipc": the peer of its request that
- * never replied). END says why the chain stops: "io" (woken by an
- * interrupt, no thread), "timeout", "no_reply"/"not_woken" (nothing woke
- * it in the trace), "cycle", "running" (the last thread was not blocked),
+/* What a thread of the chain did over [since, until]. */
+enum argus_link_state {
+    ARGUS_LINK_BLOCKED,         /* in the final wait of its segment (waits
+                                   > 1: the same wait retried after
+                                   timeouts) */
+    ARGUS_LINK_RUNNING,         /* it ran */
+    ARGUS_LINK_RUNNABLE,        /* woken, it waited for a CPU */
+};
+
+/* SPIN-PATH "what it waits on", walked back from what ended the hang (the
+ * way Trace Compass's critical path is): segs[0] is the hang's thread.
+ * Each link is the stretch of a thread's time that held the one before up
+ * most, between the start of that one's wait and the moment it was woken:
+ * blocked until a thread woke it (the chain goes on to that thread, from
+ * its wakeup back), blocked until its own timer expired, running, or
+ * runnable; a wait that timed out and was taken up again on the same
+ * thing (a lock retried after sleeps, a poll's timeouts) counts as one.
+ * via[i] says how segs[i+1] was found from segs[i] ("wakeup": the thread
+ * that woke it; "ipc": the peer of a request unanswered at the end of the
+ * trace; "cpu": the thread that held the CPU it waited for). END says why
+ * the chain stops: "timeout" (the last thread's wait ended by its own
+ * timer: it slept), "running" (the last thread ran), "runnable" (woken
+ * but waiting for a CPU), "io" (an interrupt ended the wait, no thread),
+ * "no_reply"/"not_woken" (nothing woke it in the trace), "cycle",
  * "depth". */
 typedef struct argus_chain {
     uint32_t segs[ARGUS_CHAIN_MAX];
     const char *via[ARGUS_CHAIN_MAX];
+    uint8_t state[ARGUS_CHAIN_MAX];
+    uint64_t since[ARGUS_CHAIN_MAX], until[ARGUS_CHAIN_MAX];
+    uint32_t waits[ARGUS_CHAIN_MAX];
     uint32_t len;
     const char *end;
+    const char *via_next;       /* private: how the next link is reached */
 } argus_chain;
 
-void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t at,
+/* The chain of the hang node START (a segment ending in a wait), from
+ * FROM (where its hang began: its wait's start, or an earlier retried
+ * wait's) to the end of its wait (or of the trace, when it never ended). */
+void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
                       int max_depth, argus_chain *out);
+
+/* The thread's next segment after S that is not an interrupt window. */
+uint32_t argus_next_own(const argus_graph *g, uint32_t s);
+
+/* Whether the wait that ends segment A was taken up again by the one that
+ * ends B, its thread's next segment, after a run of at most 50 ms: A's
+ * wait timed out (or was interrupted) and B waits for the same reason on
+ * the same resource, or a thread of its own process woke A (a worker's
+ * progress) and B waits for the same reason (for futexes, on any word: a
+ * condition variable's words change from one wait to the next). A lock
+ * retried after sleeps, a poll loop's timeouts, a wait for workers: one
+ * wait. */
+bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b);
 
 /* The blocking wait of segment S was over when the thread ran at or
  * after T: true when S ends in a wait that began at or before T and had

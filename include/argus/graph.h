@@ -46,9 +46,15 @@ typedef struct argus_seg {
                                    wait (UINT64_MAX: not in the trace, or
                                    no final wait; see argus_seg_until) */
     uint64_t wait_id;           /* the final wait's id, or UINT64_MAX */
+    uint64_t runnable;          /* ns the thread then waited for a CPU
+                                   (its woken's `runnable`, 0 if unknown) */
+    uint64_t cpu_holder;        /* tid that held that CPU, 0 if unknown */
+    uint64_t lock_failed;       /* ts of its last failed file-lock try
+                                   (fcntl F_SETLK, flock), 0: none */
     uint64_t wait_resource, wait_timeout;
     uint64_t ui_id;             /* first ui_event, UINT64_MAX if none */
     uint64_t send_id;           /* last ipc send, UINT64_MAX if none */
+    uint64_t send_peer;         /* its peer's pid, UINT64_MAX if unknown */
     uint32_t ui_kind, wait_reason;          /* strings */
     uint32_t thread;            /* index into threads */
     uint32_t prev, next;        /* same thread, segment index */
@@ -62,6 +68,14 @@ typedef struct argus_seg {
     bool ctx;                   /* an interrupt/maintenance window */
     bool woken_external;        /* the wait ended by resume (no waker) */
 } argus_seg;
+
+/* A file lock taken or released (a successful fcntl F_SETLK/F_SETLKW/
+ * F_OFD_SETLK*, or flock): the trace shows neither which file nor which
+ * way, only that the thread changed a lock then. */
+typedef struct argus_lock_op {
+    uint64_t ts;                /* the syscall's end */
+    uint32_t seg;
+} argus_lock_op;
 
 typedef struct argus_gedge {
     uint64_t from, to;          /* event ids */
@@ -92,6 +106,7 @@ typedef struct argus_graph {
     argus_key_event *keys; uint64_t nkeys;
     char *strings; uint64_t str_used;
     argus_extra *extras; uint32_t nextras;
+    argus_lock_op *locks; uint32_t nlocks;  /* in ts order */
     uint8_t *extra_pool; uint64_t extra_used;
     uint64_t t_first, t_last;   /* ts of the first and last event */
     uint64_t nevents;

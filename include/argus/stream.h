@@ -125,6 +125,9 @@ bool argus_text_is(const argus_record *r, int key, const char *want);
  * an array. */
 int argus_get_uint_array(const argus_record *r, int key, uint64_t *out,
                          int max);
+/* The same for a field by name (the analysis records' keys). */
+int argus_get_named_uint_array(const argus_record *r, const char *name, uint64_t *out,
+                               int max);
 typedef struct { const char *s; size_t len; } argus_text;
 int argus_get_text_array(const argus_record *r, int key, argus_text *out,
                          int max);

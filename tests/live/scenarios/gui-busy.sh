@@ -1,0 +1,77 @@
+#!/bin/bash
+# gui-busy: a Tk 8.6 window (python3-tk) under Xvfb whose key handler
+# computes for 2 s on the main thread (key h; normal run: key n, 10 ms),
+# so the window takes no events meanwhile. No other thread is involved:
+# the main thread is both the one that hung and the cause.
+# Truth: fixtures/real/gui-busy/truth.
+. "$(dirname "$0")/lib.sh"
+need_root
+need Xvfb:xvfb xdotool:xdotool
+py=/usr/bin/python3
+[ -x $py ] || skip "needs $py (apt-get install python3)"
+$py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
+
+# the app: key h computes for 2 s, any other key for 10 ms; then it writes
+# the key's name to the fifo argv[1]
+cat > "$WORK/app.py" <<'EOF'
+import ctypes, os, sys, time
+ctypes.CDLL(None).prctl(15, b"tk-busy-app", 0, 0, 0)  # PR_SET_NAME
+import tkinter
+done = os.open(sys.argv[1], os.O_RDWR)
+def compute(seconds):
+    # arithmetic until the deadline; the clock is read through the vDSO,
+    # so it makes no system call
+    end = time.perf_counter() + seconds
+    n = 1
+    while time.perf_counter() < end:
+        for i in range(1000):
+            n = (n * 48271 + i) % 2147483647
+    return n
+def on_key(event):
+    compute(2.0 if event.keysym == "h" else 0.01)
+    label.configure(text="handled " + event.keysym)
+    os.write(done, (event.keysym + "\n").encode())
+root = tkinter.Tk()
+root.title("argus-gui-busy")
+root.geometry("200x100")
+label = tkinter.Label(root, text="press a key")
+label.pack()
+root.bind("<Key>", on_key)
+root.mainloop()
+EOF
+
+# the action: press KEY (XTEST, into the focused window), then wait (10 s
+# at most) for the app to write KEY to the fifo
+cat > "$WORK/press" <<'EOF'
+#!/bin/bash
+exec 3<>"$FIFO"
+xdotool key "$1"
+read -r -t 10 -u 3 line && [ "$line" = "$1" ]
+EOF
+chmod +x "$WORK/press"
+export FIFO=$WORK/done
+mkfifo "$FIFO"
+export HOME=$WORK/home XDG_CACHE_HOME=$WORK/cache XDG_CONFIG_HOME=$WORK/config
+mkdir -m 700 "$HOME"
+
+spawn Xvfb -displayfd 5 -nolisten tcp -screen 0 640x480x24 5>"$WORK/display" 2>"$WORK/xvfb.log"
+wait_for 10 test -s "$WORK/display"
+DISPLAY=:$(cat "$WORK/display")
+export DISPLAY
+spawn $py "$WORK/app.py" "$FIFO"
+app=$SPAWNED_PID
+wait_for 10 xdotool search --name '^argus-gui-busy$'
+wid=$(xdotool search --name '^argus-gui-busy$' | head -1)
+timeout 10 xdotool windowfocus --sync "$wid"
+# a first key before recording: Tk takes the focus and loads its keymap
+timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
+sleep 0.5
+
+record normal "$WORK/press" n
+sleep 0.5
+record hang "$WORK/press" h
+truth proc tk-busy-app
+truth hang "$app tk-busy-app/main"
+truth culprit "$app tk-busy-app/main"
+truth ending running
+truth why "the app's key handler computed for 2 s on the main thread, so Tk's event loop did not run"
