@@ -443,8 +443,9 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
     uint64_t blocked = h->waits == 0 ? 0
                        : first->wait_id != UINT64_MAX ? until - first->end : blocked_for(g, s);
     bool retried = h->waits > 1;
+    bool runnable = is_wait && s->runnable >= MS; /* then waited for a CPU */
     int pairs = 13 + argus_thread_field_count(g, s->thread) +
-                (h->event != UINT64_MAX) + 2 * retried +
+                (h->event != UINT64_MAX) + 2 * retried + runnable +
                 (is_wait ? 2 + (s->wait_reason != 0) + (result != NULL) : 0);
     argus_put_map(w, (uint64_t)pairs);
     argus_put_key(w, "type"); argus_put_cstr(w, "hang");
@@ -477,6 +478,9 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
         }
         if (result) {
             argus_put_key(w, "result"); argus_put_cstr(w, result);
+        }
+        if (runnable) {
+            argus_put_key(w, "runnable"); argus_put_uint(w, s->runnable);
         }
     }
     argus_end_record(w);

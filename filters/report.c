@@ -523,7 +523,7 @@ static void sb_seg_events(sb *b, uint32_t si)
 /* ---- the analysis records -------------------------------------------------------- */
 typedef struct hang_rec {
     uint64_t hang, seg, tid, pid, begin, end, duration, at, event, events,
-        yields, blocked, timeouts, wait, resource;
+        yields, blocked, timeouts, wait, resource, waits, runnable;
     const char *proc, *thread, *cls, *indicator, *reason, *result;
     uint32_t si;
 } hang_rec;
@@ -541,9 +541,9 @@ typedef struct path_rec {
 
 typedef struct chain_rec {
     uint64_t hang, resource;
-    uint64_t *segs, *tids;
-    const char **via;
-    int nsegs, ntids, nvia;
+    uint64_t *segs, *tids, *since, *until, *waits;
+    const char **via, **states;
+    int nsegs, ntids, nvia, nstates, nsince, nuntil, nwaits;
     const char *end, *reason;
 } chain_rec;
 
@@ -719,6 +719,8 @@ static void read_hang(const argus_record *r)
     h->yields = fu(r, "yields");
     h->blocked = fu(r, "blocked");
     h->timeouts = fu(r, "timeouts");
+    h->waits = fu(r, "waits");
+    h->runnable = fu(r, "runnable");
     h->wait = fu(r, "wait");
     h->resource = fu(r, "resource");
     h->proc = fs(r, "proc");
@@ -767,6 +769,11 @@ static void read_chain(const argus_record *r)
     c->nvia = farr(r, "links", CBOR_TEXT, NULL, &c->via);
     if (c->nvia < 0)
         c->nvia = 0;
+    /* each link's state and stretch (find-spinning since issue 12) */
+    c->nstates = need_arr(r, "wait_chain", "states", CBOR_TEXT, NULL, &c->states);
+    c->nsince = need_arr(r, "wait_chain", "since", CBOR_UINT, &c->since, NULL);
+    c->nuntil = need_arr(r, "wait_chain", "until", CBOR_UINT, &c->until, NULL);
+    c->nwaits = need_arr(r, "wait_chain", "waits", CBOR_UINT, &c->waits, NULL);
     c->end = fs(r, "end");
     c->resource = fu(r, "resource");
     c->reason = fs(r, "reason");
@@ -1037,7 +1044,10 @@ static void sb_class(sb *b, const hang_rec *h)
         sb_dur(b, h->blocked != NONE && h->blocked ? h->blocked : to > from ? to - from : 0);
         sb_puts(b, " in ");
         sb_wait_what(b, reason, res);
-        if (timeouts > 1)
+        if (h->waits != NONE && h->waits > 1)
+            sb_printf(b, ", over %llu waits taken up again one after the other (retried after "
+                      "timeouts, or woken by its own threads)", (unsigned long long)h->waits);
+        else if (timeouts > 1)
             sb_printf(b, ", the last of %llu waits on it in a row that timed out",
                       (unsigned long long)timeouts);
         if (!h->result)
@@ -1047,6 +1057,11 @@ static void sb_class(sb *b, const hang_rec *h)
         else {
             sb_puts(b, ", ended ");
             sb_sym(b, h->result);
+        }
+        if (h->runnable != NONE) {
+            sb_puts(b, "; the last ");
+            sb_dur(b, h->runnable);
+            sb_puts(b, " of it runnable (woken, waiting for a CPU)");
         }
     } else if (strcmp(cls, "yield") == 0) {
         uint64_t ev = h->events != NONE ? h->events : s->nevents;
@@ -1320,17 +1335,69 @@ static const char *chain_end_meaning(const char *end)
 {
     static const char *const m[][2] = {
         {"io", "an interrupt (I/O) ended the last wait, not another thread"},
-        {"timeout", "the last wait ended by its timeout"},
+        {"timeout", "the last thread's own timer ended its wait: the sleep or timeout expired"},
         {"no_reply", "the last request got no reply in the trace"},
         {"not_woken", "nothing in the trace woke the last thread"},
         {"cycle", "the last thread waits on one already in the chain"},
         {"running", "the last thread was running, not blocked"},
+        {"runnable", "woken in time, it then waited for a CPU"},
         {"depth", "the chain was cut at the depth limit"},
     };
     for (size_t i = 0; i < sizeof m / sizeof *m; i++)
         if (strcmp(end, m[i][0]) == 0)
             return m[i][1];
     return NULL;
+}
+
+/* How link I of chain C was found from link I-1, in words. */
+static void sb_chain_via(sb *b, const chain_rec *c, int i)
+{
+    const char *via = i - 1 < c->nvia ? c->via[i - 1] : "";
+    if (strcmp(via, "wakeup") == 0)
+        sb_printf(b, ", which woke %d", i);
+    else if (strcmp(via, "ipc") == 0)
+        sb_printf(b, ", the IPC peer of %d that did not reply", i);
+    else if (strcmp(via, "lock") == 0)
+        sb_printf(b, ", which released the file lock %d retried", i);
+    else if (strcmp(via, "cpu") == 0)
+        sb_printf(b, ", which held the CPU %d waited for", i);
+    else if (*via)
+        sb_printf(b, ", reached from %d by %s", i, via);
+}
+
+/* Link I's own stretch (since 2026: blocked, running or runnable over
+ * [since, until]); a chain without it shows its segment's final wait. */
+static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
+{
+    if (i >= c->nstates || i >= c->nsince || i >= c->nuntil) {
+        sb_blocked(b, si);
+        return;
+    }
+    uint64_t from = c->since[i], to = c->until[i];
+    uint64_t waits = i < c->nwaits ? c->waits[i] : 1;
+    const argus_seg *s = &G->segs[si];
+    if (strcmp(c->states[i], "running") == 0) {
+        sb_puts(b, "running ");
+        sb_dur(b, to > from ? to - from : 0);
+        sb_puts(b, ", ");
+        sb_range(b, from, to);
+    } else if (strcmp(c->states[i], "runnable") == 0) {
+        sb_puts(b, "runnable ");
+        sb_dur(b, to > from ? to - from : 0);
+        sb_puts(b, " (woken, waiting for a CPU), ");
+        sb_range(b, from, to);
+    } else {
+        sb_puts(b, "blocked ");
+        sb_dur(b, to > from ? to - from : 0);
+        if (to == G->t_last && s->resume == NONE)
+            sb_puts(b, " to the end of the trace");
+        sb_puts(b, " in ");
+        sb_wait_what(b, s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
+                     s->wait_resource);
+        if (waits > 1)
+            sb_printf(b, " (%llu waits, taken up again one after the other)",
+                      (unsigned long long)waits);
+    }
 }
 
 static void section_chain(const chain_rec *c)
@@ -1341,17 +1408,10 @@ static void section_chain(const chain_rec *c)
         sb_clear(&line);
         sb_seg_thread(&line, si);
         sb_printf(&line, ", seg %llu", (unsigned long long)c->segs[i]);
-        if (i > 0) {
-            const char *via = i - 1 < c->nvia ? c->via[i - 1] : "";
-            if (strcmp(via, "wakeup") == 0)
-                sb_printf(&line, ", which woke %d", i);
-            else if (strcmp(via, "ipc") == 0)
-                sb_printf(&line, ", the IPC peer of %d that did not reply", i);
-            else if (*via)
-                sb_printf(&line, ", reached from %d by %s", i, via);
-        }
+        if (i > 0)
+            sb_chain_via(&line, c, i);
         sb_puts(&line, ": ");
-        sb_blocked(&line, si);
+        sb_chain_link(&line, c, i, si);
         numbered((unsigned)i + 1, sb_str(&line));
     }
     md_gap();

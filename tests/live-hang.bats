@@ -121,7 +121,7 @@ EOF
     assert_line --regexp '^    1\. hangui/main \[[0-9]+\], seg [0-9]+: blocked [0-9.]+ s in read on 0x[0-9a-f]+$'
     # (a line may wrap at 98 columns after "futex": the address is checked below)
     assert_line --regexp '^    2\. hangsvc/main \[[0-9]+\], seg [0-9]+, which woke 1: blocked [0-9.]+ s in futex( |$)'
-    assert_line --regexp '^    3\. hangsvc/cruncher \[[0-9]+\], seg [0-9]+, which woke 2: running [0-9.]+\.\.[0-9.]+ s$'
+    assert_line --regexp '^    3\. hangsvc/cruncher \[[0-9]+\], seg [0-9]+, which woke 2: running [0-9.]+ m?s, [0-9.]+\.\.[0-9.]+ s$'
     assert_line '    Ends: running, the last thread was running, not blocked.'
     run found wait_chain '{names: [.tids[] | $name[tostring]], links, "end": .end}'
     assert_output '{"names":["hangui/main","hangsvc/main","hangsvc/cruncher"],"links":["wakeup","wakeup"],"end":"running"}'
