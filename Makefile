@@ -16,7 +16,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all test check bench demo install uninstall clean deps check-deps
+.PHONY: all test check bench demo install uninstall clean deps check-deps accuracy live
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -115,6 +115,17 @@ build-san/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJ)
 
 bench: all
 	bench/run.sh
+
+# The scoreboard on the real corpus and the hand-written diagnoses
+# (docs/accuracy.md); not part of make test's verdict.
+accuracy: all
+	@scripts/accuracy.sh
+
+# Records every scenario of tests/live/scenarios afresh (root, tracefs and
+# the scenarios' programs: apt-get lines in tests/live/README.md) and
+# scores them, without touching fixtures/real (tests/live/corpus.sh does).
+live: all
+	@tests/live/live.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -242,7 +242,9 @@ static bool event_loop_wait(const argus_graph *g, const argus_seg *s)
 /* SPIN-IDLE: the wait ending segment S was the program waiting for
  * input, not a hang: a display server woke it (directly, or through a
  * thread of the program it woke just before: Tk's notifier, GLib's
- * workers), or it was a loop's poll that only timed out. */
+ * workers). idle_wait adds: a loop's poll that only timed out, a parent
+ * waiting for its child, a wait still open when the trace ends that asked
+ * nothing of anyone before. */
 static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
 {
     for (int hop = 0; hop < 3 && s != ARGUS_NONE; hop++) {
@@ -272,11 +274,34 @@ static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
     return false;
 }
 
+/* Whether segment S woke another thread (asked it for something) before
+ * the wait that ends it. */
+static bool woke_another(const argus_graph *g, uint32_t s)
+{
+    const argus_seg *x = &g->segs[s];
+    for (uint32_t k = 0; k < x->out_len; k++) {
+        const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+        if (e->to_seg != ARGUS_NONE && g->segs[e->to_seg].thread != x->thread &&
+            strcmp(argus_graph_str(g, e->kind), "wait") != 0)
+            return true;
+    }
+    return x->send_id != UINT64_MAX;
+}
+
 static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const watch *w)
 {
     if (w->no_idle)
         return false;
     if (waited_for_input(g, last, w))
+        return true;
+    /* a parent waiting for its child: the child's own time is what to
+     * look at */
+    const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
+    if (strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0)
+        return true;
+    /* still waiting when the trace ends, having asked nothing of anyone
+     * before it: idle (a server's loop, a shell at its prompt) */
+    if (g->segs[last].resume == UINT64_MAX && !woke_another(g, first))
         return true;
     if (!event_loop_wait(g, &g->segs[last]))
         return false;

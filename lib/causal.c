@@ -201,6 +201,7 @@ typedef struct piece {
     uint32_t waits;         /* waits merged into it (a retried wait) */
     uint32_t first;         /* the segment of the first of them */
     uint32_t longest;       /* ... and of the longest (what the link shows) */
+    uint64_t holder;        /* P_RUNNABLE: the tid that held the CPU, 0 */
 } piece;
 
 #define MAX_PIECES 512
@@ -300,12 +301,22 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
     uint64_t t = hi;
     while (cur != ARGUS_NONE && n < MAX_PIECES) {
         const argus_seg *s = &g->segs[cur];
-        add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, s->begin, t, 0, cur, cur}, lo);
+        /* it ran, but for the stretches it was preempted (latest first) */
+        for (uint32_t k = s->pre_len; k-- > 0;) {
+            const argus_preempt *pr = &g->preempts[s->pre_off + k];
+            if (pr->to > t || pr->from < s->begin)
+                continue;
+            add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, pr->to, t, 0, cur, cur, 0}, lo);
+            add_piece(v, &n, (piece){P_RUNNABLE, cur, ARGUS_NONE, pr->from, pr->to, 0, cur, cur,
+                                     pr->holder}, lo);
+            t = pr->from;
+        }
+        add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, s->begin, t, 0, cur, cur, 0}, lo);
         if (s->begin <= lo)
             break;
         uint32_t p = prev_own(g, cur);
         if (p == ARGUS_NONE) {
-            add_piece(v, &n, (piece){P_BEFORE, cur, ARGUS_NONE, lo, s->begin, 0, cur, cur}, lo);
+            add_piece(v, &n, (piece){P_BEFORE, cur, ARGUS_NONE, lo, s->begin, 0, cur, cur, 0}, lo);
             break;
         }
         const argus_seg *ps = &g->segs[p];
@@ -314,10 +325,11 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
             uint64_t woke = resume - ps->runnable;
             if (woke < ps->end)
                 woke = ps->end;
-            add_piece(v, &n, (piece){P_RUNNABLE, p, ARGUS_NONE, woke, resume, 0, p, p}, lo);
+            add_piece(v, &n, (piece){P_RUNNABLE, p, ARGUS_NONE, woke, resume, 0, p, p,
+                                     ps->cpu_holder}, lo);
             uint32_t next;
             uint8_t kind = wait_end_kind(g, ps, &next);
-            add_piece(v, &n, (piece){kind, p, next, ps->end, woke, 0, p, p}, lo);
+            add_piece(v, &n, (piece){kind, p, next, ps->end, woke, 0, p, p, 0}, lo);
             merge_retry(g, v, &n);
             t = ps->end;
         } else {
@@ -397,12 +409,17 @@ static void chain_add(argus_chain *c, uint32_t seg, uint8_t state, uint64_t sinc
     c->len++;
 }
 
-/* The segment of the thread of SEG ongoing at T, else SEG. */
-static uint32_t seg_of_thread_at(const argus_graph *g, uint32_t thread, uint64_t t,
-                                 uint32_t fallback)
+/* The segment that shows thread T holding a CPU at time AT: the one
+ * ongoing then, else its latest before, else any of its (a spinner whose
+ * only events are interrupts it took has interrupt windows alone). */
+static uint32_t holder_seg(const argus_graph *g, uint32_t t, uint64_t at)
 {
-    uint32_t s = argus_graph_seg_at(g, thread, t);
-    return s != ARGUS_NONE ? s : fallback;
+    uint32_t s = argus_graph_seg_at(g, t, at);
+    if (s == ARGUS_NONE)
+        s = argus_graph_seg_before(g, t, at);
+    if (s == ARGUS_NONE)
+        s = g->threads[t].last_seg;
+    return s;
 }
 
 /* The stretches of the thread of S, its latest segment, from the end of
@@ -419,7 +436,7 @@ static int take_apart_to_end(const argus_graph *g, uint32_t s, uint64_t lo, piec
     if (x->wait_id == UINT64_MAX || x->resume != UINT64_MAX)
         return take_apart(g, s, g->t_last, lo, v);
     int n = 0;
-    add_piece(v, &n, (piece){P_UNKNOWN, s, ARGUS_NONE, x->end, g->t_last, 0, s, s}, lo);
+    add_piece(v, &n, (piece){P_UNKNOWN, s, ARGUS_NONE, x->end, g->t_last, 0, s, s, 0}, lo);
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
@@ -436,7 +453,7 @@ static int take_apart_at(const argus_graph *g, uint32_t t, uint64_t at, uint64_t
     int n = 0;
     uint32_t next = ARGUS_NONE;
     uint8_t kind = x->resume == UINT64_MAX ? P_UNKNOWN : wait_end_kind(g, x, &next);
-    add_piece(v, &n, (piece){kind, s, next, x->end, at, 0, s, s}, lo);
+    add_piece(v, &n, (piece){kind, s, next, x->end, at, 0, s, s, 0}, lo);
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
@@ -492,12 +509,9 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
         case P_RUNNABLE: {
             chain_add(out, d->seg, ARGUS_LINK_RUNNABLE, d->from, d->to, 0, via);
             out->end = "runnable";
-            uint64_t holder = g->segs[d->seg].cpu_holder;
-            uint32_t ht = holder ? argus_graph_thread(g, holder) : ARGUS_NONE;
+            uint32_t ht = d->holder ? argus_graph_thread(g, d->holder) : ARGUS_NONE;
             if (ht != ARGUS_NONE && (int)out->len <= max_depth && out->len < ARGUS_CHAIN_MAX) {
-                uint32_t hs = seg_of_thread_at(g, ht, d->to, ARGUS_NONE);
-                if (hs == ARGUS_NONE)
-                    hs = argus_graph_seg_before(g, ht, d->to);
+                uint32_t hs = holder_seg(g, ht, d->to);
                 if (hs != ARGUS_NONE && !chain_has_thread(g, out, hs))
                     chain_add(out, hs, ARGUS_LINK_RUNNING, d->from, d->to, 0, "cpu");
             }

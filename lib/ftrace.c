@@ -21,6 +21,7 @@
 #define LINE_MAX_BYTES (1u << 20)
 #define HEAD_MAX 256       /* bytes before a line's [CPU] */
 #define RUN_RING 256       /* run slices kept per cpu */
+#define PREEMPTED_MIN 1000000 /* a CPU wait of 1 ms matters (preempted, cpu_holder) */
 
 typedef struct span {
     const char *p;
@@ -39,6 +40,8 @@ typedef struct thread {
     bool woken_by_wakeup;  /* a wakeup came for the wait */
     bool woken_by_timer;   /* ... from the expiry of its own timer */
     uint64_t wakeup_ts;    /* when that wakeup came (runnable since) */
+    bool preempted;        /* switched out while it could run (R) ... */
+    uint64_t preempted_ts; /* ... then */
     bool waking_pending;   /* a sched_waking counted; its sched_wakeup is not */
     bool in_syscall;
     char sys[SYSNAME_MAX]; /* the syscall in progress */
@@ -132,7 +135,7 @@ struct argus_ft {
     /* -v counters */
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
         n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq,
-        n_own_softirq, n_timer_wakeups, n_start_waits;
+        n_own_softirq, n_timer_wakeups, n_start_waits, n_preempted;
 };
 
 const char *argus_ft_error(const argus_ft *d) { return d->err; }
@@ -944,7 +947,7 @@ static bool plugin_switch(span body, span *prev_comm, uint64_t *prev_pid,
 static const thread *cpu_holder(argus_ft *d, const struct cpu_ctx *c, const thread *t,
                                 uint64_t from, uint64_t to)
 {
-    if (to - from < 1000000)
+    if (to - from < PREEMPTED_MIN)
         return NULL;
     struct { uint64_t tid, total; } seen[32];
     uint32_t nseen = 0, n = c->run_next < RUN_RING ? c->run_next : RUN_RING;
@@ -970,6 +973,19 @@ static const thread *cpu_holder(argus_ft *d, const struct cpu_ctx *c, const thre
         if (seen[k].total > seen[best].total)
             best = k;
     return nseen ? find_thread(d, seen[best].tid) : NULL;
+}
+
+/* A prev_state of a task switched out while it could still run:
+ * preempted (R, R+; 0, or the preemption mark 256 and up alone). */
+static bool preempted_state(span st)
+{
+    if (st.n == 0)
+        return false;
+    if (is_digit(st.p[0])) {
+        uint64_t v;
+        return span_dec(st, &v) && (v & 255) == 0;
+    }
+    return st.p[0] == 'R';
 }
 
 static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
@@ -1013,6 +1029,10 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         argus_end_record(d->w);
         prev->waiting = true;
     }
+    else if (prev->tid != 0 && preempted_state(prev_state)) {
+        prev->preempted = true;
+        prev->preempted_ts = s->ts;
+    }
     thread *next = get_thread(d, next_pid);
     set_comm(next, next_comm.p, next_comm.n);
     const thread *holder = NULL;
@@ -1025,7 +1045,19 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         c->running_since = s->ts;
         if (next->waiting && next->woken_by_wakeup)
             holder = cpu_holder(d, c, next, next->wakeup_ts, s->ts);
+        if (next->preempted && s->ts >= next->preempted_ts + PREEMPTED_MIN) {
+            /* it waited for a CPU long enough to matter: how long, and
+             * who held the CPU then */
+            const thread *h = cpu_holder(d, c, next, next->preempted_ts, s->ts);
+            BEGIN(d, s, next, "preempted", 1 + (h != NULL));
+            put_uint_kv(d, "runnable", s->ts - next->preempted_ts);
+            if (h)
+                put_uint_kv(d, "cpu_holder", h->tid);
+            argus_end_record(d->w);
+            d->n_preempted++;
+        }
     }
+    next->preempted = false;
     if (next->waiting)
         write_woken(d, s, next, false, holder, false);
 }
@@ -2039,6 +2071,7 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     COUNT(d->n_start_waits, "threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start");
     COUNT(d->n_own_softirq, "network softirqs run inside the thread's own system call (in_syscall)");
     COUNT(d->n_timer_wakeups, "wakeups by the expiry of the target's own timer (timed_out)");
+    COUNT(d->n_preempted, "preempted events (switched out runnable, back on a CPU 1 ms or more later)");
     COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");
     COUNT(d->window.moved, "lines moved into ts order by the reorder window");

@@ -23,7 +23,7 @@ struct argus_graph_priv {
     uint32_t *id_seg;           /* event id - id_base -> segment index */
     uint64_t id_base, id_len;
     size_t id_cap, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
-        cap_str, cap_extras, cap_extra_pool, cap_locks;
+        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts;
     argus_parser *parser;
 };
 
@@ -620,6 +620,18 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (is_yield(r))
             s->nyields++;
         track_lock(g, lt, si, r);
+    } else if (r->type == ARGUS_T_OTHER && r->type_len == 9 &&
+               memcmp(r->type_name, "preempted", 9) == 0) {
+        const argus_field *f = argus_get_named(r, "runnable");
+        if (f && f->kind == ARGUS_V_UINT && f->u <= r->ts) {
+            argus_preempt *pr = ARGUS_PUSH(g->preempts, g->npreempts, g->p->cap_preempts);
+            pr->from = r->ts - f->u;
+            pr->to = r->ts;
+            pr->seg = si;
+            f = argus_get_named(r, "cpu_holder");
+            pr->holder = f && f->kind == ARGUS_V_UINT ? f->u : 0;
+            s->pre_len++;
+        }
     }
     if (r->type == ARGUS_T_UI_EVENT && s->ui_id == NO_ID) {
         s->ui_id = r->id;
@@ -690,6 +702,29 @@ static void load_extra(argus_graph *g, const argus_record *r)
     x->len = (uint32_t)r->raw_len;
     x->number = r->number;
     g->extra_used += r->raw_len;
+}
+
+/* The preemptions grouped by segment (each segment's in time order, as
+ * read): a stable counting sort. */
+static void index_preempts(argus_graph *g)
+{
+    if (!g->npreempts)
+        return;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < g->nsegs; i++) {
+        g->segs[i].pre_off = at;
+        at += g->segs[i].pre_len;
+        g->segs[i].pre_len = 0;
+    }
+    argus_preempt *sorted = malloc(g->npreempts * sizeof *sorted);
+    if (!sorted)
+        argus_die(ARGUS_EX_IOERR, "out of memory (preemptions)");
+    for (uint32_t i = 0; i < g->npreempts; i++) {
+        argus_seg *s = &g->segs[g->preempts[i].seg];
+        sorted[s->pre_off + s->pre_len++] = g->preempts[i];
+    }
+    free(g->preempts);
+    g->preempts = sorted;
 }
 
 /* Each thread's segments as one array, for binary search by time. */
@@ -787,6 +822,7 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
     argus_table_free(&keybufs);
     index_edges(g);
     index_threads(g);
+    index_preempts(g);
 }
 
 typedef struct async_load {
@@ -858,6 +894,7 @@ void argus_graph_free(argus_graph *g)
     free(g->extras);
     free(g->extra_pool);
     free(g->locks);
+    free(g->preempts);
     memset(g, 0, sizeof *g);
 }
 

@@ -385,6 +385,8 @@ argus-decode: 13 lines read, 8 events written
 #             read/readv/recv*/poll/select/epoll*: a send, and a recv when
 #             that syscall ends
 #   exec/exit sched_process_exec / sched_process_exit
+#   preempted a thread switched out runnable (R, or a number with no
+#             state bit) and switched in again 1 ms or more later
 #   ftrace    any other line with a head (sched_process_fork, task_newtask
 #             and task_rename only name threads)
 expected_counts() {
@@ -446,8 +448,11 @@ expected_counts() {
             if (after ~ /^\(/) sys[tid] = name
             else { if (inbox[tid]) { n["ipc"]++; inbox[tid] = 0 } sys[tid] = "" }
         } else if (ev == "sched_switch") {
-            prev = val("prev_pid"); next_pid = val("next_pid")
-            if (prev != 0 && blocks(val("prev_state")) && !waiting[prev]) { n["wait"]++; waiting[prev] = 1 }
+            prev = val("prev_pid"); next_pid = val("next_pid"); st = val("prev_state")
+            match($0, /[0-9]+\.[0-9]+: +sched_switch/); ts = substr($0, RSTART, RLENGTH) + 0
+            if (prev != 0 && blocks(st) && !waiting[prev]) { n["wait"]++; waiting[prev] = 1 }
+            else if (prev != 0 && (st ~ /^R/ || (st ~ /^[0-9]+$/ && int(st) % 256 == 0))) preempted[prev] = ts
+            if (next_pid in preempted) { if (ts - preempted[next_pid] >= 0.001) n["preempted"]++; delete preempted[next_pid] }
             if (waiting[next_pid]) { n["woken"]++; waiting[next_pid] = 0 }
         } else if (ev == "sched_waking") { wake(val("pid")); pending[val("pid")] = 1 }
         else if (ev == "sched_wakeup") {
@@ -552,12 +557,14 @@ woken 1066'
     # sched_process_wait, 4 softirq_raise, 3 sched_migrate_task; ipc: sshd
     # writing wakes ssh in a select, twice (a send and a recv each); 13
     # threads asleep when the trace began (first named by a wakeup): 33
-    # waits
+    # waits; one thread switched out runnable (R+) is back on a CPU 1 ms or
+    # more later: a preempted event
     want='exec 1
 exit 2
 ftrace 75
 interrupt 20
 ipc 4
+preempted 1
 syscall 842
 wait 33
 wakeup 31

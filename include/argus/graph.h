@@ -64,6 +64,7 @@ typedef struct argus_seg {
     uint32_t in_off, in_len;    /* incoming edges: in_edges[in_off..] */
     uint32_t out_off, out_len;
     uint32_t key_off, key_len;  /* key events (keep_key_events) */
+    uint32_t pre_off, pre_len;  /* its preemptions: preempts[pre_off..] */
     uint8_t wake;               /* enum argus_wake of the final wait */
     bool ctx;                   /* an interrupt/maintenance window */
     bool woken_external;        /* the wait ended by resume (no waker) */
@@ -76,6 +77,14 @@ typedef struct argus_lock_op {
     uint64_t ts;                /* the syscall's end */
     uint32_t seg;
 } argus_lock_op;
+
+/* A stretch a segment's thread waited for a CPU while it could run (its
+ * `preempted` event: switched out runnable, back `runnable` ns later). */
+typedef struct argus_preempt {
+    uint64_t from, to;
+    uint64_t holder;            /* tid that held the CPU, 0 if unknown */
+    uint32_t seg;
+} argus_preempt;
 
 typedef struct argus_gedge {
     uint64_t from, to;          /* event ids */
@@ -107,6 +116,7 @@ typedef struct argus_graph {
     char *strings; uint64_t str_used;
     argus_extra *extras; uint32_t nextras;
     argus_lock_op *locks; uint32_t nlocks;  /* in ts order */
+    argus_preempt *preempts; uint32_t npreempts; /* by segment, then time */
     uint8_t *extra_pool; uint64_t extra_used;
     uint64_t t_first, t_last;   /* ts of the first and last event */
     uint64_t nevents;

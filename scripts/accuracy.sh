@@ -1,0 +1,115 @@
+#!/bin/bash
+# make accuracy: argus diagnose on every scenario with a known truth, and
+# one line each saying whether it found the right hang first and named the
+# right culprit first (docs/accuracy.md).
+#
+#   scripts/accuracy.sh [SCENARIO_DIR...]
+#
+# Scenarios: each fixtures/real/NAME/ (real recordings: hang.txt.gz,
+# normal.txt.gz, truth), diagnosed alone and against its normal run, with
+# the default options and --proc (the truth's proc); and each hand-written
+# diagnosis fixture (fixtures/diagnose/NAME.truth beside NAME.bug.jsonl and
+# NAME.base.jsonl, fixtures/demo/hang.truth), which are built for the
+# baseline comparison: they count with their baseline, alone is shown.
+#
+# A truth file holds `hang=TID LABEL`, one or more `culprit=TID LABEL` (any
+# is right), `proc=NAME` (real ones), `ending=WORD` and `why=TEXT`. Right
+# hang: the truth's hang thread is the first hang reported. Right culprit:
+# that hang's first culprit is one of the truth's. A real scenario counts
+# when both are right alone and with its baseline. The last line is
+# "accuracy: N/M scenarios"; the exit status is 0 when every one is right.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+export PATH="$top/bin:$PATH"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/argus-accuracy.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+truth_field() { sed -n "s/^$1=//p" "$2" | head -1; }
+truth_tids() { sed -n "s/^$1=\([0-9]*\).*/\1/p" "$2"; }
+
+# judge FINDINGS TRUTH: "HANG CULPRIT FIRST_CULPRIT ENDING", HANG and
+# CULPRIT "ok" or "WRONG"
+judge() {
+    local findings=$1 truth=$2 want_hang cul first got tid end hang_ok=WRONG cul_ok=WRONG
+    want_hang=$(truth_tids hang "$truth")
+    first=$(argus-to-json "$findings" | jq -r 'select(.type == "hang" and .hang == 0) | .tid')
+    [ "$first" = "$want_hang" ] && hang_ok=ok
+    # the first culprit of the truth's hang, wherever it ranks
+    read -r tid got < <(argus-to-json "$findings" | jq -r --argjson t "${want_hang:-0}" '
+        (map(select(.type == "thread")) | map({key: (.tid | tostring),
+            value: (.proc + "/" + (if .main then "main" else .name // "?" end))}) | from_entries) as $name
+        | [.[] | select(.type == "hang" and .tid == $t)][0].hang as $h
+        | [.[] | select(.type == "culprit" and .hang == $h and .rank == 1)][0]
+        | if . == null then "- none" else "\(.tid) \($name[.tid | tostring])" end' --slurp)
+    end=$(argus-to-json "$findings" | jq -r --argjson t "${want_hang:-0}" --slurp '
+        [.[] | select(.type == "hang" and .tid == $t)][0].hang as $h
+        | [.[] | select(.type == "wait_chain" and .hang == $h)][0].end // "-"')
+    for cul in $(truth_tids culprit "$truth"); do
+        [ "$tid" = "$cul" ] && cul_ok=ok
+    done
+    echo "$hang_ok $cul_ok ${got// /_} $end"
+}
+
+# run NAME MODE TRUTH TRACE [BASELINE]: diagnose, print the verdict words
+run() {
+    local name=$1 mode=$2 truth=$3 trace=$4 base=${5-} proc
+    local -a opts=(--keep "$tmp/$name.$mode")
+    proc=$(truth_field proc "$truth")
+    [ -z "$proc" ] || opts+=(--proc "$proc")
+    [ "$mode" = alone ] || opts+=(--baseline "$base")
+    if ! argus diagnose "${opts[@]}" "$trace" > "$tmp/$name.$mode.report" 2> "$tmp/$name.$mode.err"; then
+        echo "WRONG WRONG (no_hang) -"
+        return
+    fi
+    judge "$tmp/$name.$mode" "$truth"
+}
+
+ok_of() { [[ $1 == "ok ok "* ]]; }
+
+show() { # show NAME ALONE BASELINE COUNTED
+    local -a a=($2) b=($3)
+    printf '%-22s %-5s %-5s %-34s %-9s | %-5s %-5s %-34s %-9s | %s\n' "$1" \
+        "${a[@]}" "${b[@]}" "$4"
+}
+
+right=0 total=0
+dirs=("$@")
+if [ ${#dirs[@]} = 0 ]; then
+    dirs=("$top"/fixtures/real/*/ "$top"/fixtures/diagnose "$top"/fixtures/demo)
+fi
+printf '%-22s %-5s %-5s %-34s %-9s | %-5s %-5s %-34s %-9s | %s\n' scenario hang \
+    culpr "alone: first culprit" "chain end" hang culpr "with its baseline: first culprit" \
+    "chain end" right
+for d in "${dirs[@]}"; do
+    d=${d%/}
+    if [ -f "$d/truth" ]; then      # a real recording
+        name=real/$(basename "$d")
+        mkdir -p "$tmp/real"
+        gzip -dc "$d/hang.txt.gz" > "$tmp/$name.hang.txt"
+        gzip -dc "$d/normal.txt.gz" > "$tmp/$name.normal.txt"
+        a=$(run "$name" alone "$d/truth" "$tmp/$name.hang.txt")
+        b=$(run "$name" baseline "$d/truth" "$tmp/$name.hang.txt" "$tmp/$name.normal.txt")
+        verdict=no
+        ok_of "$a" && ok_of "$b" && verdict=yes
+        show "$name" "$a" "$b" "$verdict"
+        total=$((total + 1))
+        [ $verdict = no ] || right=$((right + 1))
+        continue
+    fi
+    for truth in "$d"/*.truth; do   # hand-written
+        [ -f "$truth" ] || continue
+        name=$(basename "$d")/$(basename "$truth" .truth)
+        bug=${truth%.truth}.bug.jsonl base=${truth%.truth}.base.jsonl
+        [ -f "$bug" ] || { bug=${truth%.truth}.jsonl; base=$d/normal.jsonl; }
+        mkdir -p "$tmp/$(basename "$d")"
+        a=$(run "$name" alone "$truth" "$bug")
+        b=$(run "$name" baseline "$truth" "$bug" "$base")
+        verdict=no
+        ok_of "$b" && verdict=yes
+        show "$name" "$a" "$b" "$verdict (with its baseline)"
+        total=$((total + 1))
+        [ $verdict = no ] || right=$((right + 1))
+    done
+done
+echo "accuracy: $right/$total scenarios"
+[ "$right" = "$total" ]
