@@ -124,7 +124,9 @@ accuracy: all
 # Records every scenario of tests/live/scenarios afresh (root, tracefs and
 # the scenarios' programs: apt-get lines in tests/live/README.md) and
 # scores them, without touching fixtures/real (tests/live/corpus.sh does).
-live: all
+live: deps
+	@scripts/deps.sh live
+	@$(MAKE) --no-print-directory all
 	@tests/live/live.sh
 
 demo: deps

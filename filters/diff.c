@@ -512,7 +512,7 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
             /* DIFF-MISSING: its baseline edge into the hang's thread is
              * missing here, not made here too (the X server delivered
              * this key press too, the recorder started it too) */
-            if (wn->edge != ARGUS_NONE && i == 1 &&
+            if (wn->edge != ARGUS_NONE && toward == n0->thread &&
                 edge_with_role(c, t, toward, true, b->edges[wn->edge].kind, hs->begin, at)) {
                 argus_count("baseline threads that acted here too (DIFF-MISSING)", 1);
                 continue;
@@ -847,7 +847,8 @@ static void diff_hang(ctx *c, const hang_rec *hr)
         if (n0 != ARGUS_NONE) {
             index_connected(c, hr, &chain);
             diff_node(c, hr->n, hr->seg, hr->at, n0, 0, &base, 1);
-            qsort(base.v, base.n, sizeof *base.v, by_rank);
+            if (base.n > 1)
+                qsort(base.v, base.n, sizeof *base.v, by_rank);
         }
         merge_culprits(&cs, &chain, &base, end);
         free(chain.v);

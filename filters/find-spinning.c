@@ -719,7 +719,8 @@ int main(int argc, char **argv)
             if (watched(&g, t, &w))
                 hangs_of_thread(&g, t, &w, &found);
     }
-    qsort(found.v, found.n, sizeof *found.v, by_severity);
+    if (found.n > 1)
+        qsort(found.v, found.n, sizeof *found.v, by_severity);
     argus_count("hang nodes", found.n);
     argus_chain *chains = calloc(found.n + 1, sizeof *chains);
     if (!chains)

@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "Usage: argus-link-dispatch [--no-queue] [--no-runloop] [--no-timer] [--max-pending N] [-v] [FILE|-]\n"
+    "Usage: argus-link-dispatch [--no-queue] [--no-runloop] [--no-timer] [--kernel-timers]\n"
+    "                           [--max-pending N] [-v] [FILE|-]\n"
     "Link dispatch enqueues, run loop submissions and armed timers to their callouts.\n"
     "\n"
     "Rules (docs/stages/link-dispatch.md, spec graph-rules.md):\n"
@@ -22,10 +23,15 @@ static const char usage[] =
     "                in any process (kernel threads fire the timers of\n"
     "                others), until it is armed again or cancelled\n"
     "                (edge \"timer\")\n"
+    "  DISP-TIMER-KERNEL  a timer armed inside an interrupt window (it has\n"
+    "                ctx) or by the idle task (tid 0) is the kernel's own\n"
+    "                (the tick re-arming itself): its fires get no edge\n"
     "\n"
     "      --no-queue       no dispatch edges (DISP-QUEUE)\n"
     "      --no-runloop     no runloop edges (DISP-RUNLOOP)\n"
     "      --no-timer       no timer edges (DISP-TIMER)\n"
+    "      --kernel-timers  link the kernel's own timers too (no\n"
+    "                       DISP-TIMER-KERNEL)\n"
     "      --max-pending N  bound of each pending table: past it the oldest\n"
     "                       entry is dropped and counted (default 1000000)\n"
     "  -v, --verbose        print counts to stderr at the end\n"
@@ -40,6 +46,7 @@ static const char C_TIMER[] = "timer edges";
 static const char C_INVOKE_ALONE[] = "dispatch invokes without enqueue";
 static const char C_RUNLOOP_ALONE[] = "runloop invokes without submit";
 static const char C_FIRE_ALONE[] = "timer fires without arm";
+static const char C_KERNEL_FIRES[] = "fires of the kernel's own timers (DISP-TIMER-KERNEL)";
 static const char C_CANCEL_ALONE[] = "timer cancels without arm";
 static const char C_INCOMPLETE[] = "events without item or timer";
 static const char C_ENQUEUES_DROPPED[] = "pending enqueues dropped";
@@ -108,7 +115,7 @@ static void take_item(argus_writer *out, argus_fifo *pending,
  * the entry back as the newest, so the bound drops the timers that have
  * been idle longest, not a busy repeating one. */
 static void on_timer(argus_writer *out, argus_fifo *armed,
-                     const argus_record *r)
+                     const argus_record *r, bool kernel_timers)
 {
     argus_write_record(out, r);
     uint64_t timer;
@@ -123,7 +130,9 @@ static void on_timer(argus_writer *out, argus_fifo *armed,
     bool was_armed = argus_fifo_take(armed, timer, NULL, NULL, &arm);
     switch (r->type) {
     case ARGUS_T_TIMER_ARM:
-        argus_fifo_push(armed, timer, r->id, 0, 0);
+        /* aux2: armed by the kernel for itself (DISP-TIMER-KERNEL) */
+        argus_fifo_push(armed, timer, r->id, 0,
+                        !kernel_timers && (argus_get(r, ARGUS_K_CTX) || r->tid == 0));
         break;
     case ARGUS_T_TIMER_CANCEL:
         if (!was_armed)
@@ -134,9 +143,13 @@ static void on_timer(argus_writer *out, argus_fifo *armed,
             argus_count(C_FIRE_ALONE, 1);
             break;
         }
-        argus_put_edge(out, "timer", arm.id, r->id, false);
-        argus_count(C_TIMER, 1);
-        argus_fifo_push(armed, timer, arm.id, 0, 0);
+        if (arm.aux2) {
+            argus_count(C_KERNEL_FIRES, 1);
+        } else {
+            argus_put_edge(out, "timer", arm.id, r->id, false);
+            argus_count(C_TIMER, 1);
+        }
+        argus_fifo_push(armed, timer, arm.id, 0, arm.aux2);
         break;
     }
 }
@@ -144,18 +157,19 @@ static void on_timer(argus_writer *out, argus_fifo *armed,
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_NO_QUEUE = 256, OPT_NO_RUNLOOP, OPT_NO_TIMER };
+    enum { OPT_NO_QUEUE = 256, OPT_NO_RUNLOOP, OPT_NO_TIMER, OPT_KERNEL_TIMERS };
     static const struct option opts[] = {
         {"no-queue", no_argument, 0, OPT_NO_QUEUE},
         {"no-runloop", no_argument, 0, OPT_NO_RUNLOOP},
         {"no-timer", no_argument, 0, OPT_NO_TIMER},
+        {"kernel-timers", no_argument, 0, OPT_KERNEL_TIMERS},
         ARGUS_OPTION_MAX_PENDING,
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    bool queue = true, runloop = true, timer = true;
+    bool queue = true, runloop = true, timer = true, kernel_timers = false;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
@@ -164,6 +178,7 @@ int main(int argc, char **argv)
         case OPT_NO_QUEUE: queue = false; break;
         case OPT_NO_RUNLOOP: runloop = false; break;
         case OPT_NO_TIMER: timer = false; break;
+        case OPT_KERNEL_TIMERS: kernel_timers = true; break;
         default: argus_common_option(c, usage, &common, argv);
         }
     }
@@ -212,7 +227,7 @@ int main(int argc, char **argv)
         if (timer && (r->type == ARGUS_T_TIMER_ARM ||
                       r->type == ARGUS_T_TIMER_FIRE ||
                       r->type == ARGUS_T_TIMER_CANCEL)) {
-            on_timer(st.out, armed, r);
+            on_timer(st.out, armed, r, kernel_timers);
             continue;
         }
         argus_write_record(st.out, r);

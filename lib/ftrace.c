@@ -1782,7 +1782,7 @@ static void prescan_file(argus_ft *d, int fd)
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return;
-    size_t cap = 1u << 20, have = 0;
+    size_t cap = LINE_MAX_BYTES + 1, have = 0; /* a line, its newline */
     char *buf = malloc(cap);
     if (!buf)
         abort();

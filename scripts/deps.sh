@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what argus needs on Debian (apt-get, as root), or says what to
 # install. `deps.sh` covers the build and the tests; `deps.sh check` adds
-# what `make check` needs (clang with libFuzzer and the sanitizers).
+# what `make check` needs (clang with libFuzzer and the sanitizers), `deps.sh
+# live` the programs the real scenarios record (make live).
 set -e
 
 need_pkgs=""
@@ -20,6 +21,20 @@ command -v bats >/dev/null 2>&1 || want bats
 command -v jq >/dev/null 2>&1 || want jq
 command -v xxhsum >/dev/null 2>&1 || want xxhash
 /usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || want python3-cbor2
+
+# make live: the programs the real scenarios record (tests/live/README.md)
+if [ "${1-}" = live ]; then
+    for c in redis-server:redis-server redis-cli:redis-tools stress-ng:stress-ng \
+             curl:curl sqlite3:sqlite3 psql:postgresql-client-15 xz:xz-utils \
+             Xvfb:xvfb xdotool:xdotool dbus-daemon:dbus-daemon dbus-send:dbus-bin \
+             flock:util-linux setpriv:util-linux pgrep:procps; do
+        command -v "${c%%:*}" >/dev/null 2>&1 || want "${c#*:}"
+    done
+    [ -d /usr/lib/postgresql ] || want postgresql-15
+    /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0")' >/dev/null 2>&1 ||
+        want "python3-gi gir1.2-gtk-3.0"
+    /usr/bin/python3 -c 'import tkinter' >/dev/null 2>&1 || want python3-tk
+fi
 
 if [ "${1-}" = check ]; then
     command -v clang >/dev/null 2>&1 || want clang

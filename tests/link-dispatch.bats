@@ -169,13 +169,36 @@ argus-link-dispatch: timers left armed: 2'
 @test "--help lists the rules and flags; --max-pending must be a positive number" {
     run argus-link-dispatch --help
     assert_success
-    assert_line --index 0 "Usage: argus-link-dispatch [--no-queue] [--no-runloop] [--no-timer] [--max-pending N] [-v] [FILE|-]"
-    assert_line --index 1 "Link dispatch enqueues, run loop submissions and armed timers to their callouts."
-    for word in DISP-QUEUE DISP-RUNLOOP DISP-TIMER --no-queue --no-runloop --no-timer --max-pending --verbose; do
+    assert_line --index 0 "Usage: argus-link-dispatch [--no-queue] [--no-runloop] [--no-timer] [--kernel-timers]"
+    assert_line --index 1 "                           [--max-pending N] [-v] [FILE|-]"
+    assert_line --index 2 "Link dispatch enqueues, run loop submissions and armed timers to their callouts."
+    for word in DISP-QUEUE DISP-RUNLOOP DISP-TIMER DISP-TIMER-KERNEL --no-queue --no-runloop --no-timer \
+                --kernel-timers --max-pending --verbose; do
         assert_output --partial "$word"
     done
     run argus-link-dispatch --max-pending 0 /dev/null
     assert_failure 64
     run argus-link-dispatch --no-such-flag
     assert_failure 64
+}
+
+@test "DISP-TIMER-KERNEL: a timer armed inside an interrupt window or by the idle task is the kernel's own (the tick re-arming itself): its fires get no edge, counted; --kernel-timers links them" {
+    {
+        echo '{"type":"thread","tid":0,"pid":0,"proc":"swapper","kernel":true}'
+        echo '{"type":"thread","tid":5,"pid":5,"proc":"app","main":true}'
+        echo '{"type":"timer_arm","ts":10,"tid":5,"timer":"0xa1","func":"hrtimer_wakeup"}'
+        echo '{"type":"timer_arm","ts":20,"tid":0,"timer":"0xb2","func":"tick_nohz_handler"}'
+        echo '{"type":"interrupt","ts":30,"tid":5,"phase":"begin","name":"hardirq context"}'
+        echo '{"type":"timer_arm","ts":31,"tid":5,"timer":"0xc3","func":"tick_nohz_handler"}'
+        echo '{"type":"interrupt","ts":32,"tid":5,"phase":"end","name":"hardirq context"}'
+        echo '{"type":"timer_fire","ts":40,"tid":0,"phase":"begin","timer":"0xa1"}'
+        echo '{"type":"timer_fire","ts":41,"tid":0,"phase":"begin","timer":"0xb2"}'
+        echo '{"type":"timer_fire","ts":42,"tid":0,"phase":"begin","timer":"0xc3"}'
+    } > "$BATS_TEST_TMPDIR/ticks.jsonl"
+    run sh -c "argus-decode $BATS_TEST_TMPDIR/ticks.jsonl | argus-cull-interrupts | argus-link-dispatch -v 2>$BATS_TEST_TMPDIR/err | argus-to-json | jq -c 'select(.type == \"edge\")'"
+    assert_output '{"type":"edge","kind":"timer","from":1,"to":6}'
+    run grep -c "fires of the kernel's own timers (DISP-TIMER-KERNEL): 2" "$BATS_TEST_TMPDIR/err"
+    assert_output 1
+    run sh -c "argus-decode $BATS_TEST_TMPDIR/ticks.jsonl | argus-cull-interrupts | argus-link-dispatch --kernel-timers | argus-to-json | jq -c 'select(.type == \"edge\") | .to' | tr '\n' ' '"
+    assert_output '6 7 8 '
 }

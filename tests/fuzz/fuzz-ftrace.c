@@ -256,6 +256,16 @@ static void decode(const uint8_t *data, size_t size, size_t window, enum how how
                           .quiet = true};
     argus_ft *d = argus_ft_new(w, &o);
     CHECK(d);
+    if (how != WHOLE) {
+        /* the first pass argus_ft_read makes itself on a regular file */
+        size_t off = 0;
+        while (off < size) {
+            const uint8_t *nl = memchr(data + off, '\n', size - off);
+            size_t n = nl ? (size_t)(nl - (data + off)) : size - off;
+            argus_ft_prescan_line(d, (const char *)data + off, n);
+            off += n + (nl ? 1 : 0);
+        }
+    }
     if (how == LINES) {
         /* split as argus_ft_read splits: at '\n', a last line without one */
         res->rc = 0;
