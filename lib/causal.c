@@ -422,14 +422,16 @@ static uint32_t holder_seg(const argus_graph *g, uint32_t t, uint64_t at)
     return s;
 }
 
-/* The stretches of the thread of S, its latest segment, from the end of
- * the trace back to LO: a final wait still open then is one. */
+/* The stretches of CUR's thread from HI back to LO, latest first: CUR is
+ * the segment it was in at HI. */
 static int take_apart(const argus_graph *g, uint32_t cur, uint64_t hi, uint64_t lo,
                       piece *v)
 {
     return take_apart_after(g, cur, hi, lo, v, 0);
 }
 
+/* The same for the thread of S, its latest segment, from the end of the
+ * trace: a final wait still open then is a stretch nothing ended. */
 static int take_apart_to_end(const argus_graph *g, uint32_t s, uint64_t lo, piece *v)
 {
     const argus_seg *x = &g->segs[s];
@@ -440,8 +442,8 @@ static int take_apart_to_end(const argus_graph *g, uint32_t s, uint64_t lo, piec
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
-/* The stretches of thread T from time AT back to LO, wherever it was at
- * AT: running, or in a wait (how that wait ended, later, says on what). */
+/* The same for thread T from time AT, wherever it was then: running, or
+ * in a wait (how that wait ended, later, says on what). */
 static int take_apart_at(const argus_graph *g, uint32_t t, uint64_t at, uint64_t lo, piece *v)
 {
     uint32_t s = argus_graph_seg_before(g, t, at);
@@ -457,12 +459,52 @@ static int take_apart_at(const argus_graph *g, uint32_t t, uint64_t at, uint64_t
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
+/* After the blocked link D (the chain's last), the thread to go on to:
+ * its stretches in V (returns how many) and how it was reached in *VIA;
+ * 0 when the chain ends there (out->end set). */
+static int go_on(const argus_graph *g, const piece *d, argus_chain *out, int max_depth,
+                 piece *v, const char **via)
+{
+    if ((int)out->len > max_depth || out->len == ARGUS_CHAIN_MAX) {
+        out->end = "depth";
+        return 0;
+    }
+    if (d->kind == P_WOKEN) {   /* the waker, from its wakeup back */
+        *via = "wakeup";
+        return take_apart(g, d->next, d->to, d->from, v);
+    }
+    uint64_t released;
+    uint32_t rel;
+    if (d->kind == P_TIMEOUT && d->waits > 1 &&
+        (rel = lock_releaser(g, d, &released)) != ARGUS_NONE && !chain_has_thread(g, out, rel)) {
+        *via = "lock";          /* polled a file lock: who released it */
+        return take_apart(g, rel, released, d->from, v);
+    }
+    /* a request unanswered: when the wait gave up (its timeout), or still
+     * at the end of the trace; its peer then (it may wait on us: cycle) */
+    const argus_seg *s = &g->segs[d->seg];
+    const argus_gedge *e = s->send_id == UINT64_MAX ? NULL : out_edge(g, s, s->send_id, "ipc");
+    bool open = d->to == g->t_last && d->kind == P_UNKNOWN;
+    out->end = d->kind == P_TIMEOUT && !e ? "timeout"
+               : d->kind == P_IO ? "io"
+               : s->send_id != UINT64_MAX && (open || e) ? "no_reply"
+               : "not_woken";
+    if (!e || strcmp(out->end, "no_reply") != 0)
+        return 0;
+    if (chain_has_thread(g, out, e->to_seg)) {
+        out->end = "cycle";
+        return 0;
+    }
+    *via = "ipc";
+    return take_apart_at(g, g->segs[e->to_seg].thread, d->to, d->from, v);
+}
+
 void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
                       int max_depth, argus_chain *out)
 {
     memset(out, 0, sizeof *out);
     const argus_seg *h = &g->segs[start];
-    static piece v[MAX_PIECES];     /* one chain at a time */
+    piece v[MAX_PIECES];
     if (h->wait_id == UINT64_MAX) {
         chain_add(out, start, ARGUS_LINK_RUNNING, h->begin, h->end, 0, NULL);
         out->end = "running";
@@ -473,21 +515,18 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
     /* the hang's own thread, from where it went on after its wait (the
      * wait that ended the hang) back to FROM; a wait still open at the
      * end of the trace is taken as it was then */
-    uint32_t cur = ARGUS_NONE;
-    uint64_t hi;
+    uint32_t cur = h->resume != UINT64_MAX ? argus_next_own(g, start) : ARGUS_NONE;
+    uint64_t hi = cur != ARGUS_NONE ? h->resume : g->t_last;
     int n;
-    if (h->resume != UINT64_MAX)
-        cur = argus_next_own(g, start);
     if (cur != ARGUS_NONE) {
-        hi = h->resume;
         n = take_apart(g, cur, hi, from, v);
         /* what ran after the resume is not the hang's */
         if (n && v[0].kind == P_RUN && v[0].seg == cur && g->segs[cur].begin >= h->resume)
             memmove(v, v + 1, (size_t)--n * sizeof *v);
     } else {
-        hi = g->t_last;
         n = take_apart_to_end(g, start, from, v);
     }
+    const char *via = NULL;
     for (;;) {
         const piece *d = dominant(v, n);
         if (!d) {
@@ -500,80 +539,29 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
             out->end = "cycle";
             return;
         }
-        const char *via = out->len ? out->via_next : NULL;
-        switch (d->kind) {
-        case P_RUN:
+        if (d->kind == P_RUN) {
             chain_add(out, d->seg, ARGUS_LINK_RUNNING, d->from, d->to, 0, via);
             out->end = "running";
             return;
-        case P_RUNNABLE: {
+        }
+        if (d->kind == P_RUNNABLE) {
             chain_add(out, d->seg, ARGUS_LINK_RUNNABLE, d->from, d->to, 0, via);
             out->end = "runnable";
+            /* the thread that held the CPU, one more link */
             uint32_t ht = d->holder ? argus_graph_thread(g, d->holder) : ARGUS_NONE;
-            if (ht != ARGUS_NONE && (int)out->len <= max_depth && out->len < ARGUS_CHAIN_MAX) {
-                uint32_t hs = holder_seg(g, ht, d->to);
-                if (hs != ARGUS_NONE && !chain_has_thread(g, out, hs))
-                    chain_add(out, hs, ARGUS_LINK_RUNNING, d->from, d->to, 0, "cpu");
-            }
+            uint32_t hs = ht != ARGUS_NONE ? holder_seg(g, ht, d->to) : ARGUS_NONE;
+            if (hs != ARGUS_NONE && (int)out->len <= max_depth && out->len < ARGUS_CHAIN_MAX &&
+                !chain_has_thread(g, out, hs))
+                chain_add(out, hs, ARGUS_LINK_RUNNING, d->from, d->to, 0, "cpu");
             return;
         }
-        case P_WOKEN:
-            chain_add(out, d->longest, ARGUS_LINK_BLOCKED, d->from, d->to, d->waits, via);
-            break;
-        default: {
-            chain_add(out, d->longest, ARGUS_LINK_BLOCKED, d->from, d->to, d->waits, via);
-            uint64_t released;
-            uint32_t rel;
-            if (d->kind == P_TIMEOUT && d->waits > 1 &&
-                (rel = lock_releaser(g, d, &released)) != ARGUS_NONE &&
-                !chain_has_thread(g, out, rel) && (int)out->len <= max_depth &&
-                out->len < ARGUS_CHAIN_MAX) {
-                /* polled a file lock: the thread that released it */
-                out->via_next = "lock";
-                n = take_apart(g, rel, released, d->from, v);
-                continue;
-            }
-            /* a request unanswered: still at the end of the trace, or
-             * when its wait timed out (the peer may wait on us: a cycle) */
-            const argus_seg *s = &g->segs[d->seg];
-            bool asked = s->send_id != UINT64_MAX && out_edge(g, s, s->send_id, "ipc");
-            out->end = d->kind == P_TIMEOUT && !asked ? "timeout"
-                       : d->kind == P_IO ? "io"
-                       : s->send_id != UINT64_MAX && (d->to == g->t_last || asked) ? "no_reply"
-                       : "not_woken";
-            if (strcmp(out->end, "no_reply") == 0)
-                goto no_reply;
+        chain_add(out, d->longest, ARGUS_LINK_BLOCKED, d->from, d->to, d->waits, via);
+        piece link = *d;        /* V is about to be taken apart anew */
+        if ((n = go_on(g, &link, out, max_depth, v, &via)) == 0) {
+            if (!out->end)
+                out->end = "not_woken";
             return;
         }
-        }
-        if ((int)out->len > max_depth || out->len == ARGUS_CHAIN_MAX) {
-            out->end = "depth";
-            return;
-        }
-        /* the waker, from its wakeup back to the start of that wait */
-        uint32_t w = d->next;
-        uint64_t lo = d->from, whi = d->to;
-        out->via_next = "wakeup";
-        n = take_apart(g, w, whi, lo, v);
-        continue;
-    no_reply: {
-            /* a request unanswered: its peer, from when the wait gave up
-             * back to its start */
-            const argus_seg *s = &g->segs[d->seg];
-            const argus_gedge *e = out_edge(g, s, s->send_id, "ipc");
-            if (!e || (int)out->len > max_depth || out->len == ARGUS_CHAIN_MAX)
-                return;
-            uint32_t peer = g->segs[e->to_seg].thread;
-            if (chain_has_thread(g, out, e->to_seg)) {
-                out->end = "cycle";
-                return;
-            }
-            out->via_next = "ipc";
-            n = take_apart_at(g, peer, d->to, d->from, v);
-            if (n == 0)
-                return;
-            out->end = NULL;
-            continue;
-        }
+        out->end = NULL;
     }
 }

@@ -114,7 +114,7 @@ struct argus_ft {
     struct cpu_ctx {
         /* the latest run slices on it (who held it while a woken thread
          * waited for it) */
-        struct { uint64_t tid, from, to; } run[RUN_RING];
+        struct run_slice { uint64_t tid, from, to; } *run; /* RUN_RING, on first use */
         uint32_t run_next;
         uint64_t running_since;
         uint32_t real_depth, own_mask;
@@ -246,6 +246,8 @@ void argus_ft_free(argus_ft *d)
     argus_table_free(&d->work_queue);
     argus_table_free(&d->timer_armer);
     argus_table_free(&d->prescan);
+    for (uint32_t i = 0; i < d->ncpus; i++)
+        free(d->cpus[i].run);
     free(d->cpus);
     free(d);
 }
@@ -947,7 +949,7 @@ static bool plugin_switch(span body, span *prev_comm, uint64_t *prev_pid,
 static const thread *cpu_holder(argus_ft *d, const struct cpu_ctx *c, const thread *t,
                                 uint64_t from, uint64_t to)
 {
-    if (to - from < PREEMPTED_MIN)
+    if (to - from < PREEMPTED_MIN || !c->run)
         return NULL;
     struct { uint64_t tid, total; } seen[32];
     uint32_t nseen = 0, n = c->run_next < RUN_RING ? c->run_next : RUN_RING;
@@ -1038,6 +1040,8 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
     const thread *holder = NULL;
     if (s->cpu < CPU_CTX_MAX) {
         struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+        if (!c->run && !(c->run = calloc(RUN_RING, sizeof *c->run)))
+            abort();
         c->run[c->run_next % RUN_RING].tid = prev->tid;
         c->run[c->run_next % RUN_RING].from = c->running_since;
         c->run[c->run_next % RUN_RING].to = s->ts;
@@ -1782,7 +1786,10 @@ static void prescan_file(argus_ft *d, int fd)
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return;
-    size_t cap = LINE_MAX_BYTES + 1, have = 0; /* a line, its newline */
+    /* room for a line and its newline, or for the whole file when less */
+    size_t cap = LINE_MAX_BYTES + 1, have = 0;
+    if ((uint64_t)st.st_size < cap)
+        cap = (size_t)st.st_size + 1;
     char *buf = malloc(cap);
     if (!buf)
         abort();

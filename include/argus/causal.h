@@ -75,7 +75,6 @@ typedef struct argus_chain {
     uint32_t waits[ARGUS_CHAIN_MAX];
     uint32_t len;
     const char *end;
-    const char *via_next;       /* private: how the next link is reached */
 } argus_chain;
 
 /* The chain of the hang node START (a segment ending in a wait), from

@@ -12,10 +12,8 @@ need_root
 need redis-server:redis-server redis-cli:redis-tools stress-ng:stress-ng \
     taskset:util-linux chrt:util-linux timeout:coreutils
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-port=$(free_port)
-spawn taskset -c 0 redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-    --dir "$WORK" --daemonize no --loglevel warning --enable-debug-command local --logfile "$WORK/redis.log"
-wait_for 10 redis-cli -h 127.0.0.1 -p "$port" ping
+start_redis taskset -c 0
+port=$REDIS_PORT
 
 # the driver (glue, in $WORK): the client in the background (its pid in
 # RUN.cli), then, with HOG=1, the hog on the client's CPU while the

@@ -40,24 +40,11 @@ root.bind("<Key>", on_key)
 root.mainloop()
 EOF
 
-# the action: press KEY (XTEST, into the focused window), then wait (10 s
-# at most) for the app to write KEY to the fifo
-cat > "$WORK/press" <<'EOF'
-#!/bin/bash
-exec 3<>"$FIFO"
-xdotool key "$1"
-read -r -t 10 -u 3 line && [ "$line" = "$1" ]
-EOF
-chmod +x "$WORK/press"
-export FIFO=$WORK/done
-mkfifo "$FIFO"
+key_press_driver
 export HOME=$WORK/home XDG_CACHE_HOME=$WORK/cache XDG_CONFIG_HOME=$WORK/config
 mkdir -m 700 "$HOME"
 
-spawn Xvfb -displayfd 5 -nolisten tcp -screen 0 640x480x24 5>"$WORK/display" 2>"$WORK/xvfb.log"
-wait_for 10 test -s "$WORK/display"
-DISPLAY=:$(cat "$WORK/display")
-export DISPLAY
+start_display
 spawn $py "$WORK/app.py" "$FIFO"
 app=$SPAWNED_PID
 wait_for 10 xdotool search --name '^argus-gui-busy$'

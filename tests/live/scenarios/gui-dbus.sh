@@ -62,17 +62,7 @@ window.show_all()
 Gtk.main()
 EOF
 
-# the action: press KEY (XTEST, into the focused window), then wait (10 s
-# at most) for the app to write KEY to the fifo
-cat > "$WORK/press" <<'EOF'
-#!/bin/bash
-exec 3<>"$FIFO"
-xdotool key "$1"
-read -r -t 10 -u 3 line && [ "$line" = "$1" ]
-EOF
-chmod +x "$WORK/press"
-export FIFO=$WORK/done
-mkfifo "$FIFO"
+key_press_driver
 
 export XDG_RUNTIME_DIR=$WORK/run HOME=$WORK/home XDG_CACHE_HOME=$WORK/cache \
     XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data
@@ -81,10 +71,7 @@ mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
 # the bus and the service
 export NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory GIO_USE_VFS=local GTK_IM_MODULE=gtk-im-context-simple
 
-spawn Xvfb -displayfd 5 -nolisten tcp -screen 0 640x480x24 5>"$WORK/display" 2>"$WORK/xvfb.log"
-wait_for 10 test -s "$WORK/display"
-DISPLAY=:$(cat "$WORK/display")
-export DISPLAY
+start_display
 spawn dbus-daemon --session --address="unix:path=$WORK/bus" --nofork --print-address > "$WORK/bus.address"
 wait_for 10 test -s "$WORK/bus.address"
 export DBUS_SESSION_BUS_ADDRESS=unix:path=$WORK/bus

@@ -149,3 +149,40 @@ truth() {
     echo "$1=$2" >> "$OUT/truth"
 }
 : > "$OUT/truth"
+
+# start_redis [WRAPPER...]: a redis-server of its own (no persistence,
+# DEBUG commands from local connections) on a free 127.0.0.1 port, run
+# under WRAPPER when given (taskset ...: it execs the server, the pid
+# stays); $REDIS_PORT and $REDIS_PID are set once it answers.
+start_redis() {
+    REDIS_PORT=$(free_port)
+    spawn "$@" redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no \
+        --dir "$WORK" --daemonize no --loglevel warning --enable-debug-command local \
+        --logfile "$WORK/redis.log"
+    REDIS_PID=$SPAWNED_PID
+    wait_for 10 redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping
+}
+
+# start_display: an Xvfb of its own on a free display; DISPLAY exported.
+start_display() {
+    spawn Xvfb -displayfd 5 -nolisten tcp -screen 0 640x480x24 5>"$WORK/display" 2>"$WORK/xvfb.log"
+    wait_for 10 test -s "$WORK/display"
+    DISPLAY=:$(cat "$WORK/display")
+    export DISPLAY
+}
+
+# key_press_driver: writes $WORK/press, the recorded action of a GUI
+# scenario: `press KEY` presses KEY (XTEST, into the focused window), then
+# waits (10 s at most) for the app to write KEY to the fifo $FIFO, which
+# it makes.
+key_press_driver() {
+    cat > "$WORK/press" <<'PRESS'
+#!/bin/bash
+exec 3<>"$FIFO"
+xdotool key "$1"
+read -r -t 10 -u 3 line && [ "$line" = "$1" ]
+PRESS
+    chmod +x "$WORK/press"
+    export FIFO=$WORK/done
+    mkfifo "$FIFO"
+}

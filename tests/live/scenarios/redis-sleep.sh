@@ -7,13 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need redis-server:redis-server redis-cli:redis-tools
-port=$(free_port)
-spawn redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-    --dir "$WORK" --daemonize no --loglevel warning --enable-debug-command local --logfile "$WORK/redis.log"
-server=$SPAWNED_PID
-wait_for 10 redis-cli -h 127.0.0.1 -p "$port" ping
+start_redis
+server=$REDIS_PID port=$REDIS_PORT
 record normal redis-cli -h 127.0.0.1 -p "$port" DEBUG SLEEP 0 > "$WORK/normal.out"
-
 record hang redis-cli -h 127.0.0.1 -p "$port" DEBUG SLEEP 2 > "$WORK/hang.out"
 truth proc redis-cli
 truth hang "$RECORDED_PID redis-cli/main"
