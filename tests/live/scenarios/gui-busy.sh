@@ -45,14 +45,8 @@ export HOME=$WORK/home XDG_CACHE_HOME=$WORK/cache XDG_CONFIG_HOME=$WORK/config
 mkdir -m 700 "$HOME"
 
 start_display
-spawn $py "$WORK/app.py" "$FIFO"
-app=$SPAWNED_PID
-wait_for 10 xdotool search --name '^argus-gui-busy$'
-wid=$(xdotool search --name '^argus-gui-busy$' | head -1)
-timeout 10 xdotool windowfocus --sync "$wid"
-# a first key before recording: Tk takes the focus and loads its keymap
-timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
-sleep 0.5
+start_gui_app argus-gui-busy $py "$WORK/app.py" "$FIFO"
+app=$APP_PID
 
 record normal "$WORK/press" n
 sleep 0.5

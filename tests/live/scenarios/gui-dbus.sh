@@ -78,14 +78,8 @@ export DBUS_SESSION_BUS_ADDRESS=unix:path=$WORK/bus
 spawn $py "$WORK/service.py"
 service=$SPAWNED_PID
 wait_for 10 dbus-send --session --print-reply --dest=org.argus.Slow /org/argus/Slow org.argus.Slow.Delay double:0
-spawn $py "$WORK/app.py" "$FIFO"
-app=$SPAWNED_PID
-wait_for 10 xdotool search --name '^argus-gui-dbus$'
-wid=$(xdotool search --name '^argus-gui-dbus$' | head -1)
-timeout 10 xdotool windowfocus --sync "$wid"
-# a first key before recording: GTK loads its keymap and input method
-timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
-sleep 0.5
+start_gui_app argus-gui-dbus $py "$WORK/app.py" "$FIFO"
+app=$APP_PID
 
 record normal "$WORK/press" n
 sleep 0.5

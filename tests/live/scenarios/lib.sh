@@ -186,3 +186,19 @@ PRESS
     export FIFO=$WORK/done
     mkfifo "$FIFO"
 }
+
+# start_gui_app TITLE CMD...: starts a GUI app (spawn; its pid in
+# $APP_PID), waits for its window named TITLE, focuses it, and presses a
+# first key with $WORK/press (key_press_driver) before anything is
+# recorded: the toolkit takes the focus and loads its keymap then.
+start_gui_app() {
+    local title=$1 wid
+    shift
+    spawn "$@"
+    APP_PID=$SPAWNED_PID
+    wait_for 10 xdotool search --name "^$title\$"
+    wid=$(xdotool search --name "^$title\$" | head -1)
+    timeout 10 xdotool windowfocus --sync "$wid"
+    timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
+    sleep 0.5
+}
