@@ -130,6 +130,9 @@ struct argus_ft {
     const struct cpu_ctx *line_cpu;
     argus_table timer_armer; /* timer -> the arming process + 1 */
     argus_table prescan;   /* tid -> struct prescan (argus_ft_prescan) */
+    uint64_t prescan_done[256]; /* tid + 1 by tid modulo 256: nothing more
+                                 * for its own lines to tell (a line's
+                                 * thread is mostly one seen a moment ago) */
     bool start_waits_written;
 
     /* -v counters */
@@ -425,8 +428,10 @@ static bool parse_ts(const char **pp, const char *end, uint64_t *ns)
     return true;
 }
 
-/* Parses "COMM-TID [(TGID)] [CPU] [FLAGS] TS: " into S. */
-static bool parse_head(line_slot *s)
+/* Parses "COMM-TID [(TGID)] [CPU] [FLAGS] TS: " into S; WHO_ONLY (the
+ * first pass) skips the flags and the timestamp: the body is after the
+ * first ':' that ends a number. */
+static bool parse_head_how(line_slot *s, bool who_only)
 {
     const char *start = s->text, *end = start + s->len, *p = start;
     while (p < end && (*p == ' ' || *p == '\t'))
@@ -481,10 +486,14 @@ static bool parse_head(line_slot *s)
         p = after;
         while (p < end && *p == ' ')
             p++;
-        uint64_t ns;
+        uint64_t ns = 0;
         const char *tp = p;
         s->irq_ctx = 0;
-        if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':') {
+        if (who_only) {
+            tp = memchr(p, ':', (size_t)(end - p));
+            if (!tp || tp == p || !is_digit(tp[-1]))
+                return false;
+        } else if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':') {
             /* FLAGS: irqs-off, need-resched, hardirq/softirq, ... */
             const char *flags = p;
             while (p < end && *p != ' ')
@@ -519,6 +528,11 @@ static bool parse_head(line_slot *s)
         return true;
     }
     return false;
+}
+
+static bool parse_head(line_slot *s)
+{
+    return parse_head_how(s, false);
 }
 
 /* ---- Output ------------------------------------------------------------- */
@@ -1698,13 +1712,13 @@ void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
     if (n == 0 || *p == '#' || n > LINE_MAX_BYTES)
         return;
     line_slot s = {.text = (char *)p, .len = (uint32_t)n};
-    if (!parse_head(&s))
+    if (!parse_head_how(&s, true))
         return;
     const char *b = p + s.body_off, *end = p + n, *q = b;
     while (q < end && is_ident(*q))
         q++;
     span name = {b, (size_t)(q - b)};
-    if (s.tid != 0) { /* the idle task never waits */
+    if (s.tid != 0 && d->prescan_done[s.tid & 255] != s.tid + 1) { /* the idle task never waits */
         struct prescan *own = prescan_thread(d, s.tid);
         if (own->asleep && !own->own_line) { /* its first line after the wakeup */
             if (name.n > 9 && memcmp(name.p, "sys_exit_", 9) == 0)
@@ -1717,8 +1731,10 @@ void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
         own->seen = true;
         if (s.tgid >= 0)
             own->tgid = s.tgid;
+        if (own->tgid >= 0 && (!own->asleep || own->own_line))
+            d->prescan_done[s.tid & 255] = s.tid + 1;
     }
-    if (q == end || *q != ':')
+    if (q == end || *q != ':' || name.n < 12 || memcmp(name.p, "sched_", 6) != 0)
         return;
     ev_kind kind = event_kind(d, name.p, name.n);
     if (kind != EV_WAKING && kind != EV_WAKEUP && kind != EV_WAKEUP_NEW && kind != EV_SWITCH)

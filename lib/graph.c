@@ -573,11 +573,11 @@ static void load_event(argus_graph *g, const argus_record *r,
                 b->resume = r->ts;
                 if (r->type == ARGUS_T_WOKEN) {
                     b->wake = (uint8_t)wake_of(r);
-                    const argus_field *f = argus_get_named(r, "runnable");
-                    b->runnable = f && f->kind == ARGUS_V_UINT && f->u <= r->ts - b->end
-                                      ? f->u : 0;
-                    f = argus_get_named(r, "cpu_holder");
-                    b->cpu_holder = f && f->kind == ARGUS_V_UINT ? f->u : 0;
+                    if (!argus_get_uint(r, ARGUS_K_RUNNABLE, &b->runnable) ||
+                        b->runnable > r->ts - b->end)
+                        b->runnable = 0;
+                    if (!argus_get_uint(r, ARGUS_K_CPU_HOLDER, &b->cpu_holder))
+                        b->cpu_holder = 0;
                     if (b->wake == ARGUS_WAKE_TIMED_OUT) {
                         b->ntimeouts = 1;
                         if (b->prev != ARGUS_NONE) {
@@ -622,14 +622,14 @@ static void load_event(argus_graph *g, const argus_record *r,
         track_lock(g, lt, si, r);
     } else if (r->type == ARGUS_T_OTHER && r->type_len == 9 &&
                memcmp(r->type_name, "preempted", 9) == 0) {
-        const argus_field *f = argus_get_named(r, "runnable");
-        if (f && f->kind == ARGUS_V_UINT && f->u <= r->ts) {
+        uint64_t runnable;
+        if (argus_get_uint(r, ARGUS_K_RUNNABLE, &runnable) && runnable <= r->ts) {
             argus_preempt *pr = ARGUS_PUSH(g->preempts, g->npreempts, g->p->cap_preempts);
-            pr->from = r->ts - f->u;
+            pr->from = r->ts - runnable;
             pr->to = r->ts;
             pr->seg = si;
-            f = argus_get_named(r, "cpu_holder");
-            pr->holder = f && f->kind == ARGUS_V_UINT ? f->u : 0;
+            if (!argus_get_uint(r, ARGUS_K_CPU_HOLDER, &pr->holder))
+                pr->holder = 0;
             s->pre_len++;
         }
     }

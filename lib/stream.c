@@ -67,6 +67,8 @@ static const struct { const char *name; int cls; } key_table[ARGUS_K_COUNT] = {
     [ARGUS_K_SOURCE] = {"source", ARGUS_C_TEXT},
     [ARGUS_K_T0] = {"t0", ARGUS_C_UINT},
     [ARGUS_K_STAGES] = {"stages", ARGUS_C_TEXT_ARRAY},
+    [ARGUS_K_RUNNABLE] = {"runnable", ARGUS_C_UINT},
+    [ARGUS_K_CPU_HOLDER] = {"cpu_holder", ARGUS_C_UINT},
 };
 
 static const char *const type_table[ARGUS_T_COUNT] = {
