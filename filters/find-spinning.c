@@ -33,11 +33,12 @@ static const char usage[] =
     "                  runs for MS, or waits for MS, a wait retried after\n"
     "                  timeouts or woken by its own threads counting as one\n"
     "  SPIN-IDLE       a wait is no hang when a display server woke it (input),\n"
-    "                  when it is a loop's poll that only timed out, a parent\n"
-    "                  waiting for its child, or a wait still open at the end\n"
-    "                  that asked nothing of anyone before\n"
+    "                  when it is a loop's poll that only timed out, a display\n"
+    "                  server's own loop, a parent waiting for its child, or a\n"
+    "                  wait still open at the end that asked nothing before\n"
     "  SPIN-ORDER      --hang nodes worst first; hangs with one cause together,\n"
-    "                  the longest chain first, a cause after its victims\n"
+    "                  the longest chain first, a cause after its victims; a\n"
+    "                  wait still open at the end on nothing known last\n"
     "  SPIN-CLASS      yield (yield syscalls are >= 1/3 of its events), wait\n"
     "                  (a final wait >= 0.8 s, or repeated timed-out waits),\n"
     "                  busy (runs >= 1.5 s without blocking); else by its end\n"
@@ -312,6 +313,11 @@ static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const
         return false;
     if (waited_for_input(g, last, w))
         return true;
+    /* a display server in its loop waits for its clients and for input */
+    if (event_loop_wait(g, &g->segs[last]) &&
+        name_in_list(argus_graph_str(g, g->threads[g->segs[last].thread].proc), w->input_servers,
+                     w->ninput_servers))
+        return true;
     /* a parent waiting for its child: the child's own time is what to
      * look at */
     const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
@@ -398,6 +404,7 @@ typedef struct ordered {
     argus_chain c;
     uint32_t group;             /* position of its group's first hang */
     bool cause;
+    bool unexplained;           /* still waiting at the end, on nothing known */
     uint32_t pos;
 } ordered;
 
@@ -409,6 +416,8 @@ static uint32_t root_thread(const argus_graph *g, const ordered *o)
 static int by_order(const void *a, const void *b)
 {
     const ordered *x = a, *y = b;
+    if (x->unexplained != y->unexplained)
+        return x->unexplained ? 1 : -1;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
     if (x->cause != y->cause)
@@ -428,6 +437,10 @@ static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains)
         o[i] = (ordered){.h = found->v[i], .c = chains[i], .pos = i, .group = i};
         if (found->v[i].event != UINT64_MAX)
             continue;           /* indicators: as found */
+        const argus_seg *s = &g->segs[found->v[i].seg];
+        o[i].unexplained = s->wait_id != UINT64_MAX && s->resume == UINT64_MAX &&
+                           chains[i].end && (strcmp(chains[i].end, "not_woken") == 0 ||
+                                             strcmp(chains[i].end, "io") == 0);
         for (uint32_t j = 0; j < i; j++)
             if (found->v[j].event == UINT64_MAX && root_thread(g, &o[j]) == root_thread(g, &o[i])) {
                 o[i].group = o[j].group;

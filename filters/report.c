@@ -1058,7 +1058,7 @@ static void sb_class(sb *b, const hang_rec *h)
             sb_puts(b, ", ended ");
             sb_sym(b, h->result);
         }
-        if (h->runnable != NONE) {
+        if (h->runnable != NONE && h->blocked != NONE && h->runnable * 10 >= h->blocked) {
             sb_puts(b, "; the last ");
             sb_dur(b, h->runnable);
             sb_puts(b, " of it runnable (woken, waiting for a CPU)");
