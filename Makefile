@@ -6,10 +6,15 @@ CFLAGS ?= -O2 -g
 ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
 LDLIBS := -lcbor -lxxhash -lyajl -lm -pthread
 
-FILTERS := $(sort $(basename $(notdir $(wildcard filters/*.c))))
+# A program is filters/NAME.c, or a folder filters/NAME/ of its own files
+# (the recorder).
+FOLDER_PROGRAMS := $(notdir $(patsubst %/,%,$(wildcard filters/*/)))
+FILTERS := $(sort $(basename $(notdir $(wildcard filters/*.c))) $(FOLDER_PROGRAMS))
 PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus
 LIB_SRC := $(wildcard lib/*.c)
-HEADERS := $(wildcard include/argus/*.h)
+HEADERS := $(wildcard include/argus/*.h filters/*/*.h)
+SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o)
+folder_objects = $(patsubst filters/%.c,$(1)/filters/%.o,$(wildcard filters/$(2)/*.c))
 
 # Sanitizer build for `make check`, in a tree of its own.
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -37,6 +42,17 @@ build/filters/%.o: filters/%.c $(HEADERS)
 bin/argus-%: build/filters/%.o build/libargus.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+define folder_program
+bin/argus-$(1): $(call folder_objects,build,$(1)) build/libargus.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+
+build-san/bin/argus-$(1): $(call folder_objects,build-san,$(1)) $(SAN_OBJ)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach p,$(FOLDER_PROGRAMS),$(eval $(call folder_program,$(p))))
 
 bin/argus: scripts/argus
 	@mkdir -p $(@D)
@@ -82,7 +98,6 @@ check: deps
 	done
 
 # The sanitizer tree: objects under build-san/, programs under build-san/bin.
-SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o)
 san-programs: $(FILTERS:%=build-san/bin/argus-%) build-san/bin/argus $(FUZZERS:%=build-san/%)
 
 build-san/lib/%.o: lib/%.c $(HEADERS)

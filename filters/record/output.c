@@ -1,0 +1,211 @@
+/* argus-record: writing the trace: the instance's trace file as the kernel
+ * writes it, with argus's header, thread and watch lines put in. */
+#include "record.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The output: a file descriptor and a buffer of our own, so that a write
+ * blocked on a full pipe can be interrupted (a second stop signal while
+ * writing abandons the output). */
+int out_fd = STDOUT_FILENO;
+static char out_buf[1 << 16];
+static size_t out_len;
+uint64_t events_out, hits_out;
+
+const char *output_name(void)
+{
+    return opt.output && strcmp(opt.output, "-") != 0 ? opt.output : "stdout";
+}
+
+/* Checks for SIGINT/SIGTERM/SIGHUP arriving while writing: the second
+ * stop request abandons the output. */
+static void check_abort(void)
+{
+    if (stop_signals >= 2) {
+        restore();
+        argus_die(128 + last_signal, "interrupted while writing: %s is incomplete", output_name());
+    }
+}
+
+static void out_flush(void)
+{
+    for (size_t done = 0; done < out_len;) {
+        ssize_t w = write(out_fd, out_buf + done, out_len - done);
+        if (w > 0) {
+            done += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR) {
+            check_abort();
+            continue;
+        }
+        if (w < 0 && errno == EPIPE) {
+            /* the reader is gone: end quietly, as on SIGPIPE, restored */
+            restore();
+            signal(SIGPIPE, SIG_DFL);
+            raise(SIGPIPE);
+        }
+        argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", output_name(),
+                  strerror(w < 0 ? errno : EIO));
+    }
+    out_len = 0;
+}
+
+static void out_put(const char *s, size_t n)
+{
+    while (n) {
+        if (out_len == sizeof out_buf)
+            out_flush();
+        size_t k = sizeof out_buf - out_len < n ? sizeof out_buf - out_len : n;
+        memcpy(out_buf + out_len, s, k);
+        out_len += k;
+        s += k;
+        n -= k;
+    }
+}
+
+void out_printf(const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        abort();
+    if ((size_t)n < sizeof small) {
+        out_put(small, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        abort();
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    out_put(big, (size_t)n);
+    free(big);
+}
+
+/* The timestamp of an event line "COMM-TID [(TGID)] [CPU] [FLAGS] S.F: ..."
+ * in ns; false for other lines. COMM may hold " [", so each " [" is tried. */
+static bool line_time(const char *line, uint64_t *ns)
+{
+    for (const char *p = strstr(line, " ["); p; p = strstr(p + 1, " [")) {
+        const char *q = p + 2;
+        if (!isdigit((unsigned char)*q))
+            continue;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (*q++ != ']')
+            continue;
+        while (*q == ' ')
+            q++;
+        /* FLAGS, when the column is there: a word not starting with a digit */
+        if (*q && !isdigit((unsigned char)*q)) {
+            while (*q && *q != ' ')
+                q++;
+            while (*q == ' ')
+                q++;
+        }
+        uint64_t sec = 0, frac = 0;
+        int digits = 0;
+        if (!isdigit((unsigned char)*q))
+            continue;
+        while (isdigit((unsigned char)*q))
+            sec = sec * 10 + (uint64_t)(*q++ - '0');
+        if (*q++ != '.')
+            continue;
+        while (isdigit((unsigned char)*q) && digits < 9) {
+            frac = frac * 10 + (uint64_t)(*q++ - '0');
+            digits++;
+        }
+        if (*q != ':' || digits < 1)
+            continue;
+        for (; digits < 9; digits++)
+            frac *= 10;
+        *ns = sec * 1000000000u + frac;
+        return true;
+    }
+    return false;
+}
+
+uint64_t overwritten; /* events the ring buffer dropped */
+unsigned n_threads_out;
+
+static void write_threads(const struct thread_list *start, const struct thread_list *end)
+{
+    /* one line per tid: the start's, then the threads only the end has */
+    size_t i = 0, j = 0;
+    while (i < start->n || j < end->n) {
+        const struct thread_info *t;
+        if (j >= end->n || (i < start->n && start->v[i].tid <= end->v[j].tid)) {
+            t = &start->v[i];
+            if (j < end->n && end->v[j].tid == t->tid)
+                j++;
+            i++;
+        } else {
+            t = &end->v[j++];
+        }
+        out_printf("# argus-thread: tid=%d tgid=%d kernel=%d comm=%s\n", t->tid, t->tgid,
+                   t->kernel ? 1 : 0, t->comm);
+        n_threads_out++;
+    }
+}
+
+static void write_argus_header(const struct thread_list *start, const struct thread_list *end)
+{
+    out_printf("# recorded by argus-record %s: instance %s, trace_clock mono, %llu MB per CPU, overwrite, %zu events enabled\n",
+               ARGUS_VERSION, opt.instance_name, (unsigned long long)opt.buffer_mb, n_enabled);
+    write_watch_header();
+    write_threads(start, end);
+}
+
+void write_output(const struct thread_list *start, const struct thread_list *end)
+{
+    int fd = openat(st.root_fd, ipath("trace"), O_RDONLY | O_CLOEXEC);
+    FILE *trace = st.trace = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!trace)
+        argus_die(ARGUS_EX_IOERR, "%s/%s/trace: %s", st.root, st.instance, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    bool header_done = false;
+    while ((len = getline(&line, &cap, trace)) > 0) {
+        check_abort();
+        if (!header_done && line[0] != '#') {
+            /* argus's lines after the kernel's header, before any event */
+            write_argus_header(start, end);
+            header_done = true;
+        }
+        uint64_t ns;
+        if (header_done && line_time(line, &ns)) {
+            hits_out += write_watch_hits(ns, start, end);
+            events_out++;
+        } else if (!header_done) {
+            unsigned long long in_buffer, written;
+            const char *e = strstr(line, "entries-in-buffer/entries-written:");
+            if (e && sscanf(e + 34, " %llu/%llu", &in_buffer, &written) == 2 && written > in_buffer)
+                overwritten = written - in_buffer;
+        }
+        out_put(line, (size_t)len);
+    }
+    bool read_error = ferror(trace);
+    int read_errno = errno;
+    free(line);
+    fclose(trace);
+    st.trace = NULL;
+    if (read_error)
+        argus_die(ARGUS_EX_IOERR, "%s/%s/trace: read error (%s)", st.root, st.instance,
+                  strerror(read_errno));
+    if (!header_done)
+        write_argus_header(start, end); /* no event at all */
+    hits_out += write_watch_hits(UINT64_MAX, start, end);
+    out_flush();
+}

@@ -1,0 +1,193 @@
+/* argus-record's parts (docs/stages/record.md): what one file of the
+ * recorder uses of another's.
+ *
+ *   main.c     the command line, signals, the recording loop
+ *   command.c  CMD: started held, released once tracing is on
+ *   tracefs.c  the tracefs mount, the instance, restoring what changed
+ *   events.c   the tracefs events enabled
+ *   threads.c  the threads in /proc at the start and at the end
+ *   symbols.c  ELF symbols of a running process
+ *   watch.c    --watch: hardware watchpoints, perf rings, BPF
+ *   output.c   writing the trace and argus's lines */
+#ifndef ARGUS_RECORD_H
+#define ARGUS_RECORD_H
+
+#include "argus/cli.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Exit statuses of its own (docs/stages/record.md, "Exit status"). */
+enum {
+    EX_UNAVAILABLE = 69, /* no tracefs, no sched_switch, no breakpoint slot */
+    EX_CANTCREAT = 73,   /* -o FILE cannot be created */
+    EX_NOPERM = 77,      /* not root */
+    EX_NOEXEC = 126,     /* CMD found but not executable */
+    EX_NOTFOUND = 127,   /* CMD not found */
+};
+
+/* ---------------------------------------------------------------------- */
+/* Options (main.c) */
+
+struct watch {
+    const char *spec;    /* as given, for messages */
+    char *symbol;        /* NULL for an address watch */
+    uint64_t addr;       /* given (address watch) or resolved */
+    unsigned len;        /* 1, 2, 4 or 8 */
+    char *name;          /* name= on the lines */
+    pid_t pid;           /* 0 until resolved when of_command */
+    bool of_command;     /* no @PID: CMD's process */
+    int prog[2];         /* BPF programs of the W and RW breakpoints, -1: none yet */
+};
+
+struct options {
+    const char *output;
+    uint64_t buffer_mb;
+    double duration;     /* seconds; 0: none */
+    char **events;       /* --event, as SYS/NAME or SYS */
+    const char **event_specs; /* --event, as given */
+    size_t n_events;
+    bool all_syscalls;
+    struct watch *watches;
+    size_t n_watches;
+    char instance_name[NAME_MAX + 1];
+    bool quiet;
+    char **cmd;          /* NULL: no command */
+};
+extern struct options opt;
+
+/* SIGINT/SIGTERM/SIGHUP seen, and the last of them (main.c). */
+extern volatile sig_atomic_t stop_signals, last_signal;
+
+void warn_unless_quiet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---------------------------------------------------------------------- */
+/* What was changed, so that restore() can undo it from any exit path
+ * (tracefs.c). */
+
+struct state {
+    pid_t owner;               /* the recorder (atexit also runs in a child) */
+    char root[PATH_MAX];       /* tracefs directory */
+    int root_fd;               /* held open: keeps the mount in use */
+    bool mounted;              /* we mounted root */
+    char instance[PATH_MAX];   /* "instances/NAME", relative to root_fd */
+    bool instance_made;
+    int top_tgid_old;          /* old top-level record-tgid, -1: untouched */
+    pid_t child;               /* CMD, 0: none */
+    bool child_released;       /* running the command (not held) */
+    bool child_reaped;
+    int child_status;
+    FILE *trace;               /* the instance's trace, while read */
+};
+extern struct state st;
+
+void restore(void);
+void find_tracefs(void);
+void setup_instance(void);
+
+/* tracefs files, relative to st.root_fd: 0 or an errno */
+int tfs_write(const char *path, const char *text);
+int tfs_read(const char *path, char *buf, size_t size);
+bool tfs_exists(const char *path);
+/* PATH under the instance (a static buffer) */
+const char *ipath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---------------------------------------------------------------------- */
+/* Events (events.c) */
+
+extern size_t n_enabled; /* events (or subsystems) enabled */
+void enable_events(void);
+
+/* ---------------------------------------------------------------------- */
+/* Threads (threads.c) */
+
+struct thread_info {
+    int tid, tgid;
+    bool kernel;
+    char comm[64];
+};
+
+struct thread_list {
+    struct thread_info *v;
+    size_t n, cap;
+};
+
+bool read_thread(int tgid, int tid, struct thread_info *t);
+void scan_threads(struct thread_list *list);
+void sort_threads(struct thread_list *list);
+/* in a sorted list */
+const struct thread_info *find_thread(const struct thread_list *l, int tid);
+
+/* ---------------------------------------------------------------------- */
+/* ELF symbols of a process (symbols.c) */
+
+struct mapping {
+    uint64_t start, end, offset;
+    char *path; /* NULL: anonymous */
+};
+
+struct maps {
+    struct mapping *v;
+    size_t n;
+};
+
+/* A symbol found: runtime address, size, name. */
+struct symbol_hit {
+    uint64_t addr, size;
+    char name[256];
+    char file[PATH_MAX];
+    bool tls;
+};
+
+bool read_maps(pid_t pid, struct maps *m);
+void free_maps(struct maps *m);
+/* NAME (or, NAME NULL, the data symbol at ADDR) in the files PID maps */
+bool find_symbol(pid_t pid, const struct maps *maps, const char *name, uint64_t addr,
+                 struct symbol_hit *hit);
+
+/* ---------------------------------------------------------------------- */
+/* --watch (watch.c) */
+
+/* Resolves watch W in process PID: its address, length and name. A
+ * symbol not found is an error when MUST, else false. */
+bool resolve_watch(struct watch *w, pid_t pid, bool must);
+/* BPF (or drain mode) and the watches of running processes; true when
+ * some watch is of CMD's process */
+bool watch_setup(void);
+/* the watches of CMD's process, stopped right after its exec */
+void watch_command(pid_t pid);
+void watch_enable(void);
+void watch_disable(void);
+size_t watch_n_rings(void);
+int watch_ring_fd(size_t i);
+void watch_drain(void);
+void watch_finish(void); /* sorts and pairs the hits */
+uint64_t watch_lost(void);
+void write_watch_header(void);
+/* the watch lines before time LIMIT (ns; UINT64_MAX: all) */
+uint64_t write_watch_hits(uint64_t limit, const struct thread_list *start,
+                          const struct thread_list *end);
+
+/* ---------------------------------------------------------------------- */
+/* The command (command.c) */
+
+void start_child(bool traced, const sigset_t *old_mask);
+void release_child(bool traced);
+
+/* ---------------------------------------------------------------------- */
+/* Output (output.c) */
+
+extern int out_fd;
+extern uint64_t events_out, hits_out, overwritten;
+extern unsigned n_threads_out;
+
+const char *output_name(void);
+void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void write_output(const struct thread_list *start, const struct thread_list *end);
+
+#endif

@@ -1,0 +1,103 @@
+/* argus-record: the threads in /proc, scanned at the start and at the end
+ * of a recording, for argus's "# argus-thread:" lines. */
+#include "record.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PF_KTHREAD_FLAG 0x00200000u
+
+/* Reads /proc/TGID/task/TID/stat into T; false when the thread is gone. */
+bool read_thread(int tgid, int tid, struct thread_info *t)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", tgid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = 0;
+    /* "TID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may
+     * hold spaces and parentheses, so it ends at the last ')' */
+    char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
+    if (!open_paren || !close_paren || close_paren < open_paren)
+        return false;
+    size_t len = (size_t)(close_paren - open_paren - 1);
+    if (len >= sizeof t->comm)
+        len = sizeof t->comm - 1;
+    memcpy(t->comm, open_paren + 1, len);
+    t->comm[len] = 0;
+    for (char *c = t->comm; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?'; /* one line per thread */
+    unsigned long long flags;
+    if (sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+        return false;
+    t->tid = tid;
+    t->tgid = tgid;
+    /* every kernel thread, kthreadd's children too, has PF_KTHREAD; a
+     * parent pid of 2 is no proof (in a pid namespace, 2 is a process) */
+    t->kernel = (flags & PF_KTHREAD_FLAG) != 0;
+    return true;
+}
+
+void scan_threads(struct thread_list *list)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        argus_die(EX_UNAVAILABLE, "/proc: %s", strerror(errno));
+    struct dirent *pe;
+    while ((pe = readdir(proc))) {
+        if (!isdigit((unsigned char)pe->d_name[0]))
+            continue;
+        int tgid = atoi(pe->d_name);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task", tgid);
+        DIR *task = opendir(path);
+        if (!task)
+            continue; /* gone */
+        struct dirent *te;
+        while ((te = readdir(task))) {
+            if (!isdigit((unsigned char)te->d_name[0]))
+                continue;
+            struct thread_info t;
+            if (!read_thread(tgid, atoi(te->d_name), &t))
+                continue;
+            if (list->n == list->cap) {
+                list->cap = list->cap ? list->cap * 2 : 512;
+                list->v = realloc(list->v, list->cap * sizeof *list->v);
+                if (!list->v)
+                    abort();
+            }
+            list->v[list->n++] = t;
+        }
+        closedir(task);
+    }
+    closedir(proc);
+}
+
+static int by_tid(const void *a, const void *b)
+{
+    const struct thread_info *x = a, *y = b;
+    return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+const struct thread_info *find_thread(const struct thread_list *l, int tid)
+{
+    struct thread_info key = {.tid = tid};
+    return l->n ? bsearch(&key, l->v, l->n, sizeof *l->v, by_tid) : NULL;
+}
+
+void sort_threads(struct thread_list *list)
+{
+    if (list->n)
+        qsort(list->v, list->n, sizeof *list->v, by_tid);
+}

@@ -1,0 +1,230 @@
+/* argus-record: the tracefs mount, the instance it records in, and
+ * restore(), which undoes what was changed from any exit path. */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct state st = {.root_fd = -1, .top_tgid_old = -1};
+
+/* ---------------------------------------------------------------------- */
+/* tracefs files, relative to st.root_fd */
+
+/* Writes TEXT to tracefs file PATH; 0 or an errno. */
+int tfs_write(const char *path, const char *text)
+{
+    int fd = openat(st.root_fd, path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int err = w == (ssize_t)n ? 0 : (w < 0 ? errno : EIO);
+    close(fd);
+    return err;
+}
+
+/* Reads tracefs file PATH (first line, no newline) into BUF; 0 or errno. */
+int tfs_read(const char *path, char *buf, size_t size)
+{
+    int fd = openat(st.root_fd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    ssize_t r = read(fd, buf, size - 1);
+    int err = r < 0 ? errno : 0;
+    close(fd);
+    if (r < 0)
+        r = 0;
+    buf[r] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    return err;
+}
+
+bool tfs_exists(const char *path)
+{
+    return faccessat(st.root_fd, path, F_OK, 0) == 0;
+}
+
+/* PATH under the instance. */
+const char *ipath(const char *fmt, ...)
+{
+    static char buf[PATH_MAX + 256];
+    int n = snprintf(buf, sizeof buf, "%s/", st.instance);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Restoring what was changed */
+
+void restore(void)
+{
+    if (st.owner != getpid())
+        return; /* a forked child exiting */
+    st.owner = 0; /* once */
+
+    if (st.child && !st.child_released && !st.child_reaped) {
+        /* held before or right after its exec: it must not run on */
+        kill(st.child, SIGKILL);
+        waitpid(st.child, NULL, 0);
+        st.child_reaped = true;
+    }
+    if (st.trace) {
+        fclose(st.trace); /* an open file keeps the instance busy */
+        st.trace = NULL;
+    }
+    if (st.instance_made) {
+        tfs_write(ipath("tracing_on"), "0");
+        /* rmdir fails with EBUSY while someone holds a file of the
+         * instance open (a reader of its trace_pipe): retry for a while */
+        int err = 0;
+        for (int i = 0; i < 50; i++) {
+            if (unlinkat(st.root_fd, st.instance, AT_REMOVEDIR) == 0) {
+                err = 0;
+                break;
+            }
+            err = errno;
+            if (err != EBUSY)
+                break;
+            usleep(20000);
+        }
+        if (err)
+            argus_warn("%s/%s: cannot remove the instance (%s); remove it with rmdir",
+                       st.root, st.instance, strerror(err));
+        st.instance_made = false;
+    }
+    if (st.top_tgid_old >= 0) {
+        int err = tfs_write("options/record-tgid", st.top_tgid_old ? "1" : "0");
+        if (err)
+            argus_warn("%s/options/record-tgid: cannot restore it to %d (%s)",
+                       st.root, st.top_tgid_old, strerror(err));
+        st.top_tgid_old = -1;
+    }
+    if (st.root_fd >= 0) {
+        close(st.root_fd);
+        st.root_fd = -1;
+    }
+    if (st.mounted) {
+        if (umount2(st.root, 0) != 0)
+            argus_warn("%s: cannot unmount the tracefs it mounted (%s)", st.root,
+                       strerror(errno));
+        st.mounted = false;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* tracefs and the instance */
+
+static bool is_tracefs(const char *dir)
+{
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/instances", dir);
+    struct stat sb;
+    if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return false;
+    snprintf(p, sizeof p, "%s/trace", dir);
+    return access(p, F_OK) == 0;
+}
+
+static void use_tracefs(const char *dir)
+{
+    snprintf(st.root, sizeof st.root, "%s", dir);
+    st.root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (st.root_fd < 0)
+        argus_die(EX_UNAVAILABLE, "%s: cannot open tracefs (%s)", dir, strerror(errno));
+}
+
+void find_tracefs(void)
+{
+    const char *env = getenv("ARGUS_TRACEFS");
+    if (env && *env) {
+        if (!is_tracefs(env))
+            argus_die(EX_UNAVAILABLE,
+                      "tracefs unavailable: %s (ARGUS_TRACEFS) is not a tracefs directory with instances/",
+                      env);
+        use_tracefs(env);
+        return;
+    }
+    static const char sys[] = "/sys/kernel/tracing", debug[] = "/sys/kernel/debug/tracing";
+    if (is_tracefs(sys)) {
+        use_tracefs(sys);
+        return;
+    }
+    int mount_err = 0;
+    if (mount("nodev", sys, "tracefs", 0, NULL) == 0) {
+        if (is_tracefs(sys)) {
+            st.mounted = true; /* before anything can exit: restore unmounts */
+            snprintf(st.root, sizeof st.root, "%s", sys);
+            use_tracefs(sys);
+            return;
+        }
+        umount2(sys, 0);
+        mount_err = ENOENT;
+    } else {
+        mount_err = errno;
+    }
+    if (is_tracefs(debug)) {
+        use_tracefs(debug);
+        return;
+    }
+    argus_die(EX_UNAVAILABLE,
+              "tracefs unavailable: %s is not mounted and mounting it failed (%s), and %s is missing",
+              sys, strerror(mount_err), debug);
+}
+
+void setup_instance(void)
+{
+    snprintf(st.instance, sizeof st.instance, "instances/%s", opt.instance_name);
+    if (mkdirat(st.root_fd, st.instance, 0755) != 0) {
+        if (errno == EEXIST)
+            argus_die(EX_UNAVAILABLE,
+                      "%s/%s: the instance exists (another recorder? --instance names another one)",
+                      st.root, st.instance);
+        argus_die(EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", st.root,
+                  st.instance, strerror(errno));
+    }
+    st.instance_made = true;
+
+    /* a new instance traces at once: off until everything is set */
+    int err = tfs_write(ipath("tracing_on"), "0");
+    if (err)
+        argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
+    char kb[32];
+    snprintf(kb, sizeof kb, "%llu", (unsigned long long)(opt.buffer_mb * 1024));
+    if ((err = tfs_write(ipath("buffer_size_kb"), kb)))
+        argus_die(EX_UNAVAILABLE, "%s/%s/buffer_size_kb: cannot set %s KB per CPU (%s)",
+                  st.root, st.instance, kb, strerror(err));
+    /* the ring buffer: the oldest events go when it is full */
+    if ((err = tfs_write(ipath("options/overwrite"), "1")))
+        argus_die(EX_UNAVAILABLE, "%s/%s/options/overwrite: %s", st.root, st.instance, strerror(err));
+    /* CLOCK_MONOTONIC, the clock of the perf watchpoint samples */
+    if ((err = tfs_write(ipath("trace_clock"), "mono")))
+        argus_die(EX_UNAVAILABLE, "%s/%s/trace_clock: cannot select mono (%s)", st.root,
+                  st.instance, strerror(err));
+
+    /* The (TGID) column: an instance option on recent kernels; older
+     * ones have it at the top level only (changed, then restored). */
+    if (tfs_exists(ipath("options/record-tgid"))) {
+        if ((err = tfs_write(ipath("options/record-tgid"), "1")))
+            argus_die(EX_UNAVAILABLE, "%s/%s/options/record-tgid: %s", st.root, st.instance,
+                      strerror(err));
+    } else {
+        char old[16];
+        if ((err = tfs_read("options/record-tgid", old, sizeof old)))
+            argus_die(EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
+        st.top_tgid_old = atoi(old) ? 1 : 0;
+        if ((err = tfs_write("options/record-tgid", "1")))
+            argus_die(EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
+    }
+
+    enable_events();
+}
