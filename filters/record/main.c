@@ -37,6 +37,10 @@ static const char usage[] =
     "                         trace writes and reads of a shared flag with\n"
     "                         hardware watchpoints (repeatable); without\n"
     "                         @PID, in CMD's process\n"
+    "      --probes LIST      uprobes on these sets of the desktop's libraries,\n"
+    "                         comma-separated: glib (main loop), gtk3 (input)\n"
+    "                         (default: every set whose library is installed)\n"
+    "      --no-probes        no uprobes\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"
     "  -q, --quiet            no summary and no warnings on stderr\n"
     "  -h, --help             show this help\n"
@@ -52,7 +56,8 @@ static const char usage[] =
     "pselect6, epoll_wait, epoll_pwait, epoll_pwait2, nanosleep,\n"
     "clock_nanosleep, wait4, waitid, accept, accept4, connect, pipe, pipe2,\n"
     "socketpair, fcntl, flock, sched_yield; with trace_clock mono and the\n"
-    "(TGID) column.\n"
+    "(TGID) column. And uprobes (argus_* events) on the libraries of --probes\n"
+    "that are installed.\n"
     "\n"
     "Exit status: 0 ok (or CMD's status), 64 usage, 69 tracefs or a needed\n"
     "kernel feature unavailable, 73 cannot create FILE, 74 I/O error,\n"
@@ -165,7 +170,7 @@ static void add_event(const char *spec)
 
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
-    OPT_WATCH, OPT_INSTANCE,
+    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES,
 };
 
 static void parse_args(int argc, char **argv)
@@ -178,6 +183,8 @@ static void parse_args(int argc, char **argv)
         {"all-syscalls", no_argument, 0, OPT_ALL_SYSCALLS},
         {"watch", required_argument, 0, OPT_WATCH},
         {"instance", required_argument, 0, OPT_INSTANCE},
+        {"probes", required_argument, 0, OPT_PROBES},
+        {"no-probes", no_argument, 0, OPT_NO_PROBES},
         {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -186,6 +193,7 @@ static void parse_args(int argc, char **argv)
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     opterr = 0;
     snprintf(opt.instance_name, sizeof opt.instance_name, "argus-%d", (int)getpid());
+    const char *probes = NULL;
     int c;
     /* '+': options end at CMD, so CMD's own options are left to it */
     while ((c = getopt_long(argc, argv, "+o:qh", longs, NULL)) != -1) {
@@ -219,6 +227,12 @@ static void parse_args(int argc, char **argv)
         case OPT_WATCH:
             add_watch(optarg);
             break;
+        case OPT_PROBES:
+            probes = optarg;
+            break;
+        case OPT_NO_PROBES:
+            probes = "none";
+            break;
         case OPT_INSTANCE:
             if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
                 strcmp(optarg, "..") == 0 || strlen(optarg) > NAME_MAX)
@@ -231,6 +245,7 @@ static void parse_args(int argc, char **argv)
             argus_common_option(c, usage, &common, argv);
         }
     }
+    probes_choose(probes);
     if (optind < argc)
         opt.cmd = argv + optind;
     for (size_t i = 0; i < opt.n_watches; i++)

@@ -163,6 +163,7 @@ static void write_argus_header(const struct thread_list *start, const struct thr
 {
     out_printf("# recorded by argus-record %s: instance %s, trace_clock mono, %llu MB per CPU, overwrite, %zu events enabled\n",
                ARGUS_VERSION, opt.instance_name, (unsigned long long)opt.buffer_mb, n_enabled);
+    write_probes_header();
     write_watch_header();
     write_threads(start, end);
 }

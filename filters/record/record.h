@@ -5,6 +5,7 @@
  *   command.c  CMD: started held, released once tracing is on
  *   tracefs.c  the tracefs mount, the instance, restoring what changed
  *   events.c   the tracefs events enabled
+ *   probes.c   uprobes on the desktop's libraries (main loops, input, D-Bus)
  *   threads.c  the threads in /proc at the start and at the end
  *   symbols.c  ELF symbols of a running process
  *   watch.c    --watch: hardware watchpoints, perf rings, BPF
@@ -104,6 +105,17 @@ extern size_t n_enabled; /* events (or subsystems) enabled */
 void enable_events(void);
 
 /* ---------------------------------------------------------------------- */
+/* uprobes on the desktop's libraries (probes.c) */
+
+extern size_t probes_n_defined;
+/* the sets to probe: LIST (comma-separated, "none"), NULL: every one */
+void probes_choose(const char *list);
+/* defines and enables them in the instance (after the events) */
+void probes_define(void);
+void probes_remove(void);
+void write_probes_header(void);
+
+/* ---------------------------------------------------------------------- */
 /* Threads (threads.c) */
 
 struct thread_info {
@@ -149,6 +161,8 @@ void free_maps(struct maps *m);
 /* NAME (or, NAME NULL, the data symbol at ADDR) in the files PID maps */
 bool find_symbol(pid_t pid, const struct maps *maps, const char *name, uint64_t addr,
                  struct symbol_hit *hit);
+/* the file offset of function NAME in ELF file PATH (a uprobe's place) */
+bool function_offset(const char *path, const char *name, uint64_t *offset);
 
 /* ---------------------------------------------------------------------- */
 /* --watch (watch.c) */

@@ -123,9 +123,10 @@ static bool elf_bias(const struct elf_file *ef, const struct maps *maps, const c
 }
 
 /* Looks for NAME (or, NAME NULL, a symbol starting at runtime address
- * ADDR) in table TYPE (SHT_SYMTAB or SHT_DYNSYM) of EF. */
-static bool elf_search(const struct elf_file *ef, unsigned type, const char *name, uint64_t addr,
-                       uint64_t bias, struct symbol_hit *hit)
+ * ADDR) in table TYPE (SHT_SYMTAB or SHT_DYNSYM) of EF: a function when
+ * CODE, else data. */
+static bool elf_search(const struct elf_file *ef, unsigned type, bool code, const char *name,
+                       uint64_t addr, uint64_t bias, struct symbol_hit *hit)
 {
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(ef->data + ef->eh->e_shoff);
     for (size_t i = 0; i < ef->eh->e_shnum; i++) {
@@ -142,8 +143,9 @@ static bool elf_search(const struct elf_file *ef, unsigned type, const char *nam
         size_t str_size = strs->sh_size;
         for (size_t k = 1; k < n; k++) {
             unsigned t = ELF64_ST_TYPE(sym[k].st_info);
+            bool data = t == STT_OBJECT || t == STT_NOTYPE || t == STT_TLS || t == STT_COMMON;
             if (sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= str_size ||
-                (t != STT_OBJECT && t != STT_NOTYPE && t != STT_TLS && t != STT_COMMON))
+                (code ? t != STT_FUNC : !data))
                 continue;
             const char *s = str + sym[k].st_name;
             size_t max = str_size - sym[k].st_name;
@@ -185,8 +187,8 @@ bool find_symbol(pid_t pid, const struct maps *maps, const char *name, uint64_t 
         uint64_t bias;
         bool found = false;
         if (elf_bias(&ef, maps, path, &bias))
-            found = elf_search(&ef, SHT_SYMTAB, name, addr, bias, hit) ||
-                    elf_search(&ef, SHT_DYNSYM, name, addr, bias, hit);
+            found = elf_search(&ef, SHT_SYMTAB, false, name, addr, bias, hit) ||
+                    elf_search(&ef, SHT_DYNSYM, false, name, addr, bias, hit);
         elf_close(&ef);
         if (found) {
             snprintf(hit->file, sizeof hit->file, "%s", path);
@@ -196,3 +198,27 @@ bool find_symbol(pid_t pid, const struct maps *maps, const char *name, uint64_t 
     return false;
 }
 
+/* A uprobe's place: the file offset of the instruction, from the PT_LOAD
+ * segment holding the function's address. */
+bool function_offset(const char *path, const char *name, uint64_t *offset)
+{
+    struct elf_file ef;
+    if (!elf_open(path, &ef))
+        return false;
+    struct symbol_hit hit;
+    bool found = elf_search(&ef, SHT_DYNSYM, true, name, 0, 0, &hit) ||
+                 elf_search(&ef, SHT_SYMTAB, true, name, 0, 0, &hit);
+    if (found) {
+        found = false;
+        const Elf64_Phdr *ph = (const Elf64_Phdr *)(ef.data + ef.eh->e_phoff);
+        for (size_t i = 0; i < ef.eh->e_phnum && !found; i++) {
+            if (ph[i].p_type != PT_LOAD || hit.addr < ph[i].p_vaddr ||
+                hit.addr - ph[i].p_vaddr >= ph[i].p_filesz)
+                continue;
+            *offset = hit.addr - ph[i].p_vaddr + ph[i].p_offset;
+            found = true;
+        }
+    }
+    elf_close(&ef);
+    return found;
+}

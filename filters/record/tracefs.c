@@ -102,6 +102,7 @@ void restore(void)
                        st.root, st.instance, strerror(err));
         st.instance_made = false;
     }
+    probes_remove(); /* after the instance, which had them enabled */
     if (st.top_tgid_old >= 0) {
         int err = tfs_write("options/record-tgid", st.top_tgid_old ? "1" : "0");
         if (err)
@@ -227,4 +228,5 @@ void setup_instance(void)
     }
 
     enable_events();
+    probes_define();
 }

@@ -1,0 +1,292 @@
+/* argus-record: uprobes on the desktop's libraries (their main loops,
+ * input and D-Bus messages), defined in a uprobe group of the recorder's
+ * own, enabled in its instance, removed by restore(). One row of the
+ * table per probe (docs/inputs/linux.md has the decoder's side). */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One uprobe: a function of a library (in its .dynsym: Debian's libraries
+ * are stripped), at its entry or its return, and what is fetched there
+ * (x86-64 registers; struct fields by offset). A probe that reads a
+ * struct by offset names the library versions whose layout it assumes:
+ * prefixes of the version in the real file's name after ".so."
+ * (libdbus-1.so.3.32.4: "3.32."), separated by commas; NULL where the
+ * layout is the library's public ABI (the same for its soname). */
+struct probe {
+    const char *set;     /* its --probes name */
+    const char *library; /* the soname, looked up in the library directories */
+    const char *symbol;
+    bool at_return;
+    const char *event;   /* the tracefs event: the name the decoder maps */
+    const char *fetch;
+    const char *versions;
+};
+
+static const struct probe probes[] = {
+    /* GLib's main loop (GTK, and Qt on Debian, run on it): a dispatch of
+     * the ready sources of context ctx, and the poll between iterations */
+    {"glib", "libglib-2.0.so.0", "g_main_context_dispatch", false, "argus_glib_dispatch",
+     "ctx=%di", NULL},
+    {"glib", "libglib-2.0.so.0", "g_main_context_dispatch", true, "argus_glib_dispatch_ret",
+     "", NULL},
+    {"glib", "libglib-2.0.so.0", "g_poll", false, "argus_glib_poll", "timeout=%dx:s32", NULL},
+    {"glib", "libglib-2.0.so.0", "g_poll", true, "argus_glib_poll_ret", "n=$retval:s32", NULL},
+    /* GTK 3's event handler: GdkEvent's type, GdkEventKey's keyval
+     * (gdkevents.h, public and fixed for libgtk-3.so.0) */
+    {"gtk3", "libgtk-3.so.0", "gtk_main_do_event", false, "argus_gtk_event",
+     "type=+0(%di):s32 keyval=+28(%di):u32", NULL},
+};
+
+#define N_PROBES (sizeof probes / sizeof *probes)
+
+/* The sets --probes knows, in the table's order. */
+static const char *const set_names[] = {"glib", "gtk3"};
+#define N_SETS (sizeof set_names / sizeof *set_names)
+
+/* Where a library is looked for (ARGUS_RECORD_LIBDIRS, colon-separated,
+ * replaces the list: the tests' libraries). */
+static const char *const lib_dirs[] = {
+#if defined(__x86_64__)
+    "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+#endif
+    "/usr/lib64", "/lib64", "/usr/lib", "/lib",
+};
+
+/* The probes defined, for restore(). */
+static struct {
+    char group[64];
+    bool defined[N_PROBES];
+    char path[N_PROBES][PATH_MAX];
+    bool unknown[N_SETS];  /* installed, of a version not known */
+    char why[N_SETS][PATH_MAX + 256]; /* a set not probed: why (for the header) */
+    bool chosen[N_SETS];
+    bool explicit;         /* --probes: a set not probed is an error */
+} pr;
+
+size_t probes_n_defined;
+
+static int set_index(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_SETS; i++)
+        if (strlen(set_names[i]) == len && memcmp(set_names[i], name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+void probes_choose(const char *list)
+{
+    if (!list) {
+        for (size_t i = 0; i < N_SETS; i++)
+            pr.chosen[i] = true;
+        return;
+    }
+    memset(pr.chosen, 0, sizeof pr.chosen);
+    pr.explicit = true;
+    if (strcmp(list, "none") == 0)
+        return;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        int i = set_index(p, len);
+        if (i < 0)
+            argus_usage_error("--probes %s: unknown set '%.*s' (known: glib, gtk3, none)", list,
+                              (int)len, p);
+        pr.chosen[i] = true;
+        p += len;
+        if (*p)
+            p++;
+    }
+}
+
+/* The library's file: the first directory holding SONAME, resolved to the
+ * real file (whose name holds the version). */
+static bool find_library(const char *soname, char path[PATH_MAX])
+{
+    const char *env = getenv("ARGUS_RECORD_LIBDIRS");
+    char candidate[PATH_MAX];
+    if (env) {
+        for (const char *p = env; *p;) {
+            size_t len = strcspn(p, ":");
+            snprintf(candidate, sizeof candidate, "%.*s/%s", (int)len, p, soname);
+            if (len && realpath(candidate, path) && access(path, R_OK) == 0)
+                return true;
+            p += len;
+            if (*p)
+                p++;
+        }
+        return false;
+    }
+    for (size_t i = 0; i < sizeof lib_dirs / sizeof *lib_dirs; i++) {
+        snprintf(candidate, sizeof candidate, "%s/%s", lib_dirs[i], soname);
+        if (realpath(candidate, path) && access(path, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* "3.32.4" of ".../libdbus-1.so.3.32.4"; "" when the name has none. */
+static const char *file_version(const char *path)
+{
+    const char *so = strstr(strrchr(path, '/') ? strrchr(path, '/') : path, ".so.");
+    return so ? so + 4 : "";
+}
+
+static bool version_known(const char *versions, const char *version)
+{
+    if (!versions)
+        return true;
+    for (const char *p = versions; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len && strncmp(version, p, len) == 0)
+            return true;
+        p += len;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
+/* Appends to the top-level uprobe_events (O_TRUNC would drop everyone's
+ * probes); 0 or an errno. */
+static int uprobe_write(const char *line)
+{
+    int fd = openat(st.root_fd, "uprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t n = strlen(line);
+    ssize_t w = write(fd, line, n);
+    int err = w == (ssize_t)n ? 0 : (w < 0 ? errno : EIO);
+    close(fd);
+    return err;
+}
+
+/* Defines the probes of set S, all or none; false with the reason in
+ * pr.why[S]. */
+static bool define_set(size_t s)
+{
+    char *why = pr.why[s];
+    size_t why_size = sizeof pr.why[s];
+#if !defined(__x86_64__)
+    snprintf(why, why_size, "its fetch arguments are x86-64's");
+    return false;
+#endif
+    struct place {
+        char path[PATH_MAX];
+        uint64_t offset;
+    } *places = calloc(N_PROBES, sizeof *places);
+    if (!places)
+        abort();
+    bool ok = true;
+    for (size_t i = 0; i < N_PROBES && ok; i++) {
+        const struct probe *p = &probes[i];
+        if (strcmp(p->set, set_names[s]) != 0)
+            continue;
+        if (!find_library(p->library, places[i].path)) {
+            snprintf(why, why_size, "%s is not installed", p->library);
+            ok = false;
+        } else if (!version_known(p->versions, file_version(places[i].path))) {
+            snprintf(why, why_size,
+                     "%s: version %s unknown to %s's struct offsets (known: %s)",
+                     places[i].path, file_version(places[i].path), p->event, p->versions);
+            pr.unknown[s] = true;
+            ok = false;
+        } else if (!function_offset(places[i].path, p->symbol, &places[i].offset)) {
+            snprintf(why, why_size, "%s: no function %s in its symbol tables",
+                     places[i].path, p->symbol);
+            ok = false;
+        }
+    }
+    for (size_t i = 0; i < N_PROBES && ok; i++) {
+        const struct probe *p = &probes[i];
+        if (strcmp(p->set, set_names[s]) != 0)
+            continue;
+        char line[PATH_MAX + 512];
+        snprintf(line, sizeof line, "%c:%s/%s %s:0x%llx %s\n", p->at_return ? 'r' : 'p',
+                 pr.group, p->event, places[i].path, (unsigned long long)places[i].offset,
+                 p->fetch);
+        int err = uprobe_write(line);
+        if (err) {
+            snprintf(why, why_size, "%s/uprobe_events: cannot define %s (%s)", st.root,
+                     p->event, strerror(err));
+            ok = false;
+            break;
+        }
+        pr.defined[i] = true;
+        memcpy(pr.path[i], places[i].path, sizeof pr.path[i]);
+        probes_n_defined++;
+    }
+    free(places);
+    return ok;
+}
+
+void probes_define(void)
+{
+    snprintf(pr.group, sizeof pr.group, "argus_%d", (int)getpid());
+    bool any = false;
+    for (size_t s = 0; s < N_SETS; s++)
+        any |= pr.chosen[s];
+    if (!any)
+        return;
+    if (!tfs_exists("uprobe_events")) {
+        if (pr.explicit)
+            argus_die(EX_UNAVAILABLE, "--probes: %s/uprobe_events is missing (a kernel without uprobes)",
+                      st.root);
+        warn_unless_quiet("no uprobes on this kernel (%s/uprobe_events): the desktop's libraries are not probed",
+                          st.root);
+        return;
+    }
+    for (size_t s = 0; s < N_SETS; s++) {
+        if (!pr.chosen[s] || define_set(s))
+            continue;
+        if (pr.explicit)
+            argus_die(EX_UNAVAILABLE, "--probes %s: %s", set_names[s], pr.why[s]);
+        /* a library not installed is the usual case: said in the header
+         * only; an unknown version is worth a warning */
+        if (pr.unknown[s])
+            warn_unless_quiet("probes %s not set: %s", set_names[s], pr.why[s]);
+    }
+    if (!probes_n_defined)
+        return;
+    int err = tfs_write(ipath("events/%s/enable", pr.group), "1");
+    if (err)
+        argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance, pr.group,
+                  strerror(err));
+    n_enabled += probes_n_defined;
+}
+
+void probes_remove(void)
+{
+    for (size_t i = 0; i < N_PROBES; i++) {
+        if (!pr.defined[i])
+            continue;
+        char line[256];
+        snprintf(line, sizeof line, "-:%s/%s\n", pr.group, probes[i].event);
+        int err = uprobe_write(line);
+        if (err)
+            argus_warn("%s/uprobe_events: cannot remove %s/%s (%s); remove it with echo '-:%s/%s' >> uprobe_events",
+                       st.root, pr.group, probes[i].event, strerror(err), pr.group,
+                       probes[i].event);
+        pr.defined[i] = false;
+    }
+}
+
+void write_probes_header(void)
+{
+    for (size_t s = 0; s < N_SETS; s++) {
+        if (!pr.chosen[s])
+            continue;
+        if (pr.why[s][0]) {
+            out_printf("# probes: set=%s off=%s\n", set_names[s], pr.why[s]);
+            continue;
+        }
+        for (size_t i = 0; i < N_PROBES; i++)
+            if (pr.defined[i] && strcmp(probes[i].set, set_names[s]) == 0)
+                out_printf("# probe: set=%s event=%s library=%s symbol=%s%s\n", set_names[s],
+                           probes[i].event, pr.path[i], probes[i].symbol,
+                           probes[i].at_return ? "%return" : "");
+    }
+}
