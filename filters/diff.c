@@ -311,6 +311,8 @@ static void walk_from(ctx *c, uint32_t hang, walk *cur, walks *out)
 typedef struct culprit {
     uint32_t thread, seg;       /* in the buggy graph */
     bool busy;
+    bool blocked;               /* in WAIT (its segment's final wait, or one inside it) */
+    argus_wait_info wait;
     bool runnable;              /* woken, it waited for a CPU */
     uint64_t since, until;
     uint32_t depth, branch, order;
@@ -348,10 +350,10 @@ static double secs(uint64_t ts)
     return (double)ts / 1e9;
 }
 
-/* Where thread T of the buggy graph was at time B: blocked since, or
- * running since; false when it was doing neither for long. */
-static bool state_at(const argus_graph *g, uint32_t t, uint64_t at,
-                     uint32_t *seg, bool *busy, uint64_t *since, uint64_t *until)
+/* Where thread T of the buggy graph was at time AT: blocked (in *WAIT)
+ * since, or running since; false when it was doing neither for long. */
+static bool state_at(const argus_graph *g, uint32_t t, uint64_t at, uint32_t *seg, bool *busy,
+                     argus_wait_info *wait, uint64_t *since, uint64_t *until)
 {
     /* its segment ongoing at AT, or else its latest one before */
     uint32_t s = argus_graph_seg_before(g, t, at);
@@ -359,10 +361,10 @@ static bool state_at(const argus_graph *g, uint32_t t, uint64_t at,
         return false;
     const argus_seg *x = &g->segs[s];
     *seg = s;
-    if (argus_seg_blocked_at(g, x, at)) {
+    if (argus_wait_at(g, s, at, wait)) {
         *busy = false;
-        *since = x->end;
-        *until = argus_seg_until(g, x);
+        *since = wait->from;
+        *until = wait->to != UINT64_MAX ? wait->to : g->t_last;
         return true;
     }
     if (x->begin <= at && at <= x->end) {
@@ -404,7 +406,6 @@ static bool describe_event(const argus_graph *g, const argus_seg *s,
 static void describe_state(char *buf, size_t len, const argus_graph *g,
                            const culprit *c)
 {
-    const argus_seg *s = &g->segs[c->seg];
     if (c->runnable)
         snprintf(buf, len, "was runnable %.3f s from %.3f s, waiting for a CPU",
                  (double)(c->until - c->since) / 1e9, secs(c->since));
@@ -414,7 +415,7 @@ static void describe_state(char *buf, size_t len, const argus_graph *g,
     else
         snprintf(buf, len, "was blocked %.3f s in %s from %.3f s",
                  (double)(c->until - c->since) / 1e9,
-                 s->wait_reason ? argus_graph_str(g, s->wait_reason) : "a wait",
+                 c->blocked && c->wait.reason ? argus_graph_str(g, c->wait.reason) : "a wait",
                  secs(c->since));
 }
 
@@ -500,8 +501,9 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                 continue;
             uint32_t seg;
             bool busy;
+            argus_wait_info wait;
             uint64_t since, until;
-            if (!state_at(g, t, at, &seg, &busy, &since, &until))
+            if (!state_at(g, t, at, &seg, &busy, &wait, &since, &until))
                 continue;
             /* blocked or busy for at least the later half of [a, at] */
             if (since > a + (at - a) / 2)
@@ -530,6 +532,8 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
             x->thread = t;
             x->seg = seg;
             x->busy = busy;
+            x->blocked = !busy;
+            x->wait = wait;
             x->since = since;
             x->until = until;
             x->depth = depth;
@@ -615,6 +619,8 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
         x->runnable = chain.state[i] == ARGUS_LINK_RUNNABLE;
         x->since = chain.since[i];
         x->until = chain.until[i];
+        x->blocked = chain.state[i] == ARGUS_LINK_BLOCKED &&
+                     argus_wait_at(g, chain.segs[i], x->since, &x->wait);
         x->depth = i - 1;
         x->branch = 1;
         x->order = i;
@@ -679,19 +685,20 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
 {
     const argus_graph *g = c->g;
     const argus_seg *s = &g->segs[x->seg];
-    bool blocked = !x->busy && s->wait_id != UINT64_MAX;
+    bool blocked = !x->busy && x->blocked;
     argus_chain chain;
     uint32_t waits_on = ARGUS_NONE;
     if (blocked) {
         argus_wait_chain(g, x->seg, x->since, 2, &chain);
-        if (chain.len > 1)
-            waits_on = g->segs[chain.segs[1]].thread;
+        for (uint32_t i = 1; i < chain.len && waits_on == ARGUS_NONE; i++)
+            if (g->segs[chain.segs[i]].thread != x->thread)
+                waits_on = g->segs[chain.segs[i]].thread;
     }
     const char *missing = x->base_edge != ARGUS_NONE
                               ? argus_graph_str(c->base, c->base->edges[x->base_edge].kind)
                               : NULL;
     int pairs = 12 + argus_thread_field_count(g, x->thread) +
-                (blocked ? 2 + (s->wait_reason != 0) : 0) +
+                (blocked ? 2 + (x->wait.reason != 0) : 0) +
                 (waits_on != ARGUS_NONE) + (x->base_seg != ARGUS_NONE) +
                 (missing != NULL);
     argus_writer *w = c->out;
@@ -709,11 +716,11 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
     argus_put_key(w, "until"); argus_put_uint(w, x->until);
     argus_put_key(w, "duration"); argus_put_uint(w, x->until - x->since);
     if (blocked) {
-        argus_put_key(w, "wait"); argus_put_uint(w, s->wait_id);
-        argus_put_key(w, "resource"); argus_put_uint(w, s->wait_resource);
-        if (s->wait_reason) {
+        argus_put_key(w, "wait"); argus_put_uint(w, x->wait.id);
+        argus_put_key(w, "resource"); argus_put_uint(w, x->wait.resource);
+        if (x->wait.reason) {
             argus_put_key(w, "reason");
-            argus_put_cstr(w, argus_graph_str(g, s->wait_reason));
+            argus_put_cstr(w, argus_graph_str(g, x->wait.reason));
         }
     }
     if (waits_on != ARGUS_NONE) {
@@ -971,7 +978,11 @@ int main(int argc, char **argv)
         hr.at = at == UINT64_MAX ? g.segs[hr.seg].begin : at;
         uint64_t first = field_uint(r, "first_seg");
         uint32_t fs = first == UINT64_MAX ? hr.seg : argus_graph_find_seg(&g, first);
-        hr.from = g.segs[fs == ARGUS_NONE ? hr.seg : fs].end;
+        /* a wait hang from its (first) final wait; a hang with none (a
+         * loop's handler, whose waits are inside it) from its begin */
+        const argus_seg *from_seg = &g.segs[fs == ARGUS_NONE ? hr.seg : fs];
+        uint64_t begin = field_uint(r, "begin");
+        hr.from = from_seg->wait_id != UINT64_MAX || begin == UINT64_MAX ? from_seg->end : begin;
         hr.busy = field_is(r, "class", "busy");
         diff_hang(&c, &hr);
     }

@@ -6,6 +6,7 @@
 #include "argus/cli.h"
 #include "argus/graph.h"
 #include "argus/stage.h"
+#include "argus/table.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -73,6 +74,9 @@ static const char usage[] =
 #define LONG_WAIT (800 * MS)        /* SPIN-CLASS wait */
 #define LONG_RUN (1500 * MS)        /* SPIN-CLASS busy */
 #define LINUX_HANG_MS 500           /* SPIN-HANG's default on Linux traces */
+#define LOOP_HANG_MS 2000           /* SPIN-LOOP's default: macOS's spinning
+                                       cursor (GNOME, Windows and Android say
+                                       "not responding" at 5 s) */
 #define HANG_LINUX_DEFAULT UINT64_MAX
 #define MAX_HANG_MS (1000ull * 1000 * 1000)   /* 11.6 days: hang_ms * MS fits */
 
@@ -85,12 +89,36 @@ typedef struct indicator {
     const char *what;           /* the symbol or flag */
 } indicator;
 
+/* SPIN-LOOP: each thread's main loop as its runloop events tell (the
+ * decoder's mapping of argus-record's uprobes): the callouts open, and
+ * since when the loop has been away from its wait. */
+typedef struct loop_state {
+    uint32_t level;             /* runloop_invoke begins not ended */
+    uint64_t since;             /* the stretch away from the wait began;
+                                   UINT64_MAX: in its wait */
+    uint64_t root_item;         /* the context the outermost dispatch runs */
+} loop_state;
+
+typedef struct away {           /* a stretch of the limit or more */
+    uint64_t tid, from, to;
+} away;
+
+typedef struct loops {
+    uint64_t limit;             /* ns; 0: SPIN-LOOP off */
+    argus_table threads;        /* tid -> loop_state */
+    argus_table ui_pids;        /* pid -> a ui_event seen */
+    away *v;
+    uint32_t n;
+    size_t cap;
+} loops;
+
 typedef struct finder {
     const char **symbols;
     int nsymbols;
     indicator *found;
     uint32_t nfound;
     size_t cap;
+    loops loops;
 } finder;
 
 static bool holds(const char *s, size_t len, const char *sym)
@@ -107,9 +135,60 @@ static void add_indicator(finder *f, const argus_record *r, const char *what)
     *ARGUS_PUSH(f->found, f->nfound, f->cap) = (indicator){r->id, r->ts, r->pid, what};
 }
 
+/* The loop of L's thread TID was away from its wait until TS. */
+static void loop_back(loops *l, uint64_t tid, const loop_state *st, uint64_t ts)
+{
+    if (st->since != UINT64_MAX && ts >= st->since && ts - st->since >= l->limit)
+        *ARGUS_PUSH(l->v, l->n, l->cap) = (away){tid, st->since, ts};
+}
+
+/* The loop leaves its wait at after_waiting (or at a first dispatch when
+ * the trace began inside it) and comes back at before_waiting, at callout
+ * level 0; a dispatch of the outermost context inside a callout (a modal
+ * dialog's nested loop) is the loop answering too. */
+static void on_loop_event(loops *l, const argus_record *r)
+{
+    bool created;
+    loop_state *st = argus_table_put(&l->threads, r->tid, &created);
+    if (created)
+        *st = (loop_state){.since = UINT64_MAX};
+    if (r->type == ARGUS_T_RUNLOOP_INVOKE) {
+        uint64_t item = 0;
+        argus_get_uint(r, ARGUS_K_ITEM, &item);
+        if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
+            if (st->level == 0) {
+                if (st->since == UINT64_MAX)
+                    st->since = r->ts;
+                st->root_item = item;
+            } else if (item && item == st->root_item) {
+                loop_back(l, r->tid, st, r->ts);
+                st->since = r->ts;
+            }
+            st->level++;
+        } else if (st->level > 0) {
+            st->level--;
+        }
+    } else if (st->level == 0) {
+        if (argus_text_is(r, ARGUS_K_STAGE, "before_waiting")) {
+            loop_back(l, r->tid, st, r->ts);
+            st->since = UINT64_MAX;
+        } else if (argus_text_is(r, ARGUS_K_STAGE, "after_waiting")) {
+            st->since = r->ts;
+        }
+    }
+}
+
 static void on_event(const argus_record *r, void *ctx)
 {
     finder *f = ctx;
+    if (f->loops.limit) {
+        if (r->type == ARGUS_T_RUNLOOP_INVOKE || r->type == ARGUS_T_RUNLOOP_PHASE)
+            on_loop_event(&f->loops, r);
+        else if (r->type == ARGUS_T_UI_EVENT) {
+            bool created;
+            argus_table_put(&f->loops.ui_pids, r->pid, &created);
+        }
+    }
     if (r->type == ARGUS_T_BACKTRACE) {
         argus_text frames[64];
         int n = argus_get_text_array(r, ARGUS_K_FRAMES, frames, 64);
@@ -144,6 +223,8 @@ typedef struct hang {
     uint64_t duration;          /* for the order of --hang nodes */
     uint64_t at, event;         /* event: UINT64_MAX for --hang */
     const char *indicator;
+    bool loop;                  /* SPIN-LOOP: the loop was away from its wait */
+    uint64_t from, to;          /* ... then */
 } hang;
 
 typedef struct hangs {
@@ -192,12 +273,29 @@ static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
     return s->wait_id == UINT64_MAX ? 0 : argus_seg_until(g, s) - s->end;
 }
 
+/* The time segment S's thread was blocked in the waits inside it (a
+ * callout's), within FROM..TO. */
+static uint64_t inner_blocked(const argus_graph *g, const argus_seg *s, uint64_t from,
+                              uint64_t to)
+{
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < s->iw_len; k++) {
+        const argus_inner_wait *w = &g->inner_waits[s->iw_off + k];
+        uint64_t a = w->from > from ? w->from : from, b = w->to < to ? w->to : to;
+        if (b > a)
+            sum += b - a;
+    }
+    return sum;
+}
+
 /* SPIN-CLASS */
 static const char *class_of(const argus_graph *g, const hang *h)
 {
     const argus_seg *s = &g->segs[h->seg];
     if (s->nyields && 3ull * s->nyields >= s->nevents)
         return "yield";
+    if (h->loop) /* blocked inside its handler most of the time, or not */
+        return 2 * inner_blocked(g, s, h->from, h->to) >= h->to - h->from ? "wait" : "busy";
     if (h->event == UINT64_MAX) /* --hang: it ran, or it waited */
         return h->waits == 0 ? "busy" : "wait";
     if (s->wait_id != UINT64_MAX &&
@@ -248,6 +346,80 @@ static bool watched(const argus_graph *g, uint32_t t, const watch *w)
     const argus_gthread *th = &g->threads[t];
     return th->main && !th->kernel && th->tid != 0 &&
            strcmp(argus_graph_str(g, th->proc), "argus-record") != 0 && proc_is(g, t, w->proc);
+}
+
+/* A GUI program: one of its threads had a ui_event, or a display server
+ * woke one of them. */
+static bool gui_process(const argus_graph *g, const loops *l, uint64_t pid, const watch *w)
+{
+    if (argus_table_get(&l->ui_pids, pid))
+        return true;
+    for (uint32_t t = 0; t < g->nthreads; t++) {
+        if (g->threads[t].pid != pid)
+            continue;
+        for (uint32_t i = g->threads[t].first_seg; i != ARGUS_NONE; i = g->segs[i].next) {
+            const argus_seg *x = &g->segs[i];
+            for (uint32_t k = 0; k < x->out_len; k++) {
+                const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+                if (e->to_seg == ARGUS_NONE ||
+                    strcmp(argus_graph_str(g, e->kind), "wait") != 0)
+                    continue;
+                const argus_gthread *wt = &g->threads[g->segs[e->to_seg].thread];
+                if (wt->pid != pid &&
+                    name_in_list(argus_graph_str(g, wt->proc), w->input_servers, w->ninput_servers))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* SPIN-LOOP watches the main thread of a GUI program whose main loop the
+ * trace shows (runloop events): one flag per thread. */
+static bool *loop_watched_threads(const argus_graph *g, const loops *l, const watch *w)
+{
+    bool *v = calloc(g->nthreads + 1, sizeof *v);
+    if (!v)
+        argus_die(ARGUS_EX_IOERR, "out of memory (loop threads)");
+    for (uint32_t t = 0; t < g->nthreads; t++)
+        v[t] = l->limit && g->threads[t].main && argus_table_get(&l->threads, g->threads[t].tid) &&
+               proc_is(g, t, w->proc) && gui_process(g, l, g->threads[t].pid, w);
+    return v;
+}
+
+/* SPIN-LOOP: a watched loop away from its wait for the limit is a hang; its
+ * node is the segment most of that stretch was in (the handler's callout). */
+static void loop_hangs(const argus_graph *g, const loops *l, const bool *watched_loop,
+                       hangs *found)
+{
+    for (uint32_t i = 0; i < l->n; i++) {
+        const away *a = &l->v[i];
+        uint32_t t = argus_graph_thread(g, a->tid);
+        if (t == ARGUS_NONE || !watched_loop[t]) {
+            argus_count("loops away from their wait, not a GUI program's main thread", 1);
+            continue;
+        }
+        uint32_t best = ARGUS_NONE;
+        uint64_t best_len = 0;
+        const uint32_t *segs = g->thread_segs + g->seg_first[t];
+        for (uint32_t k = 0; k < g->seg_first[t + 1] - g->seg_first[t]; k++) {
+            const argus_seg *x = &g->segs[segs[k]];
+            if (x->ctx || x->end < a->from || x->begin > a->to)
+                continue;
+            uint64_t lo = x->begin > a->from ? x->begin : a->from;
+            uint64_t hi = x->end < a->to ? x->end : a->to;
+            if (best == ARGUS_NONE || hi - lo > best_len) {
+                best = segs[k];
+                best_len = hi - lo;
+            }
+        }
+        if (best == ARGUS_NONE)
+            continue;
+        add_hang(found, (hang){.seg = best, .first = best, .waits = 0, .at = a->from + l->limit,
+                               .event = UINT64_MAX, .indicator = "loop",
+                               .duration = a->to - a->from, .loop = true, .from = a->from,
+                               .to = a->to});
+    }
 }
 
 static bool event_loop_wait(const argus_graph *g, const argus_seg *s)
@@ -487,22 +659,34 @@ static const char *wake_name(uint8_t w)
     }
 }
 
+/* What a wait hang waited on: its final wait, or (SPIN-LOOP) the longest
+ * wait inside its handler. */
+static bool wait_of(const argus_graph *g, const hang *h, argus_wait_info *out)
+{
+    return h->loop ? argus_longest_inner_wait(g, h->seg, h->from, h->to, out)
+                   : argus_final_wait(g, h->seg, out);
+}
+
 static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
                      const hang *h, const char *cls)
 {
     const argus_seg *s = &g->segs[h->seg], *first = &g->segs[h->first];
-    bool is_wait = strcmp(cls, "wait") == 0 && s->wait_id != UINT64_MAX;
-    const char *result = is_wait ? wake_name(s->wake) : NULL;
+    argus_wait_info hw;
+    bool is_wait = strcmp(cls, "wait") == 0 && wait_of(g, h, &hw);
+    const char *result = is_wait ? wake_name(hw.wake) : NULL;
     /* a busy node lasts while it runs; a wait until it ends, from the
-     * first of its retries */
-    uint64_t until = h->waits == 0 ? s->end : argus_seg_until(g, s);
-    uint64_t blocked = h->waits == 0 ? 0
+     * first of its retries; a loop's stretch away from its wait */
+    uint64_t until = h->loop ? h->to : h->waits == 0 ? s->end : argus_seg_until(g, s);
+    uint64_t begin = h->loop ? h->from : first->begin;
+    uint64_t blocked = h->loop ? inner_blocked(g, s, h->from, h->to)
+                       : h->waits == 0 ? 0
                        : first->wait_id != UINT64_MAX ? until - first->end : blocked_for(g, s);
     bool retried = h->waits > 1;
-    bool runnable = is_wait && s->runnable >= MS; /* then waited for a CPU */
+    bool runnable = is_wait && hw.runnable >= MS; /* then waited for a CPU */
+    bool open = h->loop && h->to == g->t_last;
     int pairs = 13 + argus_thread_field_count(g, s->thread) +
-                (h->event != UINT64_MAX) + 2 * retried + runnable +
-                (is_wait ? 2 + (s->wait_reason != 0) + (result != NULL) : 0);
+                (h->event != UINT64_MAX) + 2 * retried + runnable + open +
+                (is_wait ? 2 + (hw.reason != 0) + (result != NULL) : 0);
     argus_put_map(w, (uint64_t)pairs);
     argus_put_key(w, "type"); argus_put_cstr(w, "hang");
     argus_put_key(w, "hang"); argus_put_uint(w, n);
@@ -512,31 +696,34 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
         argus_put_key(w, "waits"); argus_put_uint(w, h->waits);
     }
     argus_put_thread_fields(w, g, s->thread);
-    argus_put_key(w, "begin"); argus_put_uint(w, first->begin);
+    argus_put_key(w, "begin"); argus_put_uint(w, begin);
     argus_put_key(w, "end"); argus_put_uint(w, until);
-    argus_put_key(w, "duration"); argus_put_uint(w, until - first->begin);
+    argus_put_key(w, "duration"); argus_put_uint(w, until - begin);
     argus_put_key(w, "class"); argus_put_cstr(w, cls);
     argus_put_key(w, "indicator"); argus_put_cstr(w, h->indicator);
     argus_put_key(w, "at"); argus_put_uint(w, h->at);
     if (h->event != UINT64_MAX) {
         argus_put_key(w, "event"); argus_put_uint(w, h->event);
     }
+    if (open) {                 /* the loop not back at its wait at the end */
+        argus_put_key(w, "open"); argus_put_bool(w, true);
+    }
     argus_put_key(w, "events"); argus_put_uint(w, s->nevents);
     argus_put_key(w, "yields"); argus_put_uint(w, s->nyields);
     argus_put_key(w, "blocked"); argus_put_uint(w, blocked);
     argus_put_key(w, "timeouts"); argus_put_uint(w, s->ntimeouts);
     if (is_wait) {
-        argus_put_key(w, "wait"); argus_put_uint(w, s->wait_id);
-        argus_put_key(w, "resource"); argus_put_uint(w, s->wait_resource);
-        if (s->wait_reason) {
+        argus_put_key(w, "wait"); argus_put_uint(w, hw.id);
+        argus_put_key(w, "resource"); argus_put_uint(w, hw.resource);
+        if (hw.reason) {
             argus_put_key(w, "reason");
-            argus_put_cstr(w, argus_graph_str(g, s->wait_reason));
+            argus_put_cstr(w, argus_graph_str(g, hw.reason));
         }
         if (result) {
             argus_put_key(w, "result"); argus_put_cstr(w, result);
         }
         if (runnable) {
-            argus_put_key(w, "runnable"); argus_put_uint(w, s->runnable);
+            argus_put_key(w, "runnable"); argus_put_uint(w, hw.runnable);
         }
     }
     argus_end_record(w);
@@ -722,6 +909,13 @@ int main(int argc, char **argv)
 
     argus_stage st;
     argus_stage_open(&st, input, common.verbose);
+    /* SPIN-LOOP by default on Linux traces (the loops argus-record's
+     * uprobes show); with --hang on any */
+    bool linux_source = linux_trace(st.in);
+    uint64_t loop_ms = hang_ms != HANG_LINUX_DEFAULT ? hang_ms : linux_source ? LOOP_HANG_MS : 0;
+    f.loops.limit = loop_ms * MS;
+    argus_table_init(&f.loops.threads, sizeof(loop_state));
+    argus_table_init(&f.loops.ui_pids, 1);
     argus_graph g;
     argus_graph_options gopt = {.pass = st.out, .on_event = on_event, .ctx = &f};
     argus_graph_load(&g, st.in, &gopt);
@@ -742,14 +936,34 @@ int main(int argc, char **argv)
                                      .event = in->id, .indicator = in->what}))
             argus_count("indicators on a hang already found", 1);
     }
-    if (hang_ms == HANG_LINUX_DEFAULT)
-        hang_ms = linux_trace(st.in) ? LINUX_HANG_MS : 0;
+    /* loops still away from their wait when the trace ends */
+    size_t pos = 0;
+    uint64_t tid;
+    void *val;
+    while (argus_table_next(&f.loops.threads, &pos, &tid, &val))
+        loop_back(&f.loops, tid, val, g.t_last);
+    bool *loop_watched = loop_watched_threads(&g, &f.loops, &w);
+    bool gui_loops = false;
+    for (uint32_t t = 0; t < g.nthreads; t++)
+        gui_loops |= loop_watched[t];
+    loop_hangs(&g, &f.loops, loop_watched, &found);
+    /* SPIN-HANG by default on Linux: where a GUI program's loop is seen,
+     * on the other GUI programs only, with SPIN-LOOP's limit; else on
+     * every program, 500 ms. A watched loop is SPIN-LOOP's alone, but
+     * with --hang (every wait or run of MS). */
+    bool gui_only = false, explicit_hang = hang_ms != HANG_LINUX_DEFAULT;
+    if (!explicit_hang) {
+        hang_ms = !linux_source ? 0 : gui_loops ? LOOP_HANG_MS : LINUX_HANG_MS;
+        gui_only = gui_loops;
+    }
     if (hang_ms) {
         w.limit = hang_ms * MS;
         for (uint32_t t = 0; t < g.nthreads; t++)
-            if (watched(&g, t, &w))
+            if (watched(&g, t, &w) && (explicit_hang || !loop_watched[t]) &&
+                (!gui_only || gui_process(&g, &f.loops, g.threads[t].pid, &w)))
                 hangs_of_thread(&g, t, &w, &found);
     }
+    free(loop_watched);
     if (found.n > 1)
         qsort(found.v, found.n, sizeof *found.v, by_severity);
     argus_count("hang nodes", found.n);
@@ -759,7 +973,8 @@ int main(int argc, char **argv)
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
         if (strcmp(class_of(&g, h), "wait") == 0)
-            argus_wait_chain(&g, h->seg, g.segs[h->first].end, ARGUS_CHAIN_MAX, &chains[n]);
+            argus_wait_chain(&g, h->seg, h->loop ? h->from : g.segs[h->first].end,
+                             ARGUS_CHAIN_MAX, &chains[n]);
     }
     order_hangs(&g, &found, chains);
     for (uint32_t n = 0; n < found.n; n++) {
@@ -779,6 +994,9 @@ int main(int argc, char **argv)
     free(chains);
     free(found.v);
     free(f.found);
+    free(f.loops.v);
+    argus_table_free(&f.loops.threads);
+    argus_table_free(&f.loops.ui_pids);
     argus_graph_free(&g);
     argus_stage_close(&st);
     return 0;

@@ -2,6 +2,7 @@
  * events and causal path that led to it, what it waits on, the similar
  * baseline node and the culprits) as text a developer reads in a minute
  * (docs/stages/report.md). */
+#include "argus/causal.h"
 #include "argus/cli.h"
 #include "argus/graph.h"
 
@@ -525,6 +526,7 @@ typedef struct hang_rec {
     uint64_t hang, seg, tid, pid, begin, end, duration, at, event, events,
         yields, blocked, timeouts, wait, resource, waits, runnable;
     const char *proc, *thread, *cls, *indicator, *reason, *result;
+    bool open;                  /* SPIN-LOOP: not back at its wait at the end */
     uint32_t si;
 } hang_rec;
 
@@ -729,6 +731,7 @@ static void read_hang(const argus_record *r)
     h->indicator = fs(r, "indicator");
     h->reason = fs(r, "reason");
     h->result = fs(r, "result");
+    h->open = fb(r, "open");
 }
 
 static void read_path(const argus_record *r, uint32_t order)
@@ -1085,6 +1088,22 @@ static void sb_class(sb *b, const hang_rec *h)
 static void sb_indicator(sb *b, const hang_rec *h)
 {
     const char *ind = h->indicator ? h->indicator : "";
+    if (strcmp(ind, "loop") == 0) {
+        sb_puts(b, "its main loop away from its wait (SPIN-LOOP)");
+        if (h->at != NONE) {
+            uint64_t begin = hang_begin(h);
+            sb_puts(b, " past the limit at ");
+            sb_time(b, h->at);
+            if (h->at > begin) {
+                sb_puts(b, " (");
+                sb_dur(b, h->at - begin);
+                sb_puts(b, " after it left its wait)");
+            }
+        }
+        if (h->open)
+            sb_puts(b, "; not back at its wait when the trace ends");
+        return;
+    }
     if (strcmp(ind, "hang") == 0) {
         sb_puts(b, "the --hang threshold");
         if (h->at != NONE) {
@@ -1392,8 +1411,12 @@ static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
         if (to == G->t_last && s->resume == NONE)
             sb_puts(b, " to the end of the trace");
         sb_puts(b, " in ");
-        sb_wait_what(b, s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
-                     s->wait_resource);
+        /* the wait it was in then: inside the segment (a callout's), or
+         * its final one */
+        argus_wait_info wi;
+        if (!argus_wait_at(G, si, from, &wi))
+            wi = (argus_wait_info){.reason = s->wait_reason, .resource = s->wait_resource};
+        sb_wait_what(b, wi.reason ? argus_graph_str(G, wi.reason) : NULL, wi.resource);
         if (waits > 1)
             sb_printf(b, " (%llu waits, taken up again one after the other)",
                       (unsigned long long)waits);

@@ -160,13 +160,53 @@ void argus_paths_free(argus_path *paths, int n)
 }
 
 /* ---- the wait chain --------------------------------------------------------- */
-bool argus_seg_blocked_at(const argus_graph *g, const argus_seg *s, uint64_t t)
+bool argus_final_wait(const argus_graph *g, uint32_t s, argus_wait_info *out)
 {
-    (void)g;
-    if (s->wait_id == UINT64_MAX)
+    const argus_seg *x = &g->segs[s];
+    if (x->wait_id == UINT64_MAX)
         return false;
-    uint64_t wait_ts = s->end;  /* the final wait is the last event */
-    return wait_ts <= t && (s->resume == UINT64_MAX || s->resume > t);
+    /* the final wait is the segment's last event */
+    *out = (argus_wait_info){x->wait_id, x->end, x->resume, x->wait_resource, x->runnable,
+                             x->wait_reason, x->wake};
+    return true;
+}
+
+static void inner_wait_info(const argus_inner_wait *w, argus_wait_info *out)
+{
+    *out = (argus_wait_info){w->wait_id, w->from, w->to, w->resource, w->runnable, w->reason,
+                             w->wake};
+}
+
+bool argus_wait_at(const argus_graph *g, uint32_t s, uint64_t t, argus_wait_info *out)
+{
+    const argus_seg *x = &g->segs[s];
+    for (uint32_t k = 0; k < x->iw_len; k++) {
+        const argus_inner_wait *w = &g->inner_waits[x->iw_off + k];
+        if (w->from <= t && t < w->to) {
+            inner_wait_info(w, out);
+            return true;
+        }
+    }
+    return argus_final_wait(g, s, out) && out->from <= t && (out->to == UINT64_MAX || out->to > t);
+}
+
+bool argus_longest_inner_wait(const argus_graph *g, uint32_t s, uint64_t from, uint64_t to,
+                              argus_wait_info *out)
+{
+    const argus_seg *x = &g->segs[s];
+    const argus_inner_wait *best = NULL;
+    uint64_t best_len = 0;
+    for (uint32_t k = 0; k < x->iw_len; k++) {
+        const argus_inner_wait *w = &g->inner_waits[x->iw_off + k];
+        uint64_t a = w->from > from ? w->from : from, b = w->to < to ? w->to : to;
+        if (b > a && (!best || b - a > best_len)) {
+            best = w;
+            best_len = b - a;
+        }
+    }
+    if (best)
+        inner_wait_info(best, out);
+    return best != NULL;
 }
 
 static const argus_gedge *out_edge(const argus_graph *g, const argus_seg *s,
@@ -202,6 +242,7 @@ typedef struct piece {
     uint32_t first;         /* the segment of the first of them */
     uint32_t longest;       /* ... and of the longest (what the link shows) */
     uint64_t holder;        /* P_RUNNABLE: the tid that held the CPU, 0 */
+    uint64_t wait_id;       /* a wait inside a segment (0: its final one) */
 } piece;
 
 #define MAX_PIECES 512
@@ -223,19 +264,23 @@ uint32_t argus_next_own(const argus_graph *g, uint32_t s)
     return n;
 }
 
-/* How the final wait of P ended, and its stretches: blocked, then
- * runnable (when the woken says how long). */
-static uint8_t wait_end_kind(const argus_graph *g, const argus_seg *p, uint32_t *next)
+/* How wait WAIT_ID of segment P ended (WAKE), and the waker's segment in
+ * *NEXT: the final wait's stretches, blocked then runnable (when the woken
+ * says how long), and an inner wait's. */
+static uint8_t wait_end_kind(const argus_graph *g, const argus_seg *p, uint64_t wait_id,
+                             uint8_t wake, uint32_t *next)
 {
-    const argus_gedge *e = out_edge(g, p, p->wait_id, "wait");
+    const argus_gedge *e = out_edge(g, p, wait_id, "wait");
     *next = ARGUS_NONE;
-    if (p->wake == ARGUS_WAKE_TIMED_OUT)
+    if (wake == ARGUS_WAKE_TIMED_OUT)
         return P_TIMEOUT;
     if (e) {
         *next = e->to_seg;
         return P_WOKEN;
     }
-    return p->woken_external ? P_IO : P_UNKNOWN;
+    if (wait_id == p->wait_id)
+        return p->woken_external ? P_IO : P_UNKNOWN;
+    return out_edge(g, p, wait_id, "resume") ? P_IO : P_UNKNOWN;
 }
 
 static void add_piece(piece *v, int *n, piece x, uint64_t lo)
@@ -301,22 +346,41 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
     uint64_t t = hi;
     while (cur != ARGUS_NONE && n < MAX_PIECES) {
         const argus_seg *s = &g->segs[cur];
-        /* it ran, but for the stretches it was preempted (latest first) */
-        for (uint32_t k = s->pre_len; k-- > 0;) {
-            const argus_preempt *pr = &g->preempts[s->pre_off + k];
+        /* it ran, but for the stretches it was preempted and the waits
+         * inside it (a callout's), latest first */
+        uint32_t kp = s->pre_len, kw = s->iw_len;
+        while (kp > 0 || kw > 0) {
+            const argus_preempt *pr = kp ? &g->preempts[s->pre_off + kp - 1] : NULL;
+            const argus_inner_wait *iw = kw ? &g->inner_waits[s->iw_off + kw - 1] : NULL;
+            if (iw && (!pr || iw->to > pr->to)) {
+                kw--;
+                if (iw->to > t || iw->from < s->begin)
+                    continue;
+                uint64_t woke = iw->to - iw->runnable;
+                uint32_t next;
+                uint8_t kind = wait_end_kind(g, s, iw->wait_id, iw->wake, &next);
+                add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, iw->to, t, 0, cur, cur, 0, 0}, lo);
+                add_piece(v, &n, (piece){P_RUNNABLE, cur, ARGUS_NONE, woke, iw->to, 0, cur, cur,
+                                         iw->cpu_holder, 0}, lo);
+                add_piece(v, &n, (piece){kind, cur, next, iw->from, woke, 0, cur, cur, 0,
+                                         iw->wait_id}, lo);
+                t = iw->from;
+                continue;
+            }
+            kp--;
             if (pr->to > t || pr->from < s->begin)
                 continue;
-            add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, pr->to, t, 0, cur, cur, 0}, lo);
+            add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, pr->to, t, 0, cur, cur, 0, 0}, lo);
             add_piece(v, &n, (piece){P_RUNNABLE, cur, ARGUS_NONE, pr->from, pr->to, 0, cur, cur,
-                                     pr->holder}, lo);
+                                     pr->holder, 0}, lo);
             t = pr->from;
         }
-        add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, s->begin, t, 0, cur, cur, 0}, lo);
+        add_piece(v, &n, (piece){P_RUN, cur, ARGUS_NONE, s->begin, t, 0, cur, cur, 0, 0}, lo);
         if (s->begin <= lo)
             break;
         uint32_t p = prev_own(g, cur);
         if (p == ARGUS_NONE) {
-            add_piece(v, &n, (piece){P_BEFORE, cur, ARGUS_NONE, lo, s->begin, 0, cur, cur, 0}, lo);
+            add_piece(v, &n, (piece){P_BEFORE, cur, ARGUS_NONE, lo, s->begin, 0, cur, cur, 0, 0}, lo);
             break;
         }
         const argus_seg *ps = &g->segs[p];
@@ -326,10 +390,10 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
             if (woke < ps->end)
                 woke = ps->end;
             add_piece(v, &n, (piece){P_RUNNABLE, p, ARGUS_NONE, woke, resume, 0, p, p,
-                                     ps->cpu_holder}, lo);
+                                     ps->cpu_holder, 0}, lo);
             uint32_t next;
-            uint8_t kind = wait_end_kind(g, ps, &next);
-            add_piece(v, &n, (piece){kind, p, next, ps->end, woke, 0, p, p, 0}, lo);
+            uint8_t kind = wait_end_kind(g, ps, ps->wait_id, ps->wake, &next);
+            add_piece(v, &n, (piece){kind, p, next, ps->end, woke, 0, p, p, 0, 0}, lo);
             merge_retry(g, v, &n);
             t = ps->end;
         } else {
@@ -438,7 +502,7 @@ static int take_apart_to_end(const argus_graph *g, uint32_t s, uint64_t lo, piec
     if (x->wait_id == UINT64_MAX || x->resume != UINT64_MAX)
         return take_apart(g, s, g->t_last, lo, v);
     int n = 0;
-    add_piece(v, &n, (piece){P_UNKNOWN, s, ARGUS_NONE, x->end, g->t_last, 0, s, s, 0}, lo);
+    add_piece(v, &n, (piece){P_UNKNOWN, s, ARGUS_NONE, x->end, g->t_last, 0, s, s, 0, 0}, lo);
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
@@ -454,8 +518,9 @@ static int take_apart_at(const argus_graph *g, uint32_t t, uint64_t at, uint64_t
         return take_apart(g, s, at, lo, v);
     int n = 0;
     uint32_t next = ARGUS_NONE;
-    uint8_t kind = x->resume == UINT64_MAX ? P_UNKNOWN : wait_end_kind(g, x, &next);
-    add_piece(v, &n, (piece){kind, s, next, x->end, at, 0, s, s, 0}, lo);
+    uint8_t kind = x->resume == UINT64_MAX ? P_UNKNOWN
+                                                : wait_end_kind(g, x, x->wait_id, x->wake, &next);
+    add_piece(v, &n, (piece){kind, s, next, x->end, at, 0, s, s, 0, 0}, lo);
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
@@ -483,11 +548,14 @@ static int go_on(const argus_graph *g, const piece *d, argus_chain *out, int max
     /* a request unanswered: when the wait gave up (its timeout), or still
      * at the end of the trace; its peer then (it may wait on us: cycle) */
     const argus_seg *s = &g->segs[d->seg];
-    const argus_gedge *e = s->send_id == UINT64_MAX ? NULL : out_edge(g, s, s->send_id, "ipc");
+    /* a request sent before the wait (a send after a wait inside the
+     * segment is no question that wait waited on) */
+    bool asked = s->send_id != UINT64_MAX && (!d->wait_id || s->send_id < d->wait_id);
+    const argus_gedge *e = !asked ? NULL : out_edge(g, s, s->send_id, "ipc");
     bool open = d->to == g->t_last && d->kind == P_UNKNOWN;
     out->end = d->kind == P_TIMEOUT && !e ? "timeout"
                : d->kind == P_IO ? "io"
-               : s->send_id != UINT64_MAX && (open || e) ? "no_reply"
+               : asked && (open || e) ? "no_reply"
                : "not_woken";
     if (!e || strcmp(out->end, "no_reply") != 0)
         return 0;
@@ -505,7 +573,7 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
     memset(out, 0, sizeof *out);
     const argus_seg *h = &g->segs[start];
     piece v[MAX_PIECES];
-    if (h->wait_id == UINT64_MAX) {
+    if (h->wait_id == UINT64_MAX && h->iw_len == 0) {
         chain_add(out, start, ARGUS_LINK_RUNNING, h->begin, h->end, 0, NULL);
         out->end = "running";
         return;
@@ -514,11 +582,16 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
         from = h->end;
     /* the hang's own thread, from where it went on after its wait (the
      * wait that ended the hang) back to FROM; a wait still open at the
-     * end of the trace is taken as it was then */
-    uint32_t cur = h->resume != UINT64_MAX ? argus_next_own(g, start) : ARGUS_NONE;
-    uint64_t hi = cur != ARGUS_NONE ? h->resume : g->t_last;
+     * end of the trace is taken as it was then; a segment with no final
+     * wait from its end (the waits inside it, a callout's, are stretches
+     * of their own) */
+    uint32_t cur = h->wait_id == UINT64_MAX ? start
+                   : h->resume != UINT64_MAX ? argus_next_own(g, start) : ARGUS_NONE;
+    uint64_t hi = h->wait_id == UINT64_MAX ? h->end : cur != ARGUS_NONE ? h->resume : g->t_last;
     int n;
-    if (cur != ARGUS_NONE) {
+    if (h->wait_id == UINT64_MAX) {
+        n = take_apart(g, start, hi, from, v);
+    } else if (cur != ARGUS_NONE) {
         n = take_apart(g, cur, hi, from, v);
         /* what ran after the resume is not the hang's */
         if (n && v[0].kind == P_RUN && v[0].seg == cur && g->segs[cur].begin >= h->resume)

@@ -51,6 +51,8 @@ typedef struct thread {
     const char *ipc_via;
     bool in_work;          /* a workqueue item runs: its item and queue */
     uint64_t work_item, work_queue;
+    uint64_t loop_item[8]; /* the main-loop dispatches running, innermost last */
+    uint32_t loop_depth;   /* (deeper ones are counted, not kept) */
 } thread;
 
 /* What a first pass over a file tells of a thread (argus_ft_prescan): it
@@ -138,7 +140,7 @@ struct argus_ft {
     /* -v counters */
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
         n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq,
-        n_own_softirq, n_timer_wakeups, n_start_waits, n_preempted;
+        n_own_softirq, n_timer_wakeups, n_start_waits, n_preempted, n_probe_events;
 };
 
 const char *argus_ft_error(const argus_ft *d) { return d->err; }
@@ -166,6 +168,8 @@ typedef enum ev_kind {
     EV_FORK, EV_EXEC, EV_EXIT, EV_NEWTASK, EV_RENAME,
     EV_RAW_SYS_ENTER, EV_RAW_SYS_EXIT,
     EV_FLAG_WRITE, EV_FLAG_READ,
+    EV_LOOP_DISPATCH, EV_LOOP_DISPATCH_RET, EV_LOOP_POLL, EV_LOOP_POLL_RET,
+    EV_GTK_EVENT, EV_QT_INPUT,
 } ev_kind;
 
 static const struct { const char *name; ev_kind kind; } event_names[] = {
@@ -197,6 +201,14 @@ static const struct { const char *name; ev_kind kind; } event_names[] = {
     {"sys_exit", EV_RAW_SYS_EXIT},
     {"argus_flag_write", EV_FLAG_WRITE},
     {"argus_flag_read", EV_FLAG_READ},
+    /* argus-record's uprobes (filters/record/probes.c) */
+    {"argus_glib_dispatch", EV_LOOP_DISPATCH},
+    {"argus_glib_dispatch_ret", EV_LOOP_DISPATCH_RET},
+    {"argus_glib_poll", EV_LOOP_POLL},
+    {"argus_glib_poll_ret", EV_LOOP_POLL_RET},
+    {"argus_gtk_event", EV_GTK_EVENT},
+    {"argus_qt_key", EV_QT_INPUT},
+    {"argus_qt_mouse", EV_QT_INPUT},
 };
 
 static ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
@@ -1428,6 +1440,98 @@ static void map_flag(argus_ft *d, const line_slot *s, thread *cur, span body,
     argus_end_record(d->w);
 }
 
+/* ---- The desktop's libraries (argus-record's uprobes) -------------------- */
+
+/* A main loop's dispatch of its ready sources (GLib's
+ * g_main_context_dispatch: item = its context, which tells a nested
+ * private loop from the default one) -> runloop_invoke begin/end. */
+static void map_loop_dispatch(argus_ft *d, const line_slot *s, thread *cur, span body,
+                              bool begin)
+{
+    uint64_t item = 0;
+    bool have_item;
+    if (begin) {
+        have_item = field_hex(body, "ctx", &item);
+        if (cur->loop_depth < sizeof cur->loop_item / sizeof *cur->loop_item)
+            cur->loop_item[cur->loop_depth] = have_item ? item : 0;
+        cur->loop_depth++;
+    } else {
+        /* a return probe sees no arguments: the item of its begin */
+        if (cur->loop_depth > 0)
+            cur->loop_depth--;
+        have_item = cur->loop_depth < sizeof cur->loop_item / sizeof *cur->loop_item &&
+                    (item = cur->loop_item[cur->loop_depth]) != 0;
+    }
+    BEGIN(d, s, cur, "runloop_invoke", 2 + have_item);
+    put_phase(d, begin);
+    PUT_LIT(d->w, "kind");
+    PUT_LIT(d->w, "source");
+    if (have_item)
+        put_uint_kv(d, "item", item);
+    argus_end_record(d->w);
+    d->n_probe_events++;
+}
+
+/* The loop's wait for its sources (g_poll) -> runloop_phase before_waiting
+ * (with its timeout in ns, when it has one) and after_waiting. */
+static void map_loop_poll(argus_ft *d, const line_slot *s, thread *cur, span body, bool before)
+{
+    uint64_t ms = 0;
+    bool timeout = before && field_dec(body, "timeout", &ms) && (int64_t)ms >= 0;
+    BEGIN(d, s, cur, "runloop_phase", 1 + timeout);
+    PUT_LIT(d->w, "stage");
+    if (before)
+        PUT_LIT(d->w, "before_waiting");
+    else
+        PUT_LIT(d->w, "after_waiting");
+    if (timeout)
+        put_uint_kv(d, "timeout", ms * 1000000u);
+    argus_end_record(d->w);
+    d->n_probe_events++;
+}
+
+/* The user's input as a toolkit saw it -> ui_event with the kind macOS
+ * gives it (and the key: GTK's keyval, Qt's X keysym); the toolkit's
+ * other event types stay ftrace events. */
+struct input_kind {
+    unsigned type;
+    const char *kind;
+};
+
+/* GTK 3's gtk_main_do_event: GdkEventType */
+static const struct input_kind gtk_kinds[] = {
+    {3, "mouseMoved"}, {4, "mouseDown"}, {5, "mouseDown"}, {6, "mouseDown"},
+    {7, "mouseUp"}, {8, "keyDown"}, {9, "keyUp"}, {31, "scrollWheel"},
+    {37, "touchBegin"}, {39, "touchEnd"}, {0, NULL},
+};
+/* Qt 5's processKeyEvent and processMouseEvent: QEvent::Type */
+static const struct input_kind qt_kinds[] = {
+    {2, "mouseDown"}, {3, "mouseUp"}, {4, "mouseDown"}, {6, "keyDown"}, {7, "keyUp"},
+    {0, NULL},
+};
+
+static void map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
+                      const struct input_kind *kinds, const char *key_field)
+{
+    uint64_t type, key = 0;
+    if (!field_dec(body, "type", &type))
+        return (void)write_raw(d, s, cur);
+    const char *kind = NULL;
+    for (; kinds->kind && !kind; kinds++)
+        if (kinds->type == type)
+            kind = kinds->kind;
+    if (!kind)
+        return (void)write_raw(d, s, cur);
+    bool has_key = strncmp(kind, "key", 3) == 0 && field_dec(body, key_field, &key);
+    BEGIN(d, s, cur, "ui_event", 1 + has_key);
+    argus_put_key(d->w, "kind");
+    argus_put_text(d->w, kind, strlen(kind));
+    if (has_key)
+        put_uint_kv(d, "key", key);
+    argus_end_record(d->w);
+    d->n_probe_events++;
+}
+
 /* raw_syscalls: "NR 202 (7f.., 80, ...)" and "NR 202 = 0": no names
  * (the numbers are the architecture's), "NR_202". */
 static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span body,
@@ -1616,6 +1720,10 @@ static void map_line(argus_ft *d, line_slot *s)
     ev_kind kind = named ? event_kind(d, name.p, name.n) : EV_OTHER;
     if (cur->waiting) /* its own event before a switch-in */
         write_woken(d, s, cur, true, NULL, line_says_timed_out(s, name, q));
+    /* a uprobe's line ("NAME: (0x7f..) ..."): it ran in the thread's own
+     * context, whatever its flags say (6.18 prints "DBZff" there) */
+    if (named && end - q >= 5 && memcmp(q, ": (0x", 5) == 0)
+        s->irq_ctx = s->irq_ctx ? '.' : 0;
     track_irq_ctx(d, s, kind);
     d->event_name = (span){0};
     if (named) {
@@ -1661,6 +1769,13 @@ static void map_line(argus_ft *d, line_slot *s)
         case EV_RAW_SYS_EXIT: return map_raw_syscall(d, s, cur, body, kind == EV_RAW_SYS_ENTER);
         case EV_FLAG_WRITE:
         case EV_FLAG_READ: return map_flag(d, s, cur, body, kind == EV_FLAG_WRITE);
+        case EV_LOOP_DISPATCH:
+        case EV_LOOP_DISPATCH_RET:
+            return map_loop_dispatch(d, s, cur, body, kind == EV_LOOP_DISPATCH);
+        case EV_LOOP_POLL:
+        case EV_LOOP_POLL_RET: return map_loop_poll(d, s, cur, body, kind == EV_LOOP_POLL);
+        case EV_GTK_EVENT: return map_input(d, s, cur, body, gtk_kinds, "keyval");
+        case EV_QT_INPUT: return map_input(d, s, cur, body, qt_kinds, "keysym");
         case EV_OTHER: break;
         }
         return write_raw(d, s, cur);
@@ -2095,6 +2210,7 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     COUNT(d->n_own_softirq, "network softirqs run inside the thread's own system call (in_syscall)");
     COUNT(d->n_timer_wakeups, "wakeups by the expiry of the target's own timer (timed_out)");
     COUNT(d->n_preempted, "preempted events (switched out runnable, back on a CPU 1 ms or more later)");
+    COUNT(d->n_probe_events, "events of the desktop's libraries (argus-record's uprobes)");
     COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");
     COUNT(d->window.moved, "lines moved into ts order by the reorder window");

@@ -23,7 +23,7 @@ struct argus_graph_priv {
     uint32_t *id_seg;           /* event id - id_base -> segment index */
     uint64_t id_base, id_len;
     size_t id_cap, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
-        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts;
+        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits;
     argus_parser *parser;
 };
 
@@ -33,6 +33,7 @@ typedef struct loading_thread {
     uint64_t seg_id;            /* the segment of its last event ... */
     uint32_t seg, thread;       /* ... its index, and the thread's index */
     uint32_t blocked_seg;       /* segment whose last event so far is a wait */
+    uint64_t wait_ts;           /* ... that wait's ts */
     bool in_lock;               /* in a file-lock syscall (fcntl, flock) */
     uint32_t sig_seg;           /* segment whose signature is in sig */
     uint32_t sig_len;
@@ -529,6 +530,23 @@ static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
     op->seg = si;
 }
 
+/* Segment SI's wait (its latest event so far) did not end it: a wait
+ * inside a callout, over when the thread ran again at RESUME. */
+static void add_inner_wait(argus_graph *g, const loading_thread *lt, uint32_t si,
+                           uint64_t resume)
+{
+    argus_seg *s = &g->segs[si];
+    if (s->wait_id == NO_ID || resume < lt->wait_ts)
+        return;
+    argus_inner_wait *w = ARGUS_PUSH(g->inner_waits, g->ninner_waits, g->p->cap_inner_waits);
+    *w = (argus_inner_wait){.wait_id = s->wait_id, .from = lt->wait_ts, .to = resume,
+                            .runnable = s->runnable <= resume - lt->wait_ts ? s->runnable : 0,
+                            .cpu_holder = s->cpu_holder, .seg = si,
+                            .resource = s->wait_resource, .reason = s->wait_reason,
+                            .wake = s->wake ? s->wake : (uint8_t)ARGUS_WAKE_AWAKENED};
+    s->iw_len++;
+}
+
 static void load_event(argus_graph *g, const argus_record *r,
                        argus_reader *rd, argus_table *loading,
                        argus_table *keybufs, bool keep_keys)
@@ -568,7 +586,8 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (lt->blocked_seg != ARGUS_NONE) {
             argus_seg *b = &g->segs[lt->blocked_seg];
             if (lt->blocked_seg == si && r->type != ARGUS_T_WOKEN) {
-                b->wait_id = NO_ID;     /* a wait inside a callout */
+                add_inner_wait(g, lt, si, r->ts); /* a wait inside a callout */
+                b->wait_id = NO_ID;
             } else if (b->resume == NO_ID) {
                 b->resume = r->ts;
                 if (r->type == ARGUS_T_WOKEN) {
@@ -601,8 +620,10 @@ static void load_event(argus_graph *g, const argus_record *r,
             argus_get_uint(r, ARGUS_K_TIMEOUT, &s->wait_timeout);
             s->wait_reason = intern_field(g, r, ARGUS_K_REASON);
             lt->blocked_seg = si;
+            lt->wait_ts = r->ts;
         } else if (s->wait_id != NO_ID && r->type != ARGUS_T_WOKEN) {
             /* the segment goes on: that wait was not its final one */
+            add_inner_wait(g, lt, si, s->resume != NO_ID ? s->resume : r->ts);
             s->wait_id = NO_ID;
             s->resume = NO_ID;
             s->runnable = s->cpu_holder = 0;
@@ -704,27 +725,36 @@ static void load_extra(argus_graph *g, const argus_record *r)
     g->extra_used += r->raw_len;
 }
 
-/* The preemptions grouped by segment (each segment's in time order, as
- * read): a stable counting sort. */
-static void index_preempts(argus_graph *g)
+/* Items of N, SIZE bytes each, grouped by their segment (the uint32_t at
+ * SEG_AT in each), each segment's in the order read (a stable counting
+ * sort); the segment's range goes to its uint32_t fields at OFF_AT and
+ * LEN_AT (LEN_AT counted while loading). Frees ITEMS, returns the new
+ * array. */
+static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, size_t seg_at,
+                          size_t off_at, size_t len_at)
 {
-    if (!g->npreempts)
-        return;
+    if (!n)
+        return items;
+#define SEG_FIELD(i, at) (*(uint32_t *)((char *)&g->segs[i] + (at)))
     uint32_t at = 0;
     for (uint32_t i = 0; i < g->nsegs; i++) {
-        g->segs[i].pre_off = at;
-        at += g->segs[i].pre_len;
-        g->segs[i].pre_len = 0;
+        SEG_FIELD(i, off_at) = at;
+        at += SEG_FIELD(i, len_at);
+        SEG_FIELD(i, len_at) = 0;
     }
-    argus_preempt *sorted = malloc(g->npreempts * sizeof *sorted);
+    char *sorted = malloc((size_t)n * size);
     if (!sorted)
-        argus_die(ARGUS_EX_IOERR, "out of memory (preemptions)");
-    for (uint32_t i = 0; i < g->npreempts; i++) {
-        argus_seg *s = &g->segs[g->preempts[i].seg];
-        sorted[s->pre_off + s->pre_len++] = g->preempts[i];
+        argus_die(ARGUS_EX_IOERR, "out of memory (grouping by segment)");
+    for (uint32_t k = 0; k < n; k++) {
+        const char *item = (const char *)items + (size_t)k * size;
+        uint32_t seg;
+        memcpy(&seg, item + seg_at, sizeof seg);
+        memcpy(sorted + (size_t)(SEG_FIELD(seg, off_at) + SEG_FIELD(seg, len_at)++) * size, item,
+               size);
     }
-    free(g->preempts);
-    g->preempts = sorted;
+#undef SEG_FIELD
+    free(items);
+    return sorted;
 }
 
 /* Each thread's segments as one array, for binary search by time. */
@@ -822,7 +852,12 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
     argus_table_free(&keybufs);
     index_edges(g);
     index_threads(g);
-    index_preempts(g);
+    g->preempts = group_by_seg(g, g->preempts, g->npreempts, sizeof *g->preempts,
+                               offsetof(argus_preempt, seg), offsetof(argus_seg, pre_off),
+                               offsetof(argus_seg, pre_len));
+    g->inner_waits = group_by_seg(g, g->inner_waits, g->ninner_waits, sizeof *g->inner_waits,
+                                  offsetof(argus_inner_wait, seg), offsetof(argus_seg, iw_off),
+                                  offsetof(argus_seg, iw_len));
 }
 
 typedef struct async_load {
@@ -895,6 +930,7 @@ void argus_graph_free(argus_graph *g)
     free(g->extra_pool);
     free(g->locks);
     free(g->preempts);
+    free(g->inner_waits);
     memset(g, 0, sizeof *g);
 }
 

@@ -25,27 +25,51 @@ struct probe {
     const char *event;   /* the tracefs event: the name the decoder maps */
     const char *fetch;
     const char *versions;
+    const char *filter;  /* the event's filter in the instance (NULL: none) */
+    /* the probe goes after the function's first instruction when it is
+     * these bytes (an instruction the kernel would single-step: 19 us a
+     * hit instead of 5 here), the registers it reads being the same */
+    const char *step_over;
 };
 
 static const struct probe probes[] = {
     /* GLib's main loop (GTK, and Qt on Debian, run on it): a dispatch of
-     * the ready sources of context ctx, and the poll between iterations */
+     * the ready sources of context ctx, and the poll between iterations
+     * (g_poll is "mov %esi,%esi; jmp poll": probed at the jmp). GLib 2.78
+     * dispatches through a static function and 2.82 calls ppoll itself:
+     * then these never fire. */
     {"glib", "libglib-2.0.so.0", "g_main_context_dispatch", false, "argus_glib_dispatch",
-     "ctx=%di", NULL},
+     "ctx=%di", NULL, NULL, NULL},
     {"glib", "libglib-2.0.so.0", "g_main_context_dispatch", true, "argus_glib_dispatch_ret",
-     "", NULL},
-    {"glib", "libglib-2.0.so.0", "g_poll", false, "argus_glib_poll", "timeout=%dx:s32", NULL},
-    {"glib", "libglib-2.0.so.0", "g_poll", true, "argus_glib_poll_ret", "n=$retval:s32", NULL},
+     "", NULL, NULL, NULL},
+    {"glib", "libglib-2.0.so.0", "g_poll", false, "argus_glib_poll", "timeout=%dx:s32", NULL,
+     NULL, "\x89\xf6"},
+    {"glib", "libglib-2.0.so.0", "g_poll", true, "argus_glib_poll_ret", "n=$retval:s32", NULL,
+     NULL, "\x89\xf6"},
     /* GTK 3's event handler: GdkEvent's type, GdkEventKey's keyval
-     * (gdkevents.h, public and fixed for libgtk-3.so.0) */
+     * (gdkevents.h, public and fixed for libgtk-3.so.0); input only:
+     * button and key press and release, scroll */
     {"gtk3", "libgtk-3.so.0", "gtk_main_do_event", false, "argus_gtk_event",
-     "type=+0(%di):s32 keyval=+28(%di):u32", NULL},
+     "type=+0(%di):s32 keyval=+28(%di):u32", NULL,
+     "(type >= 4 && type <= 9) || type == 31", NULL},
+    /* Qt 5's input on its GUI thread, once per event (notifyInternal2
+     * runs six times a key): QWindowSystemInterfacePrivate's KeyEvent
+     * (keyType +68, nativeVirtualKey +76: the X keysym) and MouseEvent
+     * (button +100, buttonType +104), private layouts of Qt 5.15.8 */
+    {"qt5", "libQt5Gui.so.5",
+     "_ZN22QGuiApplicationPrivate15processKeyEventEPN29QWindowSystemInterfacePrivate8KeyEventE",
+     false, "argus_qt_key", "type=+68(%di):u32 keysym=+76(%di):u32", "5.15.8",
+     "type == 6 || type == 7", NULL},
+    {"qt5", "libQt5Gui.so.5",
+     "_ZN22QGuiApplicationPrivate17processMouseEventEPN29QWindowSystemInterfacePrivate10MouseEventE",
+     false, "argus_qt_mouse", "type=+104(%di):u32 button=+100(%di):u32", "5.15.8",
+     "type == 2 || type == 3 || type == 4", NULL},
 };
 
 #define N_PROBES (sizeof probes / sizeof *probes)
 
 /* The sets --probes knows, in the table's order. */
-static const char *const set_names[] = {"glib", "gtk3"};
+static const char *const set_names[] = {"glib", "gtk3", "qt5"};
 #define N_SETS (sizeof set_names / sizeof *set_names)
 
 /* Where a library is looked for (ARGUS_RECORD_LIBDIRS, colon-separated,
@@ -62,6 +86,7 @@ static struct {
     char group[64];
     bool defined[N_PROBES];
     char path[N_PROBES][PATH_MAX];
+    uint64_t offset[N_PROBES];
     bool unknown[N_SETS];  /* installed, of a version not known */
     char why[N_SETS][PATH_MAX + 256]; /* a set not probed: why (for the header) */
     bool chosen[N_SETS];
@@ -93,7 +118,7 @@ void probes_choose(const char *list)
         size_t len = strcspn(p, ",");
         int i = set_index(p, len);
         if (i < 0)
-            argus_usage_error("--probes %s: unknown set '%.*s' (known: glib, gtk3, none)", list,
+            argus_usage_error("--probes %s: unknown set '%.*s' (known: glib, gtk3, qt5, none)", list,
                               (int)len, p);
         pr.chosen[i] = true;
         p += len;
@@ -164,6 +189,21 @@ static int uprobe_write(const char *line)
     return err;
 }
 
+/* How many bytes to skip at OFFSET of PATH: the length of BYTES when the
+ * function starts with them, else 0. */
+static uint64_t step_over(const char *path, uint64_t offset, const char *bytes)
+{
+    size_t n = strlen(bytes);
+    char buf[16];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    bool same = n <= sizeof buf && pread(fd, buf, n, (off_t)offset) == (ssize_t)n &&
+                memcmp(buf, bytes, n) == 0;
+    close(fd);
+    return same ? n : 0;
+}
+
 /* Defines the probes of set S, all or none; false with the reason in
  * pr.why[S]. */
 static bool define_set(size_t s)
@@ -198,6 +238,8 @@ static bool define_set(size_t s)
             snprintf(why, why_size, "%s: no function %s in its symbol tables",
                      places[i].path, p->symbol);
             ok = false;
+        } else if (p->step_over) {
+            places[i].offset += step_over(places[i].path, places[i].offset, p->step_over);
         }
     }
     for (size_t i = 0; i < N_PROBES && ok; i++) {
@@ -217,6 +259,7 @@ static bool define_set(size_t s)
         }
         pr.defined[i] = true;
         memcpy(pr.path[i], places[i].path, sizeof pr.path[i]);
+        pr.offset[i] = places[i].offset;
         probes_n_defined++;
     }
     free(places);
@@ -251,6 +294,15 @@ void probes_define(void)
     }
     if (!probes_n_defined)
         return;
+    for (size_t i = 0; i < N_PROBES; i++) {
+        if (!pr.defined[i] || !probes[i].filter)
+            continue;
+        int err = tfs_write(ipath("events/%s/%s/filter", pr.group, probes[i].event),
+                            probes[i].filter);
+        if (err)
+            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
+                      pr.group, probes[i].event, strerror(err));
+    }
     int err = tfs_write(ipath("events/%s/enable", pr.group), "1");
     if (err)
         argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance, pr.group,
@@ -285,8 +337,9 @@ void write_probes_header(void)
         }
         for (size_t i = 0; i < N_PROBES; i++)
             if (pr.defined[i] && strcmp(probes[i].set, set_names[s]) == 0)
-                out_printf("# probe: set=%s event=%s library=%s symbol=%s%s\n", set_names[s],
-                           probes[i].event, pr.path[i], probes[i].symbol,
+                out_printf("# probe: set=%s event=%s library=%s offset=0x%llx symbol=%s%s\n",
+                           set_names[s], probes[i].event, pr.path[i],
+                           (unsigned long long)pr.offset[i], probes[i].symbol,
                            probes[i].at_return ? "%return" : "");
     }
 }

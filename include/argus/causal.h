@@ -96,9 +96,23 @@ uint32_t argus_next_own(const argus_graph *g, uint32_t s);
  * wait. */
 bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b);
 
-/* The blocking wait of segment S was over when the thread ran at or
- * after T: true when S ends in a wait that began at or before T and had
- * not ended by T. */
-bool argus_seg_blocked_at(const argus_graph *g, const argus_seg *s, uint64_t t);
+/* A wait of a segment: its final one, or one inside it (a callout's). */
+typedef struct argus_wait_info {
+    uint64_t id;                /* the wait event */
+    uint64_t from, to;          /* its ts, and when the thread ran again
+                                   (UINT64_MAX: not in the trace) */
+    uint64_t resource, runnable;
+    uint32_t reason;            /* string, 0: none */
+    uint8_t wake;               /* enum argus_wake */
+} argus_wait_info;
+
+/* Segment S's final wait; false when it has none. */
+bool argus_final_wait(const argus_graph *g, uint32_t s, argus_wait_info *out);
+/* The wait segment S's thread was blocked in at time T: its final wait,
+ * or a wait inside it; false when it was not blocked then. */
+bool argus_wait_at(const argus_graph *g, uint32_t s, uint64_t t, argus_wait_info *out);
+/* The wait inside segment S that blocked it longest within FROM..TO. */
+bool argus_longest_inner_wait(const argus_graph *g, uint32_t s, uint64_t from, uint64_t to,
+                              argus_wait_info *out);
 
 #endif

@@ -65,6 +65,7 @@ typedef struct argus_seg {
     uint32_t out_off, out_len;
     uint32_t key_off, key_len;  /* key events (keep_key_events) */
     uint32_t pre_off, pre_len;  /* its preemptions: preempts[pre_off..] */
+    uint32_t iw_off, iw_len;    /* its inner waits: inner_waits[iw_off..] */
     uint8_t wake;               /* enum argus_wake of the final wait */
     bool ctx;                   /* an interrupt/maintenance window */
     bool woken_external;        /* the wait ended by resume (no waker) */
@@ -85,6 +86,20 @@ typedef struct argus_preempt {
     uint64_t holder;            /* tid that held the CPU, 0 if unknown */
     uint32_t seg;
 } argus_preempt;
+
+/* A wait inside a segment that did not end it (SEG-WAIT: inside a
+ * callout, a main loop's handler blocked in a synchronous call), from
+ * the wait to the thread's next own event. */
+typedef struct argus_inner_wait {
+    uint64_t wait_id;           /* the wait event */
+    uint64_t from, to;          /* its ts, and when the thread ran again */
+    uint64_t runnable;          /* ns of that it then waited for a CPU */
+    uint64_t cpu_holder;        /* tid that held that CPU, 0 if unknown */
+    uint64_t resource;
+    uint32_t seg;
+    uint32_t reason;            /* string */
+    uint8_t wake;               /* enum argus_wake */
+} argus_inner_wait;
 
 typedef struct argus_gedge {
     uint64_t from, to;          /* event ids */
@@ -117,6 +132,7 @@ typedef struct argus_graph {
     argus_extra *extras; uint32_t nextras;
     argus_lock_op *locks; uint32_t nlocks;  /* in ts order */
     argus_preempt *preempts; uint32_t npreempts; /* by segment, then time */
+    argus_inner_wait *inner_waits; uint32_t ninner_waits; /* by segment, then time */
     uint8_t *extra_pool; uint64_t extra_used;
     uint64_t t_first, t_last;   /* ts of the first and last event */
     uint64_t nevents;

@@ -202,3 +202,45 @@ start_gui_app() {
     timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
     sleep 0.5
 }
+
+# desktop_env: a home, runtime and config directories of its own under
+# $WORK, and no accessibility bus, dconf, gvfs or input method: only the
+# scenario's programs talk.
+desktop_env() {
+    export XDG_RUNTIME_DIR=$WORK/run HOME=$WORK/home XDG_CACHE_HOME=$WORK/cache \
+        XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data
+    mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
+    export NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory GIO_USE_VFS=local \
+        GTK_IM_MODULE=gtk-im-context-simple QT_ACCESSIBILITY=0 QT_QPA_PLATFORM=xcb
+}
+
+# start_slow_dbus_service: a session dbus-daemon of its own
+# (DBUS_SESSION_BUS_ADDRESS exported) and on it a GDBus service
+# (python3-gi, named slow-dbus-svc): org.argus.Slow.Delay(d seconds) sleeps
+# on its main thread, then replies. Its pid in $SERVICE_PID once it answers.
+start_slow_dbus_service() {
+    cat > "$WORK/service.py" <<'EOF'
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"slow-dbus-svc", 0, 0, 0)  # PR_SET_NAME
+from gi.repository import Gio, GLib
+XML = """<node><interface name="org.argus.Slow">
+  <method name="Delay"><arg type="d" name="seconds" direction="in"/></method>
+</interface></node>"""
+def on_call(conn, sender, path, iface, method, params, invocation):
+    time.sleep(params.unpack()[0])
+    invocation.return_value(None)
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+bus.register_object("/org/argus/Slow", Gio.DBusNodeInfo.new_for_xml(XML).interfaces[0],
+                    on_call, None, None)
+Gio.bus_own_name_on_connection(bus, "org.argus.Slow", Gio.BusNameOwnerFlags.NONE, None, None)
+GLib.MainLoop().run()
+EOF
+    spawn dbus-daemon --session --address="unix:path=$WORK/bus" --nofork --print-address \
+        > "$WORK/bus.address"
+    wait_for 10 test -s "$WORK/bus.address"
+    export DBUS_SESSION_BUS_ADDRESS=unix:path=$WORK/bus
+    spawn /usr/bin/python3 "$WORK/service.py"
+    SERVICE_PID=$SPAWNED_PID
+    wait_for 10 dbus-send --session --print-reply --dest=org.argus.Slow /org/argus/Slow \
+        org.argus.Slow.Delay double:0
+}
