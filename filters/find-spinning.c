@@ -943,9 +943,11 @@ int main(int argc, char **argv)
     while (argus_table_next(&f.loops.threads, &pos, &tid, &val))
         loop_back(&f.loops, tid, val, g.t_last);
     bool *loop_watched = loop_watched_threads(&g, &f.loops, &w);
-    bool gui_loops = false;
+    uint64_t nloops = 0;
     for (uint32_t t = 0; t < g.nthreads; t++)
-        gui_loops |= loop_watched[t];
+        nloops += loop_watched[t];
+    bool gui_loops = nloops > 0;
+    argus_count("GUI main loops watched (SPIN-LOOP)", nloops);
     loop_hangs(&g, &f.loops, loop_watched, &found);
     /* SPIN-HANG by default on Linux: where a GUI program's loop is seen,
      * on the other GUI programs only, with SPIN-LOOP's limit; else on

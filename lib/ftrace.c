@@ -169,7 +169,7 @@ typedef enum ev_kind {
     EV_RAW_SYS_ENTER, EV_RAW_SYS_EXIT,
     EV_FLAG_WRITE, EV_FLAG_READ,
     EV_LOOP_DISPATCH, EV_LOOP_DISPATCH_RET, EV_LOOP_POLL, EV_LOOP_POLL_RET,
-    EV_GTK_EVENT, EV_QT_INPUT,
+    EV_GTK_EVENT, EV_QT_INPUT, EV_TK_INPUT,
 } ev_kind;
 
 static const struct { const char *name; ev_kind kind; } event_names[] = {
@@ -209,6 +209,11 @@ static const struct { const char *name; ev_kind kind; } event_names[] = {
     {"argus_gtk_event", EV_GTK_EVENT},
     {"argus_qt_key", EV_QT_INPUT},
     {"argus_qt_mouse", EV_QT_INPUT},
+    {"argus_tcl_service", EV_LOOP_DISPATCH},
+    {"argus_tcl_service_ret", EV_LOOP_DISPATCH_RET},
+    {"argus_tcl_wait", EV_LOOP_POLL},
+    {"argus_tcl_wait_ret", EV_LOOP_POLL_RET},
+    {"argus_tk_event", EV_TK_INPUT},
 };
 
 static ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
@@ -1504,6 +1509,10 @@ static const struct input_kind gtk_kinds[] = {
     {7, "mouseUp"}, {8, "keyDown"}, {9, "keyUp"}, {31, "scrollWheel"},
     {37, "touchBegin"}, {39, "touchEnd"}, {0, NULL},
 };
+/* Tk's Tk_HandleEvent: the XEvent's type */
+static const struct input_kind x_kinds[] = {
+    {2, "keyDown"}, {3, "keyUp"}, {4, "mouseDown"}, {5, "mouseUp"}, {0, NULL},
+};
 /* Qt 5's processKeyEvent and processMouseEvent: QEvent::Type */
 static const struct input_kind qt_kinds[] = {
     {2, "mouseDown"}, {3, "mouseUp"}, {4, "mouseDown"}, {6, "keyDown"}, {7, "keyUp"},
@@ -1522,7 +1531,7 @@ static void map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
             kind = kinds->kind;
     if (!kind)
         return (void)write_raw(d, s, cur);
-    bool has_key = strncmp(kind, "key", 3) == 0 && field_dec(body, key_field, &key);
+    bool has_key = key_field && strncmp(kind, "key", 3) == 0 && field_dec(body, key_field, &key);
     BEGIN(d, s, cur, "ui_event", 1 + has_key);
     argus_put_key(d->w, "kind");
     argus_put_text(d->w, kind, strlen(kind));
@@ -1776,6 +1785,7 @@ static void map_line(argus_ft *d, line_slot *s)
         case EV_LOOP_POLL_RET: return map_loop_poll(d, s, cur, body, kind == EV_LOOP_POLL);
         case EV_GTK_EVENT: return map_input(d, s, cur, body, gtk_kinds, "keyval");
         case EV_QT_INPUT: return map_input(d, s, cur, body, qt_kinds, "keysym");
+        case EV_TK_INPUT: return map_input(d, s, cur, body, x_kinds, NULL);
         case EV_OTHER: break;
         }
         return write_raw(d, s, cur);

@@ -13,8 +13,9 @@
 # baseline comparison: they count with their baseline, alone is shown.
 #
 # A truth file holds `hang=TID LABEL`, one or more `culprit=TID LABEL` (any
-# is right), `proc=NAME` (real ones), `ending=WORD` and `why=TEXT`. Right
-# hang: the truth's hang thread is the first hang reported. Right culprit:
+# is right), `proc=NAME` (real ones that need it), `hangs=N` (how many
+# hangs there must be), `ending=WORD` and `why=TEXT`. Right hang: the
+# truth's hang thread is the first hang reported (and there are N). Right culprit:
 # that hang's first culprit is one of the truth's. A real scenario counts
 # when both are right alone and with its baseline. The last line is
 # "accuracy: N/M scenarios"; the exit status is 0 when every one is right.
@@ -30,10 +31,13 @@ truth_tids() { sed -n "s/^$1=\([0-9]*\).*/\1/p" "$2"; }
 # judge FINDINGS TRUTH: "HANG CULPRIT FIRST_CULPRIT ENDING", HANG and
 # CULPRIT "ok" or "WRONG"
 judge() {
-    local findings=$1 truth=$2 want_hang cul first got tid end hang_ok=WRONG cul_ok=WRONG
+    local findings=$1 truth=$2 want_hang want_hangs nhangs cul first got tid end hang_ok=WRONG cul_ok=WRONG
     want_hang=$(truth_tids hang "$truth")
+    want_hangs=$(truth_field hangs "$truth")
     first=$(argus-to-json "$findings" | jq -r 'select(.type == "hang" and .hang == 0) | .tid')
-    [ "$first" = "$want_hang" ] && hang_ok=ok
+    nhangs=$(argus-to-json "$findings" | jq -s '[.[] | select(.type == "hang")] | length')
+    [ "$first" = "$want_hang" ] && { [ -z "$want_hangs" ] || [ "$nhangs" = "$want_hangs" ]; } &&
+        hang_ok=ok
     # the first culprit of the truth's hang, wherever it ranks
     read -r tid got < <(argus-to-json "$findings" | jq -r --argjson t "${want_hang:-0}" '
         (map(select(.type == "thread")) | map({key: (.tid | tostring),

@@ -8,7 +8,8 @@ load test_helper
 
 setup_file() {
     local n
-    for n in redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus; do
+    for n in redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus-kernel \
+             gui-dbus qt-dbus gui-worker gui-busy; do
         gzip -dc "$ARGUS_ROOT/fixtures/real/$n/hang.txt.gz" > "$BATS_FILE_TMPDIR/$n.txt"
         gzip -dc "$ARGUS_ROOT/fixtures/real/$n/normal.txt.gz" > "$BATS_FILE_TMPDIR/$n.normal.txt"
     done
@@ -104,9 +105,9 @@ records() { jq -c "$2" "$R/$1.json"; }
     assert_output '[[28121,28115,28118,28122],["lock","wakeup","wakeup"]]'
 }
 
-@test "hangs are real hangs (issue 12 1.8, gui-dbus without --proc): no kernel thread, idle task, recorder or display server; the app's wait for the key press (Xvfb woke it) is no hang; what the trace explains first; --proc matches a 15-byte comm" {
-    diagnose gui-dbus
-    run records gui-dbus 'select(.type == "hang") | .proc' 
+@test "hangs are real hangs (issue 12 1.8, gui-dbus-kernel without --proc): no kernel thread, idle task, recorder or display server; the app's wait for the key press (Xvfb woke it) is no hang; what the trace explains first; --proc matches a 15-byte comm" {
+    diagnose gui-dbus-kernel
+    run records gui-dbus-kernel 'select(.type == "hang") | .proc' 
     refute_output --partial '"swapper"'
     refute_output --partial '"argus-record"'
     refute_output --partial '"Xvfb"'
@@ -115,7 +116,7 @@ records() { jq -c "$2" "$R/$1.json"; }
     # driver, the app, dbus-daemon, the service: all held up by the
     # service's sleep) before the waits still open at the end on nothing
     # known (the sandbox's runtime threads, a leftover redis-server)
-    run records gui-dbus 'select(.type == "wait_chain") | .end'
+    run records gui-dbus-kernel 'select(.type == "wait_chain") | .end'
     assert_output '"timeout"
 "timeout"
 "timeout"
@@ -124,24 +125,24 @@ records() { jq -c "$2" "$R/$1.json"; }
 "not_woken"
 "not_woken"'
     # the app's hangs: only the 2 s D-Bus call, not its wait for the key
-    run records gui-dbus 'select(.type == "hang" and .tid == 32019) | [.reason, (.duration / 1000000 | floor)]'
+    run records gui-dbus-kernel 'select(.type == "hang" and .tid == 32019) | [.reason, (.duration / 1000000 | floor)]'
     assert_output '["poll",2006]'
     # the kernel's comm holds 15 bytes: a longer --proc matches it
-    diagnose gui-dbus --proc memfd:sealed-91-of-the-sandbox
-    run records gui-dbus 'select(.type == "hang") | .proc'
+    diagnose gui-dbus-kernel --proc memfd:sealed-91-of-the-sandbox
+    run records gui-dbus-kernel 'select(.type == "hang") | .proc'
     assert_line --index 0 '"memfd:sealed-91"'
 }
 
-@test "a baseline never turns a right answer into a wrong one (issue 12 1.9): with its normal run, gui-dbus still names the D-Bus service first and the chain's threads before any other (the X server comes after: it delivered the key press here too, DIFF-MISSING), redis-sleep the server (not the recorder)" {
-    diagnose gui-dbus --proc gtk-dbus-app --baseline "$R/gui-dbus.normal.txt"
-    run records gui-dbus 'select(.type == "culprit") | [.rank, .tid]'
+@test "a baseline never turns a right answer into a wrong one (issue 12 1.9): with its normal run, gui-dbus-kernel still names the D-Bus service first and the chain's threads before any other (the X server comes after: it delivered the key press here too, DIFF-MISSING), redis-sleep the server (not the recorder)" {
+    diagnose gui-dbus-kernel --proc gtk-dbus-app --baseline "$R/gui-dbus-kernel.normal.txt"
+    run records gui-dbus-kernel 'select(.type == "culprit") | [.rank, .tid]'
     assert_line --index 0 '[1,32008]'
     assert_line --index 1 '[2,32013]'
     assert_line --index 2 '[3,32003]'
     assert_line --index 3 '[4,32037]'
-    argus graph "$R/gui-dbus.txt" | argus-find-spinning --proc gtk-dbus-app > "$R/gd.hangs"
-    argus graph "$R/gui-dbus.normal.txt" > "$R/gd.base"
-    run sh -c "argus-similar --in '$R/gd.base' '$R/gd.hangs' | argus-diff -v --baseline '$R/gd.base' 2>&1 >/dev/null"
+    argus graph "$R/gui-dbus-kernel.txt" | argus-find-spinning --proc gtk-dbus-app > "$R/gdk.hangs"
+    argus graph "$R/gui-dbus-kernel.normal.txt" > "$R/gdk.base"
+    run sh -c "argus-similar --in '$R/gdk.base' '$R/gdk.hangs' | argus-diff -v --baseline '$R/gdk.base' 2>&1 >/dev/null"
     assert_line 'argus-diff: baseline threads that acted here too (DIFF-MISSING): 1'
     diagnose redis-sleep --proc redis-cli --baseline "$R/redis-sleep.normal.txt"
     run records redis-sleep 'select(.type == "culprit") | [.rank, .tid]'

@@ -39,7 +39,7 @@ static const char usage[] =
     "                         @PID, in CMD's process\n"
     "      --probes LIST      uprobes on these sets of the desktop's libraries,\n"
     "                         comma-separated: glib (main loop), gtk3, qt5\n"
-    "                         (input)\n"
+    "                         (input), tk (Tcl's loop, Tk's input)\n"
     "                         (default: every set whose library is installed)\n"
     "      --no-probes        no uprobes\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"

@@ -64,12 +64,25 @@ static const struct probe probes[] = {
      "_ZN22QGuiApplicationPrivate17processMouseEventEPN29QWindowSystemInterfacePrivate10MouseEventE",
      false, "argus_qt_mouse", "type=+104(%di):u32 button=+100(%di):u32", "5.15.8",
      "type == 2 || type == 3 || type == 4", NULL},
+    /* Tcl's event loop (Tk's): a queued event serviced (the handlers of
+     * Tk's X events run inside it), and the wait for events between */
+    {"tk", "libtcl8.6.so", "Tcl_ServiceEvent", false, "argus_tcl_service", "flags=%di:s32", NULL,
+     NULL, NULL},
+    {"tk", "libtcl8.6.so", "Tcl_ServiceEvent", true, "argus_tcl_service_ret", "", NULL, NULL,
+     NULL},
+    {"tk", "libtcl8.6.so", "Tcl_WaitForEvent", false, "argus_tcl_wait", "", NULL, NULL, NULL},
+    {"tk", "libtcl8.6.so", "Tcl_WaitForEvent", true, "argus_tcl_wait_ret", "n=$retval:s32", NULL,
+     NULL, NULL},
+    /* Tk's X events: XEvent's type (Xlib's public layout); key and button
+     * press and release only */
+    {"tk", "libtk8.6.so", "Tk_HandleEvent", false, "argus_tk_event", "type=+0(%di):s32", NULL,
+     "type >= 2 && type <= 5", NULL},
 };
 
 #define N_PROBES (sizeof probes / sizeof *probes)
 
 /* The sets --probes knows, in the table's order. */
-static const char *const set_names[] = {"glib", "gtk3", "qt5"};
+static const char *const set_names[] = {"glib", "gtk3", "qt5", "tk"};
 #define N_SETS (sizeof set_names / sizeof *set_names)
 
 /* Where a library is looked for (ARGUS_RECORD_LIBDIRS, colon-separated,
@@ -118,7 +131,7 @@ void probes_choose(const char *list)
         size_t len = strcspn(p, ",");
         int i = set_index(p, len);
         if (i < 0)
-            argus_usage_error("--probes %s: unknown set '%.*s' (known: glib, gtk3, qt5, none)", list,
+            argus_usage_error("--probes %s: unknown set '%.*s' (known: glib, gtk3, qt5, tk, none)", list,
                               (int)len, p);
         pr.chosen[i] = true;
         p += len;

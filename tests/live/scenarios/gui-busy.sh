@@ -1,6 +1,6 @@
 #!/bin/bash
 # gui-busy: a Tk 8.6 window (python3-tk) under Xvfb whose key handler
-# computes for 2 s on the main thread (key h; normal run: key n, 10 ms),
+# computes for 3 s on the main thread (key h; normal run: key n, 10 ms),
 # so the window takes no events meanwhile. No other thread is involved:
 # the main thread is both the one that hung and the cause.
 # Truth: fixtures/real/gui-busy/truth.
@@ -11,7 +11,7 @@ py=/usr/bin/python3
 [ -x $py ] || skip "needs $py (apt-get install python3)"
 $py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
 
-# the app: key h computes for 2 s, any other key for 10 ms; then it writes
+# the app: key h computes for 3 s, any other key for 10 ms; then it writes
 # the key's name to the fifo argv[1]
 cat > "$WORK/app.py" <<'EOF'
 import ctypes, os, sys, time
@@ -28,7 +28,7 @@ def compute(seconds):
             n = (n * 48271 + i) % 2147483647
     return n
 def on_key(event):
-    compute(2.0 if event.keysym == "h" else 0.01)
+    compute(3.0 if event.keysym == "h" else 0.01)
     label.configure(text="handled " + event.keysym)
     os.write(done, (event.keysym + "\n").encode())
 root = tkinter.Tk()
@@ -51,8 +51,8 @@ app=$APP_PID
 record normal "$WORK/press" n
 sleep 0.5
 record hang "$WORK/press" h
-truth proc tk-busy-app
+truth hangs 1
 truth hang "$app tk-busy-app/main"
 truth culprit "$app tk-busy-app/main"
 truth ending running
-truth why "the app's key handler computed for 2 s on the main thread, so Tk's event loop did not run"
+truth why "the app's key handler computed for 3 s on the main thread, so Tk's event loop did not run"
