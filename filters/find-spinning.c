@@ -28,11 +28,18 @@ static const char usage[] =
     "                  sCGEventIsMainThreadSpinning = 1; the hang node is the\n"
     "                  main thread's segment ongoing then, else its latest\n"
     "                  segment that began within 1.5 s before\n"
-    "  SPIN-HANG       --hang MS (500 by default on a Linux trace, which has\n"
-    "                  no spinning cursor): a program's main thread (not a\n"
-    "                  kernel thread, the idle task or argus-record) that\n"
-    "                  runs for MS, or waits for MS, a wait retried after\n"
-    "                  timeouts or woken by its own threads counting as one\n"
+    "  SPIN-LOOP       a GUI program's main loop (its runloop events: argus-\n"
+    "                  record's uprobes) away from its wait for 2000 ms (by\n"
+    "                  default on a Linux trace; --hang MS on any): the\n"
+    "                  segment most of that time was in; idle in its wait is\n"
+    "                  never a hang\n"
+    "  SPIN-HANG       --hang MS (by default on a Linux trace, which has no\n"
+    "                  spinning cursor: 500 ms, or, where SPIN-LOOP watches a\n"
+    "                  GUI program's loop, 2000 ms for the other GUI programs\n"
+    "                  only): a program's main thread (not a kernel thread,\n"
+    "                  the idle task or argus-record) that runs for MS, or\n"
+    "                  waits for MS, a wait retried after timeouts or woken\n"
+    "                  by its own threads counting as one\n"
     "  SPIN-IDLE       a wait is no hang when a display server woke it (input),\n"
     "                  when it is a loop's poll that only timed out, a display\n"
     "                  server's own loop, a parent waiting for its child, or a\n"
@@ -55,7 +62,8 @@ static const char usage[] =
     "\n"
     "      --indicator SYMBOL  also a backtrace frame holding SYMBOL, or a\n"
     "                          flag_write of a flag named SYMBOL, not 0\n"
-    "      --hang MS           apply SPIN-HANG with MS milliseconds (0: off)\n"
+    "      --hang MS           SPIN-LOOP and SPIN-HANG with MS milliseconds, on\n"
+    "                          every program's main thread (0: both off)\n"
     "      --proc NAME         hang nodes of processes named NAME only (a\n"
     "                          Linux comm: its first 15 bytes)\n"
     "      --input-server NAME one more display server for SPIN-IDLE (Xorg,\n"
@@ -947,7 +955,8 @@ int main(int argc, char **argv)
     for (uint32_t t = 0; t < g.nthreads; t++)
         nloops += loop_watched[t];
     bool gui_loops = nloops > 0;
-    argus_count("GUI main loops watched (SPIN-LOOP)", nloops);
+    if (gui_loops)
+        argus_count("GUI main loops watched (SPIN-LOOP)", nloops);
     loop_hangs(&g, &f.loops, loop_watched, &found);
     /* SPIN-HANG by default on Linux: where a GUI program's loop is seen,
      * on the other GUI programs only, with SPIN-LOOP's limit; else on
