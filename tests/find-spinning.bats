@@ -149,6 +149,7 @@ argus-find-spinning: hang nodes: 0'
     run counts $F/hang-ms.jsonl --hang 401
     assert_success
     assert_output 'argus-find-spinning: indicators: 0
+argus-find-spinning: GUI main loops watched (SPIN-LOOP): 1
 argus-find-spinning: hang nodes: 0'
 }
 

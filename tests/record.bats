@@ -21,6 +21,7 @@ setup_file() {
         # some virtual machines take a breakpoint event and never trip it
         cc -std=c11 -D_GNU_SOURCE -O1 -o "$BATS_FILE_TMPDIR/hwbp-probe" \
             "$ARGUS_ROOT/tests/tools/hwbp-probe.c" || true
+        build_fake_libraries || true
     fi
 }
 
@@ -97,6 +98,36 @@ wait_recording() {
 # The timestamps of the event lines of FILE, in order.
 event_times() {
     grep -v '^#' "$1" | grep -oE ' [0-9]+\.[0-9]{6,9}: ' | tr -d ' :'
+}
+
+# Stand-ins for the desktop's libraries (tests/tools/fakelib.c), each in a
+# directory of its own for ARGUS_RECORD_LIBDIRS: $FAKE/glib holds a GLib
+# 2.74.6 and fakeloop, a program on it; $FAKE/qt a Qt 5.15.2 (a version
+# argus-record does not know); $FAKE/none nothing.
+build_fake_libraries() {
+    FAKE="$BATS_FILE_TMPDIR/fake"
+    mkdir -p "$FAKE/glib" "$FAKE/qt" "$FAKE/none"
+    cc -std=c11 -O1 -fPIC -shared -Wl,-soname,libglib-2.0.so.0 \
+        -o "$FAKE/glib/libglib-2.0.so.0.7400.6" "$ARGUS_ROOT/tests/tools/fakelib.c" &&
+        ln -sf libglib-2.0.so.0.7400.6 "$FAKE/glib/libglib-2.0.so.0" &&
+        cc -std=c11 -O1 -fPIC -shared -Wl,-soname,libQt5Gui.so.5 \
+            -o "$FAKE/qt/libQt5Gui.so.5.15.2" "$ARGUS_ROOT/tests/tools/fakelib.c" &&
+        ln -sf libQt5Gui.so.5.15.2 "$FAKE/qt/libQt5Gui.so.5" &&
+        cc -std=c11 -O1 -o "$FAKE/glib/fakeloop" "$ARGUS_ROOT/tests/tools/fakeloop.c" \
+            "$FAKE/glib/libglib-2.0.so.0" -Wl,-rpath,"$FAKE/glib"
+}
+
+need_uprobes() {
+    need_tracefs
+    [ -e "$TFS/uprobe_events" ] || skip "no uprobes on this kernel"
+    FAKE="$BATS_FILE_TMPDIR/fake"
+    [ -x "$FAKE/glib/fakeloop" ] || skip "no C compiler to build tests/tools/fakelib.c"
+}
+
+# The file offset of SYMBOL in LIB, as argus-record writes it (0x...): its
+# .dynsym value, the text being mapped at its file offset in these builds.
+symbol_offset() {
+    printf '0x%x\n' "0x$(nm -D --defined-only "$1" | awk -v s="$2" '$3 == s {print $1}')"
 }
 
 # ---- Command line (no root needed) -------------------------------------------
@@ -213,7 +244,8 @@ after: not mounted"
 
 @test "while recording: the instance has the ring buffer, overwrite, mono clock, tgid, and exactly the mapped events (issue 6.2)" {
     need_tracefs
-    argus-record -q -o "$T" --instance "$NAME" --buffer-mb 4 --duration 2 &
+    # the kernel's events (the probes' are issue 13.1's tests)
+    argus-record -q -o "$T" --instance "$NAME" --buffer-mb 4 --duration 2 --no-probes &
     pid=$!
     wait_recording "$NAME"
     i="$TFS/instances/$NAME"
@@ -484,4 +516,82 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     all=$(find "$TFS/events/syscalls" -mindepth 1 -maxdepth 1 -type d | wc -l)
     [ "$enabled" = "$all" ]
     [ "$all" -gt 100 ]
+}
+
+# ---- Probes on the desktop's libraries (issue 13.1) --------------------------
+
+@test "--probes with an unknown set is a usage error, before any root check (issue 13.1)" {
+    run --separate-stderr argus-record --probes glib,gtk4 -o "$T" -- true
+    assert_failure 64
+    assert_equal "$stderr" "argus-record: --probes glib,gtk4: unknown set 'gtk4' (known: glib, gtk3, qt5, tk, none)
+Try 'argus-record --help' for more information."
+}
+
+@test "--probes glib: GLib's loop probed at its functions' file offsets in group argus_PID, said in the header, its dispatch and poll in the trace and decoded as the loop's records; nothing left in uprobe_events (issue 13.1)" {
+    need_uprobes
+    lib="$FAKE/glib/libglib-2.0.so.0.7400.6"
+    dispatch=$(symbol_offset "$lib" g_main_context_dispatch)
+    poll=$(symbol_offset "$lib" g_poll)
+    ARGUS_RECORD_LIBDIRS="$FAKE/glib" argus-record -q -o "$T" --instance "$NAME" --probes glib \
+        -- sh -c 'sleep 0.5; exec "$0"' "$FAKE/glib/fakeloop" &
+    pid=$!
+    wait_recording "$NAME"
+    run grep -c "^[pr]:argus_$pid/argus_glib_" "$TFS/uprobe_events"
+    defined=$output
+    run grep -c "^argus_$pid:argus_glib_" "$TFS/instances/$NAME/set_event"
+    enabled=$output
+    wait "$pid"
+    assert_equal "$defined" 4
+    assert_equal "$enabled" 4
+    run grep '^# probe' "$T"
+    assert_output "# probe: set=glib event=argus_glib_dispatch library=$lib offset=$dispatch symbol=g_main_context_dispatch
+# probe: set=glib event=argus_glib_dispatch_ret library=$lib offset=$dispatch symbol=g_main_context_dispatch%return
+# probe: set=glib event=argus_glib_poll library=$lib offset=$poll symbol=g_poll
+# probe: set=glib event=argus_glib_poll_ret library=$lib offset=$poll symbol=g_poll%return"
+    # three iterations of fakeloop's loop: poll, then dispatch of its context
+    run sh -c "argus-decode --format ftrace '$T' | argus-to-json | grep -E '\"runloop_(phase|invoke)\"' | sed -E 's/\"id\":[0-9]+,\"ts\":[0-9]+,\"tid\":[0-9]+,\"pid\":[0-9]+,\"cpu\":[0-9]+,//' | sort | uniq -c"
+    assert_output '      3 {"type":"runloop_invoke","phase":"begin","kind":"source","item":"0x5eed000"}
+      3 {"type":"runloop_invoke","phase":"end","kind":"source","item":"0x5eed000"}
+      3 {"type":"runloop_phase","stage":"after_waiting"}
+      3 {"type":"runloop_phase","stage":"before_waiting","timeout":5000000}'
+    run grep -c "argus_$pid/" "$TFS/uprobe_events"
+    assert_output 0
+    [ ! -e "$TFS/events/argus_$pid" ]
+}
+
+@test "--probes qt5 on a Qt of a version it does not know: refused, exit 69, nothing left; by default the set is off, said in the header and warned (issue 13.1)" {
+    need_uprobes
+    ARGUS_RECORD_LIBDIRS="$FAKE/qt" argus-record -o "$T" --instance "$NAME" --probes qt5 \
+        -- true 2>"$BATS_TEST_TMPDIR/err" &
+    pid=$!
+    status=0
+    wait "$pid" || status=$?
+    assert_equal "$status" 69
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_output "argus-record: --probes qt5: $FAKE/qt/libQt5Gui.so.5.15.2: version 5.15.2, which argus_qt_key does not know (known: 5.15.8)"
+    [ ! -e "$TFS/instances/$NAME" ]
+    run grep -c "argus_$pid/" "$TFS/uprobe_events"
+    assert_output 0
+    run --separate-stderr env ARGUS_RECORD_LIBDIRS="$FAKE/qt" \
+        argus-record -o "$T" --instance "$NAME" -- true
+    assert_success
+    assert_equal "${stderr%%$'\n'*}" "argus-record: probes qt5 not set: $FAKE/qt/libQt5Gui.so.5.15.2: version 5.15.2, which argus_qt_key does not know (known: 5.15.8)"
+    run grep '^# probe' "$T"
+    assert_output "# probes: set=glib off=libglib-2.0.so.0 is not installed
+# probes: set=gtk3 off=libgtk-3.so.0 is not installed
+# probes: set=qt5 off=$FAKE/qt/libQt5Gui.so.5.15.2: version 5.15.2, which argus_qt_key does not know (known: 5.15.8)
+# probes: set=tk off=libtcl8.6.so is not installed"
+}
+
+@test "--no-probes: no uprobe defined, no probe line in the header; --probes of a library not installed exits 69 (issue 13.1)" {
+    need_uprobes
+    run argus-record -q -o "$T" --instance "$NAME" --no-probes -- true
+    assert_success
+    run grep -c '^# probe' "$T"
+    assert_output 0
+    run --separate-stderr env ARGUS_RECORD_LIBDIRS="$FAKE/none" \
+        argus-record -o "$T" --instance "$NAME" --probes gtk3 -- true
+    assert_failure 69
+    assert_equal "$stderr" "argus-record: --probes gtk3: libgtk-3.so.0 is not installed"
+    [ ! -e "$TFS/instances/$NAME" ]
 }

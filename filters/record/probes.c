@@ -24,7 +24,8 @@ struct probe {
     bool at_return;
     const char *event;   /* the tracefs event: the name the decoder maps */
     const char *fetch;
-    const char *versions;
+    const char *versions; /* versions known, as prefixes of what follows
+                             ".so." in the file's name; NULL: any */
     const char *filter;  /* the event's filter in the instance (NULL: none) */
     /* the probe goes after the function's first instruction when it is
      * these bytes (an instruction the kernel would single-step: 19 us a
@@ -32,20 +33,23 @@ struct probe {
     const char *step_over;
 };
 
+/* libglib-2.0.so.0.MMmm.p: GLib 2.MM (2.50 to 2.76) */
+#define GLIB_VERSIONS "0.50,0.52,0.54,0.56,0.58,0.60,0.62,0.64,0.66,0.68,0.70,0.72,0.74,0.76"
+
 static const struct probe probes[] = {
     /* GLib's main loop (GTK, and Qt on Debian, run on it): a dispatch of
      * the ready sources of context ctx, and the poll between iterations
      * (g_poll is "mov %esi,%esi; jmp poll": probed at the jmp). GLib 2.78
      * dispatches through a static function and 2.82 calls ppoll itself:
-     * then these never fire. */
+     * there these would never fire, so only 2.50 to 2.76 are probed. */
     {"glib", "libglib-2.0.so.0", "g_main_context_dispatch", false, "argus_glib_dispatch",
-     "ctx=%di", NULL, NULL, NULL},
+     "ctx=%di", GLIB_VERSIONS, NULL, NULL},
     {"glib", "libglib-2.0.so.0", "g_main_context_dispatch", true, "argus_glib_dispatch_ret",
-     "", NULL, NULL, NULL},
-    {"glib", "libglib-2.0.so.0", "g_poll", false, "argus_glib_poll", "timeout=%dx:s32", NULL,
-     NULL, "\x89\xf6"},
-    {"glib", "libglib-2.0.so.0", "g_poll", true, "argus_glib_poll_ret", "n=$retval:s32", NULL,
-     NULL, "\x89\xf6"},
+     "", GLIB_VERSIONS, NULL, NULL},
+    {"glib", "libglib-2.0.so.0", "g_poll", false, "argus_glib_poll", "timeout=%dx:s32",
+     GLIB_VERSIONS, NULL, "\x89\xf6"},
+    {"glib", "libglib-2.0.so.0", "g_poll", true, "argus_glib_poll_ret", "n=$retval:s32",
+     GLIB_VERSIONS, NULL, "\x89\xf6"},
     /* GTK 3's event handler: GdkEvent's type, GdkEventKey's keyval
      * (gdkevents.h, public and fixed for libgtk-3.so.0); input only:
      * button and key press and release, scroll */
@@ -217,6 +221,22 @@ static uint64_t step_over(const char *path, uint64_t offset, const char *bytes)
     return same ? n : 0;
 }
 
+/* Removes probe I if it was defined; 0 or an errno. */
+static int remove_probe(size_t i)
+{
+    if (!pr.defined[i])
+        return 0;
+    char line[256];
+    snprintf(line, sizeof line, "-:%s/%s\n", pr.group, probes[i].event);
+    int err = uprobe_write(line);
+    if (err)
+        argus_warn("%s/uprobe_events: cannot remove %s/%s (%s); remove it with echo '-:%s/%s' >> uprobe_events",
+                   st.root, pr.group, probes[i].event, strerror(err), pr.group, probes[i].event);
+    pr.defined[i] = false;
+    probes_n_defined--;
+    return err;
+}
+
 /* Defines the probes of set S, all or none; false with the reason in
  * pr.why[S]. */
 static bool define_set(size_t s)
@@ -243,7 +263,7 @@ static bool define_set(size_t s)
             ok = false;
         } else if (!version_known(p->versions, file_version(places[i].path))) {
             snprintf(why, why_size,
-                     "%s: version %s unknown to %s's struct offsets (known: %s)",
+                     "%s: version %s, which %s does not know (known: %s)",
                      places[i].path, file_version(places[i].path), p->event, p->versions);
             pr.unknown[s] = true;
             ok = false;
@@ -276,6 +296,10 @@ static bool define_set(size_t s)
         probes_n_defined++;
     }
     free(places);
+    if (!ok) /* all or none: a set half defined would show half a loop */
+        for (size_t i = 0; i < N_PROBES; i++)
+            if (strcmp(probes[i].set, set_names[s]) == 0)
+                remove_probe(i);
     return ok;
 }
 
@@ -325,18 +349,8 @@ void probes_define(void)
 
 void probes_remove(void)
 {
-    for (size_t i = 0; i < N_PROBES; i++) {
-        if (!pr.defined[i])
-            continue;
-        char line[256];
-        snprintf(line, sizeof line, "-:%s/%s\n", pr.group, probes[i].event);
-        int err = uprobe_write(line);
-        if (err)
-            argus_warn("%s/uprobe_events: cannot remove %s/%s (%s); remove it with echo '-:%s/%s' >> uprobe_events",
-                       st.root, pr.group, probes[i].event, strerror(err), pr.group,
-                       probes[i].event);
-        pr.defined[i] = false;
-    }
+    for (size_t i = 0; i < N_PROBES; i++)
+        remove_probe(i);
 }
 
 void write_probes_header(void)
