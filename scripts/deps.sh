@@ -34,6 +34,8 @@ if [ "${1-}" = live ]; then
     /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0")' >/dev/null 2>&1 ||
         want "python3-gi gir1.2-gtk-3.0"
     /usr/bin/python3 -c 'import tkinter' >/dev/null 2>&1 || want python3-tk
+    /usr/bin/python3 -c 'from PyQt5 import QtDBus, QtWidgets' >/dev/null 2>&1 ||
+        want python3-pyqt5
 fi
 
 if [ "${1-}" = check ]; then
