@@ -6,30 +6,11 @@
 # (fixtures/real/NAME/truth). No root needed.
 
 load test_helper
+load real_helper
 
 setup_file() {
-    local n
-    for n in gui-dbus qt-dbus gui-worker gui-busy; do
-        gzip -dc "$ARGUS_ROOT/fixtures/real/$n/hang.txt.gz" > "$BATS_FILE_TMPDIR/$n.txt"
-        gzip -dc "$ARGUS_ROOT/fixtures/real/$n/normal.txt.gz" > "$BATS_FILE_TMPDIR/$n.normal.txt"
-    done
+    unpack gui-dbus qt-dbus gui-worker gui-busy
 }
-
-setup() {
-    R=$BATS_FILE_TMPDIR
-}
-
-# diagnose NAME [ARGS...]: argus diagnose on NAME's hang, with no flag but
-# ARGS; the findings as JSON lines in $R/NAME.json, the report in
-# $R/NAME.report.
-diagnose() {
-    local n=$1
-    shift
-    argus diagnose --keep "$R/$n.findings" "$@" "$R/$n.txt" > "$R/$n.report"
-    argus-to-json "$R/$n.findings" > "$R/$n.json"
-}
-
-records() { jq -c "$2" "$R/$1.json"; }
 
 @test "DEC-PROBE (issue 13.1, gui-dbus): GLib's dispatch and poll become runloop_invoke (item: the context; the return's from its begin) and runloop_phase (the poll's timeout in ns), GTK's key press a ui_event keyDown with its keyval; a uprobe line's flags (DBZff) open no interrupt window" {
     run sh -c "argus-decode '$R/gui-dbus.txt' | argus-to-json | jq -c 'select(.tid == 1000 and (.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\")) | [.type, .phase // .stage // .kind, .item // .timeout // .key]' | head -6"

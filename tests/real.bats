@@ -5,32 +5,12 @@
 # tids are the recordings' own (fixtures/real/NAME/truth). No root needed.
 
 load test_helper
+load real_helper
 
 setup_file() {
-    local n
-    for n in redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus-kernel \
-             gui-dbus qt-dbus gui-worker gui-busy; do
-        gzip -dc "$ARGUS_ROOT/fixtures/real/$n/hang.txt.gz" > "$BATS_FILE_TMPDIR/$n.txt"
-        gzip -dc "$ARGUS_ROOT/fixtures/real/$n/normal.txt.gz" > "$BATS_FILE_TMPDIR/$n.normal.txt"
-    done
+    unpack redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus-kernel \
+           gui-dbus qt-dbus gui-worker gui-busy
 }
-
-setup() {
-    R=$BATS_FILE_TMPDIR
-}
-
-# diagnose NAME [ARGS...]: argus diagnose on NAME's hang, the findings kept
-# as $R/NAME.findings (as JSON lines in $R/NAME.json) and the report in
-# $R/NAME.report.
-diagnose() {
-    local n=$1
-    shift
-    argus diagnose --keep "$R/$n.findings" "$@" "$R/$n.txt" > "$R/$n.report"
-    argus-to-json "$R/$n.findings" > "$R/$n.json"
-}
-
-# records NAME JQ: the findings of the last diagnose of NAME through JQ
-records() { jq -c "$2" "$R/$1.json"; }
 
 @test "CULL-SYSCALL (issue 12 1.1, redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
     run sh -c "argus-decode '$R/redis-sleep.txt' | argus-to-json | jq -c 'select(.type == \"interrupt\" and .in_syscall and .ts > 2000000000) | [.tid, .phase, .name, .in_syscall]'"
