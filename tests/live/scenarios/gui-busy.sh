@@ -41,16 +41,13 @@ root.mainloop()
 EOF
 
 key_press_driver
-export HOME=$WORK/home XDG_CACHE_HOME=$WORK/cache XDG_CONFIG_HOME=$WORK/config
-mkdir -m 700 "$HOME"
+desktop_env
 
 start_display
 start_gui_app argus-gui-busy $py "$WORK/app.py" "$FIFO"
 app=$APP_PID
 
-record normal "$WORK/press" n
-sleep 0.5
-record hang "$WORK/press" h
+record_normal_and_hang
 truth hangs 1
 truth hang "$app tk-busy-app/main"
 truth culprit "$app tk-busy-app/main"

@@ -34,15 +34,8 @@ def on_key(window, event):
     label.set_text("handled " + name)
     os.write(done, (name + "\n").encode())
     return True
-window = Gtk.Window(title="argus-gui-dbus")
-label = Gtk.Label(label="press a key")
-window.add(label)
-window.set_default_size(200, 100)
-window.connect("key-press-event", on_key)
-window.connect("destroy", Gtk.main_quit)
-window.show_all()
-Gtk.main()
 EOF
+gtk_window argus-gui-dbus >> "$WORK/app.py"
 
 key_press_driver
 
@@ -53,9 +46,7 @@ service=$SERVICE_PID
 start_gui_app argus-gui-dbus $py "$WORK/app.py" "$FIFO"
 app=$APP_PID
 
-record normal "$WORK/press" n
-sleep 0.5
-record hang "$WORK/press" h
+record_normal_and_hang
 # with argus-record's uprobes (GLib's loop, GTK's input) no flag is needed:
 # one hang, the app's main thread
 truth hangs 1

@@ -55,15 +55,8 @@ def on_key(window, event):
     label.set_text("handled " + name)
     os.write(done, (name + "\n").encode())
     return True
-window = Gtk.Window(title="argus-gui-worker")
-label = Gtk.Label(label="press a key")
-window.add(label)
-window.set_default_size(200, 100)
-window.connect("key-press-event", on_key)
-window.connect("destroy", Gtk.main_quit)
-window.show_all()
-Gtk.main()
 EOF
+gtk_window argus-gui-worker >> "$WORK/app.py"
 
 key_press_driver
 desktop_env
@@ -75,9 +68,7 @@ wait_for 10 $py -c "import urllib.request; urllib.request.urlopen('http://127.0.
 start_gui_app argus-gui-worker $py "$WORK/app.py" "$FIFO" "$port"
 app=$APP_PID
 
-record normal "$WORK/press" n
-sleep 0.5
-record hang "$WORK/press" h
+record_normal_and_hang
 truth hangs 1
 truth hang "$app gtk-worker-app/main"
 truth culprit "$server slow-http-srv/main"

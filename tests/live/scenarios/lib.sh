@@ -142,7 +142,8 @@ tid_named() {
 
 # truth KEY VALUE: a line KEY=VALUE of OUTDIR/truth, what argus must find
 # in hang.txt (tests/live/README.md, "The real corpus"): proc=NAME (the
-# --proc to give), hang=TID PROC/THREAD, culprit=TID PROC/THREAD (one line
+# --proc to give), hangs=N (how many hangs argus must find with no flag),
+# hang=TID PROC/THREAD, culprit=TID PROC/THREAD (one line
 # per culprit a developer would accept as first), ending=WORD (how the
 # wait chain ends), why=TEXT.
 truth() {
@@ -201,6 +202,30 @@ start_gui_app() {
     timeout 10 xdotool windowfocus --sync "$wid"
     timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
     sleep 0.5
+}
+
+# gtk_window TITLE: the Python lines that show a GTK 3 window named TITLE,
+# its key presses handled by the app's on_key, and run GTK's main loop
+# (after the app's imports and on_key, in its app.py)
+gtk_window() {
+    cat <<EOF
+window = Gtk.Window(title="$1")
+label = Gtk.Label(label="press a key")
+window.add(label)
+window.set_default_size(200, 100)
+window.connect("key-press-event", on_key)
+window.connect("destroy", Gtk.main_quit)
+window.show_all()
+Gtk.main()
+EOF
+}
+
+# record_normal_and_hang: the normal run (key n, handled at once), then the
+# hang (key h), with the app started by start_gui_app
+record_normal_and_hang() {
+    record normal "$WORK/press" n
+    sleep 0.5
+    record hang "$WORK/press" h
 }
 
 # desktop_env: a home, runtime and config directories of its own under

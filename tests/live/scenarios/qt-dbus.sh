@@ -47,9 +47,7 @@ service=$SERVICE_PID
 start_gui_app argus-qt-dbus $py "$WORK/app.py" "$FIFO"
 app=$APP_PID
 
-record normal "$WORK/press" n
-sleep 0.5
-record hang "$WORK/press" h
+record_normal_and_hang
 truth hangs 1
 truth hang "$app qt-dbus-app/main"
 truth culprit "$service slow-dbus-svc/main"
