@@ -40,8 +40,9 @@
 #   BENCH_PROBE_SECONDS  seconds each run is measured (default 4), after
 #                        1 s of warm-up
 #   BENCH_PROBE_MODES    modes (default "spin frames keys idle")
-#   BENCH_PROBE_BUFFER_MB  argus-record's --buffer-mb (default 64 per CPU:
-#                        a spin run with probes writes about 10 MB/s)
+#   BENCH_PROBE_BUFFER_MB  argus-record's --buffer-mb (default 128 per CPU:
+#                        a spin run writes 20 to 30 MB of text a second;
+#                        at 64 one run of 40 lost its first events)
 #   BENCH_PROBE_DECODE   1: time the decoder too (default), 0: not
 set -euo pipefail
 
@@ -50,7 +51,7 @@ cd "$root"
 runs=${BENCH_PROBE_RUNS:-5}
 secs=${BENCH_PROBE_SECONDS:-4}
 modes=${BENCH_PROBE_MODES:-"spin frames keys idle"}
-buffer_mb=${BENCH_PROBE_BUFFER_MB:-64}
+buffer_mb=${BENCH_PROBE_BUFFER_MB:-128}
 decode=${BENCH_PROBE_DECODE:-1}
 warmup=1
 out=bench/out/probe-cost
@@ -235,7 +236,7 @@ EOF
 cat > "$WORK/analyze.py" <<'EOF'
 import json, re, statistics, sys
 
-HEAD = re.compile(rb"\(\s*([-\d]+)\) \[\d+\] \S+ +(\d+\.\d+): ([^:]+):")
+HEAD = re.compile(rb"\(\s*([-\d]+)\) \[(\d+)\] \S+ +(\d+\.\d+): ([^:]+):")
 
 def run(mode, config, rnd, app_json, trace=None, err=None):
     app = json.load(open(app_json))
@@ -247,7 +248,7 @@ def run(mode, config, rnd, app_json, trace=None, err=None):
     if trace:
         pid = str(app["pid"]).encode()
         lines = nbytes = uprobe = own = own_uprobe = 0
-        first = None
+        first = {}  # the first line of each CPU's buffer
         with open(trace, "rb") as f:
             for line in f:
                 if line[:1] == b"#":
@@ -255,14 +256,13 @@ def run(mode, config, rnd, app_json, trace=None, err=None):
                 m = HEAD.search(line)
                 if not m:
                     continue
-                ts = float(m.group(2))
-                if first is None:
-                    first = ts
+                ts = float(m.group(3))
+                first.setdefault(m.group(2), ts)
                 if ts < t0 or ts > t1:
                     continue
                 lines += 1
                 nbytes += len(line)
-                up = m.group(3).startswith(b"argus_")
+                up = m.group(4).startswith(b"argus_")
                 uprobe += up
                 if m.group(1).strip() == pid:
                     own += 1
@@ -271,7 +271,8 @@ def run(mode, config, rnd, app_json, trace=None, err=None):
         r.update({"lines_s": lines / span, "bytes_s": nbytes / span, "uprobe_s": uprobe / span,
                   "app_lines_s": own / span, "app_uprobe_s": own_uprobe / span,
                   "overwritten": int(m.group(1)) if m else -1,
-                  "complete": first is not None and first <= t0})
+                  # every CPU's buffer still held the start of the window
+                  "complete": bool(first) and max(first.values()) <= t0})
     print(json.dumps(r))
 
 def med(xs):
