@@ -21,7 +21,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all test check bench demo install uninstall clean deps check-deps accuracy live
+.PHONY: all test check bench bench-probes demo install uninstall clean deps check-deps accuracy live
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -130,6 +130,11 @@ build-san/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJ)
 
 bench: all
 	bench/run.sh
+
+# What argus-record's uprobes cost a busy GTK 3 app (root, Xvfb, python3-gi;
+# exit 77 without them): docs/performance.md, "Probes". Not part of make bench.
+bench-probes: all
+	bench/probe-cost.sh
 
 # The scoreboard on the real corpus and the hand-written diagnoses
 # (docs/accuracy.md); not part of make test's verdict.
