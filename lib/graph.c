@@ -35,6 +35,7 @@ typedef struct loading_thread {
     uint32_t blocked_seg;       /* segment whose last event so far is a wait */
     uint64_t wait_ts;           /* ... that wait's ts */
     bool in_lock;               /* in a file-lock syscall (fcntl, flock) */
+    uint64_t syscall_name;      /* XXH3 of the open syscall's name, 0: none */
     uint32_t sig_seg;           /* segment whose signature is in sig */
     uint32_t sig_len;
     uint32_t sig[ARGUS_SIG_MAX];
@@ -263,6 +264,10 @@ static uint32_t sig_element(argus_graph *g, const argus_record *r)
     uint64_t u;
     switch (r->type) {
     case ARGUS_T_IPC:
+        /* the Linux decoder's pairs of a write and the read it woke: made
+         * only when the reader happened to wait, like the wakeup itself */
+        if (argus_text_is(r, ARGUS_K_VIA, "socket") || argus_text_is(r, ARGUS_K_VIA, "fd"))
+            return 0;
         ADD_TEXT(ARGUS_K_DIR);
         if (argus_get_uint(r, ARGUS_K_PEER, &u)) {
             uint32_t *proc = argus_table_get(&g->p->pid_proc, u);
@@ -312,6 +317,26 @@ static uint32_t sig_element(argus_graph *g, const argus_record *r)
 #undef ADD_TEXT
     uint32_t h = (uint32_t)XXH3_64bits(buf, (size_t)n);
     return h ? h : 1;
+}
+
+/* SIM-SIG: a wait inside the syscall it is named after (a Linux trace's
+ * blocking poll or futex) is that syscall's, already an element: whether
+ * it blocked depends on timing, not on what the code did. Tracks the
+ * thread's open syscall. */
+static bool wait_of_syscall(loading_thread *lt, const argus_record *r)
+{
+    size_t len;
+    const char *name;
+    if (r->type == ARGUS_T_SYSCALL) {
+        name = argus_get_text(r, ARGUS_K_NAME, &len);
+        lt->syscall_name = name && argus_text_is(r, ARGUS_K_PHASE, "begin")
+                               ? XXH3_64bits(name, len) | 1 : 0;
+        return false;
+    }
+    if (r->type != ARGUS_T_WAIT || !lt->syscall_name)
+        return false;
+    name = argus_get_text(r, ARGUS_K_REASON, &len);
+    return name && (XXH3_64bits(name, len) | 1) == lt->syscall_name;
 }
 
 /* Appends E to a signature, collapsing a repeat of the last run of 1..4
@@ -669,7 +694,7 @@ static void load_event(argus_graph *g, const argus_record *r,
         }
     }
     uint32_t e = sig_element(g, r);
-    if (e)
+    if (e && !wait_of_syscall(lt, r))
         sig_push(lt, e);
     if (keep_keys) {
         key_buf *kb = argus_table_put(keybufs, r->tid, &created);

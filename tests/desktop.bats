@@ -89,3 +89,16 @@ setup_file() {
         assert_line "Linux trace: no GUI program's main loop (of 1 seen) stayed away from its wait 2000 ms or more (--hang MS sets how long, and looks at every program's main thread)."
     done
 }
+
+@test "SIM-SIG (issue 13.4, gui-dbus, gui-busy): what only says the timing is no element (a wait inside its own poll or futex, an ipc via socket or fd): the hang's key handler matches the normal run's, and the culprits come from the comparison" {
+    diagnose gui-dbus --baseline "$R/gui-dbus.normal.txt"
+    # before, the handler's 3 waits more (24 elements against 19) left no
+    # candidate within 20%
+    run records gui-dbus 'select(.type == "match") | [.seg, .baseline_seg, .distance, .size, .baseline_size]'
+    assert_output '[130,66,2,18,16]'
+    run records gui-dbus 'select(.type == "culprit") | [.rank, .tid, .missing]'
+    assert_line --index 0 '[1,970,"wakeup"]'
+    diagnose gui-busy --baseline "$R/gui-busy.normal.txt"
+    run records gui-busy 'select(.type == "match") | [.seg, .baseline_seg, .distance, .size, .baseline_size]'
+    assert_output '[73,69,0,3,3]'
+}
