@@ -205,6 +205,7 @@ static size_t put_value(const uint8_t *p, size_t n, bool addr)
 
 static void put_record(const argus_record *r)
 {
+    argus_record_load(r); /* a record that does not decode writes nothing */
     putc1('{');
     for (unsigned i = 0; i < r->nfields; i++) {
         const argus_field *f = &r->fields[i];

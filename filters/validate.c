@@ -82,6 +82,7 @@ static const char *const results[] = {"awakened", "timed_out", "interrupted",
 
 static void check_fields(argus_reader *rd, const argus_record *r)
 {
+    argus_record_load(r);
     for (unsigned i = 0; i < r->nfields; i++) {
         const argus_field *f = &r->fields[i];
         const char *want = NULL;

@@ -107,10 +107,14 @@ bool argus_cbor_read_head(const uint8_t *p, size_t n, argus_cbor_head_info *h)
     return true;
 }
 
-size_t argus_cbor_item_len(const uint8_t *p, size_t n)
+/* The walk of argus_cbor_item_len and argus_cbor_definite_len: DEPTH
+ * containers deep, DEPTH_LEFT more allowed (definite only). */
+static size_t item_len(const uint8_t *p, size_t n, bool definite, int depth_left)
 {
     argus_cbor_head_info h;
     if (!argus_cbor_read_head(p, n, &h))
+        return 0;
+    if (definite && (h.info > 27 || depth_left < 0))
         return 0;
     size_t off = h.len;
     if (h.info == 31 && h.major >= CBOR_BYTES && h.major <= CBOR_MAP) {
@@ -119,7 +123,7 @@ size_t argus_cbor_item_len(const uint8_t *p, size_t n)
                 return 0;
             if (p[off] == 0xff)
                 return off + 1;
-            size_t k = argus_cbor_item_len(p + off, n - off);
+            size_t k = item_len(p + off, n - off, definite, depth_left - 1);
             if (!k)
                 return 0;
             off += k;
@@ -131,9 +135,11 @@ size_t argus_cbor_item_len(const uint8_t *p, size_t n)
         return h.arg <= n - off ? off + h.arg : 0;
     case CBOR_ARRAY:
     case CBOR_MAP: {
+        if (definite && h.arg > n) /* every item takes a byte at least */
+            return 0;
         uint64_t items = h.major == CBOR_MAP ? h.arg * 2 : h.arg;
         for (uint64_t i = 0; i < items; i++) {
-            size_t k = argus_cbor_item_len(p + off, n - off);
+            size_t k = item_len(p + off, n - off, definite, depth_left - 1);
             if (!k)
                 return 0;
             off += k;
@@ -141,12 +147,24 @@ size_t argus_cbor_item_len(const uint8_t *p, size_t n)
         return off;
     }
     case CBOR_TAG: {
-        size_t k = argus_cbor_item_len(p + off, n - off);
+        size_t k = item_len(p + off, n - off, definite, depth_left - 1);
         return k ? off + k : 0;
     }
+    case CBOR_SIMPLE: /* a one-byte simple value under 32 is not well formed */
+        return definite && h.info == 24 && h.arg < 32 ? 0 : off;
     default:
         return off;
     }
+}
+
+size_t argus_cbor_item_len(const uint8_t *p, size_t n)
+{
+    return item_len(p, n, false, 0);
+}
+
+size_t argus_cbor_definite_len(const uint8_t *p, size_t n, int max_depth)
+{
+    return item_len(p, n, true, max_depth);
 }
 
 static double half_to_double(uint16_t h)

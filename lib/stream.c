@@ -161,6 +161,7 @@ int argus_type_lookup(const char *s, size_t len)
 
 const argus_field *argus_get_named(const argus_record *r, const char *name)
 {
+    argus_record_load(r);
     size_t len = strlen(name);
     for (unsigned i = 0; i < r->nfields; i++)
         if (r->fields[i].key_len == len && memcmp(r->fields[i].key, name, len) == 0)
@@ -310,6 +311,7 @@ struct argus_parser {
     int depth;
     bool expect_key;
     argus_record rec;
+    const struct argus_reader *rd; /* whose records these are (messages) */
     unsigned cap;
     argus_buf chunks;   /* indefinite strings of top-level keys/values */
     size_t chunk_start;
@@ -367,6 +369,7 @@ argus_parser *argus_parser_new(void)
     if (!p)
         abort();
     p->cap = 32;
+    p->rec.parser = p;
     p->rec.fields = malloc(p->cap * sizeof *p->rec.fields);
     if (!p->rec.fields)
         abort();
@@ -527,6 +530,7 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
     p->depth = 0;
     p->expect_key = true;
     p->rec.nfields = 0;
+    p->rec.fields_pending = false;
     p->rec.raw = buf;
     p->chunks.len = 0;
     for (;;) {
@@ -724,16 +728,216 @@ static void refill(argus_reader *rd)
                 MAX_RECORD >> 20);
 }
 
+/* Room for N fields. */
+static void grow_fields(argus_parser *p, unsigned n)
+{
+    while (p->cap < n) {
+        p->cap *= 2;
+        p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
+        if (!p->rec.fields)
+            abort();
+    }
+}
+
+/* A CBOR head at P (N bytes there) of definite length, argument read;
+ * false when it is short, reserved (28..30) or indefinite (31). */
+static inline bool scan_head(const uint8_t *p, size_t n, argus_cbor_head_info *h)
+{
+    if (n < 1)
+        return false;
+    unsigned info = p[0] & 31;
+    h->major = p[0] >> 5;
+    h->info = info;
+    if (info < 24) {
+        h->arg = info;
+        h->len = 1;
+        return true;
+    }
+    if (info > 27)
+        return false;
+    size_t extra = (size_t)1 << (info - 24);
+    if (n < 1 + extra)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < extra; i++)
+        v = v << 8 | p[1 + i];
+    h->arg = v;
+    h->len = 1 + extra;
+    return true;
+}
+
+/* The head of an event at BUF: a map of definite length whose keys are
+ * definite text strings and whose values are well formed, with type, id,
+ * ts, tid and pid unsigned integers (type a text) read, and its other
+ * fields left for argus_record_decode. The record's length; -1 for any
+ * other record, or one that is not all in BUF (argus_parse_record then
+ * reads it, and says what is wrong with it). */
+static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
+{
+    argus_cbor_head_info h;
+    if (!scan_head(buf, len, &h) || h.major != CBOR_MAP || h.arg > MAX_KEYS)
+        return -1;
+    argus_record *r = &p->rec;
+    grow_fields(p, (unsigned)h.arg);
+    const uint8_t *type = NULL;
+    size_t type_len = 0, at = h.len;
+    enum { HAVE_ID = 1, HAVE_TS = 2, HAVE_TID = 4, HAVE_PID = 8, HAVE_ALL = 15 };
+    unsigned have = 0;
+    uint64_t head[4] = {0};
+    for (uint64_t i = 0; i < h.arg; i++) {
+        argus_cbor_head_info k;
+        if (!scan_head(buf + at, len - at, &k) || k.major != CBOR_TEXT ||
+            k.arg > len - at - k.len)
+            return -1;
+        const char *key = (const char *)buf + at + k.len;
+        size_t key_len = k.arg;
+        r->fields[i].key_off = (uint32_t)at; /* kept for decode_scanned */
+        at += k.len + key_len;
+        r->fields[i].val_off = (uint32_t)at;
+        size_t vlen = argus_cbor_definite_len(buf + at, len - at, MAX_DEPTH - 2);
+        if (vlen == 0)
+            return -1;
+        int slot = -1;
+        if (key_len == 4 && memcmp(key, "type", 4) == 0) {
+            argus_cbor_head_info v;
+            if (type || !scan_head(buf + at, len - at, &v) || v.major != CBOR_TEXT)
+                return -1;
+            type = buf + at + v.len;
+            type_len = v.arg;
+        } else if (key_len == 2 && key[0] == 'i' && key[1] == 'd') {
+            slot = 0;
+        } else if (key_len == 2 && key[0] == 't' && key[1] == 's') {
+            slot = 1;
+        } else if (key_len == 3 && key[1] == 'i' && key[2] == 'd' &&
+                   (key[0] == 't' || key[0] == 'p')) {
+            slot = key[0] == 't' ? 2 : 3;
+        }
+        if (slot >= 0) {
+            argus_cbor_head_info v;
+            if ((have & 1u << slot) || !scan_head(buf + at, len - at, &v) ||
+                v.major != CBOR_UINT)
+                return -1;
+            have |= 1u << slot;
+            head[slot] = v.arg;
+        }
+        at += vlen;
+    }
+    if (!type || have != HAVE_ALL || at > UINT32_MAX)
+        return -1;
+    int t = argus_type_lookup((const char *)type, type_len);
+    if (!argus_type_is_event(t) && t != ARGUS_T_OTHER)
+        return -1; /* headers, threads, edges: few, read whole */
+    r->raw = buf;
+    r->raw_len = at;
+    r->type = t;
+    r->type_name = (const char *)type;
+    r->type_len = (uint32_t)type_len;
+    r->is_event = true;
+    r->id = head[0];
+    r->ts = head[1];
+    r->tid = head[2];
+    r->pid = head[3];
+    r->has_ts = r->has_pid = true;
+    r->nfields = 0;
+    r->fields_pending = true;
+    return (long)at;
+}
+
+/* The fields of a record scan_event took: each key and value read from
+ * its head, as argus_parse_record would read them (the same field
+ * list), without its general walk; false when one is not a plain value
+ * (a simple value other than false, true, null, undefined or a float). */
+static bool decode_scanned(argus_parser *p)
+{
+    argus_record *r = &p->rec;
+    const uint8_t *buf = r->raw;
+    size_t len = r->raw_len;
+    argus_cbor_head_info h = {0};
+    scan_head(buf, len, &h);
+    for (uint64_t i = 0; i < h.arg; i++) {
+        argus_field *f = &r->fields[i];
+        argus_cbor_head_info k = {0}, v = {0};
+        size_t at = f->key_off;
+        scan_head(buf + at, len - at, &k);
+        f->key = (const char *)buf + at + k.len;
+        f->key_len = (uint32_t)k.arg;
+        f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
+        at = f->val_off;
+        scan_head(buf + at, len - at, &v);
+        f->u = v.arg;
+        f->f = 0;
+        f->s = NULL;
+        f->slen = 0;
+        switch (v.major) {
+        case CBOR_UINT: f->kind = ARGUS_V_UINT; break;
+        case CBOR_NEGINT: f->kind = ARGUS_V_NEGINT; break;
+        case CBOR_TEXT:
+        case CBOR_BYTES:
+            f->kind = v.major == CBOR_TEXT ? ARGUS_V_TEXT : ARGUS_V_BYTES;
+            f->s = (const char *)buf + at + v.len;
+            f->slen = (uint32_t)v.arg;
+            if (v.major == CBOR_BYTES)
+                f->u = 0;
+            break;
+        case CBOR_ARRAY: f->kind = ARGUS_V_ARRAY; break;
+        case CBOR_MAP: f->kind = ARGUS_V_MAP; break;
+        case CBOR_TAG: f->kind = ARGUS_V_TAG; break;
+        default:
+            f->u = 0;
+            if (v.info == 20 || v.info == 21) {
+                f->kind = ARGUS_V_BOOL;
+                f->u = v.info == 21;
+            } else if (v.info == 22) {
+                f->kind = ARGUS_V_NULL;
+            } else if (v.info == 23) {
+                f->kind = ARGUS_V_UNDEF;
+            } else if (v.info >= 25 && v.info <= 27) {
+                f->kind = ARGUS_V_FLOAT;
+                f->f = argus_cbor_float_value(&v);
+            } else {
+                return false;
+            }
+        }
+        f->end_off = i + 1 < h.arg ? r->fields[i + 1].key_off : (uint32_t)len;
+    }
+    r->nfields = (unsigned)h.arg;
+    return true;
+}
+
+void argus_record_decode(argus_record *r)
+{
+    argus_parser *p = r->parser;
+    uint64_t number = r->number, offset = r->offset;
+    argus_record *out = r;
+    char err[256];
+    r->fields_pending = false;
+    long n = decode_scanned(p) && record_done(p, err, sizeof err) == 0
+                 ? (long)r->raw_len
+                 : argus_parse_record(p, r->raw, r->raw_len, &out, err, sizeof err);
+    if (n != (long)r->raw_len)
+        fail_at(p->rd, number, offset, "%s", n < 0 ? err : "malformed record");
+    out->number = number;
+    out->offset = offset;
+}
+
 /* Next raw record, framing checked; NULL at a clean end. */
 static argus_record *next_record(argus_reader *rd, argus_parser *p)
 {
     char err[256];
+    /* ARGUS_READ_WHOLE=1 decodes every record as it is read, as the reader
+     * did before it left fields for later: the tests compare the two */
+    static int whole = -1;
+    if (whole < 0)
+        whole = getenv("ARGUS_READ_WHOLE") != NULL;
+    p->rd = rd;
     for (;;) {
-        argus_record *r;
+        argus_record *r = &p->rec;
         long n = rd->in.hi > rd->in.lo
-                     ? argus_parse_record(p, rd->in.buf + rd->in.lo, rd->in.hi - rd->in.lo,
-                                          &r, err, sizeof err)
+                     ? whole ? -1 : scan_event(p, rd->in.buf + rd->in.lo, rd->in.hi - rd->in.lo)
                      : 0;
+        if (n < 0)
+            n = argus_parse_record(p, rd->in.buf + rd->in.lo, rd->in.hi - rd->in.lo,
+                                   &r, err, sizeof err);
         if (n > 0) {
             r->number = ++rd->records;
             r->offset = rd->offset;
@@ -1006,6 +1210,7 @@ static bool only_new_known_keys(const argus_record *r, const argus_set *sets,
 void argus_write_edited(argus_writer *w, const argus_record *r,
                         const argus_set *sets, unsigned nsets)
 {
+    argus_record_load(r);
     if (only_new_known_keys(r, sets, nsets)) { /* the stages' hot path */
         const argus_field *first = &r->fields[0], *last = &r->fields[r->nfields - 1];
         argus_put_map(w, r->nfields + nsets);

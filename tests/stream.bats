@@ -2,6 +2,7 @@
 # The stream reader every stage uses (lib/stream.c), seen through
 # argus-to-json and argus-validate: header, framing, order, errors.
 
+bats_require_minimum_version 1.5.0
 load test_helper
 
 # header 64 bytes, then events of 41 and 46 bytes
@@ -151,4 +152,52 @@ for i in range(200000):
     run sh -c 'argus-decode fixtures/demo/hang.jsonl > /dev/full'
     assert_failure 74
     assert_output "argus-decode: write error: No space left on device"
+}
+
+# ---- issue 14.1: a stage decodes only the records it looks into -------------
+
+# lazy_stream: a header, an ipc send with a key twice ("k"), a syscall with
+# a key twice ("name"), as the reader's lazy path meets them
+lazy_stream() {
+    /usr/bin/python3 -c '
+import sys, cbor2
+def record(*pairs):  # a map written pair by pair: a key may come twice
+    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+    + record(("type", "syscall"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("name", "read"), ("name", "write"))
+    + record(("type", "ipc"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("dir", "send"), ("port", 5), ("k", 1), ("k", 2)))
+' > "$BATS_TEST_TMPDIR/lazy.cbor"
+}
+
+@test "a record a stage does not look into passes as its bytes, undecoded; the record it looks into is refused with its number and byte (issue 14.1)" {
+    lazy_stream
+    # link-ipc reads the ipc event, not the syscall: the syscall's key
+    # twice passes, the ipc's is refused
+    run --separate-stderr argus-link-ipc "$BATS_TEST_TMPDIR/lazy.cbor"
+    assert_failure 65
+    assert_equal "$stderr" "argus-link-ipc: $BATS_TEST_TMPDIR/lazy.cbor: record 3 (byte 108): key \"k\" appears twice"
+    # argus-validate decodes every record: the first one is refused
+    run argus-validate "$BATS_TEST_TMPDIR/lazy.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/lazy.cbor: record 2 (byte 55): key \"name\" appears twice"
+}
+
+@test "every stage writes the same bytes whether the reader decodes each record at once (ARGUS_READ_WHOLE=1) or when asked (issue 14.1)" {
+    local n s out
+    for n in demo/hang.jsonl spinning/flag.jsonl; do
+        argus-decode "$ARGUS_ROOT/fixtures/$n" > "$BATS_TEST_TMPDIR/in.cbor"
+        argus graph "$ARGUS_ROOT/fixtures/$n" > "$BATS_TEST_TMPDIR/in.graph"
+        for s in cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups to-json validate; do
+            out=$(argus-$s "$BATS_TEST_TMPDIR/in.cbor" 2>&1 | od -An -tx1 | md5sum)
+            assert_equal "$(ARGUS_READ_WHOLE=1 argus-$s "$BATS_TEST_TMPDIR/in.cbor" 2>&1 | od -An -tx1 | md5sum)" "$out"
+        done
+        for s in find-spinning report; do
+            out=$(argus-$s "$BATS_TEST_TMPDIR/in.graph" 2>&1 | od -An -tx1 | md5sum)
+            assert_equal "$(ARGUS_READ_WHOLE=1 argus-$s "$BATS_TEST_TMPDIR/in.graph" 2>&1 | od -An -tx1 | md5sum)" "$out"
+        done
+    done
+    # a Linux recording through the whole graph
+    gzip -dc "$ARGUS_ROOT/fixtures/real/gui-dbus/hang.txt.gz" > "$BATS_TEST_TMPDIR/gd.txt"
+    out=$(argus graph "$BATS_TEST_TMPDIR/gd.txt" | argus-find-spinning | md5sum)
+    assert_equal "$(ARGUS_READ_WHOLE=1 argus graph "$BATS_TEST_TMPDIR/gd.txt" | ARGUS_READ_WHOLE=1 argus-find-spinning | md5sum)" "$out"
 }

@@ -1,10 +1,12 @@
 /* The argus event stream (docs/stream-format.md): one reader, one writer.
  *
- * A stream is a CBOR sequence of maps with text keys. The reader decodes
- * each record once into a flat list of top-level fields (key, value kind,
- * scalar value, raw byte span), so a stage reads the fields it knows and
- * copies every other byte through unchanged. Records point into the
- * reader's buffer and stay valid until the next argus_read().
+ * A stream is a CBOR sequence of maps with text keys. The reader frames
+ * each record and reads its head (type, id, ts, tid, pid); the first time
+ * a stage asks for another field, the record is decoded into a flat list
+ * of top-level fields (key, value kind, scalar value, raw byte span). So a
+ * stage pays only for the records it looks into, and copies every record
+ * through as the bytes it came in. Records point into the reader's buffer
+ * and stay valid until the next argus_read().
  */
 #ifndef ARGUS_STREAM_H
 #define ARGUS_STREAM_H
@@ -93,10 +95,22 @@ typedef struct argus_record {
     bool is_event;         /* carries an id: an event (see stream-format.md) */
     uint64_t id, ts, tid, pid;
     bool has_ts, has_pid;
-    argus_field *fields;
+    argus_field *fields;   /* after argus_record_load() */
     unsigned nfields;
     int16_t index[ARGUS_K_COUNT];  /* field position of each known key, -1 */
+    bool fields_pending;   /* head read, fields not yet decoded */
+    struct argus_parser *parser; /* that decodes them */
 } argus_record;
+
+/* Decodes R's fields if the reader left them for later (argus_get and the
+ * other accessors do it); a record that does not decode reports and
+ * exits 65 as argus_read would have. Needed before using fields/nfields. */
+void argus_record_decode(argus_record *r);
+static inline void argus_record_load(const argus_record *r)
+{
+    if (r->fields_pending)
+        argus_record_decode((argus_record *)r); /* the reader's own memory */
+}
 
 /* ---- keys, types, classes ---------------------------------------------- */
 int argus_key_lookup(const char *key, size_t len);
@@ -109,6 +123,7 @@ bool argus_type_is_event(int type);
 /* ---- typed access -------------------------------------------------------- */
 static inline const argus_field *argus_get(const argus_record *r, int key)
 {
+    argus_record_load(r);
     return r->index[key] < 0 ? NULL : &r->fields[r->index[key]];
 }
 /* The field named NAME, known key or not (the analysis records' keys are
