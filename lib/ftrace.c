@@ -1652,6 +1652,17 @@ static dbus_entry *dbus_oldest(dbus_table *t, dbus_match match, const void *want
     return NULL;
 }
 
+/* The newest entry of T that MATCH accepts, or NULL. */
+static dbus_entry *dbus_newest(dbus_table *t, dbus_match match, const void *want)
+{
+    for (uint32_t i = 1; i <= DBUS_PENDING; i++) {
+        dbus_entry *e = &t->v[(t->next + DBUS_PENDING - i) % DBUS_PENDING];
+        if (e->used && match(e, want))
+            return e;
+    }
+    return NULL;
+}
+
 static bool same_pid_key_type(const dbus_entry *e, const void *want)
 {
     const dbus_entry *w = want;
@@ -1751,8 +1762,10 @@ static void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, sp
     if (libdbus)
         dbus_add(b, &b->seen, (dbus_entry){.pid = pid, .key = msg, .serial = serial, .type = type});
     uint64_t port = 0;
+    /* the newest: a pointer reused since an older hint (a prebuilt
+     * timeout error never sent) has a newer one */
     dbus_entry *hint = type == 2 || type == 3
-                           ? dbus_oldest(&b->hints, same_pid_key_type,
+                           ? dbus_newest(&b->hints, same_pid_key_type,
                                          &(dbus_entry){.pid = pid, .key = msg, .type = type})
                            : NULL;
     if (hint) {
