@@ -14,16 +14,16 @@ setup_file() {
 }
 
 @test "DEC-PROBE (issue 13.1, gui-dbus): GLib's dispatch and poll become runloop_invoke (item: the context; the return's from its begin) and runloop_phase (the poll's timeout in ns), GTK's key press a ui_event keyDown with its keyval; a uprobe line's flags (DBZff) open no interrupt window" {
-    run sh -c "argus-decode '$R/gui-dbus.txt' | argus-to-json | jq -c 'select(.tid == 1000 and (.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\")) | [.type, .phase // .stage // .kind, .item // .timeout // .key]' | head -6"
+    run sh -c "argus-decode '$R/gui-dbus.txt' | argus-to-json | jq -c 'select(.tid == 25605 and (.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\")) | [.type, .phase // .stage // .kind, .item // .timeout // .key]' | head -6"
     # the default context's dispatch holds the key handler; the private
-    # context of g_dbus_connection_call_sync is polled (its 10 s timeout)
-    # and dispatched inside it
-    assert_output '["runloop_invoke","begin","0xf7e8f40"]
+    # context of g_dbus_connection_call_sync is polled (what is left of
+    # its 10 s timeout) and dispatched inside it
+    assert_output '["runloop_invoke","begin","0x34cf18f0"]
 ["ui_event","keyDown",104]
-["runloop_phase","before_waiting",10000000000]
+["runloop_phase","before_waiting",9999000000]
 ["runloop_phase","after_waiting",null]
-["runloop_invoke","begin","0xfa83d20"]
-["runloop_invoke","end","0xfa83d20"]'
+["runloop_invoke","begin","0x35114740"]
+["runloop_invoke","end","0x35114740"]'
     # none of them in an interrupt window (cull-interrupts would mark it)
     run sh -c "argus-decode '$R/gui-dbus.txt' | argus-cull-interrupts | argus-to-json | jq -c 'select((.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\") and .ctx)' | wc -l"
     assert_output '0'
@@ -32,31 +32,31 @@ setup_file() {
 @test "SPIN-LOOP (issue 13.2, gui-dbus): with no flag, one hang: the GTK app's main thread, its loop 3 s away from its wait after the key press; the wait chain runs across GDBus, dbus-daemon and the service's gdbus thread to the service's sleep" {
     diagnose gui-dbus
     run records gui-dbus 'select(.type == "hang") | [.tid, .indicator, .class, .reason, (.duration / 1000000 | floor)]'
-    assert_output '[1000,"loop","wait","poll",3014]'
+    assert_output '[25605,"loop","wait","poll",3021]'
     run records gui-dbus 'select(.type == "path" and .rank == 1) | [.complete, .ui_kind]'
     assert_output '[true,"keyDown"]'
     run records gui-dbus 'select(.type == "wait_chain") | [.tids, .end]'
-    assert_output '[[1000,1052,960,996,970],"timeout"]'
+    assert_output '[[25605,25651,25578,25603,25586],"timeout"]'
     run records gui-dbus 'select(.type == "culprit" and .rank == 1) | [.tid, .state, .reason]'
-    assert_output '[970,"blocked","clock_nanosleep"]'
+    assert_output '[25586,"blocked","clock_nanosleep"]'
     # the report names the key press, the loop and the culprit
     run cat "$R/gui-dbus.report"
     assert_line --partial 'keyDown, event'
     assert_line --partial 'its main loop away from its wait (SPIN-LOOP)'
-    assert_line --partial '1. root: slow-dbus-svc/main [970]'
+    assert_line --partial '1. root: slow-dbus-svc/main [25586]'
 }
 
 @test "SPIN-LOOP (issue 13.2, qt-dbus): a Qt 5 app on GLib's loop, its key press from processKeyEvent; the chain through QtDBus's thread to the service's sleep; alone and with its normal run" {
     diagnose qt-dbus
     run records qt-dbus 'select(.type == "hang") | [.tid, .indicator, .class]'
-    assert_output '[1833,"loop","wait"]'
+    assert_output '[26373,"loop","wait"]'
     run records qt-dbus 'select(.type == "path" and .rank == 1) | .ui_kind'
     assert_output '"keyDown"'
     run records qt-dbus 'select(.type == "wait_chain") | [.tids, .end]'
-    assert_output '[[1833,1851,1810,1828,1813],"timeout"]'
+    assert_output '[[26373,26433,26313,26362,26331],"timeout"]'
     diagnose qt-dbus --baseline "$R/qt-dbus.normal.txt"
     run records qt-dbus 'select(.type == "culprit") | [.rank, .tid]'
-    assert_line --index 0 '[1,1813]'
+    assert_line --index 0 '[1,26331]'
 }
 
 @test "waits inside a callout are the chain's (issue 13.3, gui-worker): the key handler joins its worker (futex inside the dispatch), the worker waits on the server's socket, the server's handler sleeps" {
@@ -96,9 +96,11 @@ setup_file() {
     # before, the handler's 3 waits more (24 elements against 19) left no
     # candidate within 20%
     run records gui-dbus 'select(.type == "match") | [.seg, .baseline_seg, .distance, .size, .baseline_size]'
-    assert_output '[130,66,2,18,16]'
+    assert_output '[125,127,0,19,19]'
+    # the first culprit, the service's main thread, misses the D-Bus reply
+    # it sent in the normal run (its ipc via dbus)
     run records gui-dbus 'select(.type == "culprit") | [.rank, .tid, .missing]'
-    assert_line --index 0 '[1,970,"wakeup"]'
+    assert_line --index 0 '[1,25586,"ipc"]'
     diagnose gui-busy --baseline "$R/gui-busy.normal.txt"
     run records gui-busy 'select(.type == "match") | [.seg, .baseline_seg, .distance, .size, .baseline_size]'
     assert_output '[73,69,0,3,3]'
@@ -184,4 +186,59 @@ dbus_ipc() {
     run bash -c "set -o pipefail; cat fixtures/ftrace/dbus-gdbus.txt | argus-decode --format ftrace | argus-to-json | jq -c 'select(.id)'"
     assert_success
     assert_output "$(jq -c 'select(.id)' fixtures/ftrace/dbus-gdbus.expected.jsonl)"
+}
+
+# dbus_chain NAME: the D-Bus ipc events of NAME's hang as [tid, dir, peer],
+# then the link-ipc edges between them as [kind, from's tid, to's tid]
+dbus_chain() {
+    argus-decode "$R/$1.txt" | argus-link-ipc | argus-to-json | jq -c -s '
+        [.[] | select(.via == "dbus")] as $d
+        | ($d | map({key: (.id | tostring), value: .tid}) | from_entries) as $tid
+        | ($d[] | [.tid, .dir, .peer]),
+          (.[] | select(.type == "edge" and $tid[.from | tostring] and $tid[.to | tostring])
+               | [.kind, $tid[.from | tostring], $tid[.to | tostring]])'
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, gui-dbus, recorded live): the key handler's call, dbus-daemon's forward, the service's handling and the reply, joined across the three processes" {
+    run dbus_chain gui-dbus
+    assert_success
+    # app main 25605 -> dbus-daemon 25578 -> service gdbus 25603; the
+    # service's main thread 25586 replies -> dbus-daemon -> app gdbus 25651
+    assert_output '[25605,"send",null]
+[25578,"recv",25605]
+[25578,"send",null]
+[25603,"recv",25578]
+[25586,"send",null]
+[25578,"recv",25586]
+[25578,"send",null]
+[25651,"recv",25578]
+["ipc",25605,25578]
+["reply",25578,25578]
+["ipc",25578,25603]
+["reply",25603,25586]
+["ipc",25586,25578]
+["reply",25578,25578]
+["ipc",25578,25651]'
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, qt-dbus, recorded live): QtDBus (libdbus) sends and receives on its QDBusConnection thread; its call's prebuilt timeout error and second get_reply_serial make no event" {
+    run dbus_chain qt-dbus
+    assert_success
+    # QDBusConnection 26433 (pid 26373) -> dbus-daemon 26313 -> service
+    # gdbus 26362; the service's main thread 26331 replies
+    assert_output '[26433,"send",null]
+[26313,"recv",26373]
+[26313,"send",null]
+[26362,"recv",26313]
+[26331,"send",null]
+[26313,"recv",26331]
+[26313,"send",null]
+[26433,"recv",26313]
+["ipc",26433,26313]
+["reply",26313,26313]
+["ipc",26313,26362]
+["reply",26362,26331]
+["ipc",26331,26313]
+["reply",26313,26313]
+["ipc",26313,26433]'
 }
