@@ -1633,7 +1633,9 @@ static void dbus_add(struct dbus_state *b, dbus_table *t, dbus_entry e)
 {
     dbus_entry *slot = &t->v[t->next];
     t->next = (t->next + 1) % DBUS_PENDING;
-    if (slot->used)
+    /* a message whose other end never came (the maps and the hints are
+     * only forgotten) */
+    if (slot->used && (t == &b->sent || t == &b->forwarded || t == &b->requests))
         b->n_dropped++;
     e.used = true;
     *slot = e;
