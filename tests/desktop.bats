@@ -242,3 +242,16 @@ dbus_chain() {
 ["reply",26313,26313]
 ["ipc",26313,26433]'
 }
+
+@test "decode, D-Bus (issue 13.1): the messages in flight are bounded: 1,030 calls that never reach a daemon keep 1,024, the oldest 6 dropped and counted (-v)" {
+    {
+        echo '# argus-thread: tid=700 tgid=700 kernel=0 comm=app'
+        for i in $(seq 1 1030); do
+            printf '             app-700     (    700) [000] DBZff 100.%06d: argus_gd_set_serial: (0x7f0000000c40) msg=0x1000 serial=%d type=1\n' "$i" "$i"
+        done
+    } > "$BATS_TEST_TMPDIR/sends.txt"
+    run --separate-stderr bash -c "argus-decode -v --format ftrace '$BATS_TEST_TMPDIR/sends.txt' | argus-to-json | jq -c 'select(.via == \"dbus\")' | wc -l"
+    assert_output 1030
+    [[ "$stderr" == *"  1030 ipc events of D-Bus messages (via dbus)"* ]]
+    [[ "$stderr" == *"  6 D-Bus messages dropped unmatched from a full pending table"* ]]
+}
