@@ -645,16 +645,18 @@ SH
     # eight probes, each at its function's .dynsym offset
     run sed -E 's/^([pr]):argus_[0-9]+\/([a-z_]+) ([^:]+):(0x[0-9a-f]+).*/\1 \2 \3 \4/' "$BATS_TEST_TMPDIR/uprobes"
     expected=""
-    for x in "p argus_gd_set_serial $GIO g_dbus_message_set_serial" \
-             "p argus_gd_set_reply_serial $GIO g_dbus_message_set_reply_serial" \
-             "r argus_gd_from_blob $GIO g_dbus_message_new_from_blob" \
-             "p argus_db_set_serial $LIBDBUS dbus_message_set_serial" \
-             "p argus_db_set_reply_serial $LIBDBUS dbus_message_set_reply_serial" \
-             "p argus_db_get_reply_serial $LIBDBUS dbus_message_get_reply_serial" \
-             "p argus_db_set_sender $LIBDBUS dbus_message_set_sender" \
-             "p argus_db_send_prealloc $LIBDBUS dbus_connection_send_preallocated"; do
+    # (+3: set_serial and send_preallocated are probed after their first
+    # instruction, test %rdi,%rdi, which the kernel would single-step)
+    for x in "p argus_gd_set_serial $GIO g_dbus_message_set_serial 0" \
+             "p argus_gd_set_reply_serial $GIO g_dbus_message_set_reply_serial 0" \
+             "r argus_gd_from_blob $GIO g_dbus_message_new_from_blob 0" \
+             "p argus_db_set_serial $LIBDBUS dbus_message_set_serial 3" \
+             "p argus_db_set_reply_serial $LIBDBUS dbus_message_set_reply_serial 0" \
+             "p argus_db_get_reply_serial $LIBDBUS dbus_message_get_reply_serial 0" \
+             "p argus_db_set_sender $LIBDBUS dbus_message_set_sender 0" \
+             "p argus_db_send_prealloc $LIBDBUS dbus_connection_send_preallocated 3"; do
         set -- $x
-        expected+="$1 $2 $3 $(printf '0x%016x' "$(dynsym_offset "$3" "$4")")"$'\n'
+        expected+="$1 $2 $3 $(printf '0x%016x' $(($(dynsym_offset "$3" "$4") + $5)))"$'\n'
     done
     assert_output "${expected%$'\n'}"
     run cat "$BATS_TEST_TMPDIR/enabled" "$BATS_TEST_TMPDIR/top-enabled"
