@@ -141,6 +141,8 @@ struct argus_ft {
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
         n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq,
         n_own_softirq, n_timer_wakeups, n_start_waits, n_preempted, n_probe_events;
+
+    struct dbus_state *dbus; /* D-Bus messages in flight (on the first D-Bus line) */
 };
 
 const char *argus_ft_error(const argus_ft *d) { return d->err; }
@@ -170,6 +172,8 @@ typedef enum ev_kind {
     EV_FLAG_WRITE, EV_FLAG_READ,
     EV_LOOP_DISPATCH, EV_LOOP_DISPATCH_RET, EV_LOOP_POLL, EV_LOOP_POLL_RET,
     EV_GTK_EVENT, EV_QT_INPUT, EV_TK_INPUT,
+    EV_GDBUS_SET_SERIAL, EV_LIBDBUS_SET_SERIAL, EV_DBUS_SET_REPLY_SERIAL, EV_DBUS_FROM_BLOB, EV_DBUS_GET_REPLY_SERIAL,
+    EV_DBUS_SET_SENDER, EV_DBUS_SEND_PREALLOC,
 } ev_kind;
 
 static const struct { const char *name; ev_kind kind; } event_names[] = {
@@ -214,6 +218,14 @@ static const struct { const char *name; ev_kind kind; } event_names[] = {
     {"argus_tcl_wait", EV_LOOP_POLL},
     {"argus_tcl_wait_ret", EV_LOOP_POLL_RET},
     {"argus_tk_event", EV_TK_INPUT},
+    {"argus_gd_set_serial", EV_GDBUS_SET_SERIAL},
+    {"argus_gd_set_reply_serial", EV_DBUS_SET_REPLY_SERIAL},
+    {"argus_gd_from_blob", EV_DBUS_FROM_BLOB},
+    {"argus_db_set_serial", EV_LIBDBUS_SET_SERIAL},
+    {"argus_db_set_reply_serial", EV_DBUS_SET_REPLY_SERIAL},
+    {"argus_db_get_reply_serial", EV_DBUS_GET_REPLY_SERIAL},
+    {"argus_db_set_sender", EV_DBUS_SET_SENDER},
+    {"argus_db_send_prealloc", EV_DBUS_SEND_PREALLOC},
 };
 
 static ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
@@ -269,6 +281,7 @@ void argus_ft_free(argus_ft *d)
     for (uint32_t i = 0; i < d->ncpus; i++)
         free(d->cpus[i].run);
     free(d->cpus);
+    free(d->dbus);
     free(d);
 }
 
@@ -896,6 +909,9 @@ static struct cpu_ctx *cpu_ctx(argus_ft *d, uint32_t cpu)
 
 /* ---- Mapping ------------------------------------------------------------- */
 
+static struct dbus_daemon *dbus_daemon(const argus_ft *d, uint64_t pid);
+static struct dbus_daemon *dbus_add_daemon(argus_ft *d, uint64_t pid);
+
 /* The wait of a blocking prev_state: false for runnable (preempted) or
  * dead states. Letters (S, D, "D|K", I, ...) or the raw number trace-cmd
  * report prints when it cannot format it: bits 1 S, 2 D, 4 T, 8 t, 128 I
@@ -1148,9 +1164,14 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
     }
     /* a sender waking a receiver inside their syscalls: the data went
      * from one to the other (not a wakeup an interrupt made while the
-     * sender happened to be in a write) */
+     * sender happened to be in a write). To or from a D-Bus daemon seen in
+     * the D-Bus probes, the D-Bus pair wins: it names the message and
+     * joins the thread that made the call (GDBus's worker only writes
+     * it), and one write as two ipc pairs would count it twice (SEG-IPC,
+     * SIM-SIG). */
     if (d->line_ctx != CTX_IRQ && cur->in_syscall && target->in_syscall && target != cur &&
-        name_in(cur->sys, send_syscalls) && name_in(target->sys, recv_syscalls)) {
+        name_in(cur->sys, send_syscalls) && name_in(target->sys, recv_syscalls) &&
+        !dbus_daemon(d, pid_of(cur)) && !dbus_daemon(d, pid_of(target))) {
         bool socket = strncmp(cur->sys, "send", 4) == 0 ||
                       strncmp(target->sys, "recv", 4) == 0;
         const char *via = socket ? "socket" : "fd";
@@ -1541,6 +1562,402 @@ static void map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
     d->n_probe_events++;
 }
 
+/* ---- D-Bus messages (argus-record's gdbus and libdbus probes) ----------- */
+
+/* A D-Bus message goes sender -> bus daemon -> receiver, and is known by
+ * (the sender's unique name, its serial): the sender's set_serial gives
+ * (process, serial, type), the daemon's set_sender (name, serial, type),
+ * its send_preallocated (connection, serial, type) once per recipient,
+ * and the receiver's from_blob / first get_reply_serial (serial, type).
+ * Serials are small and reused by every connection, so each hop is
+ * paired with the oldest pending one of the same (serial, type) that the
+ * name <-> process and connection <-> process maps learnt so far allow
+ * (tests/live/probes-notes.md 6.4). Each hop becomes an ipc send/recv pair
+ * with a msg of its own (IPC-MSG); the daemon's forward is joined to its
+ * receipt, and the service's reply to the request it received, by
+ * IPC-REPLY: every send carries a reply_port naming the next hop, and the
+ * send that hop makes (the daemon's forward, the service's reply) goes to
+ * that port. */
+#define DBUS_PENDING 1024      /* entries of each table below (oldest dropped) */
+#define DBUS_DAEMONS 16
+#define DBUS_PORT_BASE 0xdb50000000000000ull /* the conversation ports we number */
+
+typedef struct dbus_entry {
+    bool used;
+    uint64_t pid;       /* the sender, receiver, or the process a name/connection is */
+    uint64_t daemon;    /* the bus daemon it went through (forward, name, connection) */
+    uint64_t conn;      /* forward: the daemon's connection it went to */
+    uint64_t key;       /* a serial; a message pointer (hint, seen); a name's hash;
+                         * a connection pointer */
+    uint64_t type;
+    uint64_t serial;    /* hint: the reply serial it answers */
+    uint64_t msg;       /* the ipc msg given to its send */
+    uint64_t port;      /* the reply_port of its send; request: its reply's port */
+} dbus_entry;
+
+typedef struct dbus_table {
+    dbus_entry v[DBUS_PENDING];
+    uint32_t next;      /* the oldest slot, the next one taken */
+} dbus_table;
+
+struct dbus_state {
+    dbus_table sent;      /* messages sent by clients, not yet at the daemon */
+    dbus_table forwarded; /* the daemon's sends, not yet at their receiver */
+    dbus_table requests;  /* method calls received, their reply not yet sent */
+    dbus_table hints;     /* set_reply_serial: the reply being built answers serial */
+    dbus_table names;     /* unique name (per daemon) -> process */
+    dbus_table conns;     /* the daemon's connection -> process */
+    dbus_table seen;      /* libdbus messages already received or sent (its
+                           * get_reply_serial runs several times a message) */
+    struct dbus_daemon {
+        uint64_t pid;
+        uint64_t msg, serial, type; /* the message it received last ... */
+        uint64_t sender;            /* ... from this process (0: unknown) */
+        bool hello;                 /* ... stamped ":not.active.yet" (a Hello) */
+        uint64_t act_port;          /* the reply_port of that message: what the
+                                     * daemon sends next is its doing */
+    } daemons[DBUS_DAEMONS];
+    uint32_t n_daemons;
+    uint64_t next_port;
+    uint64_t n_ipc, n_unmatched, n_dropped, n_folded;
+};
+
+static struct dbus_state *dbus_state(argus_ft *d)
+{
+    if (!d->dbus && !(d->dbus = calloc(1, sizeof *d->dbus)))
+        abort();
+    return d->dbus;
+}
+
+static void dbus_add(struct dbus_state *b, dbus_table *t, dbus_entry e)
+{
+    dbus_entry *slot = &t->v[t->next];
+    t->next = (t->next + 1) % DBUS_PENDING;
+    /* a message whose other end never came (the maps and the hints are
+     * only forgotten) */
+    if (slot->used && (t == &b->sent || t == &b->forwarded || t == &b->requests))
+        b->n_dropped++;
+    e.used = true;
+    *slot = e;
+}
+
+typedef bool (*dbus_match)(const dbus_entry *e, const void *want);
+
+/* The oldest entry of T that MATCH accepts, or NULL. */
+static dbus_entry *dbus_oldest(dbus_table *t, dbus_match match, const void *want)
+{
+    for (uint32_t i = 0; i < DBUS_PENDING; i++) {
+        dbus_entry *e = &t->v[(t->next + i) % DBUS_PENDING];
+        if (e->used && match(e, want))
+            return e;
+    }
+    return NULL;
+}
+
+/* The newest entry of T that MATCH accepts, or NULL. */
+static dbus_entry *dbus_newest(dbus_table *t, dbus_match match, const void *want)
+{
+    for (uint32_t i = 1; i <= DBUS_PENDING; i++) {
+        dbus_entry *e = &t->v[(t->next + DBUS_PENDING - i) % DBUS_PENDING];
+        if (e->used && match(e, want))
+            return e;
+    }
+    return NULL;
+}
+
+static bool same_pid_key_type(const dbus_entry *e, const void *want)
+{
+    const dbus_entry *w = want;
+    return e->pid == w->pid && e->key == w->key && e->type == w->type;
+}
+
+static bool same_message(const dbus_entry *e, const void *want)
+{
+    const dbus_entry *w = want;
+    return same_pid_key_type(e, want) && e->serial == w->serial;
+}
+
+static bool same_pid_key(const dbus_entry *e, const void *want)
+{
+    const dbus_entry *w = want;
+    return e->pid == w->pid && e->key == w->key;
+}
+
+static bool same_daemon_key(const dbus_entry *e, const void *want)
+{
+    const dbus_entry *w = want;
+    return e->daemon == w->daemon && e->key == w->key;
+}
+
+/* A bus daemon: a process that named a sender or forwarded a message
+ * (or was seen doing it by the first pass), by its pid. */
+static struct dbus_daemon *dbus_daemon(const argus_ft *d, uint64_t pid)
+{
+    if (!d->dbus)
+        return NULL;
+    for (uint32_t i = 0; i < d->dbus->n_daemons; i++)
+        if (d->dbus->daemons[i].pid == pid)
+            return &d->dbus->daemons[i];
+    return NULL;
+}
+
+static struct dbus_daemon *dbus_add_daemon(argus_ft *d, uint64_t pid)
+{
+    struct dbus_daemon *x = dbus_daemon(d, pid);
+    struct dbus_state *b = dbus_state(d);
+    if (x || b->n_daemons == DBUS_DAEMONS)
+        return x;
+    x = &b->daemons[b->n_daemons++];
+    x->pid = pid;
+    return x;
+}
+
+/* Whether T's process relays messages: a known daemon, or one by its name
+ * before its first set_sender (its get_reply_serial comes before it). */
+static bool dbus_relay(const argus_ft *d, const thread *t)
+{
+    return dbus_daemon(d, pid_of(t)) || strncmp(t->comm, "dbus-daemon", 11) == 0;
+}
+
+static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send, uint64_t msg,
+                           uint64_t peer, uint64_t port, uint64_t reply_port)
+{
+    BEGIN(d, s, t, "ipc", 3 + (peer != 0) + (port != 0) + (reply_port != 0));
+    PUT_LIT(d->w, "dir");
+    if (send)
+        PUT_LIT(d->w, "send");
+    else
+        PUT_LIT(d->w, "recv");
+    if (port)
+        put_uint_kv(d, "port", port);
+    put_uint_kv(d, "msg", msg);
+    if (reply_port)
+        put_uint_kv(d, "reply_port", reply_port);
+    if (peer)
+        put_uint_kv(d, "peer", peer);
+    PUT_LIT(d->w, "via");
+    PUT_LIT(d->w, "dbus");
+    argus_end_record(d->w);
+    d->dbus->n_ipc++;
+    d->n_probe_events++;
+}
+
+/* The fields every D-Bus line has: msg (a pointer), serial, type. */
+static bool dbus_fields(span body, uint64_t *msg, uint64_t *serial, uint64_t *type)
+{
+    return field_hex(body, "msg", msg) && field_dec(body, "serial", serial) &&
+           field_dec(body, "type", type) && *serial != 0 && *type >= 1 && *type <= 4;
+}
+
+/* A client's set_serial: the message is sent (GDBus sets it on the
+ * calling thread, before its worker writes it). A reply (type 2, error 3)
+ * goes to the port of the request it answers: set_reply_serial named it
+ * on the same message just before. The sender does not see which bus it
+ * writes to, so the send names no peer. */
+static void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, span body,
+                                bool libdbus)
+{
+    uint64_t msg, serial, type, pid = pid_of(cur);
+    if (!dbus_fields(body, &msg, &serial, &type) || dbus_relay(d, cur))
+        return (void)write_raw(d, s, cur); /* the daemon's own: its send_preallocated sends */
+    struct dbus_state *b = dbus_state(d);
+    if (libdbus)
+        dbus_add(b, &b->seen, (dbus_entry){.pid = pid, .key = msg, .serial = serial, .type = type});
+    uint64_t port = 0;
+    /* the newest: a pointer reused since an older hint (a prebuilt
+     * timeout error never sent) has a newer one */
+    dbus_entry *hint = type == 2 || type == 3
+                           ? dbus_newest(&b->hints, same_pid_key_type,
+                                         &(dbus_entry){.pid = pid, .key = msg, .type = type})
+                           : NULL;
+    if (hint) {
+        dbus_entry *req = dbus_oldest(&b->requests, same_pid_key,
+                                      &(dbus_entry){.pid = pid, .key = hint->serial});
+        hint->used = false;
+        if (req) {
+            port = req->port;
+            req->used = false;
+        }
+    }
+    uint64_t id = d->next_msg++, reply_port = DBUS_PORT_BASE + ++b->next_port;
+    write_dbus_ipc(d, s, cur, true, id, 0, port, reply_port);
+    dbus_add(b, &b->sent,
+             (dbus_entry){.pid = pid, .key = serial, .type = type, .msg = id, .port = reply_port});
+}
+
+/* set_reply_serial: the reply being built answers reply_serial. Only a
+ * hint: libdbus also builds the timeout error of every call it sends, and
+ * never sends it; it counts when the same message is then sent. */
+static void map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *cur, span body)
+{
+    uint64_t msg, reply_serial, type = 0;
+    if (!field_hex(body, "msg", &msg) || !field_dec(body, "reply_serial", &reply_serial) ||
+        !field_dec(body, "type", &type) || dbus_relay(d, cur))
+        return (void)write_raw(d, s, cur);
+    struct dbus_state *b = dbus_state(d);
+    dbus_add(b, &b->hints,
+             (dbus_entry){.pid = pid_of(cur), .key = msg, .serial = reply_serial, .type = type});
+    b->n_folded++;
+}
+
+struct dbus_sender_want {
+    uint64_t serial, type, daemon, name; /* name: its hash, 0 when not a unique name */
+    const dbus_table *names;
+};
+
+/* A pending send of (serial, type) by a process that has no other unique
+ * name on this bus. */
+static bool dbus_sender_fits(const dbus_entry *e, const void *want)
+{
+    const struct dbus_sender_want *w = want;
+    if (e->key != w->serial || e->type != w->type)
+        return false;
+    for (uint32_t i = 0; i < DBUS_PENDING; i++) {
+        const dbus_entry *n = &w->names->v[i];
+        if (n->used && n->daemon == w->daemon && n->pid == e->pid)
+            return n->key == w->name;
+    }
+    return true;
+}
+
+static void dbus_learn(struct dbus_state *b, dbus_table *t, uint64_t daemon, uint64_t key,
+                       uint64_t pid)
+{
+    dbus_entry *known = dbus_oldest(t, same_daemon_key, &(dbus_entry){.daemon = daemon, .key = key});
+    if (known)
+        known->pid = pid;
+    else
+        dbus_add(b, t, (dbus_entry){.daemon = daemon, .key = key, .pid = pid});
+}
+
+/* The daemon's set_sender: it received a message and stamps its sender's
+ * unique name. Its own messages (replies to the bus's methods, signals)
+ * have sender org.freedesktop.DBus; a new connection's Hello is stamped
+ * twice (":not.active.yet", then its name). */
+static void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body)
+{
+    uint64_t msg, serial, type;
+    span sender;
+    uint64_t daemon_pid = pid_of(cur);
+    struct dbus_daemon *x = dbus_add_daemon(d, daemon_pid);
+    if (!dbus_fields(body, &msg, &serial, &type) || !field(body, "sender", &sender) || !x)
+        return (void)write_raw(d, s, cur);
+    if (sender.n >= 2 && sender.p[0] == '"' && sender.p[sender.n - 1] == '"')
+        sender = (span){sender.p + 1, sender.n - 2};
+    struct dbus_state *b = d->dbus;
+    bool unique = sender.n >= 2 && sender.p[0] == ':' && is_digit(sender.p[1]);
+    uint64_t name = unique ? XXH3_64bits_withSeed(sender.p, sender.n, daemon_pid) | 1 : 0;
+    if (x->hello && x->msg == msg && x->serial == serial && x->type == type) {
+        /* the same message stamped again: its sender's name at last */
+        if (unique && x->sender)
+            dbus_learn(b, &b->names, daemon_pid, name, x->sender);
+        x->hello = false;
+        b->n_folded++;
+        return;
+    }
+    if (!unique && !(sender.n == 15 && memcmp(sender.p, ":not.active.yet", 15) == 0))
+        return (void)write_raw(d, s, cur); /* the daemon's own message */
+    dbus_entry *from = NULL;
+    const dbus_entry *known =
+        unique ? dbus_oldest(&b->names, same_daemon_key,
+                             &(dbus_entry){.daemon = daemon_pid, .key = name})
+               : NULL;
+    if (known)
+        from = dbus_oldest(&b->sent, same_pid_key_type,
+                           &(dbus_entry){.pid = known->pid, .key = serial, .type = type});
+    else
+        from = dbus_oldest(&b->sent, dbus_sender_fits,
+                           &(struct dbus_sender_want){serial, type, daemon_pid, name, &b->names});
+    *x = (struct dbus_daemon){.pid = daemon_pid, .msg = msg, .serial = serial, .type = type,
+                              .hello = !unique};
+    if (!from) {
+        b->n_unmatched++;
+        return (void)write_raw(d, s, cur);
+    }
+    if (unique)
+        dbus_learn(b, &b->names, daemon_pid, name, from->pid);
+    x->sender = from->pid;
+    x->act_port = from->port;
+    from->used = false;
+    write_dbus_ipc(d, s, cur, false, from->msg, from->pid, 0, 0);
+}
+
+/* The daemon's send_preallocated: it sends a message to the connection
+ * conn, once per recipient. It acts on the message it received last (a
+ * forward, or its own answer to a call to the bus): the send goes to that
+ * message's reply_port. A method call's receiver will answer it: a port
+ * for that. */
+static void map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur, span body)
+{
+    uint64_t msg, serial, type, conn;
+    uint64_t daemon_pid = pid_of(cur);
+    struct dbus_daemon *x = dbus_add_daemon(d, daemon_pid);
+    if (!dbus_fields(body, &msg, &serial, &type) || !field_hex(body, "conn", &conn) || !x)
+        return (void)write_raw(d, s, cur);
+    struct dbus_state *b = d->dbus;
+    const dbus_entry *to =
+        dbus_oldest(&b->conns, same_daemon_key, &(dbus_entry){.daemon = daemon_pid, .key = conn});
+    uint64_t id = d->next_msg++, reply_port = type == 1 ? DBUS_PORT_BASE + ++b->next_port : 0;
+    write_dbus_ipc(d, s, cur, true, id, to ? to->pid : 0, x->act_port, reply_port);
+    dbus_add(b, &b->forwarded,
+             (dbus_entry){.daemon = daemon_pid, .conn = conn, .key = serial, .type = type,
+                          .msg = id, .port = reply_port});
+}
+
+struct dbus_receiver_want {
+    uint64_t serial, type, pid;
+    const dbus_table *conns;
+};
+
+/* A forward of (serial, type) to a connection that is the receiver's, or
+ * not known to be another process's. */
+static bool dbus_receiver_fits(const dbus_entry *e, const void *want)
+{
+    const struct dbus_receiver_want *w = want;
+    if (e->key != w->serial || e->type != w->type)
+        return false;
+    for (uint32_t i = 0; i < DBUS_PENDING; i++) {
+        const dbus_entry *c = &w->conns->v[i];
+        if (c->used && c->daemon == e->daemon && c->key == e->conn)
+            return c->pid == w->pid;
+    }
+    return true;
+}
+
+/* A client receives a message: GDBus's new_from_blob (once a message, on
+ * its worker thread), libdbus's first get_reply_serial of it (the daemon's
+ * own are its receipts before set_sender: left out). */
+static void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool libdbus)
+{
+    uint64_t msg, serial, type, pid = pid_of(cur);
+    if (libdbus && dbus_relay(d, cur)) {
+        dbus_state(d)->n_folded++;
+        return;
+    }
+    if (!dbus_fields(body, &msg, &serial, &type))
+        return (void)write_raw(d, s, cur);
+    struct dbus_state *b = dbus_state(d);
+    if (libdbus) {
+        dbus_entry want = {.pid = pid, .key = msg, .serial = serial, .type = type};
+        if (dbus_oldest(&b->seen, same_message, &want)) {
+            b->n_folded++;
+            return;
+        }
+        dbus_add(b, &b->seen, want);
+    }
+    dbus_entry *from = dbus_oldest(&b->forwarded, dbus_receiver_fits,
+                                   &(struct dbus_receiver_want){serial, type, pid, &b->conns});
+    if (!from) {
+        b->n_unmatched++;
+        return (void)write_raw(d, s, cur);
+    }
+    dbus_learn(b, &b->conns, from->daemon, from->conn, pid);
+    from->used = false;
+    write_dbus_ipc(d, s, cur, false, from->msg, from->daemon, 0, 0);
+    if (type == 1 && from->port)
+        dbus_add(b, &b->requests, (dbus_entry){.pid = pid, .key = serial, .port = from->port});
+}
+
 /* raw_syscalls: "NR 202 (7f.., 80, ...)" and "NR 202 = 0": no names
  * (the numbers are the architecture's), "NR_202". */
 static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span body,
@@ -1786,6 +2203,14 @@ static void map_line(argus_ft *d, line_slot *s)
         case EV_GTK_EVENT: return map_input(d, s, cur, body, gtk_kinds, "keyval");
         case EV_QT_INPUT: return map_input(d, s, cur, body, qt_kinds, "keysym");
         case EV_TK_INPUT: return map_input(d, s, cur, body, x_kinds, NULL);
+        case EV_GDBUS_SET_SERIAL:
+        case EV_LIBDBUS_SET_SERIAL:
+            return map_dbus_set_serial(d, s, cur, body, kind == EV_LIBDBUS_SET_SERIAL);
+        case EV_DBUS_SET_REPLY_SERIAL: return map_dbus_set_reply_serial(d, s, cur, body);
+        case EV_DBUS_FROM_BLOB: return map_dbus_recv(d, s, cur, body, false);
+        case EV_DBUS_GET_REPLY_SERIAL: return map_dbus_recv(d, s, cur, body, true);
+        case EV_DBUS_SET_SENDER: return map_dbus_set_sender(d, s, cur, body);
+        case EV_DBUS_SEND_PREALLOC: return map_dbus_send_prealloc(d, s, cur, body);
         case EV_OTHER: break;
         }
         return write_raw(d, s, cur);
@@ -1858,6 +2283,14 @@ void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
             own->tgid = s.tgid;
         if (own->tgid >= 0 && (!own->asleep || own->own_line))
             d->prescan_done[s.tid & 255] = s.tid + 1;
+    }
+    /* the D-Bus daemons, so that their socket pairs give way to the D-Bus
+     * ones from the first line on (map_wakeup) */
+    if (q < end && *q == ':' && name.n > 9 && memcmp(name.p, "argus_db_s", 10) == 0) {
+        ev_kind k = event_kind(d, name.p, name.n);
+        if (k == EV_DBUS_SET_SENDER || k == EV_DBUS_SEND_PREALLOC)
+            dbus_add_daemon(d, s.tgid >= 0 ? (uint64_t)s.tgid : s.tid);
+        return;
     }
     if (q == end || *q != ':' || name.n < 12 || memcmp(name.p, "sched_", 6) != 0)
         return;
@@ -2221,6 +2654,12 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     COUNT(d->n_timer_wakeups, "wakeups by the expiry of the target's own timer (timed_out)");
     COUNT(d->n_preempted, "preempted events (switched out runnable, back on a CPU 1 ms or more later)");
     COUNT(d->n_probe_events, "events of the desktop's libraries (argus-record's uprobes)");
+    if (d->dbus) {
+        COUNT(d->dbus->n_ipc, "ipc events of D-Bus messages (via dbus)");
+        COUNT(d->dbus->n_folded, "D-Bus lines folded into others (reply serials, repeated receipts)");
+        COUNT(d->dbus->n_unmatched, "D-Bus hops whose other end the trace lacks, kept as ftrace events");
+        COUNT(d->dbus->n_dropped, "D-Bus messages dropped unmatched from a full pending table");
+    }
     COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");
     COUNT(d->window.moved, "lines moved into ts order by the reorder window");

@@ -5,6 +5,7 @@
 # here failed before issue 13. The tids are the recordings' own
 # (fixtures/real/NAME/truth). No root needed.
 
+bats_require_minimum_version 1.5.0
 load test_helper
 load real_helper
 
@@ -13,16 +14,16 @@ setup_file() {
 }
 
 @test "DEC-PROBE (issue 13.1, gui-dbus): GLib's dispatch and poll become runloop_invoke (item: the context; the return's from its begin) and runloop_phase (the poll's timeout in ns), GTK's key press a ui_event keyDown with its keyval; a uprobe line's flags (DBZff) open no interrupt window" {
-    run sh -c "argus-decode '$R/gui-dbus.txt' | argus-to-json | jq -c 'select(.tid == 1000 and (.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\")) | [.type, .phase // .stage // .kind, .item // .timeout // .key]' | head -6"
+    run sh -c "argus-decode '$R/gui-dbus.txt' | argus-to-json | jq -c 'select(.tid == 25605 and (.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\")) | [.type, .phase // .stage // .kind, .item // .timeout // .key]' | head -6"
     # the default context's dispatch holds the key handler; the private
-    # context of g_dbus_connection_call_sync is polled (its 10 s timeout)
-    # and dispatched inside it
-    assert_output '["runloop_invoke","begin","0xf7e8f40"]
+    # context of g_dbus_connection_call_sync is polled (what is left of
+    # its 10 s timeout) and dispatched inside it
+    assert_output '["runloop_invoke","begin","0x34cf18f0"]
 ["ui_event","keyDown",104]
-["runloop_phase","before_waiting",10000000000]
+["runloop_phase","before_waiting",9999000000]
 ["runloop_phase","after_waiting",null]
-["runloop_invoke","begin","0xfa83d20"]
-["runloop_invoke","end","0xfa83d20"]'
+["runloop_invoke","begin","0x35114740"]
+["runloop_invoke","end","0x35114740"]'
     # none of them in an interrupt window (cull-interrupts would mark it)
     run sh -c "argus-decode '$R/gui-dbus.txt' | argus-cull-interrupts | argus-to-json | jq -c 'select((.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\") and .ctx)' | wc -l"
     assert_output '0'
@@ -31,31 +32,31 @@ setup_file() {
 @test "SPIN-LOOP (issue 13.2, gui-dbus): with no flag, one hang: the GTK app's main thread, its loop 3 s away from its wait after the key press; the wait chain runs across GDBus, dbus-daemon and the service's gdbus thread to the service's sleep" {
     diagnose gui-dbus
     run records gui-dbus 'select(.type == "hang") | [.tid, .indicator, .class, .reason, (.duration / 1000000 | floor)]'
-    assert_output '[1000,"loop","wait","poll",3014]'
+    assert_output '[25605,"loop","wait","poll",3021]'
     run records gui-dbus 'select(.type == "path" and .rank == 1) | [.complete, .ui_kind]'
     assert_output '[true,"keyDown"]'
     run records gui-dbus 'select(.type == "wait_chain") | [.tids, .end]'
-    assert_output '[[1000,1052,960,996,970],"timeout"]'
+    assert_output '[[25605,25651,25578,25603,25586],"timeout"]'
     run records gui-dbus 'select(.type == "culprit" and .rank == 1) | [.tid, .state, .reason]'
-    assert_output '[970,"blocked","clock_nanosleep"]'
+    assert_output '[25586,"blocked","clock_nanosleep"]'
     # the report names the key press, the loop and the culprit
     run cat "$R/gui-dbus.report"
     assert_line --partial 'keyDown, event'
     assert_line --partial 'its main loop away from its wait (SPIN-LOOP)'
-    assert_line --partial '1. root: slow-dbus-svc/main [970]'
+    assert_line --partial '1. root: slow-dbus-svc/main [25586]'
 }
 
 @test "SPIN-LOOP (issue 13.2, qt-dbus): a Qt 5 app on GLib's loop, its key press from processKeyEvent; the chain through QtDBus's thread to the service's sleep; alone and with its normal run" {
     diagnose qt-dbus
     run records qt-dbus 'select(.type == "hang") | [.tid, .indicator, .class]'
-    assert_output '[1833,"loop","wait"]'
+    assert_output '[26373,"loop","wait"]'
     run records qt-dbus 'select(.type == "path" and .rank == 1) | .ui_kind'
     assert_output '"keyDown"'
     run records qt-dbus 'select(.type == "wait_chain") | [.tids, .end]'
-    assert_output '[[1833,1851,1810,1828,1813],"timeout"]'
+    assert_output '[[26373,26433,26313,26362,26331],"timeout"]'
     diagnose qt-dbus --baseline "$R/qt-dbus.normal.txt"
     run records qt-dbus 'select(.type == "culprit") | [.rank, .tid]'
-    assert_line --index 0 '[1,1813]'
+    assert_line --index 0 '[1,26331]'
 }
 
 @test "waits inside a callout are the chain's (issue 13.3, gui-worker): the key handler joins its worker (futex inside the dispatch), the worker waits on the server's socket, the server's handler sleeps" {
@@ -95,10 +96,162 @@ setup_file() {
     # before, the handler's 3 waits more (24 elements against 19) left no
     # candidate within 20%
     run records gui-dbus 'select(.type == "match") | [.seg, .baseline_seg, .distance, .size, .baseline_size]'
-    assert_output '[130,66,2,18,16]'
+    assert_output '[125,127,0,19,19]'
+    # the first culprit, the service's main thread, misses the D-Bus reply
+    # it sent in the normal run (its ipc via dbus)
     run records gui-dbus 'select(.type == "culprit") | [.rank, .tid, .missing]'
-    assert_line --index 0 '[1,970,"wakeup"]'
+    assert_line --index 0 '[1,25586,"ipc"]'
     diagnose gui-busy --baseline "$R/gui-busy.normal.txt"
     run records gui-busy 'select(.type == "match") | [.seg, .baseline_seg, .distance, .size, .baseline_size]'
     assert_output '[73,69,0,3,3]'
+}
+
+# ---- D-Bus (issue 13.1): hand-written excerpts, fixtures/ftrace/dbus-*.txt ----
+
+# dbus_ipc FILE: the ipc events of fixtures/ftrace/FILE decoded, and the
+# edges link-ipc adds, as compact JSON lines
+dbus_ipc() {
+    argus-decode --format ftrace "$ARGUS_ROOT/fixtures/ftrace/$1" | argus-link-ipc | argus-to-json |
+        jq -c 'select(.type == "ipc" or .type == "edge") | del(.ts, .cpu)'
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, GDBus app -> dbus-daemon -> GDBus service): each hop an ipc send/recv via dbus; the daemon's forward answers its receipt, the service's reply its request" {
+    run dbus_ipc dbus-gdbus.txt
+    assert_success
+    # the app's call (serial 57, main thread), the daemon's receipt
+    # (set_sender :1.3) and forward (send_preallocated), the service's
+    # gdbus thread receiving it, the service's reply (serial 61, answering
+    # 57), the daemon's receipt and forward, the app's gdbus thread
+    # receiving it; the daemon's get_reply_serial lines and the service's
+    # set_reply_serial make no event, and the daemon's sendmsg that wakes
+    # the service's poll makes no socket ipc (the D-Bus pair wins)
+    assert_output '{"type":"ipc","id":4,"tid":26282,"pid":26282,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus"}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":26282,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":4,"to":5}
+{"type":"ipc","id":6,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","reply_port":"0xdb50000000000002","via":"dbus"}
+{"type":"edge","kind":"reply","from":5,"to":6}
+{"type":"ipc","id":12,"tid":26279,"pid":26274,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":6,"to":12}
+{"type":"ipc","id":13,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000002","msg":"0x3","reply_port":"0xdb50000000000003","via":"dbus"}
+{"type":"edge","kind":"reply","from":12,"to":13}
+{"type":"ipc","id":14,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":26274,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":13,"to":14}
+{"type":"ipc","id":15,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x4","via":"dbus"}
+{"type":"edge","kind":"reply","from":14,"to":15}
+{"type":"ipc","id":16,"tid":26295,"pid":26282,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":15,"to":16}'
+    # the whole decode, line by line
+    run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-gdbus.txt | argus-to-json"
+    assert_success
+    assert_output "$(cat fixtures/ftrace/dbus-gdbus.expected.jsonl)"
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, dbus-send (libdbus) -> dbus-daemon -> GDBus service): Hello stamped twice, the daemon's own reply, a libdbus receipt once per message" {
+    run dbus_ipc dbus-libdbus.txt
+    assert_success
+    # Hello (serial 1): received once though stamped ":not.active.yet"
+    # then ":1.5"; the daemon's reply to it (sender org.freedesktop.DBus,
+    # its own set_serial: ftrace events) answers the receipt; dbus-send's
+    # second get_reply_serial of the reply is no second receipt. Then the
+    # call (serial 2) to the service and its reply (58), forwarded to the
+    # connection dbus-send received the Hello reply on: its peer is known
+    assert_output '{"type":"ipc","id":1,"tid":31261,"pid":31261,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus"}
+{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":31261,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":1,"to":2}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus"}
+{"type":"edge","kind":"reply","from":2,"to":5}
+{"type":"ipc","id":6,"tid":31261,"pid":31261,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":5,"to":6}
+{"type":"ipc","id":7,"tid":31261,"pid":31261,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus"}
+{"type":"ipc","id":8,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":31261,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":7,"to":8}
+{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus"}
+{"type":"edge","kind":"reply","from":8,"to":9}
+{"type":"ipc","id":10,"tid":26279,"pid":26274,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":9,"to":10}
+{"type":"ipc","id":11,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000003","msg":"0x5","reply_port":"0xdb50000000000004","via":"dbus"}
+{"type":"edge","kind":"reply","from":10,"to":11}
+{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"recv","msg":"0x5","peer":26274,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":11,"to":12}
+{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x6","peer":31261,"via":"dbus"}
+{"type":"edge","kind":"reply","from":12,"to":13}
+{"type":"ipc","id":14,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus"}
+{"type":"edge","kind":"ipc","from":13,"to":14}'
+    run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-libdbus.txt | argus-to-json"
+    assert_success
+    assert_output "$(cat fixtures/ftrace/dbus-libdbus.expected.jsonl)"
+}
+
+@test "IPC-MSG (issue 13.1, D-Bus): read from a pipe (no first pass), the daemon is known by its name before its first set_sender: the same events" {
+    run bash -c "set -o pipefail; cat fixtures/ftrace/dbus-gdbus.txt | argus-decode --format ftrace | argus-to-json | jq -c 'select(.id)'"
+    assert_success
+    assert_output "$(jq -c 'select(.id)' fixtures/ftrace/dbus-gdbus.expected.jsonl)"
+}
+
+# dbus_chain NAME: the D-Bus ipc events of NAME's hang as [tid, dir, peer],
+# then the link-ipc edges between them as [kind, from's tid, to's tid]
+dbus_chain() {
+    argus-decode "$R/$1.txt" | argus-link-ipc | argus-to-json | jq -c -s '
+        [.[] | select(.via == "dbus")] as $d
+        | ($d | map({key: (.id | tostring), value: .tid}) | from_entries) as $tid
+        | ($d[] | [.tid, .dir, .peer]),
+          (.[] | select(.type == "edge" and $tid[.from | tostring] and $tid[.to | tostring])
+               | [.kind, $tid[.from | tostring], $tid[.to | tostring]])'
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, gui-dbus, recorded live): the key handler's call, dbus-daemon's forward, the service's handling and the reply, joined across the three processes" {
+    run dbus_chain gui-dbus
+    assert_success
+    # app main 25605 -> dbus-daemon 25578 -> service gdbus 25603; the
+    # service's main thread 25586 replies -> dbus-daemon -> app gdbus 25651
+    assert_output '[25605,"send",null]
+[25578,"recv",25605]
+[25578,"send",null]
+[25603,"recv",25578]
+[25586,"send",null]
+[25578,"recv",25586]
+[25578,"send",null]
+[25651,"recv",25578]
+["ipc",25605,25578]
+["reply",25578,25578]
+["ipc",25578,25603]
+["reply",25603,25586]
+["ipc",25586,25578]
+["reply",25578,25578]
+["ipc",25578,25651]'
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, qt-dbus, recorded live): QtDBus (libdbus) sends and receives on its QDBusConnection thread; its call's prebuilt timeout error and second get_reply_serial make no event" {
+    run dbus_chain qt-dbus
+    assert_success
+    # QDBusConnection 26433 (pid 26373) -> dbus-daemon 26313 -> service
+    # gdbus 26362; the service's main thread 26331 replies
+    assert_output '[26433,"send",null]
+[26313,"recv",26373]
+[26313,"send",null]
+[26362,"recv",26313]
+[26331,"send",null]
+[26313,"recv",26331]
+[26313,"send",null]
+[26433,"recv",26313]
+["ipc",26433,26313]
+["reply",26313,26313]
+["ipc",26313,26362]
+["reply",26362,26331]
+["ipc",26331,26313]
+["reply",26313,26313]
+["ipc",26313,26433]'
+}
+
+@test "decode, D-Bus (issue 13.1): the messages in flight are bounded: 1,030 calls that never reach a daemon keep 1,024, the oldest 6 dropped and counted (-v)" {
+    {
+        echo '# argus-thread: tid=700 tgid=700 kernel=0 comm=app'
+        for i in $(seq 1 1030); do
+            printf '             app-700     (    700) [000] DBZff 100.%06d: argus_gd_set_serial: (0x7f0000000c40) msg=0x1000 serial=%d type=1\n' "$i" "$i"
+        done
+    } > "$BATS_TEST_TMPDIR/sends.txt"
+    run --separate-stderr bash -c "argus-decode -v --format ftrace '$BATS_TEST_TMPDIR/sends.txt' | argus-to-json | jq -c 'select(.via == \"dbus\")' | wc -l"
+    assert_output 1030
+    [[ "$stderr" == *"  1030 ipc events of D-Bus messages (via dbus)"* ]]
+    [[ "$stderr" == *"  6 D-Bus messages dropped unmatched from a full pending table"* ]]
 }

@@ -523,7 +523,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
 @test "--probes with an unknown set is a usage error, before any root check (issue 13.1)" {
     run --separate-stderr argus-record --probes glib,gtk4 -o "$T" -- true
     assert_failure 64
-    assert_equal "$stderr" "argus-record: --probes glib,gtk4: unknown set 'gtk4' (known: glib, gtk3, qt5, tk, none)
+    assert_equal "$stderr" "argus-record: --probes glib,gtk4: unknown set 'gtk4' (known: glib, gtk3, qt5, tk, gdbus, libdbus, none)
 Try 'argus-record --help' for more information."
 }
 
@@ -580,7 +580,9 @@ Try 'argus-record --help' for more information."
     assert_output "# probes: set=glib off=libglib-2.0.so.0 is not installed
 # probes: set=gtk3 off=libgtk-3.so.0 is not installed
 # probes: set=qt5 off=$FAKE/qt/libQt5Gui.so.5.15.2: version 5.15.2, which argus_qt_key does not know (known: 5.15.8)
-# probes: set=tk off=libtcl8.6.so is not installed"
+# probes: set=tk off=libtcl8.6.so is not installed
+# probes: set=gdbus off=libgio-2.0.so.0 is not installed
+# probes: set=libdbus off=libdbus-1.so.3 is not installed"
 }
 
 @test "--no-probes: no uprobe defined, no probe line in the header; --probes of a library not installed exits 69 (issue 13.1)" {
@@ -594,4 +596,90 @@ Try 'argus-record --help' for more information."
     assert_failure 69
     assert_equal "$stderr" "argus-record: --probes gtk3: libgtk-3.so.0 is not installed"
     [ ! -e "$TFS/instances/$NAME" ]
+}
+
+# ---- D-Bus probes (issue 13.1) ---------------------------------------------------
+
+# need_dbus_probes: libgio and libdbus of the versions whose struct offsets
+# the gdbus and libdbus sets know (filters/record/probes.c), the programs
+# that make a call through a private bus, and readelf to check the offsets
+need_dbus_probes() {
+    local gio dbus
+    gio=$(readlink -f /usr/lib/x86_64-linux-gnu/libgio-2.0.so.0 2>/dev/null)
+    dbus=$(readlink -f /usr/lib/x86_64-linux-gnu/libdbus-1.so.3 2>/dev/null)
+    [[ "$gio" == */libgio-2.0.so.0.7400.* ]] || skip "no libgio-2.0 of GLib 2.74 (the gdbus set's offsets): ${gio:-none}"
+    [[ "$dbus" == */libdbus-1.so.3.32.* ]] || skip "no libdbus-1 1.14 (the libdbus set's offsets): ${dbus:-none}"
+    for p in dbus-daemon dbus-send gdbus readelf; do
+        command -v "$p" >/dev/null || skip "no $p"
+    done
+    GIO=$gio LIBDBUS=$dbus
+}
+
+# dynsym_offset FILE SYMBOL: the symbol's value in .dynsym, as 0x... (the
+# file offset in these libraries: their code's LOAD has vaddr == offset)
+dynsym_offset() {
+    readelf -W --dyn-syms "$1" | awk -v s="$2" '$8 == s || index($8, s "@") == 1 { print "0x" $2; exit }'
+}
+
+@test "--probes gdbus,libdbus (issue 13.1): the D-Bus probes at their .dynsym offsets, enabled in the instance only (dbus-daemon's get_reply_serial filtered out), removed afterwards; a call through a private dbus-daemon decodes to ipc pairs via dbus" {
+    need_tracefs
+    need_dbus_probes
+    bus="$BATS_TEST_TMPDIR/bus"
+    cat > "$BATS_TEST_TMPDIR/call.sh" <<SH
+#!/bin/sh
+# the probes while recording, then one call from each library
+grep -E '^[pr]:argus_[0-9]+/argus_(gd|db)_' "$TFS/uprobe_events" > "$BATS_TEST_TMPDIR/uprobes"
+cat "$TFS/instances/$NAME/events"/argus_*/argus_gd_set_serial/enable > "$BATS_TEST_TMPDIR/enabled"
+cat "$TFS/events"/argus_*/argus_gd_set_serial/enable > "$BATS_TEST_TMPDIR/top-enabled"
+cat "$TFS/instances/$NAME/events"/argus_*/argus_db_get_reply_serial/filter > "$BATS_TEST_TMPDIR/filter"
+dbus-daemon --session --address=unix:path=$bus --fork --print-pid=3 3> "$BATS_TEST_TMPDIR/daemon.pid"
+timeout 5 dbus-send --bus=unix:path=$bus --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.GetId > /dev/null
+timeout 5 gdbus call --address unix:path=$bus --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.GetId > /dev/null
+status=\$?
+kill "\$(cat "$BATS_TEST_TMPDIR/daemon.pid")"
+exit \$status
+SH
+    chmod +x "$BATS_TEST_TMPDIR/call.sh"
+    run argus-record -q -o "$T" --instance "$NAME" --probes gdbus,libdbus -- "$BATS_TEST_TMPDIR/call.sh"
+    assert_success
+    # eight probes, each at its function's .dynsym offset
+    run sed -E 's/^([pr]):argus_[0-9]+\/([a-z_]+) ([^:]+):(0x[0-9a-f]+).*/\1 \2 \3 \4/' "$BATS_TEST_TMPDIR/uprobes"
+    expected=""
+    # (+3: set_serial and send_preallocated are probed after their first
+    # instruction, test %rdi,%rdi, which the kernel would single-step)
+    for x in "p argus_gd_set_serial $GIO g_dbus_message_set_serial 0" \
+             "p argus_gd_set_reply_serial $GIO g_dbus_message_set_reply_serial 0" \
+             "r argus_gd_from_blob $GIO g_dbus_message_new_from_blob 0" \
+             "p argus_db_set_serial $LIBDBUS dbus_message_set_serial 3" \
+             "p argus_db_set_reply_serial $LIBDBUS dbus_message_set_reply_serial 0" \
+             "p argus_db_get_reply_serial $LIBDBUS dbus_message_get_reply_serial 0" \
+             "p argus_db_set_sender $LIBDBUS dbus_message_set_sender 0" \
+             "p argus_db_send_prealloc $LIBDBUS dbus_connection_send_preallocated 3"; do
+        set -- $x
+        expected+="$1 $2 $3 $(printf '0x%016x' $(($(dynsym_offset "$3" "$4") + $5)))"$'\n'
+    done
+    assert_output "${expected%$'\n'}"
+    run cat "$BATS_TEST_TMPDIR/enabled" "$BATS_TEST_TMPDIR/top-enabled"
+    assert_output "1
+0"
+    # dbus-daemon's own get_reply_serial calls (5-6 a message) are left out
+    # in the kernel: its set_sender says what it received
+    run cat "$BATS_TEST_TMPDIR/filter"
+    assert_output 'comm != "dbus-daemon"'
+    run grep -c '^ *dbus-daemon-[0-9]* .* argus_db_get_reply_serial:' "$T"
+    assert_output 0
+    run grep -c '^ *dbus-daemon-[0-9]* .* argus_db_set_sender:' "$T"
+    refute_output 0
+    # the header names them; nothing is left in uprobe_events
+    run grep -c '^# probe: set=\(gdbus\|libdbus\) event=argus_\(gd\|db\)_' "$T"
+    assert_output 8
+    run grep -c 'argus_[0-9]*/argus_\(gd\|db\)_' "$TFS/uprobe_events"
+    assert_output 0
+    # each program's Hello and GetId: sent, received by the daemon, its
+    # reply received back (two clients: at least 4 sends and 4 recvs)
+    run sh -c "argus-decode '$T' | argus-link-ipc | argus-to-json | jq -c 'select(.via == \"dbus\") | .dir' | sort | uniq -c | awk '{print \$2, (\$1 >= 8)}'"
+    assert_output '"recv" 1
+"send" 1'
+    run sh -c "argus-decode '$T' | argus-link-ipc | argus-to-json | jq -c 'select(.type == \"edge\" and .kind == \"reply\")' | wc -l"
+    [ "$output" -ge 4 ]
 }
