@@ -147,11 +147,14 @@ static size_t item_len(const uint8_t *p, size_t n, bool definite, int depth_left
         return off;
     }
     case CBOR_TAG: {
+        if (definite) /* rare in a stream: left to the full decoder */
+            return 0;
         size_t k = item_len(p + off, n - off, definite, depth_left - 1);
         return k ? off + k : 0;
     }
-    case CBOR_SIMPLE: /* a one-byte simple value under 32 is not well formed */
-        return definite && h.info == 24 && h.arg < 32 ? 0 : off;
+    case CBOR_SIMPLE: /* false, true, null, undefined and floats: the
+                         simple values the stream reader decodes */
+        return definite && !(h.info >= 20 && h.info <= 27 && h.info != 24) ? 0 : off;
     default:
         return off;
     }

@@ -904,6 +904,15 @@ static bool decode_scanned(argus_parser *p)
     return true;
 }
 
+long argus_scan_record(argus_parser *p, const uint8_t *buf, size_t len,
+                       argus_record **out)
+{
+    long n = scan_event(p, buf, len);
+    if (n >= 0)
+        *out = &p->rec;
+    return n;
+}
+
 void argus_record_decode(argus_record *r)
 {
     argus_parser *p = r->parser;

@@ -49,9 +49,10 @@ typedef struct argus_cbor_head_info {
 bool argus_cbor_read_head(const uint8_t *p, size_t n, argus_cbor_head_info *h);
 /* Byte length of the well-formed item at p, or 0 if it does not fit. */
 size_t argus_cbor_item_len(const uint8_t *p, size_t n);
-/* The same for an item all of definite length, with no reserved head and
- * at most MAX_DEPTH containers deep; 0 for any other (a reader's fast
- * path, which leaves those to the full decoder). */
+/* The same for an item all of definite length, with no reserved head, no
+ * tag, no simple value but false, true, null, undefined and floats, and at most
+ * MAX_DEPTH containers deep; 0 for any other (a reader's fast path, which
+ * leaves those to the full decoder). */
 size_t argus_cbor_definite_len(const uint8_t *p, size_t n, int max_depth);
 /* Value of a half, single or double float head. */
 double argus_cbor_float_value(const argus_cbor_head_info *h);

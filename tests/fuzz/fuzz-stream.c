@@ -157,6 +157,38 @@ static void check_same_parse(const argus_record *r, const argus_record *c)
     }
 }
 
+/* The reader's lazy pass (argus_scan_record, then argus_record_load) over
+ * the record R that argus_parse_record read at BUF: where it takes the
+ * record, the same length, head and, once loaded, the same fields. */
+static void check_lazy(const uint8_t *buf, size_t len, const argus_record *r)
+{
+    argus_parser *lazy = argus_parser_new();
+    argus_record *l = NULL;
+    long n = argus_scan_record(lazy, buf, len, &l);
+    if (n >= 0) {
+        CHECK((size_t)n == r->raw_len && l->fields_pending);
+        CHECK(l->is_event && l->has_ts && l->has_pid);
+        CHECK(l->id == r->id && l->ts == r->ts && l->tid == r->tid && l->pid == r->pid);
+        CHECK(l->type == r->type && l->type_len == r->type_len);
+        argus_record_load(l);
+        CHECK(!l->fields_pending);
+        check_same_parse(r, l);
+    }
+    argus_parser_free(lazy);
+}
+
+/* Where argus_parse_record wants more (0) or refuses (-1), the lazy pass
+ * takes the record only when the whole decode refuses it for a key twice,
+ * which only that decode looks for. */
+static void check_lazy_rejected(const uint8_t *buf, size_t len, long n, const char *err)
+{
+    argus_parser *lazy = argus_parser_new();
+    argus_record *l = NULL;
+    if (argus_scan_record(lazy, buf, len, &l) >= 0)
+        CHECK(n < 0 && strstr(err, "appears twice"));
+    argus_parser_free(lazy);
+}
+
 /* ---- rejections ---------------------------------------------------------- */
 
 /* Whether libcbor's own decoder (cbor_load) reads a map with text keys at
@@ -539,6 +571,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n <= 0) {
             if (n < 0)
                 CHECK(memchr(err, 0, sizeof err) && err[0]);
+            check_lazy_rejected(data + off, size - off, n, err);
             /* a parser that parsed nothing before says the same */
             argus_parser *fresh = argus_parser_new();
             argus_record *c = NULL;
@@ -559,6 +592,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         CHECK((size_t)n <= size - off);
         CHECK(r && r->raw == data + off && r->raw_len == (size_t)n);
+        check_lazy(data + off, size - off, r);
 
         /* the same record alone, in a buffer of its own length, parsed
          * by a parser of its own */
