@@ -11,8 +11,12 @@ LDLIBS := -lcbor -lxxhash -lyajl -lm -pthread
 FOLDER_PROGRAMS := $(notdir $(patsubst %/,%,$(wildcard filters/*/)))
 FILTERS := $(sort $(basename $(notdir $(wildcard filters/*.c))) $(FOLDER_PROGRAMS))
 PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus
-LIB_SRC := $(wildcard lib/*.c)
-HEADERS := $(wildcard include/argus/*.h filters/*/*.h)
+# The library in its layers, each a folder of lib/ and of include/argus/:
+# stream (CBOR, reader, writer, input, tables, command line), decode (the
+# trace decoders), stages (the link stages' plumbing), analysis (the
+# graph, its searches); a layer uses only the ones before it.
+LIB_SRC := $(wildcard lib/*/*.c)
+HEADERS := $(wildcard include/argus/*/*.h filters/*/*.h)
 SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o)
 folder_objects = $(patsubst filters/%.c,$(1)/filters/%.o,$(wildcard filters/$(2)/*.c))
 

@@ -11,8 +11,8 @@
  *
  * Memory is fixed after start-up: per-thread and per-process state with
  * bounded rings for pending work. Nothing is allocated per event. */
-#include "argus/cli.h"
-#include "argus/stream.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/stream.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* argus-cache-key: the XXH3 key under which `argus graph --cache` keeps a
  * stage's output (docs/front-command.md). */
-#include "argus/cli.h"
-#include "argus/input.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/input.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* argus-cull-interrupts: marks (or drops) the events of interrupt and
  * timeshare-maintenance windows (docs/stages/cull-interrupts.md). */
-#include "argus/cli.h"
-#include "argus/stage.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

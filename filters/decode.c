@@ -1,10 +1,10 @@
 /* argus-decode: a trace to an argus stream (docs/stages/decode.md). */
-#include "argus/cli.h"
-#include "argus/ftrace.h"
-#include "argus/input.h"
-#include "argus/jsonl.h"
-#include "argus/kdebug.h"
-#include "argus/stream.h"
+#include "argus/stream/cli.h"
+#include "argus/decode/ftrace.h"
+#include "argus/stream/input.h"
+#include "argus/decode/jsonl.h"
+#include "argus/decode/kdebug.h"
+#include "argus/stream/stream.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -178,7 +178,7 @@ static void pass_through(argus_input *in, argus_writer *w)
     argus_reader_close(rd);
 }
 
-/* kdebug and trace-text: the decoder of include/argus/kdebug.h. */
+/* kdebug and trace-text: the decoder of include/argus/decode/kdebug.h. */
 static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
                           argus_kd_options *o, bool verbose)
 {
@@ -192,7 +192,7 @@ static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
     argus_kd_free(d);
 }
 
-/* ftrace: the decoder of include/argus/ftrace.h. */
+/* ftrace: the decoder of include/argus/decode/ftrace.h. */
 static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool verbose)
 {
     argus_ft_options o = {.name = in->name, .command = argus_command_line(),

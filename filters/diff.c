@@ -2,11 +2,11 @@
  * each hang node, walk its similar node's causal path in a baseline graph
  * and name the threads that acted there but were blocked or busy here
  * (docs/stages/diff.md). */
-#include "argus/causal.h"
-#include "argus/cli.h"
-#include "argus/graph.h"
-#include "argus/stage.h"
-#include "argus/table.h"
+#include "argus/analysis/causal.h"
+#include "argus/stream/cli.h"
+#include "argus/analysis/graph.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -2,11 +2,11 @@
  * cursor, or a main thread blocked or busy too long), classifies them, and
  * searches each one's causal paths back to the user's input and what it
  * waits on (docs/stages/find-spinning.md). */
-#include "argus/causal.h"
-#include "argus/cli.h"
-#include "argus/graph.h"
-#include "argus/stage.h"
-#include "argus/table.h"
+#include "argus/analysis/causal.h"
+#include "argus/stream/cli.h"
+#include "argus/analysis/graph.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* argus-link-dispatch: links asynchronous work to where it runs: dispatch
  * enqueues, run loop submissions and armed timers to their invocations
  * (docs/stages/link-dispatch.md). */
-#include "argus/cli.h"
-#include "argus/stage.h"
+#include "argus/stream/cli.h"
+#include "argus/stages/stage.h"
 
 #include <getopt.h>
 #include <stdio.h>

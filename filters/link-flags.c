@@ -1,9 +1,9 @@
 /* argus-link-flags: links shared-flag writes to their reads, and
  * CoreAnimation needs-display marks to the display that draws them
  * (docs/stages/link-flags.md). */
-#include "argus/cli.h"
-#include "argus/stage.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* argus-link-ipc: links each IPC receive to its send, and each request's
  * receive to the send of its reply (docs/stages/link-ipc.md). */
-#include "argus/cli.h"
-#include "argus/stage.h"
+#include "argus/stream/cli.h"
+#include "argus/stages/stage.h"
 
 #include <getopt.h>
 #include <stdio.h>

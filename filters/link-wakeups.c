@@ -1,9 +1,9 @@
 /* argus-link-wakeups: links a wakeup to the woken it causes, the wait it
  * ends to its waker, and a thread's own wait to its woken when no thread
  * caused it (docs/stages/link-wakeups.md). */
-#include "argus/cli.h"
-#include "argus/stage.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

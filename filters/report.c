@@ -2,9 +2,9 @@
  * events and causal path that led to it, what it waits on, the similar
  * baseline node and the culprits) as text a developer reads in a minute
  * (docs/stages/report.md). */
-#include "argus/causal.h"
-#include "argus/cli.h"
-#include "argus/graph.h"
+#include "argus/analysis/causal.h"
+#include "argus/stream/cli.h"
+#include "argus/analysis/graph.h"
 
 #include <ctype.h>
 #include <getopt.h>

@@ -1,9 +1,9 @@
 /* argus-segment: divides every thread's events into execution segments,
  * the nodes of the event graph, and writes each event's segment id as
  * "seg" (docs/stages/segment.md, rules SEG-* of graph-rules.md). */
-#include "argus/cli.h"
-#include "argus/stage.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

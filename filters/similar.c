@@ -1,9 +1,9 @@
 /* argus-similar: for each hang node of a graph stream (or each --seg),
  * finds the similar nodes of a baseline graph and appends ranked match
  * records (docs/stages/similar.md). */
-#include "argus/cli.h"
-#include "argus/graph.h"
-#include "argus/stage.h"
+#include "argus/stream/cli.h"
+#include "argus/analysis/graph.h"
+#include "argus/stages/stage.h"
 
 #include <getopt.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* argus-to-json: a stream to JSON lines (docs/stages/to-json.md). */
-#include "argus/cli.h"
-#include "argus/stream.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/stream.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* argus-validate: checks a stream against the contract
  * (docs/stages/validate.md) and prints a one-line summary. */
-#include "argus/cli.h"
-#include "argus/stream.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The stream reader every stage uses (lib/stream.c), seen through
+# The stream reader every stage uses (lib/stream/stream.c), seen through
 # argus-to-json and argus-validate: header, framing, order, errors.
 
 bats_require_minimum_version 1.5.0

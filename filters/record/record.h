@@ -13,7 +13,7 @@
 #ifndef ARGUS_RECORD_H
 #define ARGUS_RECORD_H
 
-#include "argus/cli.h"
+#include "argus/stream/cli.h"
 
 #include <limits.h>
 #include <signal.h>

@@ -5,7 +5,7 @@
 #ifndef ARGUS_FUZZ_CHECKS_H
 #define ARGUS_FUZZ_CHECKS_H
 
-#include "argus/stream.h"
+#include "argus/stream/stream.h"
 
 #include <stdbool.h>
 #include <stdint.h>

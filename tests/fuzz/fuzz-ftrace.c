@@ -1,4 +1,4 @@
-/* libFuzzer target for the Linux ftrace text decoder (include/argus/ftrace.h):
+/* libFuzzer target for the Linux ftrace text decoder (include/argus/decode/ftrace.h):
  * argus_ft_read on a whole text, as 'argus-decode --format ftrace' drives
  * it, and argus_ft_line line by line, and argus_ft_sniff on the first bytes.
  *
@@ -39,10 +39,10 @@
  * ARGUS_FUZZ_NO_IDLE=1 in the environment leaves out the check of thread
  * 0's record (to look for other bugs while that one is open).
  */
-#include "argus/ftrace.h"
-#include "argus/input.h"
-#include "argus/stream.h"
-#include "argus/table.h"
+#include "argus/decode/ftrace.h"
+#include "argus/stream/input.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
 
 #include <stdint.h>
 #include <stdio.h>

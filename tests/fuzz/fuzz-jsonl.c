@@ -1,4 +1,4 @@
-/* libFuzzer target for the JSON-lines decoder (include/argus/jsonl.h), as
+/* libFuzzer target for the JSON-lines decoder (include/argus/decode/jsonl.h), as
  * 'argus-decode --format jsonl' drives it: the input is split at '\n',
  * each line goes to argus_jsonl_line() without its newline (in a buffer
  * of exactly its length, so that a read past the line is caught), decoding
@@ -13,8 +13,8 @@
  * event ids strictly increasing, ts never decreasing.
  * A broken property aborts (libFuzzer reports a crash with the input).
  */
-#include "argus/jsonl.h"
-#include "argus/stream.h"
+#include "argus/decode/jsonl.h"
+#include "argus/stream/stream.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target for the kdebug binary decoder (include/argus/kdebug.h):
+/* libFuzzer target for the kdebug binary decoder (include/argus/decode/kdebug.h):
  * argus_kd_read_binary on a whole file, as 'argus-decode --format kdebug'
  * drives it, and argus_kd_codes_line on the lines of a codes file.
  *

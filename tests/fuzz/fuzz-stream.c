@@ -1,5 +1,5 @@
 /* libFuzzer target for the stream reader's record parser
- * (argus_parse_record, include/argus/stream.h) and for everything a stage
+ * (argus_parse_record, include/argus/stream/stream.h) and for everything a stage
  * does with a record it accepted: the typed accessors and the writer.
  *
  * The input is parsed record after record with one parser, as the reader
@@ -20,8 +20,8 @@
  * that libcbor's cbor_load reads as a map with text keys.
  * A broken property aborts (libFuzzer reports a crash with the input).
  */
-#include "argus/cbor.h"
-#include "argus/stream.h"
+#include "argus/stream/cbor.h"
+#include "argus/stream/stream.h"
 
 #include <cbor.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target for the trace(1) text decoder (include/argus/kdebug.h):
+/* libFuzzer target for the trace(1) text decoder (include/argus/decode/kdebug.h):
  * argus_kd_read_text on a whole text, as 'argus-decode --format trace-text'
  * drives it, with the code table extended by argus_kd_codes_line (the text
  * names codes, and the table turns names back into debugids).

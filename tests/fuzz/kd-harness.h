@@ -7,10 +7,10 @@
 #ifndef ARGUS_FUZZ_KD_HARNESS_H
 #define ARGUS_FUZZ_KD_HARNESS_H
 
-#include "argus/input.h"
-#include "argus/kdebug.h"
-#include "argus/stream.h"
-#include "argus/table.h"
+#include "argus/stream/input.h"
+#include "argus/decode/kdebug.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
 #include "checks.h"
 
 #include <stdint.h>

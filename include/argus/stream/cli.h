@@ -17,7 +17,6 @@ enum {
     ARGUS_EX_IOERR = 74,     /* read or write error */
 };
 
-struct argus_writer;
 
 /* Sets the program name from argv[0], restores the default SIGPIPE action
  * (a closed pipe ends the program silently), and records the command line
@@ -27,9 +26,10 @@ void argus_cli_init(int argc, char **argv);
 const char *argus_prog(void);
 const char *argus_command_line(void);
 
-/* A writer to flush before an error exits, so that every record written
- * before the error reaches the reader. */
-void argus_cli_set_writer(struct argus_writer *w);
+/* What to do before an error exits (the stream writer flushes, so that
+ * every record written before the error reaches the reader); NULL: none.
+ * A callback, so that this layer needs nothing of the stream's. */
+void argus_cli_on_die(void (*flush)(void *), void *arg);
 
 /* Held while output is written (argus_writer_flush). */
 void argus_output_lock(void);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argus/stream.h"
+#include "argus/stream/stream.h"
 
 typedef struct argus_jsonl argus_jsonl;
 

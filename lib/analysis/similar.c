@@ -1,9 +1,9 @@
 /* SIM-MATCH over an index of segments by role and signature size
- * (include/argus/graph.h). */
-#include "argus/graph.h"
+ * (include/argus/analysis/graph.h). */
+#include "argus/analysis/graph.h"
 
-#include "argus/cli.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/table.h"
 
 #include <stdlib.h>
 #include <string.h>

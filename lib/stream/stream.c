@@ -1,7 +1,7 @@
-/* Stream reader and writer (include/argus/stream.h). */
-#include "argus/stream.h"
-#include "argus/cli.h"
-#include "argus/input.h"
+/* Stream reader and writer (include/argus/stream/stream.h). */
+#include "argus/stream/stream.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/input.h"
 
 #include <cbor.h>
 #include <errno.h>
@@ -1088,6 +1088,8 @@ struct argus_writer {
     int fd;
 };
 
+static void flush_before_exit(void *w) { argus_writer_flush(w); }
+
 argus_writer *argus_writer_stdout(void)
 {
     argus_writer *w = calloc(1, sizeof *w);
@@ -1095,7 +1097,7 @@ argus_writer *argus_writer_stdout(void)
         abort();
     w->fd = 1;
     argus_buf_reserve(&w->b, FLUSH_AT * 2);
-    argus_cli_set_writer(w);
+    argus_cli_on_die(flush_before_exit, w);
 #ifdef F_SETPIPE_SZ
     /* Stages run as a pipeline: a 64 KiB pipe makes every stage wake up
      * 16 times per flushed block. A larger pipe (if allowed; failure is
@@ -1144,7 +1146,7 @@ void argus_writer_close(argus_writer *w)
     if (!w)
         return;
     argus_writer_flush(w);
-    argus_cli_set_writer(NULL);
+    argus_cli_on_die(NULL, NULL);
     argus_buf_free(&w->b);
     free(w);
 }

@@ -1,12 +1,12 @@
-/* Linux ftrace text to an argus stream (include/argus/ftrace.h): the line
+/* Linux ftrace text to an argus stream (include/argus/decode/ftrace.h): the line
  * reader, the reorder window of lines, and the mapping of each event
  * (docs/inputs/linux.md has the table). */
-#include "argus/ftrace.h"
-#include "argus/cli.h"
-#include "argus/decoder.h"
-#include "argus/reorder.h"
-#include "argus/table.h"
-#include "argus/text.h"
+#include "argus/decode/ftrace.h"
+#include "argus/stream/cli.h"
+#include "argus/decode/decoder.h"
+#include "argus/decode/reorder.h"
+#include "argus/stream/table.h"
+#include "argus/stream/text.h"
 
 #include <stdarg.h>
 #include <sys/stat.h>

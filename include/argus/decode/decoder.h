@@ -1,4 +1,4 @@
-/* What the trace decoders (lib/kdebug.c, lib/ftrace.c) share: their
+/* What the trace decoders (lib/decode/kdebug.c, lib/decode/ftrace.c) share: their
  * threads, kept by tid at addresses that never move (a decoder holds the
  * current thread while it adds the one it wakes or creates), and the
  * heads of the records they write. */
@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argus/stream.h"
-#include "argus/table.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
 
 typedef struct argus_threads {
     argus_table by_tid;      /* tid -> index */

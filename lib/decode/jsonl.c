@@ -1,4 +1,4 @@
-/* JSON lines to an argus stream (include/argus/jsonl.h).
+/* JSON lines to an argus stream (include/argus/decode/jsonl.h).
  *
  * YAJL parses each line as a stream of callbacks (numbers arrive as text,
  * so 64-bit integers stay exact); the callbacks encode values straight to
@@ -6,9 +6,9 @@
  * the line the record is assembled in the order its use asks (a rendered
  * stream as it is; a hand-written trace with id, pid and DEC-WOKEN added),
  * checked with the stream reader's own record parser, and written. */
-#include "argus/jsonl.h"
-#include "argus/cbor.h"
-#include "argus/table.h"
+#include "argus/decode/jsonl.h"
+#include "argus/stream/cbor.h"
+#include "argus/stream/table.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argus/input.h"
-#include "argus/stream.h"
+#include "argus/stream/input.h"
+#include "argus/stream/stream.h"
 
 /* debugid fields */
 #define ARGUS_KD_FUNC_START 1u

@@ -4,7 +4,7 @@
  * systrace HTML), and the lines argus-record adds, decoded into an argus
  * stream.
  *
- * Lines go through a bounded reorder window (lib/reorder.c) into ts order,
+ * Lines go through a bounded reorder window (lib/decode/reorder.c) into ts order,
  * then each is mapped: scheduler switches and wakeups, interrupts,
  * workqueues, timers, syscalls, task lifetimes. A line it does not
  * understand becomes an `ftrace` event with the raw text. As in the kdebug
@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argus/input.h"
-#include "argus/stream.h"
+#include "argus/stream/input.h"
+#include "argus/stream/stream.h"
 
 typedef struct argus_ft_options {
     const char *name;     /* the input, for messages */

@@ -1,8 +1,8 @@
-/* The table from kdebug debugids to stream events (include/argus/kdebug.h,
+/* The table from kdebug debugids to stream events (include/argus/decode/kdebug.h,
  * docs/inputs/macos.md): built-in entries, extended or overridden by codes
  * files in the trace.codes format with a type column. */
-#include "argus/kdebug.h"
-#include "argus/table.h"
+#include "argus/decode/kdebug.h"
+#include "argus/stream/table.h"
 
 #include <ctype.h>
 #include <errno.h>

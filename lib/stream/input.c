@@ -1,5 +1,5 @@
-#include "argus/input.h"
-#include "argus/cli.h"
+#include "argus/stream/input.h"
+#include "argus/stream/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>

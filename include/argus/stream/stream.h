@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argus/cbor.h"
+#include "argus/stream/cbor.h"
 
 /* Keys the project knows. Every key has one value class across record
  * types (see argus_key_class). ARGUS_K_UNKNOWN is any other key. */

@@ -1,5 +1,5 @@
-/* The reorder window (include/argus/reorder.h). */
-#include "argus/reorder.h"
+/* The reorder window (include/argus/decode/reorder.h). */
+#include "argus/decode/reorder.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-/* Shared stage plumbing (include/argus/stage.h). */
-#include "argus/stage.h"
-#include "argus/cli.h"
-#include "argus/table.h"
+/* Shared stage plumbing (include/argus/stages/stage.h). */
+#include "argus/stages/stage.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

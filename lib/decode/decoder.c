@@ -1,5 +1,5 @@
-/* What the trace decoders share (include/argus/decoder.h). */
-#include "argus/decoder.h"
+/* What the trace decoders share (include/argus/decode/decoder.h). */
+#include "argus/decode/decoder.h"
 
 #include <stdlib.h>
 #include <string.h>

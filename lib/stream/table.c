@@ -1,4 +1,4 @@
-#include "argus/table.h"
+#include "argus/stream/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

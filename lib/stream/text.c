@@ -1,5 +1,5 @@
-/* UTF-8 for the decoders (include/argus/text.h). */
-#include "argus/text.h"
+/* UTF-8 for the decoders (include/argus/stream/text.h). */
+#include "argus/stream/text.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "argus/cbor.h"
+#include "argus/stream/cbor.h"
 
 #include <cbor.h>
 #include <math.h>

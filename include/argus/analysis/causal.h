@@ -4,7 +4,7 @@
 #ifndef ARGUS_CAUSAL_H
 #define ARGUS_CAUSAL_H
 
-#include "argus/graph.h"
+#include "argus/analysis/graph.h"
 
 /* A step's edge when the path went to the thread's previous segment
  * (program order) because the segment has no incoming edge. */

@@ -1,5 +1,4 @@
-#include "argus/cli.h"
-#include "argus/stream.h"
+#include "argus/stream/cli.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,7 +11,8 @@
 
 static const char *prog = "argus";
 static char *command_line;
-static struct argus_writer *writer;
+static void (*die_flush)(void *); /* argus_cli_on_die */
+static void *die_flush_arg;
 
 /* Characters that need no quoting in a shell word. */
 static bool shell_plain(const char *s)
@@ -86,7 +86,11 @@ void argus_cli_init(int argc, char **argv)
 
 const char *argus_prog(void) { return prog; }
 const char *argus_command_line(void) { return command_line ? command_line : prog; }
-void argus_cli_set_writer(struct argus_writer *w) { writer = w; }
+void argus_cli_on_die(void (*flush)(void *), void *arg)
+{
+    die_flush = flush;
+    die_flush_arg = arg;
+}
 
 static void vmessage(const char *fmt, va_list ap)
 {
@@ -107,10 +111,10 @@ void argus_die(int code, const char *fmt, ...)
         va_end(ap);
         _exit(code);
     }
-    struct argus_writer *w = writer;
-    writer = NULL; /* a write error while flushing must not loop */
-    if (w)
-        argus_writer_flush(w);
+    void (*flush)(void *) = die_flush;
+    die_flush = NULL; /* a write error while flushing must not loop */
+    if (flush)
+        flush(die_flush_arg);
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);

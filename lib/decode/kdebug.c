@@ -1,14 +1,14 @@
-/* The kdebug decoder (include/argus/kdebug.h, docs/inputs/macos.md): a
+/* The kdebug decoder (include/argus/decode/kdebug.h, docs/inputs/macos.md): a
  * reorder window that merges records into ts order, the mapping of each
  * record through the code table to stream records, and the readers of the
- * binary containers (RAW_VERSION0..3). lib/kdtext.c reads trace(1) text
+ * binary containers (RAW_VERSION0..3). lib/decode/kdtext.c reads trace(1) text
  * into the same decoder. */
-#include "argus/kdebug.h"
-#include "argus/decoder.h"
-#include "argus/reorder.h"
-#include "argus/cli.h"
-#include "argus/table.h"
-#include "argus/text.h"
+#include "argus/decode/kdebug.h"
+#include "argus/decode/decoder.h"
+#include "argus/decode/reorder.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/table.h"
+#include "argus/stream/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>

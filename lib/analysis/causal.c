@@ -1,7 +1,7 @@
-/* Backward causal searches (include/argus/causal.h). */
-#include "argus/causal.h"
+/* Backward causal searches (include/argus/analysis/causal.h). */
+#include "argus/analysis/causal.h"
 
-#include "argus/cli.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>

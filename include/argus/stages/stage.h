@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "argus/stream.h"
+#include "argus/stream/stream.h"
 
 typedef struct argus_stage {
     argus_reader *in;

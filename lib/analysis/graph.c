@@ -1,8 +1,8 @@
-/* The in-memory graph of the analysis programs (include/argus/graph.h). */
-#include "argus/graph.h"
+/* The in-memory graph of the analysis programs (include/argus/analysis/graph.h). */
+#include "argus/analysis/graph.h"
 
-#include "argus/cli.h"
-#include "argus/table.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/table.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* The text trace(1) prints (trace -t, trace -R FILE) to kdebug records
- * (include/argus/kdebug.h, docs/inputs/macos.md).
+ * (include/argus/decode/kdebug.h, docs/inputs/macos.md).
  *
  * trace.c prints one event a line:
  *   "%13.1f %10.1f%s %-28.28s  %-16lx %-16lx %-16lx %-16lx  %-16lx  %-2d %s"
@@ -24,8 +24,8 @@
  *
  * Lines are parsed in place in the input's window: no allocation per line
  * (tables grow by doubling; names are resolved through a small cache). */
-#include "argus/kdebug.h"
-#include "argus/table.h"
+#include "argus/decode/kdebug.h"
+#include "argus/stream/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

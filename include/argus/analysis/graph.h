@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "argus/stream.h"
+#include "argus/stream/stream.h"
 
 #define ARGUS_NONE UINT32_MAX
 #define ARGUS_SIG_MAX 256       /* signature elements kept per segment */
