@@ -77,21 +77,8 @@ fi
 [[ $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_PROBE_SECONDS=$secs: expected whole seconds"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/argus-probe-cost.XXXXXX")
-SPAWNED=()
 
-# stop PID...: SIGTERM, up to 5 s to end, then SIGKILL.
-stop() {
-    local pid i
-    for pid in "$@"; do
-        kill -TERM "$pid" 2>/dev/null || continue
-        for i in $(seq 100); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.05
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-}
+. "$(dirname "$0")/../tests/live/procs.sh"
 
 cleanup() {
     local status=$? i
@@ -108,24 +95,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# spawn CMD...: in the background, ended at exit; its pid in $SPAWNED_PID.
-spawn() {
-    "$@" &
-    SPAWNED_PID=$!
-    SPAWNED+=("$SPAWNED_PID")
-}
-
-# wait_for SECONDS CMD...: until CMD succeeds, polling every 50 ms.
-wait_for() {
-    local limit=$1 i
-    shift
-    for i in $(seq $((limit * 20))); do
-        "$@" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    die "gave up after ${limit} s waiting for: $*"
-}
 
 # finish PID SECONDS: waits for PID to end, SECONDS at most (then stops
 # it and fails); returns its exit status.

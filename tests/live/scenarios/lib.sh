@@ -21,7 +21,6 @@ OUT=${1:?usage: $0 OUTDIR}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/argus-$SCENARIO.XXXXXX")
-SPAWNED=()
 
 say() { echo "$SCENARIO: $*" >&2; }
 
@@ -31,19 +30,7 @@ skip() {
     exit 77
 }
 
-# stop PID...: SIGTERM, up to 5 s to end, then SIGKILL.
-stop() {
-    local pid i
-    for pid in "$@"; do
-        kill -TERM "$pid" 2>/dev/null || continue
-        for i in $(seq 100); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.05
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../procs.sh"
 
 cleanup() {
     local status=$?
@@ -74,27 +61,6 @@ need() {
         command -v "${c%%:*}" >/dev/null 2>&1 ||
             skip "needs ${c%%:*} (apt-get install ${c#*:})"
     done
-}
-
-# spawn CMD...: runs CMD in the background, ended at exit; its pid is in
-# $SPAWNED_PID.
-spawn() {
-    "$@" &
-    SPAWNED_PID=$!
-    SPAWNED+=("$SPAWNED_PID")
-}
-
-# wait_for SECONDS CMD...: until CMD succeeds, polling every 50 ms; fails
-# (exit 1, naming CMD) after SECONDS.
-wait_for() {
-    local limit=$1 i
-    shift
-    for i in $(seq $((limit * 20))); do
-        "$@" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    say "gave up after ${limit} s waiting for: $*"
-    exit 1
 }
 
 # free_port: a TCP port nothing listens on, on 127.0.0.1.
