@@ -195,12 +195,14 @@ static void check_stream(const uint8_t *out, size_t len)
                     *open = 0;
                 }
             } else if (r->type == ARGUS_T_OTHER) {
-                /* the decoder's own types: ftrace lines, exec, exit */
+                /* the decoder's own types: ftrace lines, exec, exit, a
+                 * thread switched out runnable (preempted) */
                 const char *type = r->type_name;
                 size_t tl = r->type_len;
                 bool ftrace = tl == 6 && memcmp(type, "ftrace", 6) == 0;
                 CHECK(ftrace || (tl == 4 && memcmp(type, "exec", 4) == 0) ||
-                      (tl == 4 && memcmp(type, "exit", 4) == 0));
+                      (tl == 4 && memcmp(type, "exit", 4) == 0) ||
+                      (tl == 9 && memcmp(type, "preempted", 9) == 0));
                 if (ftrace)
                     CHECK(argus_get_named(r, "text"));
             }
