@@ -228,20 +228,6 @@ static bool version_known(const char *versions, const char *version)
     return false;
 }
 
-/* Appends to the top-level uprobe_events (O_TRUNC would drop everyone's
- * probes); 0 or an errno. */
-static int uprobe_write(const char *line)
-{
-    int fd = openat(st.root_fd, "uprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    size_t n = strlen(line);
-    ssize_t w = write(fd, line, n);
-    int err = w == (ssize_t)n ? 0 : (w < 0 ? errno : EIO);
-    close(fd);
-    return err;
-}
-
 /* How many bytes to skip at OFFSET of PATH: the length of BYTES when the
  * function starts with them, else 0. */
 static uint64_t step_over(const char *path, uint64_t offset, const char *bytes)
@@ -264,7 +250,7 @@ static int remove_probe(size_t i)
         return 0;
     char line[256];
     snprintf(line, sizeof line, "-:%s/%s\n", pr.group, probes[i].event);
-    int err = uprobe_write(line);
+    int err = tfs_append("uprobe_events", line);
     if (err)
         argus_warn("%s/uprobe_events: cannot remove %s/%s (%s); remove it with echo '-:%s/%s' >> uprobe_events",
                    st.root, pr.group, probes[i].event, strerror(err), pr.group, probes[i].event);
@@ -319,7 +305,7 @@ static bool define_set(size_t s)
         snprintf(line, sizeof line, "%c:%s/%s %s:0x%llx %s\n", p->at_return ? 'r' : 'p',
                  pr.group, p->event, places[i].path, (unsigned long long)places[i].offset,
                  p->fetch);
-        int err = uprobe_write(line);
+        int err = tfs_append("uprobe_events", line);
         if (err) {
             snprintf(why, why_size, "%s/uprobe_events: cannot define %s (%s)", st.root,
                      p->event, strerror(err));

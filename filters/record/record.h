@@ -93,6 +93,7 @@ void setup_instance(void);
 
 /* tracefs files, relative to st.root_fd: 0 or an errno */
 int tfs_write(const char *path, const char *text);
+int tfs_append(const char *path, const char *text);
 int tfs_read(const char *path, char *buf, size_t size);
 bool tfs_exists(const char *path);
 /* PATH under the instance (a static buffer) */

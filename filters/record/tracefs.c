@@ -17,10 +17,10 @@ struct state st = {.root_fd = -1, .top_tgid_old = -1};
 /* ---------------------------------------------------------------------- */
 /* tracefs files, relative to st.root_fd */
 
-/* Writes TEXT to tracefs file PATH; 0 or an errno. */
-int tfs_write(const char *path, const char *text)
+/* Writes TEXT to tracefs file PATH opened with FLAGS; 0 or an errno. */
+static int tfs_put(const char *path, const char *text, int flags)
 {
-    int fd = openat(st.root_fd, path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int fd = openat(st.root_fd, path, O_WRONLY | flags | O_CLOEXEC);
     if (fd < 0)
         return errno;
     size_t n = strlen(text);
@@ -28,6 +28,19 @@ int tfs_write(const char *path, const char *text)
     int err = w == (ssize_t)n ? 0 : (w < 0 ? errno : EIO);
     close(fd);
     return err;
+}
+
+/* Writes TEXT to tracefs file PATH; 0 or an errno. */
+int tfs_write(const char *path, const char *text)
+{
+    return tfs_put(path, text, O_TRUNC);
+}
+
+/* Appends TEXT to tracefs file PATH (a command file such as uprobe_events,
+ * where O_TRUNC would clear every user's entries); 0 or an errno. */
+int tfs_append(const char *path, const char *text)
+{
+    return tfs_put(path, text, O_APPEND);
 }
 
 /* Reads tracefs file PATH (first line, no newline) into BUF; 0 or errno. */
