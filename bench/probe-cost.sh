@@ -87,9 +87,7 @@ cleanup() {
     for i in "$WORK"/*.pid; do
         [ -s "$i" ] && stop "$(cat "$i")"
     done
-    for ((i = ${#SPAWNED[@]} - 1; i >= 0; i--)); do
-        stop "${SPAWNED[$i]}"
-    done
+    stop_spawned
     rm -rf "$WORK"
     exit $status
 }

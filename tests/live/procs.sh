@@ -1,6 +1,6 @@
 # The processes a live script starts, each ended by its pid (sourced by
 # tests/live/scenarios/lib.sh and bench/probe-cost.sh; the sourcing script
-# defines say, and calls stop "${SPAWNED[@]}" on its way out).
+# defines say, and calls stop_spawned on its way out).
 
 SPAWNED=()
 
@@ -15,6 +15,15 @@ stop() {
         done
         kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
+    done
+}
+
+# stop_spawned: stops every process spawn started, the latest first
+# (clients before the servers they talk to).
+stop_spawned() {
+    local i
+    for ((i = ${#SPAWNED[@]} - 1; i >= 0; i--)); do
+        stop "${SPAWNED[$i]}"
     done
 }
 

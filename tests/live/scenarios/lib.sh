@@ -35,11 +35,7 @@ skip() {
 cleanup() {
     local status=$?
     set +e
-    # the latest first: clients before the servers they talk to
-    local i
-    for ((i = ${#SPAWNED[@]} - 1; i >= 0; i--)); do
-        stop "${SPAWNED[$i]}"
-    done
+    stop_spawned
     rm -rf "$WORK"
     exit $status
 }
