@@ -782,7 +782,7 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     const uint8_t *type = NULL;
     size_t type_len = 0, at = h.len;
     enum { HAVE_ID = 1, HAVE_TS = 2, HAVE_TID = 4, HAVE_PID = 8, HAVE_ALL = 15 };
-    unsigned have = 0;
+    unsigned have = 0, keys = 0;
     uint64_t head[4] = {0};
     for (uint64_t i = 0; i < h.arg; i++) {
         argus_cbor_head_info k;
@@ -811,6 +811,10 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         } else if (key_len == 3 && key[1] == 'i' && key[2] == 'd' &&
                    (key[0] == 't' || key[0] == 'p')) {
             slot = key[0] == 't' ? 2 : 3;
+        } else if (key_len == 3 && memcmp(key, "ctx", 3) == 0) {
+            keys |= ARGUS_SCAN_CTX;
+        } else if (key_len == 3 && memcmp(key, "seg", 3) == 0) {
+            keys |= ARGUS_SCAN_SEG;
         }
         if (slot >= 0) {
             argus_cbor_head_info v;
@@ -839,6 +843,8 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     r->pid = head[3];
     r->has_ts = r->has_pid = true;
     r->nfields = 0;
+    r->scan_keys = (uint8_t)keys;
+    r->scan_nfields = (uint32_t)h.arg;
     r->fields_pending = true;
     return (long)at;
 }
@@ -1086,6 +1092,10 @@ struct argus_writer {
     argus_buf b;
     size_t done;     /* bytes of complete records in b */
     int fd;
+    /* argus_writer_to: each record goes to a function as it is ended */
+    void (*deliver)(void *ctx, const argus_record *r);
+    void *ctx;
+    argus_parser *parser;   /* reads back the records built here */
 };
 
 static void flush_before_exit(void *w) { argus_writer_flush(w); }
@@ -1116,9 +1126,42 @@ argus_writer *argus_writer_null(void)
     return w;
 }
 
+argus_writer *argus_writer_to(void (*deliver)(void *ctx, const argus_record *r),
+                              void *ctx)
+{
+    argus_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        abort();
+    w->fd = -1;
+    w->deliver = deliver;
+    w->ctx = ctx;
+    w->parser = argus_parser_new();
+    return w;
+}
+
+/* A record built in W (argus_put_*, argus_write_edited), read back as
+ * the next stage's reader would read it, and handed on. */
+static void deliver_built(argus_writer *w)
+{
+    argus_record *r = &w->parser->rec;
+    char err[256];
+    long n = scan_event(w->parser, w->b.p, w->b.len);
+    if (n < 0)
+        n = argus_parse_record(w->parser, w->b.p, w->b.len, &r, err, sizeof err);
+    if (n != (long)w->b.len) /* a stage of ours wrote a record it cannot read */
+        argus_die(ARGUS_EX_SOFTWARE, "internal error: a stage wrote a malformed record (%s)",
+                  n < 0 ? err : "not one whole record");
+    r->number = 0;
+    r->offset = 0;
+    w->b.len = 0;
+    w->deliver(w->ctx, r);
+}
+
 void argus_writer_flush(argus_writer *w)
 {
     size_t off = 0;
+    if (w->deliver)
+        return;
     if (w->fd < 0)
         off = w->done;
     argus_output_lock();
@@ -1146,13 +1189,19 @@ void argus_writer_close(argus_writer *w)
     if (!w)
         return;
     argus_writer_flush(w);
-    argus_cli_on_die(NULL, NULL);
+    if (!w->deliver)
+        argus_cli_on_die(NULL, NULL);
+    argus_parser_free(w->parser);
     argus_buf_free(&w->b);
     free(w);
 }
 
 void argus_end_record(argus_writer *w)
 {
+    if (w->deliver) {
+        deliver_built(w);
+        return;
+    }
     w->done = w->b.len;
     if (w->done >= FLUSH_AT)
         argus_writer_flush(w);
@@ -1180,6 +1229,10 @@ void argus_put_int(argus_writer *w, int64_t v)
 
 void argus_write_record(argus_writer *w, const argus_record *r)
 {
+    if (w->deliver) { /* handed on as it is: nothing to read again */
+        w->deliver(w->ctx, r);
+        return;
+    }
     argus_buf_add(&w->b, r->raw, r->raw_len);
     argus_end_record(w);
 }
@@ -1221,6 +1274,20 @@ static bool only_new_known_keys(const argus_record *r, const argus_set *sets,
 void argus_write_edited(argus_writer *w, const argus_record *r,
                         const argus_set *sets, unsigned nsets)
 {
+    if (r->fields_pending && nsets == 1 && sets[0].key == ARGUS_K_SEG &&
+        sets[0].op != ARGUS_SET_REMOVE && !(r->scan_keys & ARGUS_SCAN_SEG) &&
+        r->scan_nfields > 0) {
+        /* segment's seg on an event not looked into: its fields follow
+         * the map head, copied in one piece, as below */
+        argus_cbor_head_info h = {0};
+        scan_head(r->raw, r->raw_len, &h);
+        argus_put_map(w, r->scan_nfields + 1);
+        argus_put_raw(w, r->raw + h.len, r->raw_len - h.len);
+        argus_put_key(w, "seg");
+        put_set_value(w, &sets[0]);
+        argus_end_record(w);
+        return;
+    }
     argus_record_load(r);
     if (only_new_known_keys(r, sets, nsets)) { /* the stages' hot path */
         const argus_field *first = &r->fields[0], *last = &r->fields[r->nfields - 1];

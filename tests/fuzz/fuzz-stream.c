@@ -170,6 +170,23 @@ static void check_lazy(const uint8_t *buf, size_t len, const argus_record *r)
         CHECK(l->is_event && l->has_ts && l->has_pid);
         CHECK(l->id == r->id && l->ts == r->ts && l->tid == r->tid && l->pid == r->pid);
         CHECK(l->type == r->type && l->type_len == r->type_len);
+        /* the head pass's key hints: an absent ctx answered undecoded,
+         * seg added to the undecoded bytes, as on the decoded record */
+        CHECK(!!(l->scan_keys & ARGUS_SCAN_CTX) == (r->index[ARGUS_K_CTX] >= 0));
+        CHECK(!!(l->scan_keys & ARGUS_SCAN_SEG) == (r->index[ARGUS_K_SEG] >= 0));
+        if (r->index[ARGUS_K_CTX] < 0)
+            CHECK(argus_get(l, ARGUS_K_CTX) == NULL && l->fields_pending);
+        argus_set seg = {.key = ARGUS_K_SEG, .op = ARGUS_SET_UINT, .u = r->id ^ 0x5a};
+        size_t lazy_len, whole_len;
+        mem_begin();
+        argus_write_edited(mem_writer, l, &seg, 1);
+        uint8_t *lazy_out = mem_take(&lazy_len);
+        mem_begin();
+        argus_write_edited(mem_writer, r, &seg, 1);
+        uint8_t *whole_out = mem_take(&whole_len);
+        CHECK(lazy_len == whole_len && memcmp(lazy_out, whole_out, lazy_len) == 0);
+        free(lazy_out);
+        free(whole_out);
         argus_record_load(l);
         CHECK(!l->fields_pending);
         check_same_parse(r, l);

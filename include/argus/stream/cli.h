@@ -14,6 +14,7 @@ enum {
     ARGUS_EX_USAGE = 64,     /* bad command line */
     ARGUS_EX_DATAERR = 65,   /* malformed input */
     ARGUS_EX_NOINPUT = 66,   /* input file missing or unreadable */
+    ARGUS_EX_SOFTWARE = 70,  /* a bug of ours (sysexits' EX_SOFTWARE) */
     ARGUS_EX_IOERR = 74,     /* read or write error */
 };
 

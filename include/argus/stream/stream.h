@@ -99,8 +99,14 @@ typedef struct argus_record {
     unsigned nfields;
     int16_t index[ARGUS_K_COUNT];  /* field position of each known key, -1 */
     bool fields_pending;   /* head read, fields not yet decoded */
+    /* While fields_pending: the keys the head pass saw of those the
+     * stages ask of every event (ARGUS_SCAN_*), and the map's size; so
+     * that asking for an absent ctx, or adding seg, decodes nothing. */
+    uint8_t scan_keys;
+    uint32_t scan_nfields;
     struct argus_parser *parser; /* that decodes them */
 } argus_record;
+enum { ARGUS_SCAN_CTX = 1, ARGUS_SCAN_SEG = 2 };
 
 /* Decodes R's fields if the reader left them for later (argus_get and the
  * other accessors do it); a record that does not decode reports and
@@ -123,6 +129,8 @@ bool argus_type_is_event(int type);
 /* ---- typed access -------------------------------------------------------- */
 static inline const argus_field *argus_get(const argus_record *r, int key)
 {
+    if (r->fields_pending && key == ARGUS_K_CTX && !(r->scan_keys & ARGUS_SCAN_CTX))
+        return NULL;
     argus_record_load(r);
     return r->index[key] < 0 ? NULL : &r->fields[r->index[key]];
 }
@@ -195,6 +203,13 @@ typedef struct argus_writer argus_writer;
 argus_writer *argus_writer_stdout(void);
 /* A writer that keeps nothing (fuzzers, dry runs). */
 argus_writer *argus_writer_null(void);
+/* A writer that hands each record to DELIVER as it is written, for stages
+ * that run in one process (argus-chain): a record written verbatim is
+ * passed as it is, fields already decoded included; a record built or
+ * edited here is read back first, as the next program's reader would read
+ * it. The record is valid during the call only. */
+argus_writer *argus_writer_to(void (*deliver)(void *ctx, const argus_record *r),
+                              void *ctx);
 /* Flushes; a write error reports and exits 74. */
 void argus_writer_flush(argus_writer *w);
 void argus_writer_close(argus_writer *w);
