@@ -1,8 +1,8 @@
 /* argus-cull-interrupts: marks (or drops) the events of interrupt and
- * timeshare-maintenance windows (docs/stages/cull-interrupts.md). */
+ * timeshare-maintenance windows (docs/stages/cull-interrupts.md). Its
+ * command line; the stage is lib/stages/cull-interrupts.c. */
 #include "argus/stream/cli.h"
-#include "argus/stages/stage.h"
-#include "argus/stream/table.h"
+#include "argus/stages/builtin.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -34,11 +34,6 @@ static const char usage[] =
     "  -h, --help     show this help\n"
     "      --version  show the version\n";
 
-typedef struct thread_ctx {
-    uint32_t interrupt_depth, maintenance_depth;
-    uint32_t own_depth;         /* CULL-SYSCALL windows open */
-} thread_ctx;
-
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
@@ -51,79 +46,18 @@ int main(int argc, char **argv)
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    bool drop = false, in_syscall_rule = true;
+    argus_cull_options o = ARGUS_CULL_DEFAULTS;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "dvh", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': drop = true; break;
-        case OPT_NO_IN_SYSCALL: in_syscall_rule = false; break;
+        case 'd': o.drop = true; break;
+        case OPT_NO_IN_SYSCALL: o.in_syscall = false; break;
         default: argus_common_option(c, usage, &common, argv);
         }
     }
     const char *input = argus_input_arg(argc, argv);
 
-    argus_stage st;
-    argus_stage_open(&st, input, common.verbose);
-    argus_table threads;
-    argus_table_init(&threads, sizeof(thread_ctx));
-
-    const argus_record *r;
-    while ((r = argus_read(st.in))) {
-        if (!r->is_event) {
-            argus_write_record(st.out, r);
-            continue;
-        }
-        thread_ctx *t = argus_table_put(&threads, r->tid, NULL);
-        bool window = r->type == ARGUS_T_INTERRUPT ||
-                      r->type == ARGUS_T_SCHED_MAINTENANCE;
-        uint32_t *depth = r->type == ARGUS_T_INTERRUPT ? &t->interrupt_depth
-                                                       : &t->maintenance_depth;
-        const char *ctx = NULL;
-        bool own = in_syscall_rule && r->type == ARGUS_T_INTERRUPT &&
-                   argus_get_named(r, "in_syscall") != NULL;
-        if (own && t->interrupt_depth == 0 && t->maintenance_depth == 0) {
-            /* CULL-SYSCALL: the thread's own system call ran it */
-            if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
-                t->own_depth++;
-                argus_count("softirqs of the thread's own system call (CULL-SYSCALL)", 1);
-            } else if (t->own_depth > 0) {
-                t->own_depth--;
-            }
-        } else if (window && argus_text_is(r, ARGUS_K_PHASE, "begin")) {
-            ++*depth;
-            ctx = r->type == ARGUS_T_INTERRUPT ? "interrupt" : "maintenance";
-        } else if (window && argus_text_is(r, ARGUS_K_PHASE, "end")) {
-            if (*depth > 0)
-                --*depth;
-            else
-                argus_count("end without begin", 1);
-            ctx = r->type == ARGUS_T_INTERRUPT ? "interrupt" : "maintenance";
-        } else if (t->interrupt_depth || t->maintenance_depth) {
-            if (r->type == ARGUS_T_WAIT || r->type == ARGUS_T_WOKEN) {
-                /* a thread does not block inside an interrupt: the window
-                 * was left open by a lost end */
-                argus_count("begin left open", t->interrupt_depth + t->maintenance_depth +
-                                                   t->own_depth);
-                t->interrupt_depth = t->maintenance_depth = t->own_depth = 0;
-            } else {
-                ctx = t->interrupt_depth ? "interrupt" : "maintenance";
-            }
-        }
-        if (!ctx) {
-            argus_write_record(st.out, r);
-            continue;
-        }
-        if (drop) {
-            argus_count("events dropped", 1);
-            continue;
-        }
-        argus_count("events marked", 1);
-        argus_set set = {.key = ARGUS_K_CTX, .op = ARGUS_SET_TEXT, .s = ctx};
-        argus_write_edited(st.out, r, &set, 1);
-    }
-    argus_table_free(&threads);
-    argus_stage_close(&st);
-    return 0;
+    return argus_stage_main(&argus_cull_interrupts_stage, &o, input, &common);
 }

@@ -19,33 +19,127 @@ void argus_stage_open(argus_stage *st, const char *path, bool verbose)
 }
 
 #define MAX_COUNTERS 32
-static struct { const char *name; uint64_t n; } counters[MAX_COUNTERS];
-static int ncounters;
+typedef struct counter_set {
+    int n;
+    struct { const char *name; uint64_t n; } c[MAX_COUNTERS];
+} counter_set;
+/* The program's counters; in a chain, the running stage's. */
+static counter_set own_counters;
+static counter_set *counting = &own_counters;
 
 void argus_count(const char *name, uint64_t n)
 {
-    for (int i = 0; i < ncounters; i++) {
-        if (counters[i].name == name || strcmp(counters[i].name, name) == 0) {
-            counters[i].n += n;
+    counter_set *set = counting;
+    for (int i = 0; i < set->n; i++) {
+        if (set->c[i].name == name || strcmp(set->c[i].name, name) == 0) {
+            set->c[i].n += n;
             return;
         }
     }
-    if (ncounters < MAX_COUNTERS) {
-        counters[ncounters].name = name;
-        counters[ncounters++].n = n;
+    if (set->n < MAX_COUNTERS) {
+        set->c[set->n].name = name;
+        set->c[set->n++].n = n;
     }
+}
+
+static void print_counters(const counter_set *set, const char *prog)
+{
+    for (int i = 0; i < set->n; i++)
+        fprintf(stderr, "%s: %s: %llu\n", prog, set->c[i].name,
+                (unsigned long long)set->c[i].n);
 }
 
 void argus_stage_close(argus_stage *st)
 {
     argus_writer_close(st->out);
     if (st->verbose)
-        for (int i = 0; i < ncounters; i++)
-            fprintf(stderr, "%s: %s: %llu\n", argus_prog(), counters[i].name,
-                    (unsigned long long)counters[i].n);
+        print_counters(&own_counters, argus_prog());
     argus_reader_close(st->in);
     st->in = NULL;
     st->out = NULL;
+}
+
+/* ---- running stages: alone, or chained in one process ------------------- */
+
+int argus_stage_main(const argus_stage_def *def, const void *options,
+                     const char *path, const argus_options *common)
+{
+    argus_stage st;
+    argus_stage_open(&st, path, common->verbose);
+    void *self = def->start(options, common);
+    const argus_record *r;
+    while ((r = argus_read(st.in)))
+        def->record(self, r, st.out);
+    def->finish(self, st.out);
+    argus_stage_close(&st);
+    return ARGUS_EX_OK;
+}
+
+typedef struct chain_link {
+    const argus_stage_def *def;
+    void *self;
+    argus_writer *out;      /* to the next link; the last one's, stdout */
+    counter_set counters;
+    bool have_header;
+} chain_link;
+
+/* A record reaches the stage of link CTX: the first is its input's header,
+ * which it writes on with its name appended to "stages", as its program
+ * run with no option would. */
+static void chain_deliver(void *ctx, const argus_record *r)
+{
+    chain_link *k = ctx;
+    counter_set *was = counting;
+    counting = &k->counters;
+    if (k->have_header) {
+        k->def->record(k->self, r, k->out);
+    } else {
+        k->have_header = true;
+        argus_write_header(k->out, r, k->def->name);
+    }
+    counting = was;
+}
+
+int argus_stage_chain(const argus_stage_def *const *defs, int n,
+                      const char *path, bool verbose)
+{
+    argus_reader *in = argus_reader_open(path);
+    chain_link *links = calloc((size_t)n, sizeof *links);
+    if (!links)
+        abort();
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
+    common.verbose = verbose;
+    for (int i = n - 1; i >= 0; i--) {
+        links[i].def = defs[i];
+        links[i].out = i == n - 1 ? argus_writer_stdout()
+                                  : argus_writer_to(chain_deliver, &links[i + 1]);
+    }
+    for (int i = 0; i < n; i++) {
+        counting = &links[i].counters;
+        links[i].self = defs[i]->start(NULL, &common);
+    }
+    counting = &own_counters;
+    chain_deliver(&links[0], argus_reader_header(in));
+    const argus_record *r;
+    while ((r = argus_read(in)))
+        chain_deliver(&links[0], r);
+    for (int i = 0; i < n; i++) { /* each one's leftovers go through the rest */
+        counting = &links[i].counters;
+        defs[i]->finish(links[i].self, links[i].out);
+    }
+    counting = &own_counters;
+    for (int i = 0; i < n; i++)
+        argus_writer_close(links[i].out);
+    if (verbose) {
+        for (int i = 0; i < n; i++) {
+            char prog[64];
+            snprintf(prog, sizeof prog, "argus-%s", defs[i]->name);
+            print_counters(&links[i].counters, prog);
+        }
+    }
+    argus_reader_close(in);
+    free(links);
+    return ARGUS_EX_OK;
 }
 
 void argus_put_edge(argus_writer *w, const char *kind, uint64_t from,

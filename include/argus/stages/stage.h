@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "argus/stream/cli.h"
 #include "argus/stream/stream.h"
 
 typedef struct argus_stage {
@@ -14,6 +15,36 @@ typedef struct argus_stage {
     argus_writer *out;
     bool verbose;
 } argus_stage;
+
+/* ---- a stream-to-stream stage as functions of one shape -----------------
+ * The built-in graph stages (include/argus/stages/builtin.h) are written
+ * this way: filters/NAME.c parses the command line into the stage's
+ * options and runs it with argus_stage_main; argus-chain runs several of
+ * them in one process, each record handed from one to the next with no
+ * encoding in between, and writes what the pipe of the separate programs
+ * would write, byte for byte. */
+typedef struct argus_stage_def {
+    const char *name;   /* "link-ipc": the program argus-NAME */
+    /* The stage's state for OPTIONS (the stage's own options struct;
+     * NULL: its defaults) and the options every program shares. */
+    void *(*start)(const void *options, const argus_options *common);
+    /* One record of the input (the header excepted); what the stage
+     * writes goes to OUT, in order. */
+    void (*record)(void *self, const argus_record *r, argus_writer *out);
+    /* The input has ended: writes what is still pending, counts, frees. */
+    void (*finish)(void *self, argus_writer *out);
+} argus_stage_def;
+
+/* Runs DEF as a program: reads PATH (NULL or "-": stdin), writes stdout,
+ * prints its counters with -v. Returns the exit status. */
+int argus_stage_main(const argus_stage_def *def, const void *options,
+                     const char *path, const argus_options *common);
+
+/* Runs N stages, each with its default options, one after the other in
+ * this process over PATH; with VERBOSE, each stage's counters as its own
+ * program would print them. Returns the exit status. */
+int argus_stage_chain(const argus_stage_def *const *defs, int n,
+                      const char *path, bool verbose);
 
 /* Opens PATH (NULL or "-": stdin) and stdout, and writes the header read
  * with this program's command line appended to "stages". */
@@ -26,7 +57,8 @@ void argus_put_edge(argus_writer *w, const char *kind, uint64_t from,
                     uint64_t to, bool weak);
 
 /* Named counters printed by argus_stage_close with -v, as
- * "PROGRAM: NAME: N", in the order they were first counted. */
+ * "PROGRAM: NAME: N", in the order they were first counted; in a chain,
+ * each stage's counters are its own. */
 void argus_count(const char *name, uint64_t n);
 
 /* A bounded FIFO index of pending items (sends waiting for their receive,
