@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# argus-chain: the built-in graph stages run in one process, each record
+# handed from stage to stage in memory (issue 14.2). What it writes must be
+# what the pipe of the separate programs writes, byte for byte.
+
+load test_helper
+
+STAGES="cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups"
+
+# The pipe of the programs of the stages named, over stdin.
+pipe_of() {
+    local cmd="cat" s
+    for s in "$@"; do cmd="$cmd | argus-$s"; done
+    sh -c "$cmd"
+}
+
+# Every decodable trace of the project: the hand-written fixtures and the
+# real recordings (unpacked), decoded once each.
+decoded_traces() {
+    local f dir=$BATS_TEST_TMPDIR/decoded
+    mkdir -p "$dir"
+    for f in fixtures/*/*.jsonl fixtures/ftrace/*.txt fixtures/ftrace/*.html; do
+        case $f in *.expected.jsonl) continue ;; esac
+        argus-decode "$f" > "$dir/$(echo "$f" | tr / _)" 2>/dev/null || true
+    done
+    for f in fixtures/real/*/*.txt.gz; do
+        zcat "$f" | argus-decode > "$dir/$(echo "$f" | tr / _)"
+    done
+    find "$dir" -type f -size +0 | sort
+}
+
+@test "argus-chain of the six graph stages writes the separate programs' pipe byte for byte, on every fixture and real recording (issue 14.2)" {
+    local n=0 f
+    while read -r f; do
+        # shellcheck disable=SC2086
+        pipe_of $STAGES < "$f" > "$BATS_TEST_TMPDIR/pipe"
+        # shellcheck disable=SC2086
+        argus-chain $STAGES < "$f" > "$BATS_TEST_TMPDIR/chain"
+        cmp "$BATS_TEST_TMPDIR/pipe" "$BATS_TEST_TMPDIR/chain" || { echo "differs: $f"; return 1; }
+        n=$((n + 1))
+    done < <(decoded_traces)
+    # the fixtures and the 14 real recordings' hang and normal runs
+    [ "$n" -ge 80 ] || { echo "only $n traces"; return 1; }
+}
+
+@test "argus-chain of any run of stages, in any order, equals their pipe: one stage, two, a link stage before segment (issue 14.2)" {
+    zcat fixtures/real/gui-dbus/hang.txt.gz | argus-decode > "$BATS_TEST_TMPDIR/in"
+    local run
+    for run in "segment" "link-wakeups" "segment link-wakeups" "link-ipc segment" \
+        "cull-interrupts segment link-ipc" "link-flags link-dispatch link-ipc"; do
+        # shellcheck disable=SC2086
+        pipe_of $run < "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/pipe"
+        # shellcheck disable=SC2086
+        argus-chain $run "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/chain"
+        cmp "$BATS_TEST_TMPDIR/pipe" "$BATS_TEST_TMPDIR/chain" || { echo "differs: $run"; return 1; }
+    done
+}
+
+@test "argus-chain appends each stage's name to the header's stages, as its program would (issue 14.2)" {
+    run sh -c 'argus-decode fixtures/demo/hang.jsonl | argus-chain segment link-ipc | argus-to-json | head -1'
+    assert_success
+    assert_output '{"type":"stream","format":"argus","version":1,"source":"jsonl","stages":["decode fixtures/demo/hang.jsonl","segment","link-ipc"]}'
+}
+
+@test "argus-chain -v prints each stage's counters as argus-STAGE -v does, stage after stage (issue 14.2)" {
+    argus-decode fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/in"
+    argus-segment -v < "$BATS_TEST_TMPDIR/in" 2> "$BATS_TEST_TMPDIR/want" \
+        | argus-link-ipc -v > /dev/null 2>> "$BATS_TEST_TMPDIR/want"
+    run sh -c "argus-chain -v segment link-ipc < '$BATS_TEST_TMPDIR/in' 2>&1 >/dev/null"
+    assert_success
+    assert_output "$(cat "$BATS_TEST_TMPDIR/want")"
+    assert_line 'argus-segment: segments: 8'
+    assert_line 'argus-link-ipc: ipc edges: 2'
+}
+
+@test "argus-chain: an unknown stage, or none, is a usage error (exit 64)" {
+    run argus-chain segment frobnicate fixtures/demo/hang.jsonl
+    assert_failure 64
+    assert_line --index 0 "argus-chain: no built-in stage 'frobnicate' (one of cull-interrupts, segment, link-ipc, link-dispatch, link-flags, link-wakeups)"
+    run argus-chain
+    assert_failure 64
+    assert_line --index 0 "argus-chain: no stage given"
+}
+
+@test "argus-chain: bad input is refused with the record it stopped at (exit 65), the records before it written" {
+    cbor_records > "$BATS_TEST_TMPDIR/in" <<EOF
+$HEADER
+{'type':'wait','id':1,'ts':10,'tid':7,'pid':1}
+{'type':'woken','id':2,'ts':5,'tid':7,'pid':1}
+EOF
+    run sh -c "argus-chain segment link-wakeups '$BATS_TEST_TMPDIR/in' 2>&1 >'$BATS_TEST_TMPDIR/out'"
+    assert_failure 65
+    assert_output "argus-chain: $BATS_TEST_TMPDIR/in: record 3 (byte 93): ts goes backwards: event 2 has ts 5, before ts 10 of event 1"
+    run sh -c "argus-to-json < '$BATS_TEST_TMPDIR/out'"
+    assert_success
+    assert_line --index 1 '{"type":"wait","id":1,"ts":10,"tid":7,"pid":1,"seg":1}'
+}
+
+# A bin directory whose argus-segment logs each run, to see which stages
+# ran as programs of their own.
+logging_bin() {
+    local bin=$BATS_TEST_TMPDIR/bin
+    mkdir -p "$bin"
+    cp "$ARGUS_BIN"/argus "$ARGUS_BIN"/argus-* "$bin/"
+    mv "$bin/argus-segment" "$bin/argus-segment.real"
+    cat > "$bin/argus-segment" <<EOF
+#!/bin/bash
+echo "argus-segment \$*" >> "$BATS_TEST_TMPDIR/ran"
+exec -a argus-segment "$bin/argus-segment.real" "\$@"
+EOF
+    chmod +x "$bin/argus-segment"
+    echo "$bin"
+}
+
+@test "argus graph runs the stages in one argus-chain; a stage given -S options runs as its own program in the pipe, the others chained around it (issue 14.2)" {
+    local bin
+    bin=$(logging_bin)
+    "$bin/argus" graph fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/chained"
+    [ ! -e "$BATS_TEST_TMPDIR/ran" ] || { echo "segment ran as a program"; return 1; }
+    "$bin/argus" graph -S 'segment --no-wait-split' fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/split"
+    run cat "$BATS_TEST_TMPDIR/ran"
+    assert_output "argus-segment --no-wait-split"
+    # the same bytes as every stage in a pipe of its own
+    argus graph --no-chain -S 'segment --no-wait-split' fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/separate"
+    run cmp "$BATS_TEST_TMPDIR/split" "$BATS_TEST_TMPDIR/separate"
+    assert_success
+}
+
+@test "argus graph --no-chain runs every stage as its own program, with the same output (issue 14.2)" {
+    local bin
+    bin=$(logging_bin)
+    "$bin/argus" graph --no-chain fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/separate"
+    run cat "$BATS_TEST_TMPDIR/ran"
+    assert_output "argus-segment "
+    argus graph fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/chained"
+    run cmp "$BATS_TEST_TMPDIR/separate" "$BATS_TEST_TMPDIR/chained"
+    assert_success
+}
