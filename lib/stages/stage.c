@@ -77,6 +77,7 @@ int argus_stage_main(const argus_stage_def *def, const void *options,
 
 typedef struct chain_link {
     const argus_stage_def *def;
+    char output_name[64];   /* "STAGE's output", in messages */
     void *self;
     argus_writer *out;      /* to the next link; the last one's, stdout */
     counter_set counters;
@@ -111,8 +112,11 @@ int argus_stage_chain(const argus_stage_def *const *defs, int n,
     common.verbose = verbose;
     for (int i = n - 1; i >= 0; i--) {
         links[i].def = defs[i];
+        snprintf(links[i].output_name, sizeof links[i].output_name,
+                 "%s's output", defs[i]->name);
         links[i].out = i == n - 1 ? argus_writer_stdout()
-                                  : argus_writer_to(chain_deliver, &links[i + 1]);
+                                  : argus_writer_to(links[i].output_name,
+                                                    chain_deliver, &links[i + 1]);
     }
     for (int i = 0; i < n; i++) {
         counting = &links[i].counters;

@@ -312,6 +312,7 @@ struct argus_parser {
     bool expect_key;
     argus_record rec;
     const struct argus_reader *rd; /* whose records these are (messages) */
+    const char *name;   /* or, without a reader, the stream's name */
     unsigned cap;
     argus_buf chunks;   /* indefinite strings of top-level keys/values */
     size_t chunk_start;
@@ -766,6 +767,32 @@ static inline bool scan_head(const uint8_t *p, size_t n, argus_cbor_head_info *h
     return true;
 }
 
+/* The length of the integer, string or simple value at P (N bytes
+ * there), from its head alone; 0 for anything else (arrays, maps, tags,
+ * indefinite or reserved heads, or short), which argus_cbor_definite_len
+ * then walks. Most values of an event are these. */
+static inline size_t scalar_len(const uint8_t *p, size_t n)
+{
+    argus_cbor_head_info h;
+    if (!scan_head(p, n, &h))
+        return 0;
+    switch (h.major) {
+    case CBOR_UINT:
+    case CBOR_NEGINT:
+        return h.len;
+    case CBOR_BYTES:
+    case CBOR_TEXT:
+        return h.arg <= n - h.len ? h.len + h.arg : 0;
+    case 7:
+        /* false, true, null, undefined and floats; other simple values
+         * (libcbor refuses some) go the long way */
+        return (h.info >= 20 && h.info <= 23) || (h.info >= 25 && h.info <= 27)
+                   ? h.len : 0;
+    default:
+        return 0;
+    }
+}
+
 /* The head of an event at BUF: a map of definite length whose keys are
  * definite text strings and whose values are well formed, with type, id,
  * ts, tid and pid unsigned integers (type a text) read, and its other
@@ -794,7 +821,9 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         r->fields[i].key_off = (uint32_t)at; /* kept for decode_scanned */
         at += k.len + key_len;
         r->fields[i].val_off = (uint32_t)at;
-        size_t vlen = argus_cbor_definite_len(buf + at, len - at, MAX_DEPTH - 2);
+        size_t vlen = scalar_len(buf + at, len - at);
+        if (vlen == 0)
+            vlen = argus_cbor_definite_len(buf + at, len - at, MAX_DEPTH - 2);
         if (vlen == 0)
             return -1;
         int slot = -1;
@@ -849,6 +878,59 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     return (long)at;
 }
 
+/* The field whose key starts at F->key_off and value at F->val_off in
+ * BUF (LEN bytes), ending at END_OFF, read from its heads; false when
+ * the value is not a plain value (a simple value other than false, true,
+ * null, undefined or a float). */
+static bool decode_field(argus_field *f, const uint8_t *buf, size_t len,
+                         uint32_t end_off)
+{
+    argus_cbor_head_info k = {0}, v = {0};
+    size_t at = f->key_off;
+    scan_head(buf + at, len - at, &k);
+    f->key = (const char *)buf + at + k.len;
+    f->key_len = (uint32_t)k.arg;
+    f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
+    at = f->val_off;
+    scan_head(buf + at, len - at, &v);
+    f->u = v.arg;
+    f->f = 0;
+    f->s = NULL;
+    f->slen = 0;
+    switch (v.major) {
+    case CBOR_UINT: f->kind = ARGUS_V_UINT; break;
+    case CBOR_NEGINT: f->kind = ARGUS_V_NEGINT; break;
+    case CBOR_TEXT:
+    case CBOR_BYTES:
+        f->kind = v.major == CBOR_TEXT ? ARGUS_V_TEXT : ARGUS_V_BYTES;
+        f->s = (const char *)buf + at + v.len;
+        f->slen = (uint32_t)v.arg;
+        if (v.major == CBOR_BYTES)
+            f->u = 0;
+        break;
+    case CBOR_ARRAY: f->kind = ARGUS_V_ARRAY; break;
+    case CBOR_MAP: f->kind = ARGUS_V_MAP; break;
+    case CBOR_TAG: f->kind = ARGUS_V_TAG; break;
+    default:
+        f->u = 0;
+        if (v.info == 20 || v.info == 21) {
+            f->kind = ARGUS_V_BOOL;
+            f->u = v.info == 21;
+        } else if (v.info == 22) {
+            f->kind = ARGUS_V_NULL;
+        } else if (v.info == 23) {
+            f->kind = ARGUS_V_UNDEF;
+        } else if (v.info >= 25 && v.info <= 27) {
+            f->kind = ARGUS_V_FLOAT;
+            f->f = argus_cbor_float_value(&v);
+        } else {
+            return false;
+        }
+    }
+    f->end_off = end_off;
+    return true;
+}
+
 /* The fields of a record scan_event took: each key and value read from
  * its head, as argus_parse_record would read them (the same field
  * list), without its general walk; false when one is not a plain value
@@ -860,52 +942,10 @@ static bool decode_scanned(argus_parser *p)
     size_t len = r->raw_len;
     argus_cbor_head_info h = {0};
     scan_head(buf, len, &h);
-    for (uint64_t i = 0; i < h.arg; i++) {
-        argus_field *f = &r->fields[i];
-        argus_cbor_head_info k = {0}, v = {0};
-        size_t at = f->key_off;
-        scan_head(buf + at, len - at, &k);
-        f->key = (const char *)buf + at + k.len;
-        f->key_len = (uint32_t)k.arg;
-        f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
-        at = f->val_off;
-        scan_head(buf + at, len - at, &v);
-        f->u = v.arg;
-        f->f = 0;
-        f->s = NULL;
-        f->slen = 0;
-        switch (v.major) {
-        case CBOR_UINT: f->kind = ARGUS_V_UINT; break;
-        case CBOR_NEGINT: f->kind = ARGUS_V_NEGINT; break;
-        case CBOR_TEXT:
-        case CBOR_BYTES:
-            f->kind = v.major == CBOR_TEXT ? ARGUS_V_TEXT : ARGUS_V_BYTES;
-            f->s = (const char *)buf + at + v.len;
-            f->slen = (uint32_t)v.arg;
-            if (v.major == CBOR_BYTES)
-                f->u = 0;
-            break;
-        case CBOR_ARRAY: f->kind = ARGUS_V_ARRAY; break;
-        case CBOR_MAP: f->kind = ARGUS_V_MAP; break;
-        case CBOR_TAG: f->kind = ARGUS_V_TAG; break;
-        default:
-            f->u = 0;
-            if (v.info == 20 || v.info == 21) {
-                f->kind = ARGUS_V_BOOL;
-                f->u = v.info == 21;
-            } else if (v.info == 22) {
-                f->kind = ARGUS_V_NULL;
-            } else if (v.info == 23) {
-                f->kind = ARGUS_V_UNDEF;
-            } else if (v.info >= 25 && v.info <= 27) {
-                f->kind = ARGUS_V_FLOAT;
-                f->f = argus_cbor_float_value(&v);
-            } else {
-                return false;
-            }
-        }
-        f->end_off = i + 1 < h.arg ? r->fields[i + 1].key_off : (uint32_t)len;
-    }
+    for (uint64_t i = 0; i < h.arg; i++)
+        if (!decode_field(&r->fields[i], buf, len,
+                          i + 1 < h.arg ? r->fields[i + 1].key_off : (uint32_t)len))
+            return false;
     r->nfields = (unsigned)h.arg;
     return true;
 }
@@ -929,6 +969,10 @@ void argus_record_decode(argus_record *r)
     long n = decode_scanned(p) && record_done(p, err, sizeof err) == 0
                  ? (long)r->raw_len
                  : argus_parse_record(p, r->raw, r->raw_len, &out, err, sizeof err);
+    if (n != (long)r->raw_len && !p->rd) /* a record a stage wrote in a chain */
+        argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s", p->name,
+                  (unsigned long long)number, (unsigned long long)offset,
+                  n < 0 ? err : "malformed record");
     if (n != (long)r->raw_len)
         fail_at(p->rd, number, offset, "%s", n < 0 ? err : "malformed record");
     out->number = number;
@@ -1096,6 +1140,7 @@ struct argus_writer {
     void (*deliver)(void *ctx, const argus_record *r);
     void *ctx;
     argus_parser *parser;   /* reads back the records built here */
+    uint64_t records, bytes;   /* handed on so far */
 };
 
 static void flush_before_exit(void *w) { argus_writer_flush(w); }
@@ -1126,7 +1171,8 @@ argus_writer *argus_writer_null(void)
     return w;
 }
 
-argus_writer *argus_writer_to(void (*deliver)(void *ctx, const argus_record *r),
+argus_writer *argus_writer_to(const char *name,
+                              void (*deliver)(void *ctx, const argus_record *r),
                               void *ctx)
 {
     argus_writer *w = calloc(1, sizeof *w);
@@ -1136,7 +1182,18 @@ argus_writer *argus_writer_to(void (*deliver)(void *ctx, const argus_record *r),
     w->deliver = deliver;
     w->ctx = ctx;
     w->parser = argus_parser_new();
+    w->parser->name = name;
     return w;
+}
+
+/* R handed on, numbered as the next program's reader would number it. */
+static void deliver_numbered(argus_writer *w, argus_record *r)
+{
+    r->number = ++w->records;
+    r->offset = w->bytes;
+    w->bytes += r->raw_len;
+    w->b.len = 0;
+    w->deliver(w->ctx, r);
 }
 
 /* A record built in W (argus_put_*, argus_write_edited), read back as
@@ -1151,10 +1208,89 @@ static void deliver_built(argus_writer *w)
     if (n != (long)w->b.len) /* a stage of ours wrote a record it cannot read */
         argus_die(ARGUS_EX_SOFTWARE, "internal error: a stage wrote a malformed record (%s)",
                   n < 0 ? err : "not one whole record");
-    r->number = 0;
-    r->offset = 0;
-    w->b.len = 0;
-    w->deliver(w->ctx, r);
+    deliver_numbered(w, r);
+}
+
+/* What argus_write_edited built in W from the event R, its fields and then
+ * NSETS more (SETS, known keys R does not have): handed on with what was
+ * read of R carried over, the offsets moved by the growth of the map head
+ * (OLD_HEAD to NEW_HEAD bytes), instead of reading it again. R's head
+ * pass, or its decoded fields, whichever it has; a record whose fields
+ * point elsewhere than its bytes (indefinite strings) is read again. */
+static void deliver_extended(argus_writer *w, const argus_record *r,
+                             size_t old_head, size_t new_head,
+                             const argus_set *sets, unsigned nsets)
+{
+    argus_parser *p = w->parser;
+    argus_record *n = &p->rec;
+    bool pending = r->fields_pending;
+    unsigned old_count = pending ? r->scan_nfields : r->nfields;
+    unsigned count = old_count + nsets;
+    size_t shift = new_head - old_head;
+    const char *old_raw = (const char *)r->raw, *new_raw = (const char *)w->b.p;
+    for (unsigned i = 0; !pending && i < old_count; i++) {
+        const argus_field *f = &r->fields[i];
+        if (f->key < old_raw || f->key >= old_raw + r->raw_len ||
+            (f->s && (f->s < old_raw || f->s > old_raw + r->raw_len))) {
+            deliver_built(w);
+            return;
+        }
+    }
+    grow_fields(p, count);
+    for (unsigned i = 0; i < old_count; i++) {
+        argus_field *f = &n->fields[i];
+        if (pending) {
+            f->key_off = (uint32_t)(r->fields[i].key_off + shift);
+            f->val_off = (uint32_t)(r->fields[i].val_off + shift);
+            continue;
+        }
+        *f = r->fields[i];
+        f->key = new_raw + (f->key - old_raw) + shift;
+        if (f->s)
+            f->s = new_raw + (f->s - old_raw) + shift;
+        f->key_off += (uint32_t)shift;
+        f->val_off += (uint32_t)shift;
+        f->end_off += (uint32_t)shift;
+    }
+    size_t at = new_head + (r->raw_len - old_head);
+    uint8_t keys = r->scan_keys;
+    for (unsigned i = 0; i < nsets; i++) {
+        argus_field *f = &n->fields[old_count + i];
+        argus_cbor_head_info k = {0};
+        scan_head(w->b.p + at, w->b.len - at, &k);
+        f->key_off = (uint32_t)at;
+        f->val_off = (uint32_t)(at + k.len + k.arg);
+        at = f->val_off + argus_cbor_definite_len(w->b.p + f->val_off,
+                                                  w->b.len - f->val_off, 2);
+        keys |= sets[i].key == ARGUS_K_CTX ? ARGUS_SCAN_CTX
+                : sets[i].key == ARGUS_K_SEG ? ARGUS_SCAN_SEG : 0;
+        if (!pending)
+            decode_field(f, w->b.p, w->b.len, (uint32_t)at);
+    }
+    n->raw = w->b.p;
+    n->raw_len = w->b.len;
+    n->type = r->type;
+    n->type_name = new_raw + (r->type_name - old_raw) + shift;
+    n->type_len = r->type_len;
+    n->is_event = true;
+    n->id = r->id;
+    n->ts = r->ts;
+    n->tid = r->tid;
+    n->pid = r->pid;
+    n->has_ts = r->has_ts;
+    n->has_pid = r->has_pid;
+    n->scan_keys = keys;
+    n->scan_nfields = count;
+    n->fields_pending = pending;
+    if (pending) {
+        n->nfields = 0;
+    } else {
+        n->nfields = count;
+        memcpy(n->index, r->index, sizeof n->index);
+        for (unsigned i = 0; i < nsets; i++)
+            n->index[sets[i].key] = (int16_t)(old_count + i);
+    }
+    deliver_numbered(w, n);
 }
 
 void argus_writer_flush(argus_writer *w)
@@ -1230,6 +1366,8 @@ void argus_put_int(argus_writer *w, int64_t v)
 void argus_write_record(argus_writer *w, const argus_record *r)
 {
     if (w->deliver) { /* handed on as it is: nothing to read again */
+        w->records++;
+        w->bytes += r->raw_len;
         w->deliver(w->ctx, r);
         return;
     }
@@ -1281,23 +1419,34 @@ void argus_write_edited(argus_writer *w, const argus_record *r,
          * the map head, copied in one piece, as below */
         argus_cbor_head_info h = {0};
         scan_head(r->raw, r->raw_len, &h);
+        size_t start = w->b.len;
         argus_put_map(w, r->scan_nfields + 1);
+        size_t new_head = w->b.len - start;
         argus_put_raw(w, r->raw + h.len, r->raw_len - h.len);
         argus_put_key(w, "seg");
         put_set_value(w, &sets[0]);
-        argus_end_record(w);
+        if (w->deliver && start == 0)
+            deliver_extended(w, r, h.len, new_head, sets, 1);
+        else
+            argus_end_record(w);
         return;
     }
     argus_record_load(r);
     if (only_new_known_keys(r, sets, nsets)) { /* the stages' hot path */
         const argus_field *first = &r->fields[0], *last = &r->fields[r->nfields - 1];
+        size_t start = w->b.len;
         argus_put_map(w, r->nfields + nsets);
+        size_t new_head = w->b.len - start;
         argus_put_raw(w, r->raw + first->key_off, last->end_off - first->key_off);
         for (unsigned i = 0; i < nsets; i++) {
             argus_put_key(w, argus_key_name(sets[i].key));
             put_set_value(w, &sets[i]);
         }
-        argus_end_record(w);
+        if (w->deliver && start == 0 && r->is_event && r->has_ts && r->has_pid &&
+            last->end_off == r->raw_len)
+            deliver_extended(w, r, first->key_off, new_head, sets, nsets);
+        else
+            argus_end_record(w);
         return;
     }
     bool used[16] = {false};

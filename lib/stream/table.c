@@ -39,14 +39,23 @@ void argus_table_free(argus_table *t)
 
 void *argus_table_get(const argus_table *t, uint64_t key)
 {
-    for (size_t i = slot_of(t, key); t->used[i]; i = (i + 1) & t->mask)
-        if (t->keys[i] == key)
+    if (t->has_last && t->last_key == key)
+        return t->values + t->last_slot * t->value_size;
+    for (size_t i = slot_of(t, key); t->used[i]; i = (i + 1) & t->mask) {
+        if (t->keys[i] == key) {
+            argus_table *memo = (argus_table *)t; /* the cache, not the content */
+            memo->last_key = key;
+            memo->last_slot = i;
+            memo->has_last = true;
             return t->values + i * t->value_size;
+        }
+    }
     return NULL;
 }
 
 static void grow(argus_table *t)
 {
+    t->has_last = false;
     argus_table old = *t;
     alloc_slots(t, (old.mask + 1) * 2);
     for (size_t i = 0; i <= old.mask; i++) {
@@ -93,6 +102,7 @@ bool argus_table_remove(argus_table *t, uint64_t key)
             break;
     if (!t->used[i])
         return false;
+    t->has_last = false;
     /* backward shift: pull later members of the run into the hole */
     size_t hole = i;
     for (size_t j = (i + 1) & t->mask; t->used[j]; j = (j + 1) & t->mask) {

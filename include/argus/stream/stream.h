@@ -207,8 +207,10 @@ argus_writer *argus_writer_null(void);
  * that run in one process (argus-chain): a record written verbatim is
  * passed as it is, fields already decoded included; a record built or
  * edited here is read back first, as the next program's reader would read
- * it. The record is valid during the call only. */
-argus_writer *argus_writer_to(void (*deliver)(void *ctx, const argus_record *r),
+ * it, numbered as that reader would number it, NAME naming the stream in
+ * messages. The record is valid during the call only. */
+argus_writer *argus_writer_to(const char *name,
+                              void (*deliver)(void *ctx, const argus_record *r),
                               void *ctx);
 /* Flushes; a write error reports and exits 74. */
 void argus_writer_flush(argus_writer *w);

@@ -15,6 +15,11 @@ typedef struct argus_table {
     size_t value_size;
     size_t mask;        /* slots - 1 */
     size_t count;
+    /* The slot of the key found last: a stage asks for one thread's state
+     * event after event. Cleared when slots move (grow, remove). */
+    size_t last_slot;
+    uint64_t last_key;
+    bool has_last;
 } argus_table;
 
 void argus_table_init(argus_table *t, size_t value_size);
