@@ -1,10 +1,13 @@
-/* SIM-MATCH over an index of segments by role and signature size
- * (include/argus/analysis/graph.h). */
+/* SIM-MATCH over an index of segments by role and signature size, and
+ * the similar stage's match records (include/argus/analysis/graph.h;
+ * argus-similar's command line is filters/similar.c). */
 #include "argus/analysis/graph.h"
 
+#include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/table.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -165,4 +168,127 @@ int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
     memcpy(out, found, (size_t)k * sizeof *out);
     free(found);
     return k;
+}
+
+/* ---- the similar stage ------------------------------------------------- */
+
+/* A node to match: a segment of the stream, and the hang it comes from. */
+typedef struct query {
+    uint64_t seg;
+    uint64_t hang;
+    bool has_hang;
+} query;
+
+typedef struct query_list {
+    query *q;
+    size_t n, cap;
+} query_list;
+
+static void query_add(query_list *l, query q)
+{
+    *ARGUS_PUSH(l->q, l->n, l->cap) = q;
+}
+
+/* The value of key NAME when it is an unsigned integer (keys the reader
+ * does not know, like "hang", are found by name). */
+static bool get_uint_named(const argus_record *r, const char *name, uint64_t *out)
+{
+    const argus_field *f = argus_get_named(r, name);
+    if (!f || f->kind != ARGUS_V_UINT)
+        return false;
+    *out = f->u;
+    return true;
+}
+
+/* The hang records of the stream, in stream order. */
+static void hang_queries(argus_graph *g, query_list *l)
+{
+    uint32_t nhang = 0;
+    for (uint32_t i = 0; i < g->nextras; i++) {
+        if (!argus_extra_is(&g->extras[i], "hang"))
+            continue;
+        nhang++;
+        const argus_record *r = argus_graph_parse_extra(g, i);
+        query q = {0, 0, true};
+        if (!r || !get_uint_named(r, "hang", &q.hang))
+            argus_die(ARGUS_EX_DATAERR, "%s: hang record number %u has no "
+                      "unsigned \"hang\"", g->name, nhang);
+        if (!argus_get_uint(r, ARGUS_K_SEG, &q.seg))
+            argus_die(ARGUS_EX_DATAERR, "%s: hang %llu has no unsigned \"seg\"",
+                      g->name, (unsigned long long)q.hang);
+        if (argus_graph_find_seg(g, q.seg) == ARGUS_NONE)
+            argus_die(ARGUS_EX_DATAERR, "%s: hang %llu names seg %llu, which "
+                      "is not a segment of the stream", g->name,
+                      (unsigned long long)q.hang, (unsigned long long)q.seg);
+        query_add(l, q);
+    }
+}
+
+static void put_match(argus_writer *w, const query *q, uint32_t rank,
+                      const argus_seg *s, const argus_graph *base,
+                      const argus_match *m, const char *base_name)
+{
+    const argus_seg *b = &base->segs[m->seg];
+    argus_put_map(w, q->has_hang ? 10 : 9);
+    argus_put_key(w, "type");
+    argus_put_cstr(w, "match");
+    if (q->has_hang) {
+        argus_put_key(w, "hang");
+        argus_put_uint(w, q->hang);
+    }
+    argus_put_key(w, "seg");
+    argus_put_uint(w, s->seg);
+    argus_put_key(w, "rank");
+    argus_put_uint(w, rank);
+    argus_put_key(w, "baseline_seg");
+    argus_put_uint(w, b->seg);
+    argus_put_key(w, "distance");
+    argus_put_uint(w, m->distance);
+    argus_put_key(w, "percent");
+    argus_put_uint(w, m->percent);
+    argus_put_key(w, "size");
+    argus_put_uint(w, s->sig_len);
+    argus_put_key(w, "baseline_size");
+    argus_put_uint(w, b->sig_len);
+    argus_put_key(w, "baseline");
+    argus_put_cstr(w, base_name);
+    argus_end_record(w);
+}
+
+
+void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
+                         uint64_t max, const argus_graph *base,
+                         const argus_sim_index *ix, const char *base_name,
+                         argus_writer *out)
+{
+    query_list asked = {0}, hangs = {0};
+    for (size_t i = 0; i < nsegs; i++)
+        query_add(&asked, (query){segs[i], 0, false});
+    const query_list *nodes = &asked;
+    if (nsegs == 0) {
+        hang_queries(g, &hangs);
+        nodes = &hangs;
+    }
+    /* never more matches than baseline nodes */
+    uint64_t most = max < base->nsegs ? max : base->nsegs;
+    int nmax = most == 0 ? 1 : most > INT_MAX ? INT_MAX : (int)most;
+    argus_match *found = malloc((size_t)nmax * sizeof *found);
+    if (!found)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    for (size_t i = 0; i < nodes->n; i++) {
+        const query *q = &nodes->q[i];
+        uint32_t si = argus_graph_find_seg(g, q->seg);
+        int k = argus_sim_find(ix, g, si, found, nmax);
+        argus_count("nodes", 1);
+        if (k == 0)
+            argus_count("nodes without a match", 1);
+        for (int j = 0; j < k; j++)
+            put_match(out, q, (uint32_t)j + 1, &g->segs[si], base, &found[j],
+                      base_name);
+        if (k)
+            argus_count("matches", (uint64_t)k);
+    }
+    free(found);
+    free(asked.q);
+    free(hangs.q);
 }

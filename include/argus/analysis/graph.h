@@ -232,6 +232,13 @@ void argus_sim_index_free(argus_sim_index *ix);
  * compared with the candidates' signatures cut to its own length. */
 int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
                    uint32_t seg, argus_match *out, int max);
+/* The similar stage: for each hang record of G (or each of the NSEGS
+ * segment ids SEGS, which must be G's), up to MAX matches in BASE (IX
+ * indexes it), written to OUT as match records naming BASE_NAME. */
+void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
+                         uint64_t max, const argus_graph *base,
+                         const argus_sim_index *ix, const char *base_name,
+                         argus_writer *out);
 
 /* Writes {"type":..} records: the common "tid","pid","proc","thread"
  * fields of thread T. */

@@ -1,0 +1,918 @@
+/* find-spinning: the hang nodes of a graph (spinning cursor, a GUI
+ * program's main loop away from its wait, a main thread blocked or busy),
+ * their class, causal paths and wait chains (docs/stages/find-spinning.md;
+ * the command line is filters/find-spinning.c, argus-analyze runs it with
+ * the stages after it). */
+#include "argus/analysis/find-spinning.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS 1000000ull
+#define SEARCH_BACK (1500 * MS)     /* SPIN-INDICATOR: 1.5 s */
+#define LONG_WAIT (800 * MS)        /* SPIN-CLASS wait */
+#define LONG_RUN (1500 * MS)        /* SPIN-CLASS busy */
+#define LINUX_HANG_MS 500           /* SPIN-HANG's default on Linux traces */
+#define LOOP_HANG_MS 2000           /* SPIN-LOOP's default: macOS's spinning
+                                       cursor (GNOME, Windows and Android say
+                                       "not responding" at 5 s) */
+#define HANG_LINUX_DEFAULT ARGUS_SPIN_HANG_DEFAULT
+
+static const char *const default_symbols[] = {"CGSConnectionSetSpinning",
+                                              "ConnectionSetSpinning"};
+static const char spinning_flag[] = "sCGEventIsMainThreadSpinning";
+
+typedef struct indicator {
+    uint64_t id, ts, pid;
+    const char *what;           /* the symbol or flag */
+} indicator;
+
+/* SPIN-LOOP: each thread's main loop as its runloop events tell (the
+ * decoder's mapping of argus-record's uprobes): the callouts open, and
+ * since when the loop has been away from its wait. */
+typedef struct loop_state {
+    uint32_t level;             /* runloop_invoke begins not ended */
+    uint64_t since;             /* the stretch away from the wait began;
+                                   UINT64_MAX: in its wait */
+    uint64_t root_item;         /* the context the outermost dispatch runs */
+} loop_state;
+
+typedef struct away {           /* a stretch of the limit or more */
+    uint64_t tid, from, to;
+} away;
+
+typedef struct loops {
+    uint64_t limit;             /* ns; 0: SPIN-LOOP off */
+    argus_table threads;        /* tid -> loop_state */
+    argus_table ui_pids;        /* pid -> a ui_event seen */
+    away *v;
+    uint32_t n;
+    size_t cap;
+} loops;
+
+typedef struct finder {
+    const char **symbols;
+    int nsymbols;
+    indicator *found;
+    uint32_t nfound;
+    size_t cap;
+    loops loops;
+} finder;
+
+static bool holds(const char *s, size_t len, const char *sym)
+{
+    size_t n = strlen(sym);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, sym, n) == 0)
+            return true;
+    return false;
+}
+
+static void add_indicator(finder *f, const argus_record *r, const char *what)
+{
+    *ARGUS_PUSH(f->found, f->nfound, f->cap) = (indicator){r->id, r->ts, r->pid, what};
+}
+
+/* The loop of L's thread TID was away from its wait until TS. */
+static void loop_back(loops *l, uint64_t tid, const loop_state *st, uint64_t ts)
+{
+    if (st->since != UINT64_MAX && ts >= st->since && ts - st->since >= l->limit)
+        *ARGUS_PUSH(l->v, l->n, l->cap) = (away){tid, st->since, ts};
+}
+
+/* The loop leaves its wait at after_waiting (or at a first dispatch when
+ * the trace began inside it) and comes back at before_waiting, at callout
+ * level 0; a dispatch of the outermost context inside a callout (a modal
+ * dialog's nested loop) is the loop answering too. */
+static void on_loop_event(loops *l, const argus_record *r)
+{
+    bool created;
+    loop_state *st = argus_table_put(&l->threads, r->tid, &created);
+    if (created)
+        *st = (loop_state){.since = UINT64_MAX};
+    if (r->type == ARGUS_T_RUNLOOP_INVOKE) {
+        uint64_t item = 0;
+        argus_get_uint(r, ARGUS_K_ITEM, &item);
+        if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
+            if (st->level == 0) {
+                if (st->since == UINT64_MAX)
+                    st->since = r->ts;
+                st->root_item = item;
+            } else if (item && item == st->root_item) {
+                loop_back(l, r->tid, st, r->ts);
+                st->since = r->ts;
+            }
+            st->level++;
+        } else if (st->level > 0) {
+            st->level--;
+        }
+    } else if (st->level == 0) {
+        if (argus_text_is(r, ARGUS_K_STAGE, "before_waiting")) {
+            loop_back(l, r->tid, st, r->ts);
+            st->since = UINT64_MAX;
+        } else if (argus_text_is(r, ARGUS_K_STAGE, "after_waiting")) {
+            st->since = r->ts;
+        }
+    }
+}
+
+static void on_event(const argus_record *r, void *ctx)
+{
+    finder *f = ctx;
+    if (f->loops.limit) {
+        if (r->type == ARGUS_T_RUNLOOP_INVOKE || r->type == ARGUS_T_RUNLOOP_PHASE)
+            on_loop_event(&f->loops, r);
+        else if (r->type == ARGUS_T_UI_EVENT) {
+            bool created;
+            argus_table_put(&f->loops.ui_pids, r->pid, &created);
+        }
+    }
+    if (r->type == ARGUS_T_BACKTRACE) {
+        argus_text frames[64];
+        int n = argus_get_text_array(r, ARGUS_K_FRAMES, frames, 64);
+        for (int s = 0; s < f->nsymbols; s++)
+            for (int i = 0; i < n; i++)
+                if (holds(frames[i].s, frames[i].len, f->symbols[s])) {
+                    add_indicator(f, r, f->symbols[s]);
+                    return;
+                }
+    } else if (r->type == ARGUS_T_FLAG_WRITE) {
+        uint64_t v;
+        if (!argus_get_uint(r, ARGUS_K_VALUE, &v) || v == 0)
+            return;
+        size_t len;
+        const char *name = argus_get_text(r, ARGUS_K_NAME, &len);
+        if (!name)
+            return;
+        for (int s = 0; s < f->nsymbols; s++)
+            if (strlen(f->symbols[s]) == len && !memcmp(name, f->symbols[s], len)) {
+                if (strcmp(f->symbols[s], spinning_flag) != 0 || v == 1)
+                    add_indicator(f, r, f->symbols[s]);
+                return;
+            }
+    }
+}
+
+/* ---- hang nodes ------------------------------------------------------------- */
+typedef struct hang {
+    uint32_t seg;
+    uint32_t first;             /* the first segment of a retried wait */
+    uint32_t waits;             /* waits in it (1 for a single one) */
+    uint64_t duration;          /* for the order of --hang nodes */
+    uint64_t at, event;         /* event: UINT64_MAX for --hang */
+    const char *indicator;
+    bool loop;                  /* SPIN-LOOP: the loop was away from its wait */
+    uint64_t from, to;          /* ... then */
+} hang;
+
+typedef struct hangs {
+    hang *v;
+    uint32_t n;
+    size_t cap;
+} hangs;
+
+static bool add_hang(hangs *h, hang x)
+{
+    for (uint32_t i = 0; i < h->n; i++)
+        if (h->v[i].seg == x.seg)
+            return false;
+    *ARGUS_PUSH(h->v, h->n, h->cap) = x;
+    return true;
+}
+
+static uint32_t main_thread_of(const argus_graph *g, uint64_t pid)
+{
+    uint32_t by_tid = ARGUS_NONE;
+    for (uint32_t i = 0; i < g->nthreads; i++) {
+        const argus_gthread *t = &g->threads[i];
+        if (t->pid != pid)
+            continue;
+        if (t->main)
+            return i;
+        if (t->tid == pid)
+            by_tid = i;
+    }
+    return by_tid;
+}
+
+/* SPIN-INDICATOR: the main thread's segment ongoing at T, else its latest
+ * one that began within 1.5 s before T. */
+static uint32_t spinning_node(const argus_graph *g, uint32_t thread, uint64_t t)
+{
+    uint32_t s = argus_graph_seg_before(g, thread, t);
+    if (s == ARGUS_NONE)
+        return ARGUS_NONE;
+    const argus_seg *x = &g->segs[s];
+    return t <= argus_seg_until(g, x) || x->begin + SEARCH_BACK >= t ? s : ARGUS_NONE;
+}
+
+static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
+{
+    return s->wait_id == UINT64_MAX ? 0 : argus_seg_until(g, s) - s->end;
+}
+
+/* The time segment S's thread was blocked in the waits inside it (a
+ * callout's), within FROM..TO. */
+static uint64_t inner_blocked(const argus_graph *g, const argus_seg *s, uint64_t from,
+                              uint64_t to)
+{
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < s->iw_len; k++) {
+        const argus_inner_wait *w = &g->inner_waits[s->iw_off + k];
+        uint64_t a = w->from > from ? w->from : from, b = w->to < to ? w->to : to;
+        if (b > a)
+            sum += b - a;
+    }
+    return sum;
+}
+
+/* SPIN-CLASS */
+static const char *class_of(const argus_graph *g, const hang *h)
+{
+    const argus_seg *s = &g->segs[h->seg];
+    if (s->nyields && 3ull * s->nyields >= s->nevents)
+        return "yield";
+    if (h->loop) /* blocked inside its handler most of the time, or not */
+        return 2 * inner_blocked(g, s, h->from, h->to) >= h->to - h->from ? "wait" : "busy";
+    if (h->event == UINT64_MAX) /* --hang: it ran, or it waited */
+        return h->waits == 0 ? "busy" : "wait";
+    if (s->wait_id != UINT64_MAX &&
+        (blocked_for(g, s) >= LONG_WAIT || s->ntimeouts >= 2))
+        return "wait";
+    if (s->end - s->begin >= LONG_RUN)
+        return "busy";
+    return s->wait_id != UINT64_MAX ? "wait" : "busy";
+}
+
+/* --proc: the process's name, or its first 15 bytes (Linux's comm). */
+static bool proc_is(const argus_graph *g, uint32_t thread, const char *proc)
+{
+    const char *name = argus_graph_str(g, g->threads[thread].proc);
+    return !proc || strcmp(name, proc) == 0 ||
+           (strlen(name) == 15 && strncmp(name, proc, 15) == 0);
+}
+
+/* ---- SPIN-HANG: the threads watched, and waits that are no hang ------------ */
+
+/* Display servers: a wake-up from one of them brings input (SPIN-IDLE). */
+static const char *const default_input_servers[] = {
+    "Xorg", "Xvfb", "Xwayland", "X", "Xephyr", "Xnest", "Xvnc", "gnome-shell",
+    "mutter", "kwin_wayland", "kwin_x11", "weston", "sway", "Hyprland", "labwc",
+    "wayfire", "river", "cage", "gamescope",
+};
+
+typedef struct watch {
+    bool no_idle;               /* --no-idle: SPIN-IDLE off */
+    const char *proc;
+    const char **input_servers;
+    int ninput_servers;
+    uint64_t limit;
+} watch;
+
+static bool name_in_list(const char *name, const char *const *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(name, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* SPIN-HANG watches the main threads of programs: not kernel threads, not
+ * the idle task, not the recorder itself. */
+static bool watched(const argus_graph *g, uint32_t t, const watch *w)
+{
+    const argus_gthread *th = &g->threads[t];
+    return th->main && !th->kernel && th->tid != 0 &&
+           strcmp(argus_graph_str(g, th->proc), "argus-record") != 0 && proc_is(g, t, w->proc);
+}
+
+/* A GUI program: one of its threads had a ui_event, or a display server
+ * woke one of them. */
+static bool gui_process(const argus_graph *g, const loops *l, uint64_t pid, const watch *w)
+{
+    if (argus_table_get(&l->ui_pids, pid))
+        return true;
+    for (uint32_t t = 0; t < g->nthreads; t++) {
+        if (g->threads[t].pid != pid)
+            continue;
+        for (uint32_t i = g->threads[t].first_seg; i != ARGUS_NONE; i = g->segs[i].next) {
+            const argus_seg *x = &g->segs[i];
+            for (uint32_t k = 0; k < x->out_len; k++) {
+                const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+                if (e->to_seg == ARGUS_NONE ||
+                    strcmp(argus_graph_str(g, e->kind), "wait") != 0)
+                    continue;
+                const argus_gthread *wt = &g->threads[g->segs[e->to_seg].thread];
+                if (wt->pid != pid &&
+                    name_in_list(argus_graph_str(g, wt->proc), w->input_servers, w->ninput_servers))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* SPIN-LOOP watches the main thread of a GUI program whose main loop the
+ * trace shows (runloop events): one flag per thread. */
+static bool *loop_watched_threads(const argus_graph *g, const loops *l, const watch *w)
+{
+    bool *v = calloc(g->nthreads + 1, sizeof *v);
+    if (!v)
+        argus_die(ARGUS_EX_IOERR, "out of memory (loop threads)");
+    for (uint32_t t = 0; t < g->nthreads; t++)
+        v[t] = l->limit && g->threads[t].main && argus_table_get(&l->threads, g->threads[t].tid) &&
+               proc_is(g, t, w->proc) && gui_process(g, l, g->threads[t].pid, w);
+    return v;
+}
+
+/* SPIN-LOOP: a watched loop away from its wait for the limit is a hang; its
+ * node is the segment most of that stretch was in (the handler's callout). */
+static void loop_hangs(const argus_graph *g, const loops *l, const bool *watched_loop,
+                       hangs *found)
+{
+    for (uint32_t i = 0; i < l->n; i++) {
+        const away *a = &l->v[i];
+        uint32_t t = argus_graph_thread(g, a->tid);
+        if (t == ARGUS_NONE || !watched_loop[t]) {
+            argus_count("loops away from their wait, not a GUI program's main thread", 1);
+            continue;
+        }
+        uint32_t best = ARGUS_NONE;
+        uint64_t best_len = 0;
+        const uint32_t *segs = g->thread_segs + g->seg_first[t];
+        for (uint32_t k = 0; k < g->seg_first[t + 1] - g->seg_first[t]; k++) {
+            const argus_seg *x = &g->segs[segs[k]];
+            if (x->ctx || x->end < a->from || x->begin > a->to)
+                continue;
+            uint64_t lo = x->begin > a->from ? x->begin : a->from;
+            uint64_t hi = x->end < a->to ? x->end : a->to;
+            if (best == ARGUS_NONE || hi - lo > best_len) {
+                best = segs[k];
+                best_len = hi - lo;
+            }
+        }
+        if (best == ARGUS_NONE)
+            continue;
+        add_hang(found, (hang){.seg = best, .first = best, .waits = 0, .at = a->from + l->limit,
+                               .event = UINT64_MAX, .indicator = "loop",
+                               .duration = a->to - a->from, .loop = true, .from = a->from,
+                               .to = a->to});
+    }
+}
+
+static bool event_loop_wait(const argus_graph *g, const argus_seg *s)
+{
+    static const char *const loops[] = {"poll", "ppoll", "select", "pselect6", "epoll_wait",
+                                        "epoll_pwait", "epoll_pwait2"};
+    return name_in_list(argus_graph_str(g, s->wait_reason), loops,
+                        (int)(sizeof loops / sizeof *loops));
+}
+
+/* SPIN-IDLE: the wait ending segment S was the program waiting for
+ * input, not a hang: a display server woke it (directly, or through a
+ * thread of the program it woke just before: Tk's notifier, GLib's
+ * workers). idle_wait adds: a loop's poll that only timed out, a parent
+ * waiting for its child, a wait still open when the trace ends that asked
+ * nothing of anyone before. */
+static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
+{
+    for (int hop = 0; hop < 3 && s != ARGUS_NONE; hop++) {
+        const argus_seg *x = &g->segs[s];
+        uint32_t waker = ARGUS_NONE;
+        for (uint32_t k = 0; k < x->out_len && waker == ARGUS_NONE; k++) {
+            const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+            if (e->from == x->wait_id && e->to_seg != ARGUS_NONE &&
+                strcmp(argus_graph_str(g, e->kind), "wait") == 0)
+                waker = e->to_seg;
+        }
+        if (waker == ARGUS_NONE)
+            return false;
+        const argus_gthread *wt = &g->threads[g->segs[waker].thread];
+        if (name_in_list(argus_graph_str(g, wt->proc), w->input_servers, w->ninput_servers))
+            return true;
+        if (wt->pid != g->threads[x->thread].pid)
+            return false;
+        /* a thread of the program woke it: what had woken that thread */
+        uint32_t p = g->segs[waker].prev;
+        while (p != ARGUS_NONE && g->segs[p].ctx)
+            p = g->segs[p].prev;
+        if (p == ARGUS_NONE || g->segs[p].wait_id == UINT64_MAX)
+            return false;
+        s = p;
+    }
+    return false;
+}
+
+/* Whether segment S woke another thread (asked it for something) before
+ * the wait that ends it. */
+static bool woke_another(const argus_graph *g, uint32_t s)
+{
+    const argus_seg *x = &g->segs[s];
+    for (uint32_t k = 0; k < x->out_len; k++) {
+        const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+        if (e->to_seg != ARGUS_NONE && g->segs[e->to_seg].thread != x->thread &&
+            strcmp(argus_graph_str(g, e->kind), "wait") != 0)
+            return true;
+    }
+    return x->send_id != UINT64_MAX;
+}
+
+static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const watch *w)
+{
+    if (w->no_idle)
+        return false;
+    if (waited_for_input(g, last, w))
+        return true;
+    /* a display server in its loop waits for its clients and for input */
+    if (event_loop_wait(g, &g->segs[last]) &&
+        name_in_list(argus_graph_str(g, g->threads[g->segs[last].thread].proc), w->input_servers,
+                     w->ninput_servers))
+        return true;
+    /* a parent waiting for its child: the child's own time is what to
+     * look at */
+    const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
+    if (strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0)
+        return true;
+    /* still waiting when the trace ends, having asked nothing of anyone
+     * before it: idle (a server's loop, a shell at its prompt) */
+    if (g->segs[last].resume == UINT64_MAX && !woke_another(g, first))
+        return true;
+    if (!event_loop_wait(g, &g->segs[last]))
+        return false;
+    for (uint32_t i = first;; i = argus_next_own(g, i)) {
+        if (g->segs[i].wake != ARGUS_WAKE_TIMED_OUT)
+            return false;
+        if (i == last)
+            return true;
+    }
+}
+
+/* SPIN-HANG on thread T: a segment that ran for the limit or more (busy),
+ * and a wait of the limit or more, its retries taken as one
+ * (argus_wait_retried), unless it was the program waiting for input
+ * (SPIN-IDLE). */
+static void hangs_of_thread(const argus_graph *g, uint32_t t, const watch *w, hangs *found)
+{
+    const uint32_t *segs = g->thread_segs + g->seg_first[t];
+    uint32_t n = g->seg_first[t + 1] - g->seg_first[t];
+    uint32_t skip_to = ARGUS_NONE;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = segs[k];
+        const argus_seg *s = &g->segs[i];
+        if (s->ctx)
+            continue;
+        if (skip_to != ARGUS_NONE) {   /* inside a retried wait already taken */
+            if (i == skip_to)
+                skip_to = ARGUS_NONE;
+            continue;
+        }
+        if (s->end - s->begin >= w->limit)
+            add_hang(found, (hang){.seg = i, .first = i, .waits = 0, .at = s->begin + w->limit,
+                                   .event = UINT64_MAX, .indicator = "hang",
+                                   .duration = s->end - s->begin});
+        if (s->wait_id == UINT64_MAX)
+            continue;
+        uint32_t last = i, waits = 1, nx;
+        while ((nx = argus_next_own(g, last)) != ARGUS_NONE && argus_wait_retried(g, last, nx)) {
+            last = nx;
+            waits++;
+        }
+        uint64_t until = argus_seg_until(g, &g->segs[last]);
+        if (until - s->end < w->limit)
+            continue;
+        if (last != i)
+            skip_to = last;
+        if (idle_wait(g, i, last, w)) {
+            argus_count("waits for input or a loop's timer, not hangs (SPIN-IDLE)", 1);
+            continue;
+        }
+        for (uint32_t j = 0; j < found->n; j++)
+            if (found->v[j].seg == i && found->v[j].event == UINT64_MAX)
+                found->v[j] = found->v[--found->n]; /* the wait after a long run: one hang */
+        add_hang(found, (hang){.seg = last, .first = i, .waits = waits,
+                               .at = s->end + w->limit, .event = UINT64_MAX,
+                               .indicator = "hang", .duration = until - s->begin});
+    }
+}
+
+/* SPIN-ORDER: --hang nodes come worst (longest) first, but hangs held up
+ * by the same thread (their wait chains end at it) stay together, the
+ * longest chain first (the farther the cause, the more it needs telling:
+ * a lock's waiter before the lock holder's own client), and a hang whose
+ * thread is a link of another's chain (the holder waiting itself) after
+ * the hangs it holds up. Indicator nodes keep their place before them. */
+static bool in_chain_of(const argus_graph *g, const argus_chain *c, uint32_t thread)
+{
+    for (uint32_t i = 1; i < c->len; i++)
+        if (g->segs[c->segs[i]].thread == thread)
+            return true;
+    return false;
+}
+
+typedef struct ordered {
+    hang h;
+    argus_chain c;
+    uint32_t group;             /* position of its group's first hang */
+    bool cause;
+    bool unexplained;           /* still waiting at the end, on nothing known */
+    uint32_t pos;
+} ordered;
+
+static uint32_t root_thread(const argus_graph *g, const ordered *o)
+{
+    return o->c.len ? g->segs[o->c.segs[o->c.len - 1]].thread : g->segs[o->h.seg].thread;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const ordered *x = a, *y = b;
+    if (x->unexplained != y->unexplained)
+        return x->unexplained ? 1 : -1;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->cause != y->cause)
+        return x->cause ? 1 : -1;
+    if (x->c.len != y->c.len)
+        return x->c.len > y->c.len ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains)
+{
+    uint32_t n = found->n;
+    ordered *o = calloc(n + 1, sizeof *o);
+    if (!o)
+        argus_die(ARGUS_EX_IOERR, "out of memory (hang order)");
+    for (uint32_t i = 0; i < n; i++) {
+        o[i] = (ordered){.h = found->v[i], .c = chains[i], .pos = i, .group = i};
+        if (found->v[i].event != UINT64_MAX)
+            continue;           /* indicators: as found */
+        const argus_seg *s = &g->segs[found->v[i].seg];
+        o[i].unexplained = s->wait_id != UINT64_MAX && s->resume == UINT64_MAX &&
+                           chains[i].end && (strcmp(chains[i].end, "not_woken") == 0 ||
+                                             strcmp(chains[i].end, "io") == 0);
+        for (uint32_t j = 0; j < i; j++)
+            if (found->v[j].event == UINT64_MAX && root_thread(g, &o[j]) == root_thread(g, &o[i])) {
+                o[i].group = o[j].group;
+                break;
+            }
+        for (uint32_t j = 0; j < n && !o[i].cause; j++)
+            o[i].cause = i != j && in_chain_of(g, &chains[j], g->segs[found->v[i].seg].thread);
+    }
+    qsort(o, n, sizeof *o, by_order);
+    for (uint32_t i = 0; i < n; i++) {
+        found->v[i] = o[i].h;
+        chains[i] = o[i].c;
+    }
+    free(o);
+}
+
+/* A Linux trace (no spinning cursor there): SPIN-HANG applies by default. */
+static bool linux_trace(const argus_record *header)
+{
+    const argus_field *f = argus_get_named(header, "source");
+    return f && f->kind == ARGUS_V_TEXT && f->slen == 6 && memcmp(f->s, "ftrace", 6) == 0;
+}
+
+static int by_severity(const void *a, const void *b)
+{
+    const hang *x = a, *y = b;
+    if (x->event != UINT64_MAX || y->event != UINT64_MAX) /* indicators first, in order */
+        return (x->event == UINT64_MAX) - (y->event == UINT64_MAX);
+    if (x->duration != y->duration)
+        return x->duration > y->duration ? -1 : 1;
+    return x->seg < y->seg ? -1 : x->seg > y->seg;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+static const char *wake_name(uint8_t w)
+{
+    switch (w) {
+    case ARGUS_WAKE_AWAKENED: return "awakened";
+    case ARGUS_WAKE_TIMED_OUT: return "timed_out";
+    case ARGUS_WAKE_INTERRUPTED: return "interrupted";
+    case ARGUS_WAKE_RESTART: return "restart";
+    case ARGUS_WAKE_OTHER: return "other";
+    default: return NULL;
+    }
+}
+
+/* What a wait hang waited on: its final wait, or (SPIN-LOOP) the longest
+ * wait inside its handler. */
+static bool wait_of(const argus_graph *g, const hang *h, argus_wait_info *out)
+{
+    return h->loop ? argus_longest_inner_wait(g, h->seg, h->from, h->to, out)
+                   : argus_final_wait(g, h->seg, out);
+}
+
+static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
+                     const hang *h, const char *cls)
+{
+    const argus_seg *s = &g->segs[h->seg], *first = &g->segs[h->first];
+    argus_wait_info hw;
+    bool is_wait = strcmp(cls, "wait") == 0 && wait_of(g, h, &hw);
+    const char *result = is_wait ? wake_name(hw.wake) : NULL;
+    /* a busy node lasts while it runs; a wait until it ends, from the
+     * first of its retries; a loop's stretch away from its wait */
+    uint64_t until = h->loop ? h->to : h->waits == 0 ? s->end : argus_seg_until(g, s);
+    uint64_t begin = h->loop ? h->from : first->begin;
+    uint64_t blocked = h->loop ? inner_blocked(g, s, h->from, h->to)
+                       : h->waits == 0 ? 0
+                       : first->wait_id != UINT64_MAX ? until - first->end : blocked_for(g, s);
+    bool retried = h->waits > 1;
+    bool runnable = is_wait && hw.runnable >= MS; /* then waited for a CPU */
+    bool open = h->loop && h->to == g->t_last;
+    int pairs = 13 + argus_thread_field_count(g, s->thread) +
+                (h->event != UINT64_MAX) + 2 * retried + runnable + open +
+                (is_wait ? 2 + (hw.reason != 0) + (result != NULL) : 0);
+    argus_put_map(w, (uint64_t)pairs);
+    argus_put_key(w, "type"); argus_put_cstr(w, "hang");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
+    if (retried) {
+        argus_put_key(w, "first_seg"); argus_put_uint(w, first->seg);
+        argus_put_key(w, "waits"); argus_put_uint(w, h->waits);
+    }
+    argus_put_thread_fields(w, g, s->thread);
+    argus_put_key(w, "begin"); argus_put_uint(w, begin);
+    argus_put_key(w, "end"); argus_put_uint(w, until);
+    argus_put_key(w, "duration"); argus_put_uint(w, until - begin);
+    argus_put_key(w, "class"); argus_put_cstr(w, cls);
+    argus_put_key(w, "indicator"); argus_put_cstr(w, h->indicator);
+    argus_put_key(w, "at"); argus_put_uint(w, h->at);
+    if (h->event != UINT64_MAX) {
+        argus_put_key(w, "event"); argus_put_uint(w, h->event);
+    }
+    if (open) {                 /* the loop not back at its wait at the end */
+        argus_put_key(w, "open"); argus_put_bool(w, true);
+    }
+    argus_put_key(w, "events"); argus_put_uint(w, s->nevents);
+    argus_put_key(w, "yields"); argus_put_uint(w, s->nyields);
+    argus_put_key(w, "blocked"); argus_put_uint(w, blocked);
+    argus_put_key(w, "timeouts"); argus_put_uint(w, s->ntimeouts);
+    if (is_wait) {
+        argus_put_key(w, "wait"); argus_put_uint(w, hw.id);
+        argus_put_key(w, "resource"); argus_put_uint(w, hw.resource);
+        if (hw.reason) {
+            argus_put_key(w, "reason");
+            argus_put_cstr(w, argus_graph_str(g, hw.reason));
+        }
+        if (result) {
+            argus_put_key(w, "result"); argus_put_cstr(w, result);
+        }
+        if (runnable) {
+            argus_put_key(w, "runnable"); argus_put_uint(w, hw.runnable);
+        }
+    }
+    argus_end_record(w);
+}
+
+static void put_path(argus_writer *w, const argus_graph *g, uint32_t n,
+                     int rank, const argus_path *p)
+{
+    const argus_seg *cause = &g->segs[p->steps[p->len - 1].seg];
+    argus_put_map(w, 9 + (p->complete ? 2 : 0));
+    argus_put_key(w, "type"); argus_put_cstr(w, "path");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "rank"); argus_put_uint(w, (uint64_t)rank);
+    argus_put_key(w, "score"); argus_put_int(w, p->score);
+    argus_put_key(w, "complete"); argus_put_bool(w, p->complete);
+    argus_put_key(w, "segs");
+    argus_put_array(w, p->len);
+    for (uint32_t i = p->len; i-- > 0;)
+        argus_put_uint(w, g->segs[p->steps[i].seg].seg);
+    /* edges in cause-first order: step i's edge leads to step i-1 */
+    static const char *const keys[] = {"edge_from", "edge_to", "edge_kinds"};
+    for (int k = 0; k < 3; k++) {
+        argus_put_key(w, keys[k]);
+        argus_put_array(w, p->len - 1);
+        for (uint32_t i = p->len - 1; i >= 1; i--) {
+            uint32_t ei = p->steps[i].edge;
+            if (ei == ARGUS_EDGE_THREAD) {
+                /* program order: the earlier segment's end to the next */
+                if (k == 0)
+                    argus_put_uint(w, g->segs[p->steps[i].seg].last_id);
+                else if (k == 1)
+                    argus_put_uint(w, g->segs[p->steps[i - 1].seg].first_id);
+                else
+                    argus_put_cstr(w, "thread");
+            } else {
+                const argus_gedge *e = &g->edges[ei];
+                if (k == 0)
+                    argus_put_uint(w, e->from);
+                else if (k == 1)
+                    argus_put_uint(w, e->to);
+                else
+                    argus_put_cstr(w, argus_graph_str(g, e->kind));
+            }
+        }
+    }
+    if (p->complete) {
+        argus_put_key(w, "ui"); argus_put_uint(w, cause->ui_id);
+        argus_put_key(w, "ui_kind");
+        argus_put_cstr(w, argus_graph_str(g, cause->ui_kind));
+    }
+    argus_end_record(w);
+}
+
+static const char *const link_states[] = {"blocked", "running", "runnable"};
+
+static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
+                      const argus_chain *c)
+{
+    const argus_seg *last = &g->segs[c->segs[c->len - 1]];
+    /* what the last thread waited on, when it was waiting then */
+    bool waits = last->wait_id != UINT64_MAX && c->state[c->len - 1] == ARGUS_LINK_BLOCKED;
+    argus_put_map(w, 10 + (waits ? 1 + (last->wait_reason != 0) : 0));
+    argus_put_key(w, "type"); argus_put_cstr(w, "wait_chain");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "segs");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, g->segs[c->segs[i]].seg);
+    argus_put_key(w, "tids");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, g->threads[g->segs[c->segs[i]].thread].tid);
+    argus_put_key(w, "links");
+    argus_put_array(w, c->len - 1);
+    for (uint32_t i = 0; i + 1 < c->len; i++)
+        argus_put_cstr(w, c->via[i]);
+    argus_put_key(w, "states");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_cstr(w, link_states[c->state[i]]);
+    argus_put_key(w, "since");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, c->since[i]);
+    argus_put_key(w, "until");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, c->until[i]);
+    argus_put_key(w, "waits");
+    argus_put_array(w, c->len);
+    for (uint32_t i = 0; i < c->len; i++)
+        argus_put_uint(w, c->waits[i]);
+    argus_put_key(w, "end"); argus_put_cstr(w, c->end);
+    if (waits) {
+        argus_put_key(w, "resource"); argus_put_uint(w, last->wait_resource);
+        if (last->wait_reason) {
+            argus_put_key(w, "reason");
+            argus_put_cstr(w, argus_graph_str(g, last->wait_reason));
+        }
+    }
+    argus_end_record(w);
+}
+
+
+/* ---- the stage: options, the events as the graph loads, the hangs -------- */
+
+void argus_spin_defaults(argus_spin_options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t i = 0; i < sizeof default_symbols / sizeof *default_symbols; i++)
+        o->symbols[o->nsymbols++] = default_symbols[i];
+    o->symbols[o->nsymbols++] = spinning_flag;
+    for (size_t i = 0; i < sizeof default_input_servers / sizeof *default_input_servers; i++)
+        o->servers[o->nservers++] = default_input_servers[i];
+    o->hang_ms = ARGUS_SPIN_HANG_DEFAULT;
+    o->paths = (argus_path_options){5, 64, true};
+    o->wait_chain = true;
+}
+
+int argus_spin_default_servers(void)
+{
+    return (int)(sizeof default_input_servers / sizeof *default_input_servers);
+}
+
+struct argus_spin {
+    argus_spin_options o;
+    finder f;
+    watch w;
+    bool linux_source;
+};
+
+argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *header)
+{
+    argus_spin *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        abort();
+    sp->o = *o;
+    sp->f.symbols = sp->o.symbols;
+    sp->f.nsymbols = sp->o.nsymbols;
+    sp->w = (watch){.no_idle = sp->o.no_idle, .proc = sp->o.proc,
+                    .input_servers = sp->o.servers,
+                    .ninput_servers = sp->o.nservers};
+    /* SPIN-LOOP by default on Linux traces (the loops argus-record's
+     * uprobes show); with --hang on any */
+    sp->linux_source = linux_trace(header);
+    uint64_t hang_ms = sp->o.hang_ms;
+    uint64_t loop_ms = hang_ms != HANG_LINUX_DEFAULT ? hang_ms
+                       : sp->linux_source ? LOOP_HANG_MS : 0;
+    sp->f.loops.limit = loop_ms * MS;
+    argus_table_init(&sp->f.loops.threads, sizeof(loop_state));
+    argus_table_init(&sp->f.loops.ui_pids, 1);
+    return sp;
+}
+
+void argus_spin_on_event(const argus_record *r, void *spin)
+{
+    on_event(r, &((argus_spin *)spin)->f);
+}
+
+void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
+{
+    finder *fp = &sp->f;
+    watch *wp = &sp->w;
+    uint64_t hang_ms = sp->o.hang_ms;
+    bool linux_source = sp->linux_source;
+    argus_path_options popt = sp->o.paths;
+    bool wait_chain = sp->o.wait_chain;
+
+    hangs found = {0};
+    argus_count("indicators", fp->nfound);
+    for (uint32_t i = 0; i < fp->nfound; i++) {
+        const indicator *in = &fp->found[i];
+        uint32_t t = main_thread_of(g, in->pid);
+        uint32_t s = t == ARGUS_NONE ? ARGUS_NONE : spinning_node(g, t, in->ts);
+        if (s == ARGUS_NONE) {
+            argus_count("indicators with no main-thread segment", 1);
+            continue;
+        }
+        if (!proc_is(g, t, wp->proc))
+            continue;
+        if (!add_hang(&found, (hang){.seg = s, .first = s, .waits = 1, .at = in->ts,
+                                     .event = in->id, .indicator = in->what}))
+            argus_count("indicators on a hang already found", 1);
+    }
+    /* loops still away from their wait when the trace ends */
+    size_t pos = 0;
+    uint64_t tid;
+    void *val;
+    while (argus_table_next(&fp->loops.threads, &pos, &tid, &val))
+        loop_back(&fp->loops, tid, val, g->t_last);
+    bool *loop_watched = loop_watched_threads(g, &fp->loops, wp);
+    uint64_t nloops = 0;
+    for (uint32_t t = 0; t < g->nthreads; t++)
+        nloops += loop_watched[t];
+    bool gui_loops = nloops > 0;
+    if (gui_loops)
+        argus_count("GUI main loops watched (SPIN-LOOP)", nloops);
+    loop_hangs(g, &fp->loops, loop_watched, &found);
+    /* SPIN-HANG by default on Linux: where a GUI program's loop is seen,
+     * on the other GUI programs only, with SPIN-LOOP's limit; else on
+     * every program, 500 ms. A watched loop is SPIN-LOOP's alone, but
+     * with --hang (every wait or run of MS). */
+    bool gui_only = false, explicit_hang = hang_ms != HANG_LINUX_DEFAULT;
+    if (!explicit_hang) {
+        hang_ms = !linux_source ? 0 : gui_loops ? LOOP_HANG_MS : LINUX_HANG_MS;
+        gui_only = gui_loops;
+    }
+    if (hang_ms) {
+        wp->limit = hang_ms * MS;
+        for (uint32_t t = 0; t < g->nthreads; t++)
+            if (watched(g, t, wp) && (explicit_hang || !loop_watched[t]) &&
+                (!gui_only || gui_process(g, &fp->loops, g->threads[t].pid, wp)))
+                hangs_of_thread(g, t, wp, &found);
+    }
+    free(loop_watched);
+    if (found.n > 1)
+        qsort(found.v, found.n, sizeof *found.v, by_severity);
+    argus_count("hang nodes", found.n);
+    argus_chain *chains = calloc(found.n + 1, sizeof *chains);
+    if (!chains)
+        argus_die(ARGUS_EX_IOERR, "out of memory (wait chains)");
+    for (uint32_t n = 0; n < found.n; n++) {
+        const hang *h = &found.v[n];
+        if (strcmp(class_of(g, h), "wait") == 0)
+            argus_wait_chain(g, h->seg, h->loop ? h->from : g->segs[h->first].end,
+                             ARGUS_CHAIN_MAX, &chains[n]);
+    }
+    order_hangs(g, &found, chains);
+    for (uint32_t n = 0; n < found.n; n++) {
+        const hang *h = &found.v[n];
+        const char *cls = class_of(g, h);
+        put_hang(out, g, n, h, cls);
+        argus_path *paths;
+        int np = argus_path_search(g, h->seg, &popt, &paths);
+        for (int i = 0; i < np; i++)
+            put_path(out, g, n, i + 1, &paths[i]);
+        if (np && !paths[0].complete)
+            argus_count("hang nodes with no path to a ui_event", 1);
+        argus_paths_free(paths, np);
+        if (wait_chain && chains[n].len)
+            put_chain(out, g, n, &chains[n]);
+    }
+    free(chains);
+    free(found.v);
+    free(fp->found);
+    free(fp->loops.v);
+    argus_table_free(&fp->loops.threads);
+    argus_table_free(&fp->loops.ui_pids);
+    free(sp);
+}
