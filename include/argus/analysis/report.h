@@ -1,0 +1,15 @@
+/* report as a library stage (lib/analysis/report.c; docs/stages/report.md):
+ * argus-report and argus-analyze print it from a graph already loaded. */
+#ifndef ARGUS_REPORT_H
+#define ARGUS_REPORT_H
+
+#include <stdbool.h>
+
+#include "argus/analysis/graph.h"
+
+/* Prints on stdout the report of G's findings (its hang, path, wait_chain,
+ * match, culprit and branch records; G loaded with keep_key_events), as
+ * text or MARKDOWN. Uses state of its own: one report at a time. */
+void argus_report_write(argus_graph *g, bool markdown);
+
+#endif

@@ -1,0 +1,1649 @@
+/* report: renders the findings of a graph (the hang, the UI events and
+ * causal path that led to it, what it waits on, the similar baseline node
+ * and the culprits) as text a developer reads in a minute
+ * (docs/stages/report.md; the command line is filters/report.c). */
+#include "argus/analysis/report.h"
+#include "argus/analysis/causal.h"
+#include "argus/stream/cli.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+#define WIDTH 98                /* columns a line may fill */
+#define NB '\x01'               /* a space where no line may break */
+#define NBS "\x01"
+
+static bool md;                 /* --format markdown */
+static bool in_table;           /* escaping for a markdown table cell */
+static const argus_graph *G;
+
+/* ---- memory: everything parsed lives until the end ---------------------- */
+static void **owned;
+static size_t nowned, cap_owned;
+
+static void *keep(void *p)
+{
+    if (!p)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    if (nowned == cap_owned) {
+        cap_owned = cap_owned ? cap_owned * 2 : 64;
+        owned = realloc(owned, cap_owned * sizeof *owned);
+        if (!owned)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    owned[nowned++] = p;
+    return p;
+}
+
+static void free_owned(void)
+{
+    for (size_t i = 0; i < nowned; i++)
+        free(owned[i]);
+    free(owned);
+    owned = NULL;
+    nowned = cap_owned = 0;
+}
+
+/* ---- a string builder ---------------------------------------------------- */
+typedef struct sb {
+    char *p;
+    size_t len, cap;
+} sb;
+
+static void sb_add(sb *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void sb_puts(sb *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+__attribute__((format(printf, 2, 3)))
+static void sb_printf(sb *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        sb_add(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_add(b, big, (size_t)n);
+    free(big);
+}
+
+static void sb_clear(sb *b)
+{
+    b->len = 0;
+    if (b->p)
+        b->p[0] = 0;
+}
+
+static const char *sb_str(const sb *b) { return b->p ? b->p : ""; }
+
+/* Text of people and programs: markdown's special characters escaped.
+ * Spaces become NB when KEEP is set (a name that should not break). */
+static void sb_text(sb *b, const char *s, size_t n, bool keep_together)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\n' || c == '\r' || c == '\t')
+            c = ' ';
+        if ((unsigned char)c < 0x20)
+            continue;
+        if (keep_together && c == ' ')
+            c = NB;
+        /* an underscore inside a word never emphasizes (msg_id) */
+        bool inner = c == '_' && i > 0 && i + 1 < n && isalnum((unsigned char)s[i - 1]) &&
+                     isalnum((unsigned char)s[i + 1]);
+        if (md && !inner && strchr("\\`*_<>|#", c))
+            sb_add(b, "\\", 1);
+        sb_add(b, &c, 1);
+    }
+}
+
+static void sb_name(sb *b, const char *s) { sb_text(b, s, strlen(s), true); }
+static void sb_free_text(sb *b, const char *s) { sb_text(b, s, strlen(s), false); }
+
+/* A symbol (frame, function, syscall, flag, wait reason, ui kind): a code
+ * span in markdown, kept on one line in text. */
+static void sb_sym(sb *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (!md) {
+        sb_text(b, s, n, true);
+        return;
+    }
+    const char *fence = strchr(s, '`') ? "``" : "`";
+    sb_puts(b, fence);
+    if (strchr(s, '`'))
+        sb_add(b, " ", 1);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if ((unsigned char)c < 0x20)
+            c = ' ';
+        if (c == ' ')
+            c = NB;
+        if (c == '|' && in_table)
+            sb_add(b, "\\", 1);
+        sb_add(b, &c, 1);
+    }
+    if (strchr(s, '`'))
+        sb_add(b, " ", 1);
+    sb_puts(b, fence);
+}
+
+/* ---- output: lines wrapped at WIDTH ---------------------------------------- */
+static size_t columns(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xc0) != 0x80)
+            c++;
+    return c;
+}
+
+static void put_word(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        putchar(s[i] == NB ? ' ' : s[i]);
+}
+
+/* In markdown, a word that would open a block (list item, heading, quote)
+ * at the start of a line stays on the line before. */
+static bool opens_block(const char *w, size_t n)
+{
+    if (!md)
+        return false;
+    if (strchr("-+*#>=|", w[0]))
+        return true;
+    size_t i = 0;
+    while (i < n && w[i] >= '0' && w[i] <= '9')
+        i++;
+    return i > 0 && i + 1 == n && (w[i] == '.' || w[i] == ')');
+}
+
+/* TEXT after FIRST on its first line, after CONT on the next ones, broken
+ * at spaces so that no line passes WIDTH (a longer word stays whole). */
+static void emit(const char *first, const char *cont, const char *text)
+{
+    fputs(first, stdout);
+    size_t col = columns(first, strlen(first));
+    bool any = false;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *w = p;
+        while (*p && *p != ' ')
+            p++;
+        size_t n = (size_t)(p - w), wc = columns(w, n);
+        if (any && col + 1 + wc > WIDTH && !opens_block(w, n)) {
+            putchar('\n');
+            fputs(cont, stdout);
+            col = columns(cont, strlen(cont));
+            any = false;
+        }
+        if (any) {
+            putchar(' ');
+            col++;
+        }
+        put_word(w, n);
+        col += wc;
+        any = true;
+    }
+    putchar('\n');
+}
+
+static void blank(void) { putchar('\n'); }
+
+/* ---- numbers, times ------------------------------------------------------- */
+/* Times are seconds on the trace's ts clock (ts 0 is the start of the
+ * trace), rounded to the millisecond. */
+static void sb_secs(sb *b, uint64_t ns)
+{
+    uint64_t ms = ns / 1000000u + (ns % 1000000u >= 500000u);
+    sb_printf(b, "%llu.%03llu", (unsigned long long)(ms / 1000u),
+              (unsigned long long)(ms % 1000u));
+}
+
+static void sb_time(sb *b, uint64_t ns)
+{
+    sb_secs(b, ns);
+    sb_puts(b, NBS "s");
+}
+
+static void sb_range(sb *b, uint64_t from, uint64_t to)
+{
+    sb_secs(b, from);
+    sb_puts(b, "..");
+    sb_time(b, to);
+}
+
+/* Durations: seconds with ms from 1 s, else ms with a tenth, else us. */
+static void sb_dur(sb *b, uint64_t ns)
+{
+    if (ns >= 999500000u) {
+        sb_time(b, ns);
+    } else if (ns >= 999500u) {
+        uint64_t t = ns / 100000u + (ns % 100000u >= 50000u);
+        sb_printf(b, "%llu.%llu" NBS "ms", (unsigned long long)(t / 10u),
+                  (unsigned long long)(t % 10u));
+    } else if (ns >= 1000u) {
+        sb_printf(b, "%llu" NBS "us", (unsigned long long)(ns / 1000u + (ns % 1000u >= 500u)));
+    } else {
+        sb_printf(b, "%llu" NBS "ns", (unsigned long long)ns);
+    }
+}
+
+static void sb_addr(sb *b, uint64_t a)
+{
+    char tmp[24];
+    snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)a);
+    if (md)
+        sb_sym(b, tmp);
+    else
+        sb_puts(b, tmp);
+}
+
+/* ---- threads, processes ------------------------------------------------------ */
+static const char *proc_of_pid(uint64_t pid)
+{
+    for (uint32_t i = 0; i < G->nthreads; i++)
+        if (G->threads[i].pid == pid && G->threads[i].proc)
+            return argus_graph_str(G, G->threads[i].proc);
+    return NULL;
+}
+
+/* "App/main [1001]": process and thread names from the graph, else from
+ * the record (PROC, NAME), else the pid. */
+static void sb_thread_names(sb *b, uint64_t tid, uint64_t pid, const char *proc,
+                            const char *name)
+{
+    if (proc && *proc)
+        sb_name(b, proc);
+    else if (pid != NONE)
+        sb_printf(b, "pid" NBS "%llu", (unsigned long long)pid);
+    else
+        sb_puts(b, "thread");
+    if (name && *name) {
+        sb_puts(b, "/");
+        sb_name(b, name);
+    }
+    sb_printf(b, NBS "[%llu]", (unsigned long long)tid);
+}
+
+static void sb_thread(sb *b, uint64_t tid, uint64_t pid, const char *proc,
+                      const char *name)
+{
+    uint32_t t = tid == NONE ? ARGUS_NONE : argus_graph_thread(G, tid);
+    if (t != ARGUS_NONE) {
+        const argus_gthread *th = &G->threads[t];
+        const char *p = th->proc ? argus_graph_str(G, th->proc) : proc_of_pid(th->pid);
+        const char *n = th->name ? argus_graph_str(G, th->name) : name;
+        /* a main thread named as its process (Linux: both the comm) */
+        if (th->main && p && n && strcmp(p, n) == 0)
+            n = "main";
+        sb_thread_names(b, th->tid, th->pid, p ? p : proc, n);
+        return;
+    }
+    if (tid == NONE) {
+        sb_puts(b, "an unknown thread");
+        return;
+    }
+    sb_thread_names(b, tid, pid, proc ? proc : pid != NONE ? proc_of_pid(pid) : NULL,
+                    name);
+}
+
+static void sb_thread_ix(sb *b, uint32_t t)
+{
+    sb_thread(b, G->threads[t].tid, G->threads[t].pid, NULL, NULL);
+}
+
+static void sb_seg_thread(sb *b, uint32_t si)
+{
+    sb_thread_ix(b, G->segs[si].thread);
+}
+
+/* ---- key events ---------------------------------------------------------------- */
+static const argus_key_event *key_of(uint32_t si, uint64_t id)
+{
+    if (si == ARGUS_NONE || id == NONE)
+        return NULL;
+    const argus_seg *s = &G->segs[si];
+    for (uint32_t k = 0; k < s->key_len; k++)
+        if (G->keys[s->key_off + k].id == id)
+            return &G->keys[s->key_off + k];
+    return NULL;
+}
+
+/* When the segment's final wait began (its key event, else the segment's
+ * last event). */
+static uint64_t wait_began(uint32_t si)
+{
+    const argus_seg *s = &G->segs[si];
+    const argus_key_event *k = key_of(si, s->wait_id);
+    return k ? k->ts : s->end;
+}
+
+static bool ends_in_wait(const argus_seg *s) { return s->wait_id != NONE; }
+
+/* "REASON on 0xRES" of a wait. */
+static void sb_wait_what(sb *b, const char *reason, uint64_t resource)
+{
+    if (reason && *reason)
+        sb_sym(b, reason);
+    else
+        sb_puts(b, "a" NBS "wait");
+    if (resource != NONE && resource != 0) {
+        sb_puts(b, " on ");
+        sb_addr(b, resource);
+    }
+}
+
+static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
+{
+    const char *text = argus_graph_str(G, k->text);
+    const argus_seg *s = &G->segs[si];
+    switch (k->type) {
+    case ARGUS_T_SYSCALL:
+        sb_sym(b, *text ? text : "syscall");
+        break;
+    case ARGUS_T_BACKTRACE: {
+        sb_puts(b, "backtrace ");
+        const char *p = text;
+        bool first = true;
+        while (*p) {
+            const char *sep = strstr(p, " < ");
+            size_t n = sep ? (size_t)(sep - p) : strlen(p);
+            char *frame = strndup(p, n);
+            if (!frame)
+                argus_die(ARGUS_EX_IOERR, "out of memory");
+            if (!first)
+                sb_puts(b, NBS "< ");
+            sb_sym(b, frame);
+            free(frame);
+            first = false;
+            p += n;
+            if (sep)
+                p += 3;
+        }
+        break;
+    }
+    case ARGUS_T_UI_EVENT:
+        sb_puts(b, "ui ");
+        sb_sym(b, *text ? text : "event");
+        break;
+    case ARGUS_T_RUNLOOP_INVOKE:
+        sb_puts(b, "runloop ");
+        if (*text)
+            sb_sym(b, text);
+        else
+            sb_puts(b, "callout");
+        break;
+    case ARGUS_T_DISPATCH_INVOKE:
+        sb_puts(b, "dispatch ");
+        if (*text)
+            sb_sym(b, text);
+        else
+            sb_puts(b, "block");
+        break;
+    case ARGUS_T_TIMER_ARM:
+        sb_puts(b, "timer_arm");
+        if (*text) {
+            sb_puts(b, " ");
+            sb_sym(b, text);
+        }
+        break;
+    case ARGUS_T_WAIT:
+        sb_puts(b, "wait ");
+        sb_wait_what(b, text, k->aux);
+        if (k->id == s->wait_id && s->resume == NONE) {
+            sb_puts(b, " (not woken in the trace)");
+        } else if (k->id == s->wait_id) {
+            sb_puts(b, " (");
+            sb_dur(b, s->resume > k->ts ? s->resume - k->ts : 0);
+            sb_puts(b, ")");
+        }
+        break;
+    case ARGUS_T_IPC: {
+        /* "send msg_id 4242" -> syncd(200) */
+        bool send = strncmp(text, "send", 4) == 0;
+        sb_text(b, text, strlen(text), true);
+        if (k->aux != NONE) {
+            const char *peer = proc_of_pid(k->aux);
+            sb_puts(b, send ? NBS "->" NBS : NBS "<-" NBS);
+            if (peer) {
+                sb_name(b, peer);
+                sb_printf(b, "(%llu)", (unsigned long long)k->aux);
+            } else {
+                sb_printf(b, "pid" NBS "%llu", (unsigned long long)k->aux);
+            }
+        }
+        break;
+    }
+    case ARGUS_T_FLAG_WRITE:
+    case ARGUS_T_FLAG_READ: {
+        sb_puts(b, k->type == ARGUS_T_FLAG_WRITE ? "write flag " : "read flag ");
+        const char *eq = strstr(text, " = ");
+        size_t n = eq ? (size_t)(eq - text) : strlen(text);
+        if (n) {
+            char *name = strndup(text, n);
+            if (!name)
+                argus_die(ARGUS_EX_IOERR, "out of memory");
+            sb_sym(b, name);
+            free(name);
+        } else {
+            sb_addr(b, k->aux);
+        }
+        if (eq)
+            sb_printf(b, NBS "=" NBS "%s", eq + 3);
+        break;
+    }
+    case ARGUS_T_WAKEUP:
+        sb_puts(b, "wakes ");
+        sb_thread(b, k->aux, NONE, NULL, NULL);
+        break;
+    case ARGUS_T_WOKEN:
+        sb_puts(b, "woken");
+        if (*text && strcmp(text, "awakened") != 0) {
+            sb_puts(b, " ");
+            sb_sym(b, text);
+        }
+        break;
+    default:
+        sb_puts(b, argus_type_name(k->type < ARGUS_T_COUNT ? k->type : 0));
+        break;
+    }
+    if (k->extra > 1)
+        sb_printf(b, NBS "×%u", (unsigned)k->extra);
+}
+
+static void sb_seg_events(sb *b, uint32_t si)
+{
+    const argus_seg *s = &G->segs[si];
+    if (s->key_len == 0) {
+        sb_printf(b, "%u" NBS "events", s->nevents);
+        return;
+    }
+    for (uint32_t k = 0; k < s->key_len; k++) {
+        if (k)
+            sb_puts(b, "; ");
+        sb_key_event(b, si, &G->keys[s->key_off + k]);
+    }
+}
+
+/* ---- the analysis records -------------------------------------------------------- */
+typedef struct hang_rec {
+    uint64_t hang, seg, tid, pid, begin, end, duration, at, event, events,
+        yields, blocked, timeouts, wait, resource, waits, runnable;
+    const char *proc, *thread, *cls, *indicator, *reason, *result;
+    bool open;                  /* SPIN-LOOP: not back at its wait at the end */
+    uint32_t si;
+} hang_rec;
+
+typedef struct path_rec {
+    uint64_t hang, rank, ui;
+    int64_t score;
+    bool complete;
+    uint64_t *segs, *from, *to;
+    const char **kinds;
+    int nsegs, nfrom, nto, nkinds;
+    const char *ui_kind;
+    uint32_t order;
+} path_rec;
+
+typedef struct chain_rec {
+    uint64_t hang, resource;
+    uint64_t *segs, *tids, *since, *until, *waits;
+    const char **via, **states;
+    int nsegs, ntids, nvia, nstates, nsince, nuntil, nwaits;
+    const char *end, *reason;
+} chain_rec;
+
+typedef struct match_rec {
+    uint64_t hang, seg, rank, baseline_seg, distance, percent, size, baseline_size;
+    const char *baseline;
+    uint32_t order;
+} match_rec;
+
+typedef struct culprit_rec {
+    uint64_t hang, rank, depth, branch, tid, pid, seg, since, until, duration,
+        wait, resource, waits_on, baseline_seg;
+    bool root;
+    const char *proc, *thread, *state, *reason, *missing, *evidence;
+    uint32_t order;
+} culprit_rec;
+
+typedef struct branch_rec {
+    uint64_t hang, at, chosen;
+    uint64_t *choices;
+    int nchoices;
+} branch_rec;
+
+#define LIST(T) struct { T *v; uint32_t n; size_t cap; }
+static LIST(hang_rec) hangs;
+static LIST(path_rec) paths;
+static LIST(chain_rec) chains;
+static LIST(match_rec) matches;
+static LIST(culprit_rec) culprits;
+static LIST(branch_rec) branches;
+
+#define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
+
+
+static uint64_t fu(const argus_record *r, const char *key)
+{
+    const argus_field *f = argus_get_named(r, key);
+    return f && f->kind == ARGUS_V_UINT ? f->u : NONE;
+}
+
+static bool fi(const argus_record *r, const char *key, int64_t *out)
+{
+    const argus_field *f = argus_get_named(r, key);
+    if (f && f->kind == ARGUS_V_UINT && f->u <= INT64_MAX) {
+        *out = (int64_t)f->u;
+        return true;
+    }
+    if (f && f->kind == ARGUS_V_NEGINT && f->u < INT64_MAX) {
+        *out = -1 - (int64_t)f->u;
+        return true;
+    }
+    return false;
+}
+
+static bool fb(const argus_record *r, const char *key)
+{
+    const argus_field *f = argus_get_named(r, key);
+    return f && f->kind == ARGUS_V_BOOL && f->u;
+}
+
+static const char *fs(const argus_record *r, const char *key)
+{
+    const argus_field *f = argus_get_named(r, key);
+    if (!f || f->kind != ARGUS_V_TEXT || !f->s)
+        return NULL;
+    return keep(strndup(f->s, f->slen));
+}
+
+/* Elements of an array of uints (MAJOR CBOR_UINT, into *U) or texts
+ * (CBOR_TEXT, into *T): the count, 0 when absent, -1 when the field is
+ * not such an array. */
+static int farr(const argus_record *r, const char *key, unsigned major,
+                uint64_t **u, const char ***t)
+{
+    const argus_field *f = argus_get_named(r, key);
+    if (!f)
+        return 0;
+    if (f->kind != ARGUS_V_ARRAY)
+        return -1;
+    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
+    argus_cbor_head_info h;
+    if (!argus_cbor_read_head(p, (size_t)(end - p), &h))
+        return -1;
+    bool indef = h.info == 31;
+    p += h.len;
+    int n = 0, cap = 0;
+    uint64_t *uv = NULL;
+    const char **tv = NULL;
+    for (uint64_t i = 0; indef ? (p < end && *p != 0xff) : i < h.arg; i++) {
+        argus_cbor_head_info e;
+        size_t len = argus_cbor_item_len(p, (size_t)(end - p));
+        if (!len || !argus_cbor_read_head(p, (size_t)(end - p), &e) ||
+            e.major != major || e.info == 31) {
+            free(uv);
+            free(tv);
+            return -1;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            if (major == CBOR_UINT)
+                uv = realloc(uv, (size_t)cap * sizeof *uv);
+            else
+                tv = realloc(tv, (size_t)cap * sizeof *tv);
+            if (!uv && !tv)
+                argus_die(ARGUS_EX_IOERR, "out of memory");
+        }
+        if (major == CBOR_UINT)
+            uv[n++] = e.arg;
+        else
+            tv[n++] = keep(strndup((const char *)p + e.len, e.arg));
+        p += len;
+    }
+    if (major == CBOR_UINT)
+        *u = uv ? keep(uv) : NULL;
+    else
+        *t = tv ? keep(tv) : NULL;
+    return n;
+}
+
+__attribute__((format(printf, 2, 3), noreturn))
+static void bad_record(const char *type, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    argus_die(ARGUS_EX_DATAERR, "%s: %s record: %s", G->name, type, what);
+}
+
+static uint64_t need_u(const argus_record *r, const char *type, const char *key)
+{
+    uint64_t v = fu(r, key);
+    if (v == NONE)
+        bad_record(type, "\"%s\" is missing or not an unsigned integer", key);
+    return v;
+}
+
+static uint32_t need_seg(const char *type, uint64_t hang, uint64_t seg)
+{
+    uint32_t si = argus_graph_find_seg(G, seg);
+    if (si == ARGUS_NONE)
+        bad_record(type, "hang %llu: seg %llu is not in the graph",
+                   (unsigned long long)hang, (unsigned long long)seg);
+    return si;
+}
+
+static int need_arr(const argus_record *r, const char *type, const char *key,
+                    unsigned major, uint64_t **u, const char ***t)
+{
+    int n = farr(r, key, major, u, t);
+    if (n < 0)
+        bad_record(type, "\"%s\" is not an array of %s", key,
+                   major == CBOR_UINT ? "unsigned integers" : "texts");
+    return n;
+}
+
+static void read_hang(const argus_record *r)
+{
+    hang_rec *h = &PUSH(hangs);
+    memset(h, 0, sizeof *h);
+    h->hang = need_u(r, "hang", "hang");
+    h->seg = need_u(r, "hang", "seg");
+    h->si = need_seg("hang", h->hang, h->seg);
+    h->tid = fu(r, "tid");
+    h->pid = fu(r, "pid");
+    h->begin = fu(r, "begin");
+    h->end = fu(r, "end");
+    h->duration = fu(r, "duration");
+    h->at = fu(r, "at");
+    h->event = fu(r, "event");
+    h->events = fu(r, "events");
+    h->yields = fu(r, "yields");
+    h->blocked = fu(r, "blocked");
+    h->timeouts = fu(r, "timeouts");
+    h->waits = fu(r, "waits");
+    h->runnable = fu(r, "runnable");
+    h->wait = fu(r, "wait");
+    h->resource = fu(r, "resource");
+    h->proc = fs(r, "proc");
+    h->thread = fs(r, "thread");
+    h->cls = fs(r, "class");
+    h->indicator = fs(r, "indicator");
+    h->reason = fs(r, "reason");
+    h->result = fs(r, "result");
+    h->open = fb(r, "open");
+}
+
+static void read_path(const argus_record *r, uint32_t order)
+{
+    path_rec *p = &PUSH(paths);
+    memset(p, 0, sizeof *p);
+    p->order = order;
+    p->hang = need_u(r, "path", "hang");
+    p->rank = fu(r, "rank");
+    if (p->rank == NONE)
+        p->rank = 1;          /* ranked by stream order */
+    if (!fi(r, "score", &p->score))
+        p->score = 0;
+    p->complete = fb(r, "complete");
+    p->nsegs = need_arr(r, "path", "segs", CBOR_UINT, &p->segs, NULL);
+    if (p->nsegs == 0)
+        bad_record("path", "hang %llu: \"segs\" is missing or empty",
+                   (unsigned long long)p->hang);
+    for (int i = 0; i < p->nsegs; i++)
+        need_seg("path", p->hang, p->segs[i]);
+    p->nfrom = need_arr(r, "path", "edge_from", CBOR_UINT, &p->from, NULL);
+    p->nto = need_arr(r, "path", "edge_to", CBOR_UINT, &p->to, NULL);
+    p->nkinds = need_arr(r, "path", "edge_kinds", CBOR_TEXT, NULL, &p->kinds);
+    p->ui = fu(r, "ui");
+    p->ui_kind = fs(r, "ui_kind");
+}
+
+static void read_chain(const argus_record *r)
+{
+    chain_rec *c = &PUSH(chains);
+    memset(c, 0, sizeof *c);
+    c->hang = need_u(r, "wait_chain", "hang");
+    c->nsegs = need_arr(r, "wait_chain", "segs", CBOR_UINT, &c->segs, NULL);
+    for (int i = 0; i < c->nsegs; i++)
+        need_seg("wait_chain", c->hang, c->segs[i]);
+    c->ntids = need_arr(r, "wait_chain", "tids", CBOR_UINT, &c->tids, NULL);
+    /* "via" is a text array here (a text in ipc events) */
+    c->nvia = farr(r, "links", CBOR_TEXT, NULL, &c->via);
+    if (c->nvia < 0)
+        c->nvia = 0;
+    /* each link's state and stretch (find-spinning since issue 12) */
+    c->nstates = need_arr(r, "wait_chain", "states", CBOR_TEXT, NULL, &c->states);
+    c->nsince = need_arr(r, "wait_chain", "since", CBOR_UINT, &c->since, NULL);
+    c->nuntil = need_arr(r, "wait_chain", "until", CBOR_UINT, &c->until, NULL);
+    c->nwaits = need_arr(r, "wait_chain", "waits", CBOR_UINT, &c->waits, NULL);
+    c->end = fs(r, "end");
+    c->resource = fu(r, "resource");
+    c->reason = fs(r, "reason");
+}
+
+static void read_match(const argus_record *r, uint32_t order)
+{
+    if (fu(r, "hang") == NONE)
+        return;                 /* a match for --seg: not a hang's */
+    match_rec *m = &PUSH(matches);
+    memset(m, 0, sizeof *m);
+    m->order = order;
+    m->hang = fu(r, "hang");
+    m->seg = fu(r, "seg");
+    m->rank = fu(r, "rank");
+    if (m->rank == NONE)
+        m->rank = 1;          /* ranked by stream order */
+    m->baseline_seg = need_u(r, "match", "baseline_seg");
+    m->distance = fu(r, "distance");
+    m->percent = fu(r, "percent");
+    m->size = fu(r, "size");
+    m->baseline_size = fu(r, "baseline_size");
+    m->baseline = fs(r, "baseline");
+}
+
+static void read_culprit(const argus_record *r, uint32_t order)
+{
+    culprit_rec *c = &PUSH(culprits);
+    memset(c, 0, sizeof *c);
+    c->order = order;
+    c->hang = need_u(r, "culprit", "hang");
+    c->rank = fu(r, "rank");
+    if (c->rank == NONE)
+        c->rank = 1;          /* ranked by stream order */
+    c->root = fb(r, "root");
+    c->depth = fu(r, "depth");
+    c->branch = fu(r, "branch");
+    c->tid = need_u(r, "culprit", "tid");
+    c->pid = fu(r, "pid");
+    c->seg = fu(r, "seg");
+    if (c->seg != NONE)
+        need_seg("culprit", c->hang, c->seg);
+    c->since = fu(r, "since");
+    c->until = fu(r, "until");
+    c->duration = fu(r, "duration");
+    c->wait = fu(r, "wait");
+    c->resource = fu(r, "resource");
+    c->waits_on = fu(r, "waits_on");
+    c->baseline_seg = fu(r, "baseline_seg");
+    c->proc = fs(r, "proc");
+    c->thread = fs(r, "thread");
+    c->state = fs(r, "state");
+    c->reason = fs(r, "reason");
+    c->missing = fs(r, "missing");
+    c->evidence = fs(r, "evidence");
+}
+
+static void read_branch(const argus_record *r)
+{
+    branch_rec *b = &PUSH(branches);
+    memset(b, 0, sizeof *b);
+    b->hang = need_u(r, "branch", "hang");
+    b->at = need_u(r, "branch", "at");
+    b->nchoices = need_arr(r, "branch", "choices", CBOR_UINT, &b->choices, NULL);
+    b->chosen = fu(r, "chosen");
+}
+
+static void read_extras(argus_graph *g)
+{
+    for (uint32_t i = 0; i < g->nextras; i++) {
+        const argus_extra *x = &g->extras[i];
+        static const char *const types[] = {"hang", "path", "wait_chain", "match",
+                                            "culprit", "branch"};
+        int t = -1;
+        for (int k = 0; k < 6; k++)
+            if (argus_extra_is(x, types[k]))
+                t = k;
+        if (t < 0)
+            continue;
+        const argus_record *r = argus_graph_parse_extra(g, i);
+        if (!r)
+            bad_record(types[t], "cannot be parsed again");
+        switch (t) {
+        case 0: read_hang(r); break;
+        case 1: read_path(r, i); break;
+        case 2: read_chain(r); break;
+        case 3: read_match(r, i); break;
+        case 4: read_culprit(r, i); break;
+        default: read_branch(r); break;
+        }
+    }
+}
+
+static int cmp_u(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+static int by_hang(const void *a, const void *b)
+{
+    return cmp_u(((const hang_rec *)a)->hang, ((const hang_rec *)b)->hang);
+}
+
+static int by_path_rank(const void *a, const void *b)
+{
+    const path_rec *x = a, *y = b;
+    int c = cmp_u(x->hang, y->hang);
+    if (!c) c = cmp_u(x->rank, y->rank);
+    return c ? c : cmp_u(x->order, y->order);
+}
+
+static int by_match_rank(const void *a, const void *b)
+{
+    const match_rec *x = a, *y = b;
+    int c = cmp_u(x->hang, y->hang);
+    if (!c) c = cmp_u(x->rank, y->rank);
+    return c ? c : cmp_u(x->order, y->order);
+}
+
+static int by_culprit_rank(const void *a, const void *b)
+{
+    const culprit_rec *x = a, *y = b;
+    int c = cmp_u(x->hang, y->hang);
+    if (!c) c = cmp_u(x->rank, y->rank);
+    return c ? c : cmp_u(x->order, y->order);
+}
+
+/* ---- layout -------------------------------------------------------------------------
+ * Text: a hang is a heading at column 0, its sections are indented by 2,
+ * their lines by 4. Markdown: ## for a hang, ### for a section, lists. */
+static sb line;                 /* the line being built */
+
+static void heading(int level, const char *text)
+{
+    if (md) {
+        blank();
+        emit(level == 1 ? "# " : level == 2 ? "## " : "### ", "", text);
+        blank();
+    } else if (level == 2) {
+        blank();
+        emit("", "  ", text);
+    } else {
+        blank();
+        char t[200];
+        snprintf(t, sizeof t, "%s:", text);
+        emit("  ", "    ", t);
+    }
+}
+
+/* "Label:  value" under a hang heading. */
+static void field(const char *label, const char *value)
+{
+    char first[64];
+    if (md) {
+        snprintf(first, sizeof first, "- **%s:** ", label);
+        emit(first, "  ", value);
+    } else {
+        char lab[32];
+        snprintf(lab, sizeof lab, "%s:", label);
+        snprintf(first, sizeof first, "  %-11s", lab);
+        emit(first, "             ", value);
+    }
+}
+
+static void item(const char *text)
+{
+    if (md)
+        emit("- ", "  ", text);
+    else
+        emit("    ", "      ", text);
+}
+
+static void numbered(unsigned n, const char *text)
+{
+    char first[16];
+    if (md) {
+        snprintf(first, sizeof first, "%u. ", n);
+        emit(first, "   ", text);
+    } else {
+        snprintf(first, sizeof first, "    %u. ", n);
+        emit(first, "       ", text);
+    }
+}
+
+/* A detail line under a numbered item. */
+static void detail(const char *text)
+{
+    if (md)
+        emit("   - ", "     ", text);
+    else
+        emit("       ", "         ", text);
+}
+
+static void para(const char *text)
+{
+    if (md)
+        emit("", "", text);
+    else
+        emit("    ", "    ", text);
+}
+
+/* Markdown lists and paragraphs need a blank line between them. */
+static void md_gap(void)
+{
+    if (md)
+        blank();
+}
+
+/* ---- sections --------------------------------------------------------------------------- */
+static void trace_summary(sb *b)
+{
+    uint32_t procs = 0;
+    for (uint32_t i = 0; i < G->nthreads; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = G->threads[j].pid == G->threads[i].pid;
+        procs += !seen;
+    }
+    sb_printf(b, "Trace: %u thread%s in %u process%s, %u segment%s, %llu event%s",
+              G->nthreads, G->nthreads == 1 ? "" : "s", procs, procs == 1 ? "" : "es",
+              G->nsegs, G->nsegs == 1 ? "" : "s", (unsigned long long)G->nevents,
+              G->nevents == 1 ? "" : "s");
+    if (G->nevents) {
+        sb_puts(b, ", ");
+        sb_time(b, G->t_first);
+        sb_puts(b, " to ");
+        sb_time(b, G->t_last);
+        sb_puts(b, " (");
+        sb_dur(b, G->t_last - G->t_first);
+        sb_puts(b, ")");
+    }
+    sb_puts(b, ".");
+}
+
+static uint64_t hang_begin(const hang_rec *h)
+{
+    return h->begin != NONE ? h->begin : G->segs[h->si].begin;
+}
+
+static uint64_t hang_end(const hang_rec *h)
+{
+    return h->end != NONE ? h->end : argus_seg_until(G, &G->segs[h->si]);
+}
+
+static uint64_t hang_duration(const hang_rec *h)
+{
+    if (h->duration != NONE)
+        return h->duration;
+    uint64_t b = hang_begin(h), e = hang_end(h);
+    return e > b ? e - b : 0;
+}
+
+/* SPIN-CLASS, in words. */
+static void sb_class(sb *b, const hang_rec *h)
+{
+    const argus_seg *s = &G->segs[h->si];
+    const char *cls = h->cls ? h->cls : "unknown";
+    sb_sym(b, cls);
+    sb_puts(b, NBS "- ");
+    if (strcmp(cls, "wait") == 0) {
+        uint64_t w = h->wait != NONE ? h->wait : s->wait_id;
+        const argus_key_event *k = key_of(h->si, w);
+        uint64_t from = k ? k->ts : ends_in_wait(s) ? wait_began(h->si) : hang_begin(h);
+        uint64_t to = hang_end(h);
+        const char *reason = h->reason ? h->reason
+                             : s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL;
+        uint64_t res = h->resource != NONE ? h->resource
+                       : ends_in_wait(s) ? s->wait_resource : NONE;
+        uint64_t timeouts = h->timeouts != NONE ? h->timeouts : s->ntimeouts;
+        sb_puts(b, "blocked ");
+        sb_dur(b, h->blocked != NONE && h->blocked ? h->blocked : to > from ? to - from : 0);
+        sb_puts(b, " in ");
+        sb_wait_what(b, reason, res);
+        if (h->waits != NONE && h->waits > 1)
+            sb_printf(b, ", over %llu waits taken up again one after the other (retried after "
+                      "timeouts, or woken by its own threads)", (unsigned long long)h->waits);
+        else if (timeouts > 1)
+            sb_printf(b, ", the last of %llu waits on it in a row that timed out",
+                      (unsigned long long)timeouts);
+        if (!h->result)
+            sb_puts(b, ", still blocked when the trace ends");
+        else if (strcmp(h->result, "awakened") == 0)
+            sb_puts(b, ", then woken");
+        else {
+            sb_puts(b, ", ended ");
+            sb_sym(b, h->result);
+        }
+        if (h->runnable != NONE && h->blocked != NONE && h->runnable * 10 >= h->blocked) {
+            sb_puts(b, "; the last ");
+            sb_dur(b, h->runnable);
+            sb_puts(b, " of it runnable (woken, waiting for a CPU)");
+        }
+    } else if (strcmp(cls, "yield") == 0) {
+        uint64_t ev = h->events != NONE ? h->events : s->nevents;
+        uint64_t y = h->yields != NONE ? h->yields : s->nyields;
+        sb_printf(b, "yield loop: %llu of %llu events are yields, over ",
+                  (unsigned long long)y, (unsigned long long)ev);
+        sb_dur(b, hang_duration(h));
+    } else if (strcmp(cls, "busy") == 0) {
+        sb_puts(b, "ran ");
+        sb_dur(b, hang_duration(h));
+        sb_puts(b, " without blocking");
+        if (h->events != NONE)
+            sb_printf(b, " (%llu events)", (unsigned long long)h->events);
+    } else {
+        sb_puts(b, "lasted ");
+        sb_dur(b, hang_duration(h));
+    }
+}
+
+/* SPIN-INDICATOR / SPIN-HANG, in words. */
+static void sb_indicator(sb *b, const hang_rec *h)
+{
+    const char *ind = h->indicator ? h->indicator : "";
+    if (strcmp(ind, "loop") == 0) {
+        sb_puts(b, "its main loop away from its wait (SPIN-LOOP)");
+        if (h->at != NONE) {
+            uint64_t begin = hang_begin(h);
+            sb_puts(b, " past the limit at ");
+            sb_time(b, h->at);
+            if (h->at > begin) {
+                sb_puts(b, " (");
+                sb_dur(b, h->at - begin);
+                sb_puts(b, " after it left its wait)");
+            }
+        }
+        if (h->open)
+            sb_puts(b, "; not back at its wait when the trace ends");
+        return;
+    }
+    if (strcmp(ind, "hang") == 0) {
+        sb_puts(b, "the --hang threshold");
+        if (h->at != NONE) {
+            sb_puts(b, ", crossed at ");
+            sb_time(b, h->at);
+            uint64_t begin = hang_begin(h);
+            if (h->at > begin) {
+                sb_puts(b, " (");
+                sb_dur(b, h->at - begin);
+                sb_puts(b, " into the segment)");
+            }
+        }
+        return;
+    }
+    if (!*ind) {
+        sb_puts(b, "not recorded");
+    } else if (strstr(ind, "ConnectionSetSpinning")) {
+        sb_puts(b, "spinning cursor, ");
+        sb_sym(b, ind);
+    } else if (strcmp(ind, "sCGEventIsMainThreadSpinning") == 0) {
+        sb_puts(b, "spinning-cursor flag ");
+        sb_sym(b, ind);
+        sb_puts(b, " set");
+    } else {
+        sb_puts(b, "indicator ");
+        sb_sym(b, ind);
+    }
+    if (h->at != NONE) {
+        sb_puts(b, " at ");
+        sb_time(b, h->at);
+    }
+    if (h->event != NONE) {
+        sb_printf(b, " (event %llu", (unsigned long long)h->event);
+        uint32_t si = argus_graph_seg_of(G, h->event);
+        if (si != ARGUS_NONE) {
+            sb_puts(b, " on ");
+            sb_seg_thread(b, si);
+        }
+        sb_puts(b, ")");
+    }
+}
+
+static void section_hang(const hang_rec *h)
+{
+    sb_clear(&line);
+    sb_printf(&line, "Hang %llu: ", (unsigned long long)h->hang);
+    sb_thread(&line, h->tid != NONE ? h->tid : G->threads[G->segs[h->si].thread].tid,
+              h->pid, h->proc, h->thread);
+    uint64_t pid = h->pid != NONE ? h->pid : G->threads[G->segs[h->si].thread].pid;
+    sb_printf(&line, " (pid %llu), seg %llu", (unsigned long long)pid,
+              (unsigned long long)h->seg);
+    heading(2, sb_str(&line));
+
+    sb_clear(&line);
+    sb_time(&line, hang_begin(h));
+    sb_puts(&line, " to ");
+    sb_time(&line, hang_end(h));
+    sb_puts(&line, " (");
+    sb_dur(&line, hang_duration(h));
+    sb_puts(&line, ")");
+    field("When", sb_str(&line));
+    sb_clear(&line);
+    sb_class(&line, h);
+    field("Class", sb_str(&line));
+    sb_clear(&line);
+    sb_indicator(&line, h);
+    field("Found by", sb_str(&line));
+}
+
+static void sb_ui(sb *b, uint64_t ui, const char *kind)
+{
+    uint32_t si = argus_graph_seg_of(G, ui);
+    const argus_key_event *k = key_of(si, ui);
+    const char *kd = kind ? kind
+                     : si != ARGUS_NONE && G->segs[si].ui_id == ui && G->segs[si].ui_kind
+                         ? argus_graph_str(G, G->segs[si].ui_kind)
+                         : "ui_event";
+    sb_sym(b, kd);
+    sb_printf(b, ", event %llu", (unsigned long long)ui);
+    if (si == ARGUS_NONE)
+        return;
+    sb_puts(b, " at ");
+    sb_time(b, k ? k->ts : G->segs[si].begin);
+    sb_puts(b, " on ");
+    sb_seg_thread(b, si);
+}
+
+static void section_ui(const path_rec *p, uint32_t np)
+{
+    heading(3, "UI events that led to it");
+    /* each UI event once, in the order of the best path reaching it */
+    uint32_t *first = malloc((np + 1) * sizeof *first);
+    if (!first)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    uint32_t nseen = 0;
+    for (uint32_t i = 0; i < np; i++) {
+        if (!p[i].complete || p[i].ui == NONE)
+            continue;
+        bool dup = false;
+        for (uint32_t k = 0; k < nseen && !dup; k++)
+            dup = p[first[k]].ui == p[i].ui;
+        if (!dup)
+            first[nseen++] = i;
+    }
+    for (uint32_t k = 0; k < nseen; k++) {
+        const path_rec *x = &p[first[k]];
+        sb_clear(&line);
+        sb_ui(&line, x->ui, x->ui_kind);
+        if (nseen > 1)
+            sb_printf(&line, " (path rank %llu)", (unsigned long long)x->rank);
+        item(sb_str(&line));
+    }
+    free(first);
+    if (nseen == 0)
+        para(np ? "None found: no causal path reaches a UI event."
+                : "None found: no causal path was recorded.");
+}
+
+static void sb_edge(sb *b, const path_rec *p, int i)
+{
+    sb_sym(b, i < p->nkinds ? p->kinds[i] : "edge");
+    if (i < p->nfrom && i < p->nto)
+        sb_printf(b, ", event %llu" NBS "->" NBS "%llu", (unsigned long long)p->from[i],
+                  (unsigned long long)p->to[i]);
+}
+
+/* A segment's time range ends at its resume when its final wait ended in
+ * the trace, else at its last event. */
+static uint64_t seg_shown_end(const argus_seg *s)
+{
+    return ends_in_wait(s) && s->resume != NONE ? s->resume : s->end;
+}
+
+static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
+{
+    heading(3, "Causal path");
+    if (np == 0) {
+        para("None recorded.");
+        return;
+    }
+    const path_rec *best = &p[0];
+    sb_clear(&line);
+    sb_printf(&line, "Rank %llu of %u, score %lld, ", (unsigned long long)best->rank,
+              np, (long long)best->score);
+    if (best->complete) {
+        sb_puts(&line, "complete: from ");
+        if (best->ui != NONE)
+            sb_printf(&line, "the UI event (event %llu)", (unsigned long long)best->ui);
+        else
+            sb_puts(&line, "a UI event");
+        sb_puts(&line, " to the hang.");
+    } else {
+        sb_puts(&line, "incomplete: it stops before any UI event.");
+    }
+    para(sb_str(&line));
+    md_gap();
+    if (md) {
+        puts("| seg | thread | time | key events | next edge |");
+        puts("|---:|---|---|---|---|");
+    }
+    for (int i = 0; i < best->nsegs; i++) {
+        uint32_t si = argus_graph_find_seg(G, best->segs[i]);
+        const argus_seg *s = &G->segs[si];
+        bool is_hang = si == h->si;
+        sb_clear(&line);
+        if (md) {
+            in_table = true;
+            sb_printf(&line, "| %llu%s | ", (unsigned long long)s->seg,
+                      is_hang ? " (hang)" : "");
+            sb_seg_thread(&line, si);
+            sb_puts(&line, " | ");
+            sb_range(&line, s->begin, seg_shown_end(s));
+            sb_puts(&line, " | ");
+            sb_seg_events(&line, si);
+            sb_puts(&line, " | ");
+            if (i + 1 < best->nsegs)
+                sb_edge(&line, best, i);
+            sb_puts(&line, " |");
+            in_table = false;
+            put_word(sb_str(&line), line.len);
+            putchar('\n');
+            continue;
+        }
+        sb_printf(&line, "seg" NBS "%llu" NBS NBS, (unsigned long long)s->seg);
+        sb_seg_thread(&line, si);
+        sb_puts(&line, NBS NBS);
+        sb_range(&line, s->begin, seg_shown_end(s));
+        if (is_hang)
+            sb_puts(&line, NBS "(hang)");
+        sb_puts(&line, ": ");
+        sb_seg_events(&line, si);
+        emit("    ", "        ", sb_str(&line));
+        if (i + 1 < best->nsegs) {
+            sb_clear(&line);
+            sb_puts(&line, "-> ");
+            sb_edge(&line, best, i);
+            emit("      ", "        ", sb_str(&line));
+        }
+    }
+    if (np < 2)
+        return;
+    md_gap();
+    para("Other paths:");
+    md_gap();
+    for (uint32_t k = 1; k < np; k++) {
+        const path_rec *o = &p[k];
+        sb_clear(&line);
+        sb_printf(&line, "rank %llu, score %lld, %s", (unsigned long long)o->rank,
+                  (long long)o->score, o->complete ? "complete" : "incomplete");
+        if (o->complete && o->ui_kind) {
+            sb_puts(&line, " (");
+            sb_sym(&line, o->ui_kind);
+            sb_puts(&line, ")");
+        }
+        sb_puts(&line, ": ");
+        for (int i = 0; i < o->nsegs; i++) {
+            sb_printf(&line, "seg" NBS "%llu", (unsigned long long)o->segs[i]);
+            if (i + 1 < o->nsegs)
+                sb_printf(&line, " -%s-> ", i < o->nkinds ? o->kinds[i] : "");
+        }
+        if (md)
+            emit("- ", "  ", sb_str(&line));
+        else
+            emit("      ", "        ", sb_str(&line));
+    }
+}
+
+/* A segment in a wait chain or a culprit: what it did at the end. */
+static void sb_blocked(sb *b, uint32_t si)
+{
+    const argus_seg *s = &G->segs[si];
+    if (!ends_in_wait(s)) {
+        sb_puts(b, "running ");
+        sb_range(b, s->begin, s->end);
+        return;
+    }
+    uint64_t from = wait_began(si), to = argus_seg_until(G, s);
+    sb_puts(b, "blocked ");
+    sb_dur(b, to > from ? to - from : 0);
+    if (s->resume == NONE)
+        sb_puts(b, " to the end of the trace");
+    sb_puts(b, " in ");
+    sb_wait_what(b, s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
+                 s->wait_resource);
+}
+
+static const char *chain_end_meaning(const char *end)
+{
+    static const char *const m[][2] = {
+        {"io", "an interrupt (I/O) ended the last wait, not another thread"},
+        {"timeout", "the last thread's own timer ended its wait: the sleep or timeout expired"},
+        {"no_reply", "the last request got no reply in the trace"},
+        {"not_woken", "nothing in the trace woke the last thread"},
+        {"cycle", "the last thread waits on one already in the chain"},
+        {"running", "the last thread was running, not blocked"},
+        {"runnable", "woken in time, it then waited for a CPU"},
+        {"depth", "the chain was cut at the depth limit"},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+        if (strcmp(end, m[i][0]) == 0)
+            return m[i][1];
+    return NULL;
+}
+
+/* How link I of chain C was found from link I-1, in words. */
+static void sb_chain_via(sb *b, const chain_rec *c, int i)
+{
+    const char *via = i - 1 < c->nvia ? c->via[i - 1] : "";
+    if (strcmp(via, "wakeup") == 0)
+        sb_printf(b, ", which woke %d", i);
+    else if (strcmp(via, "ipc") == 0)
+        sb_printf(b, ", the IPC peer of %d that did not reply", i);
+    else if (strcmp(via, "lock") == 0)
+        sb_printf(b, ", which released the file lock %d retried", i);
+    else if (strcmp(via, "cpu") == 0)
+        sb_printf(b, ", which held the CPU %d waited for", i);
+    else if (*via)
+        sb_printf(b, ", reached from %d by %s", i, via);
+}
+
+/* Link I's own stretch (since 2026: blocked, running or runnable over
+ * [since, until]); a chain without it shows its segment's final wait. */
+static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
+{
+    if (i >= c->nstates || i >= c->nsince || i >= c->nuntil) {
+        sb_blocked(b, si);
+        return;
+    }
+    uint64_t from = c->since[i], to = c->until[i];
+    uint64_t waits = i < c->nwaits ? c->waits[i] : 1;
+    const argus_seg *s = &G->segs[si];
+    if (strcmp(c->states[i], "running") == 0) {
+        sb_puts(b, "running ");
+        sb_dur(b, to > from ? to - from : 0);
+        sb_puts(b, ", ");
+        sb_range(b, from, to);
+    } else if (strcmp(c->states[i], "runnable") == 0) {
+        sb_puts(b, "runnable ");
+        sb_dur(b, to > from ? to - from : 0);
+        sb_puts(b, " (woken, waiting for a CPU), ");
+        sb_range(b, from, to);
+    } else {
+        sb_puts(b, "blocked ");
+        sb_dur(b, to > from ? to - from : 0);
+        if (to == G->t_last && s->resume == NONE)
+            sb_puts(b, " to the end of the trace");
+        sb_puts(b, " in ");
+        /* the wait it was in then: inside the segment (a callout's), or
+         * its final one */
+        argus_wait_info wi;
+        if (!argus_wait_at(G, si, from, &wi))
+            wi = (argus_wait_info){.reason = s->wait_reason, .resource = s->wait_resource};
+        sb_wait_what(b, wi.reason ? argus_graph_str(G, wi.reason) : NULL, wi.resource);
+        if (waits > 1)
+            sb_printf(b, " (%llu waits, taken up again one after the other)",
+                      (unsigned long long)waits);
+    }
+}
+
+static void section_chain(const chain_rec *c)
+{
+    heading(3, "What it waits on");
+    for (int i = 0; i < c->nsegs; i++) {
+        uint32_t si = argus_graph_find_seg(G, c->segs[i]);
+        sb_clear(&line);
+        sb_seg_thread(&line, si);
+        sb_printf(&line, ", seg %llu", (unsigned long long)c->segs[i]);
+        if (i > 0)
+            sb_chain_via(&line, c, i);
+        sb_puts(&line, ": ");
+        sb_chain_link(&line, c, i, si);
+        numbered((unsigned)i + 1, sb_str(&line));
+    }
+    md_gap();
+    sb_clear(&line);
+    sb_puts(&line, "Ends: ");
+    const char *end = c->end ? c->end : "unknown";
+    sb_sym(&line, end);
+    const char *meaning = chain_end_meaning(end);
+    if (meaning) {
+        sb_puts(&line, ", ");
+        sb_puts(&line, meaning);
+    }
+    uint32_t last = c->nsegs ? argus_graph_find_seg(G, c->segs[c->nsegs - 1]) : ARGUS_NONE;
+    bool shown = last != ARGUS_NONE && ends_in_wait(&G->segs[last]) &&
+                 G->segs[last].wait_resource == c->resource;
+    if (!shown && (c->reason || (c->resource != NONE && c->resource != 0))) {
+        sb_puts(&line, " (");
+        sb_wait_what(&line, c->reason, c->resource);
+        sb_puts(&line, ")");
+    }
+    sb_puts(&line, ".");
+    para(sb_str(&line));
+}
+
+static void section_match(const match_rec *m, uint32_t nm)
+{
+    heading(3, "Similar node in the baseline");
+    sb_clear(&line);
+    sb_printf(&line, "Seg %llu", (unsigned long long)m->baseline_seg);
+    if (m->baseline) {
+        sb_puts(&line, " of ");
+        sb_free_text(&line, m->baseline);
+    }
+    sb_printf(&line, " (rank %llu of %u)", (unsigned long long)m->rank, nm);
+    if (m->distance != NONE) {
+        sb_printf(&line, ": %llu edit%s", (unsigned long long)m->distance,
+                  m->distance == 1 ? "" : "s");
+        if (m->size != NONE && m->baseline_size != NONE)
+            sb_printf(&line, " between signatures of %llu and %llu elements",
+                      (unsigned long long)m->size, (unsigned long long)m->baseline_size);
+        if (m->percent != NONE)
+            sb_printf(&line, " (%llu%%)", (unsigned long long)m->percent);
+    }
+    sb_puts(&line, ".");
+    para(sb_str(&line));
+}
+
+static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch)
+{
+    heading(3, "Culprits");
+    for (uint32_t i = 0; i < nc; i++) {
+        const culprit_rec *x = &c[i];
+        sb_clear(&line);
+        if (x->root)
+            sb_puts(&line, md ? "**root:** " : "root: ");
+        sb_thread(&line, x->tid, x->pid, x->proc, x->thread);
+        if (x->seg != NONE)
+            sb_printf(&line, ", seg %llu", (unsigned long long)x->seg);
+        const char *state = x->state ? x->state : "blocked";
+        sb_puts(&line, ": ");
+        sb_free_text(&line, state);
+        uint64_t dur = x->duration != NONE ? x->duration
+                       : x->since != NONE && x->until != NONE && x->until > x->since
+                           ? x->until - x->since : NONE;
+        if (dur != NONE) {
+            sb_puts(&line, " ");
+            sb_dur(&line, dur);
+        }
+        if (x->reason || (x->resource != NONE && x->resource != 0)) {
+            sb_puts(&line, " in ");
+            sb_wait_what(&line, x->reason, x->resource);
+        }
+        if (x->since != NONE && x->until != NONE) {
+            sb_puts(&line, " (");
+            sb_time(&line, x->since);
+            sb_puts(&line, " to ");
+            sb_time(&line, x->until);
+            sb_puts(&line, ")");
+        }
+        if (x->waits_on != NONE) {
+            sb_puts(&line, ", waiting on ");
+            sb_thread(&line, x->waits_on, NONE, NULL, NULL);
+        }
+        numbered(x->rank != NONE ? (unsigned)x->rank : i + 1, sb_str(&line));
+
+        sb_clear(&line);
+        bool any = false;
+        if (x->baseline_seg != NONE) {
+            sb_printf(&line, "baseline seg %llu", (unsigned long long)x->baseline_seg);
+            any = true;
+        }
+        if (x->missing) {
+            sb_puts(&line, any ? ", missing edge: " : "missing edge: ");
+            sb_sym(&line, x->missing);
+            any = true;
+        }
+        if (x->depth != NONE) {
+            sb_printf(&line, "%sdepth %llu", any ? ", " : "", (unsigned long long)x->depth);
+            any = true;
+        }
+        if (with_branch && x->branch != NONE) {
+            sb_printf(&line, "%sbranch %llu", any ? ", " : "", (unsigned long long)x->branch);
+            any = true;
+        }
+        if (any)
+            detail(sb_str(&line));
+        if (x->evidence) {
+            sb_clear(&line);
+            sb_puts(&line, "evidence: ");
+            sb_free_text(&line, x->evidence);
+            detail(sb_str(&line));
+        }
+    }
+}
+
+static void section_branches(const branch_rec *b, uint32_t nb)
+{
+    heading(3, "Branch points");
+    for (uint32_t i = 0; i < nb; i++) {
+        sb_clear(&line);
+        sb_printf(&line, "at baseline seg %llu", (unsigned long long)b[i].at);
+        if (b[i].nchoices)
+            sb_puts(&line, ", the path goes on ");
+        for (int k = 0; k < b[i].nchoices; k++)
+            sb_printf(&line, "%sseg" NBS "%llu", k ? (k + 1 == b[i].nchoices ? " or " : ", ")
+                                                : "from ",
+                      (unsigned long long)b[i].choices[k]);
+        if (b[i].chosen != NONE)
+            sb_printf(&line, "; chose seg %llu", (unsigned long long)b[i].chosen);
+        else
+            sb_puts(&line, "; every branch reported");
+        item(sb_str(&line));
+    }
+}
+
+static void report_hang(const hang_rec *h)
+{
+    section_hang(h);
+
+    uint32_t p0 = 0, np = 0;
+    for (uint32_t i = 0; i < paths.n; i++)
+        if (paths.v[i].hang == h->hang) {
+            if (!np)
+                p0 = i;
+            np++;
+        }
+    const path_rec *mine = np ? paths.v + p0 : NULL;  /* none: paths.v may be NULL */
+    section_ui(mine, np);
+    section_path(h, mine, np);
+
+    /* SPIN-PATH follows the wait of a wait node only: a busy or yield
+     * node's last wait is not what held it up */
+    bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0;
+    for (uint32_t i = 0; is_wait && i < chains.n; i++)
+        if (chains.v[i].hang == h->hang) {
+            section_chain(&chains.v[i]);
+            break;
+        }
+
+    uint32_t m0 = 0, nm = 0;
+    for (uint32_t i = 0; i < matches.n; i++)
+        if (matches.v[i].hang == h->hang) {
+            if (!nm)
+                m0 = i;
+            nm++;
+        }
+    if (nm)
+        section_match(&matches.v[m0], nm);
+
+    uint32_t nb = 0, b0 = 0;
+    for (uint32_t i = 0; i < branches.n; i++)
+        if (branches.v[i].hang == h->hang) {
+            if (!nb)
+                b0 = i;
+            nb++;
+        }
+    uint32_t c0 = 0, nc = 0;
+    for (uint32_t i = 0; i < culprits.n; i++)
+        if (culprits.v[i].hang == h->hang) {
+            if (!nc)
+                c0 = i;
+            nc++;
+        }
+    if (nc)
+        section_culprits(&culprits.v[c0], nc, nb > 0);
+    if (nb)
+        section_branches(&branches.v[b0], nb);
+}
+
+
+void argus_report_write(argus_graph *g, bool markdown)
+{
+    md = markdown;
+    G = g;
+    read_extras(g);
+#define SORT(l, cmp) do { if ((l).n > 1) qsort((l).v, (l).n, sizeof *(l).v, cmp); } while (0)
+    SORT(hangs, by_hang);
+    SORT(paths, by_path_rank);
+    SORT(matches, by_match_rank);
+    SORT(culprits, by_culprit_rank);
+#undef SORT
+
+    sb_clear(&line);
+    trace_summary(&line);
+    if (hangs.n == 0) {
+        if (md)
+            puts("# No hang found\n");
+        else
+            puts("no hang found");
+        emit("", "", sb_str(&line));
+    } else {
+        if (md)
+            puts("# Hang report\n");
+        emit("", "", sb_str(&line));
+        for (uint32_t i = 0; i < hangs.n; i++)
+            report_hang(&hangs.v[i]);
+    }
+    argus_close_stdout();
+
+    free(line.p);
+    free(hangs.v);
+    free(paths.v);
+    free(chains.v);
+    free(matches.v);
+    free(culprits.v);
+    free(branches.v);
+    free_owned();
+    /* a second report in the same process starts empty */
+    memset(&line, 0, sizeof line);
+    memset(&hangs, 0, sizeof hangs);
+    memset(&paths, 0, sizeof paths);
+    memset(&chains, 0, sizeof chains);
+    memset(&matches, 0, sizeof matches);
+    memset(&culprits, 0, sizeof culprits);
+    memset(&branches, 0, sizeof branches);
+    G = NULL;
+}
