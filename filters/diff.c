@@ -55,60 +55,27 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_BASELINE = 256, OPT_DEPTH, OPT_CHOOSE, OPT_INTERACTIVE,
-           OPT_MAX_BRANCHES };
+    enum { OPT_BASELINE = 256 };
     static const struct option opts[] = {
         {"baseline", required_argument, 0, OPT_BASELINE},
-        {"depth", required_argument, 0, OPT_DEPTH},
-        {"choose", required_argument, 0, OPT_CHOOSE},
-        {"interactive", no_argument, 0, OPT_INTERACTIVE},
-        {"max-branches", required_argument, 0, OPT_MAX_BRANCHES},
+        ARGUS_DIFF_LONG_OPTIONS,
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     argus_diff_options c = ARGUS_DIFF_DEFAULTS;
-    uint32_t *choose = NULL;
-    size_t choose_cap = 0;
     const char *baseline = NULL;
-    bool interactive = false;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int o;
     opterr = 0;
     while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-        switch (o) {
-        case OPT_BASELINE: baseline = optarg; break;
-        case OPT_DEPTH:
-            c.depth = (int)argus_parse_uint_option("--depth", optarg);
-            if (c.depth > 32)
-                argus_usage_error("--depth must be 0..32");
-            break;
-        case OPT_CHOOSE: {
-            char *s = optarg;
-            for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-                *ARGUS_PUSH(choose, c.nchoose, choose_cap) =
-                    (uint32_t)argus_parse_uint_option("--choose", tok);
-            }
-            break;
-        }
-        case OPT_INTERACTIVE: interactive = true; break;
-        case OPT_MAX_BRANCHES:
-            c.max_branches = (int)argus_parse_uint_option("--max-branches", optarg);
-            if (c.max_branches < 1 || c.max_branches > 1000)
-                argus_usage_error("--max-branches must be 1..1000");
-            break;
-        default: argus_common_option(o, usage, &common, argv);
-        }
+        if (o == OPT_BASELINE)
+            baseline = optarg;
+        else if (!argus_diff_option(&c, o, optarg))
+            argus_common_option(o, usage, &common, argv);
     }
-    c.choose = choose;
-    if (interactive && c.nchoose)
-        argus_usage_error("--choose and --interactive exclude each other");
-    if (interactive) {
-        c.tty = fopen("/dev/tty", "r+");
-        if (!c.tty)
-            argus_usage_error("--interactive needs a terminal (/dev/tty)");
-    }
+    argus_diff_options_ready(&c);
     const char *input = argus_input_arg(argc, argv);
 
     argus_graph base;
@@ -127,9 +94,7 @@ int main(int argc, char **argv)
         ix = argus_sim_index_new(&base);
     }
     argus_diff_write(&g, baseline ? &base : NULL, ix, &c, st.out);
-    if (c.tty)
-        fclose(c.tty);
-    free(choose);
+    argus_diff_options_free(&c);
     argus_graph_free(&g);
     if (baseline) {
         argus_sim_index_free(ix);

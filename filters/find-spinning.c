@@ -78,18 +78,8 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_INDICATOR = 256, OPT_HANG, OPT_PROC, OPT_BEAM, OPT_MAX_STEPS,
-           OPT_NO_THREAD_ORDER, OPT_NO_WAIT_CHAIN, OPT_INPUT_SERVER, OPT_NO_IDLE };
     static const struct option opts[] = {
-        {"indicator", required_argument, 0, OPT_INDICATOR},
-        {"hang", required_argument, 0, OPT_HANG},
-        {"proc", required_argument, 0, OPT_PROC},
-        {"beam", required_argument, 0, OPT_BEAM},
-        {"max-steps", required_argument, 0, OPT_MAX_STEPS},
-        {"no-thread-order", no_argument, 0, OPT_NO_THREAD_ORDER},
-        {"no-wait-chain", no_argument, 0, OPT_NO_WAIT_CHAIN},
-        {"input-server", required_argument, 0, OPT_INPUT_SERVER},
-        {"no-idle", no_argument, 0, OPT_NO_IDLE},
+        ARGUS_SPIN_LONG_OPTIONS,
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -102,40 +92,9 @@ int main(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (c) {
-        case OPT_INDICATOR:
-            if (o.nsymbols == 64)
-                argus_usage_error("too many --indicator symbols (at most 61)");
-            if (!*optarg)
-                argus_usage_error("--indicator needs a symbol");
-            o.symbols[o.nsymbols++] = optarg;
-            break;
-        case OPT_HANG:
-            o.hang_ms = argus_parse_uint_option("--hang", optarg);
-            if (o.hang_ms > ARGUS_SPIN_MAX_HANG_MS)
-                argus_usage_error("--hang must be 0..%llu ms (0: off)",
-                                  (unsigned long long)ARGUS_SPIN_MAX_HANG_MS);
-            break;
-        case OPT_PROC: o.proc = optarg; break;
-        case OPT_INPUT_SERVER:
-            if (o.nservers == 64)
-                argus_usage_error("too many --input-server names (at most %d)",
-                                  64 - argus_spin_default_servers());
-            o.servers[o.nservers++] = optarg;
-            break;
-        case OPT_NO_IDLE: o.no_idle = true; break;
-        case OPT_BEAM:
-            o.paths.beam = (int)argus_parse_uint_option("--beam", optarg);
-            if (o.paths.beam < 1 || o.paths.beam > 1000)
-                argus_usage_error("--beam must be 1..1000");
-            break;
-        case OPT_MAX_STEPS:
-            o.paths.max_depth = (int)argus_parse_uint_option("--max-steps", optarg);
-            if (o.paths.max_depth < 1 || o.paths.max_depth > 100000)
-                argus_usage_error("--max-steps must be 1..100000");
-            break;
-        case OPT_NO_THREAD_ORDER: o.paths.thread_order = false; break;
-        case OPT_NO_WAIT_CHAIN: o.wait_chain = false; break;
-        default: argus_common_option(c, usage, &common, argv);
+        default:
+            if (!argus_spin_option(&o, c, optarg))
+                argus_common_option(c, usage, &common, argv);
         }
     }
     const char *input = argus_input_arg(argc, argv);

@@ -846,7 +846,7 @@ void argus_diff_write(argus_graph *g, argus_graph *base, const argus_sim_index *
                       const argus_diff_options *o, argus_writer *out)
 {
     ctx c = {.depth = o->depth, .max_branches = o->max_branches};
-    c.ch.list = (uint32_t *)o->choose;
+    c.ch.list = o->choose;
     c.ch.n = o->nchoose;
     c.ch.tty = o->tty;
     argus_table_init(&c.connected, sizeof(uint8_t));
@@ -890,4 +890,50 @@ void argus_diff_write(argus_graph *g, argus_graph *base, const argus_sim_index *
     argus_table_free(&c.asked_pids);
     if (c.base)
         argus_table_free(&c.matched);
+}
+
+bool argus_diff_option(argus_diff_options *o, int c, char *arg)
+{
+    switch (c) {
+    case ARGUS_DIFF_OPT_DEPTH:
+        o->depth = (int)argus_parse_uint_option("--depth", arg);
+        if (o->depth > 32)
+            argus_usage_error("--depth must be 0..32");
+        return true;
+    case ARGUS_DIFF_OPT_CHOOSE:
+        for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ","))
+            *ARGUS_PUSH(o->choose, o->nchoose, o->choose_cap) =
+                (uint32_t)argus_parse_uint_option("--choose", tok);
+        return true;
+    case ARGUS_DIFF_OPT_INTERACTIVE:
+        o->interactive = true;
+        return true;
+    case ARGUS_DIFF_OPT_MAX_BRANCHES:
+        o->max_branches = (int)argus_parse_uint_option("--max-branches", arg);
+        if (o->max_branches < 1 || o->max_branches > 1000)
+            argus_usage_error("--max-branches must be 1..1000");
+        return true;
+    default:
+        return false;
+    }
+}
+
+void argus_diff_options_ready(argus_diff_options *o)
+{
+    if (o->interactive && o->nchoose)
+        argus_usage_error("--choose and --interactive exclude each other");
+    if (o->interactive) {
+        o->tty = fopen("/dev/tty", "r+");
+        if (!o->tty)
+            argus_usage_error("--interactive needs a terminal (/dev/tty)");
+    }
+}
+
+void argus_diff_options_free(argus_diff_options *o)
+{
+    if (o->tty)
+        fclose(o->tty);
+    free(o->choose);
+    o->tty = NULL;
+    o->choose = NULL;
 }

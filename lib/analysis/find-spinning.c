@@ -785,9 +785,46 @@ void argus_spin_defaults(argus_spin_options *o)
     o->wait_chain = true;
 }
 
-int argus_spin_default_servers(void)
+bool argus_spin_option(argus_spin_options *o, int c, const char *arg)
 {
-    return (int)(sizeof default_input_servers / sizeof *default_input_servers);
+    switch (c) {
+    case ARGUS_SPIN_OPT_INDICATOR:
+        if (o->nsymbols == 64)
+            argus_usage_error("too many --indicator symbols (at most 61)");
+        if (!*arg)
+            argus_usage_error("--indicator needs a symbol");
+        o->symbols[o->nsymbols++] = arg;
+        return true;
+    case ARGUS_SPIN_OPT_HANG:
+        o->hang_ms = argus_parse_uint_option("--hang", arg);
+        if (o->hang_ms > ARGUS_SPIN_MAX_HANG_MS)
+            argus_usage_error("--hang must be 0..%llu ms (0: off)",
+                              (unsigned long long)ARGUS_SPIN_MAX_HANG_MS);
+        return true;
+    case ARGUS_SPIN_OPT_PROC: o->proc = arg; return true;
+    case ARGUS_SPIN_OPT_INPUT_SERVER:
+        if (o->nservers == 64)
+            argus_usage_error("too many --input-server names (at most %d)",
+                              64 - (int)(sizeof default_input_servers /
+                                           sizeof *default_input_servers));
+        o->servers[o->nservers++] = arg;
+        return true;
+    case ARGUS_SPIN_OPT_NO_IDLE: o->no_idle = true; return true;
+    case ARGUS_SPIN_OPT_BEAM:
+        o->paths.beam = (int)argus_parse_uint_option("--beam", arg);
+        if (o->paths.beam < 1 || o->paths.beam > 1000)
+            argus_usage_error("--beam must be 1..1000");
+        return true;
+    case ARGUS_SPIN_OPT_MAX_STEPS:
+        o->paths.max_depth = (int)argus_parse_uint_option("--max-steps", arg);
+        if (o->paths.max_depth < 1 || o->paths.max_depth > 100000)
+            argus_usage_error("--max-steps must be 1..100000");
+        return true;
+    case ARGUS_SPIN_OPT_NO_THREAD_ORDER: o->paths.thread_order = false; return true;
+    case ARGUS_SPIN_OPT_NO_WAIT_CHAIN: o->wait_chain = false; return true;
+    default:
+        return false;
+    }
 }
 
 struct argus_spin {

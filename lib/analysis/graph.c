@@ -732,7 +732,7 @@ static void load_edge(argus_graph *g, const argus_record *r)
         g->segs[e->from_seg].woken_external = true;
 }
 
-static void load_extra(argus_graph *g, const argus_record *r)
+void argus_graph_add_extra(argus_graph *g, const argus_record *r)
 {
     g->extras = argus_grow(g->extras, &g->p->cap_extras, g->nextras + 1,
                      sizeof *g->extras);
@@ -860,7 +860,7 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
         } else if (r->type == ARGUS_T_EDGE) {
             load_edge(g, r);
         } else if (r->type != ARGUS_T_STREAM) {
-            load_extra(g, r);
+            argus_graph_add_extra(g, r);
         }
         if (opt && opt->pass)
             argus_write_record(opt->pass, r);

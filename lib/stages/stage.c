@@ -19,17 +19,34 @@ void argus_stage_open(argus_stage *st, const char *path, bool verbose)
 }
 
 #define MAX_COUNTERS 32
-typedef struct counter_set {
+struct argus_counters {
     int n;
     struct { const char *name; uint64_t n; } c[MAX_COUNTERS];
-} counter_set;
+};
 /* The program's counters; in a chain, the running stage's. */
-static counter_set own_counters;
-static counter_set *counting = &own_counters;
+static argus_counters own_counters;
+static argus_counters *counting = &own_counters;
+
+argus_counters *argus_counters_new(void)
+{
+    argus_counters *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    return s;
+}
+
+argus_counters *argus_counters_use(argus_counters *s)
+{
+    argus_counters *was = counting == &own_counters ? NULL : counting;
+    counting = s ? s : &own_counters;
+    return was;
+}
+
+void argus_counters_free(argus_counters *s) { free(s); }
 
 void argus_count(const char *name, uint64_t n)
 {
-    counter_set *set = counting;
+    argus_counters *set = counting;
     for (int i = 0; i < set->n; i++) {
         if (set->c[i].name == name || strcmp(set->c[i].name, name) == 0) {
             set->c[i].n += n;
@@ -42,7 +59,7 @@ void argus_count(const char *name, uint64_t n)
     }
 }
 
-static void print_counters(const counter_set *set, const char *prog)
+void argus_counters_print(const argus_counters *set, const char *prog)
 {
     for (int i = 0; i < set->n; i++)
         fprintf(stderr, "%s: %s: %llu\n", prog, set->c[i].name,
@@ -53,7 +70,7 @@ void argus_stage_close(argus_stage *st)
 {
     argus_writer_close(st->out);
     if (st->verbose)
-        print_counters(&own_counters, argus_prog());
+        argus_counters_print(&own_counters, argus_prog());
     argus_reader_close(st->in);
     st->in = NULL;
     st->out = NULL;
@@ -80,7 +97,7 @@ typedef struct chain_link {
     char output_name[64];   /* "STAGE's output", in messages */
     void *self;
     argus_writer *out;      /* to the next link; the last one's, stdout */
-    counter_set counters;
+    argus_counters *counters;
     bool have_header;
 } chain_link;
 
@@ -90,15 +107,14 @@ typedef struct chain_link {
 static void chain_deliver(void *ctx, const argus_record *r)
 {
     chain_link *k = ctx;
-    counter_set *was = counting;
-    counting = &k->counters;
+    argus_counters *was = argus_counters_use(k->counters);
     if (k->have_header) {
         k->def->record(k->self, r, k->out);
     } else {
         k->have_header = true;
         argus_write_header(k->out, r, k->def->name);
     }
-    counting = was;
+    argus_counters_use(was);
 }
 
 int argus_stage_chain(const argus_stage_def *const *defs, int n,
@@ -119,28 +135,31 @@ int argus_stage_chain(const argus_stage_def *const *defs, int n,
                                                     chain_deliver, &links[i + 1]);
     }
     for (int i = 0; i < n; i++) {
-        counting = &links[i].counters;
+        links[i].counters = argus_counters_new();
+        argus_counters_use(links[i].counters);
         links[i].self = defs[i]->start(NULL, &common);
     }
-    counting = &own_counters;
+    argus_counters_use(NULL);
     chain_deliver(&links[0], argus_reader_header(in));
     const argus_record *r;
     while ((r = argus_read(in)))
         chain_deliver(&links[0], r);
     for (int i = 0; i < n; i++) { /* each one's leftovers go through the rest */
-        counting = &links[i].counters;
+        argus_counters_use(links[i].counters);
         defs[i]->finish(links[i].self, links[i].out);
     }
-    counting = &own_counters;
+    argus_counters_use(NULL);
     for (int i = 0; i < n; i++)
         argus_writer_close(links[i].out);
     if (verbose) {
         for (int i = 0; i < n; i++) {
             char prog[64];
             snprintf(prog, sizeof prog, "argus-%s", defs[i]->name);
-            print_counters(&links[i].counters, prog);
+            argus_counters_print(links[i].counters, prog);
         }
     }
+    for (int i = 0; i < n; i++)
+        argus_counters_free(links[i].counters);
     argus_reader_close(in);
     free(links);
     return ARGUS_EX_OK;

@@ -1145,13 +1145,19 @@ struct argus_writer {
 
 static void flush_before_exit(void *w) { argus_writer_flush(w); }
 
-argus_writer *argus_writer_stdout(void)
+argus_writer *argus_writer_fd(int fd)
 {
     argus_writer *w = calloc(1, sizeof *w);
     if (!w)
         abort();
-    w->fd = 1;
+    w->fd = fd;
     argus_buf_reserve(&w->b, FLUSH_AT * 2);
+    return w;
+}
+
+argus_writer *argus_writer_stdout(void)
+{
+    argus_writer *w = argus_writer_fd(1);
     argus_cli_on_die(flush_before_exit, w);
 #ifdef F_SETPIPE_SZ
     /* Stages run as a pipeline: a 64 KiB pipe makes every stage wake up
@@ -1325,7 +1331,7 @@ void argus_writer_close(argus_writer *w)
     if (!w)
         return;
     argus_writer_flush(w);
-    if (!w->deliver)
+    if (w->fd == 1)
         argus_cli_on_die(NULL, NULL);
     argus_parser_free(w->parser);
     argus_buf_free(&w->b);

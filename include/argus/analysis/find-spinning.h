@@ -29,8 +29,25 @@ typedef struct argus_spin_options {
 
 /* The options of argus-find-spinning run with no flag. */
 void argus_spin_defaults(argus_spin_options *o);
-/* How many of servers[] are the defaults. */
-int argus_spin_default_servers(void);
+
+/* The long options (struct option, <getopt.h>) that set them, for every
+ * program that runs the stage; argus_spin_option applies one (C, from
+ * getopt_long, with its ARG) and says whether C was one of them. A bad
+ * value is a usage error. */
+enum { ARGUS_SPIN_OPT_INDICATOR = 0x2000, ARGUS_SPIN_OPT_HANG, ARGUS_SPIN_OPT_PROC,
+       ARGUS_SPIN_OPT_BEAM, ARGUS_SPIN_OPT_MAX_STEPS, ARGUS_SPIN_OPT_NO_THREAD_ORDER,
+       ARGUS_SPIN_OPT_NO_WAIT_CHAIN, ARGUS_SPIN_OPT_INPUT_SERVER, ARGUS_SPIN_OPT_NO_IDLE };
+#define ARGUS_SPIN_LONG_OPTIONS                                               \
+    {"indicator", required_argument, 0, ARGUS_SPIN_OPT_INDICATOR},          \
+    {"hang", required_argument, 0, ARGUS_SPIN_OPT_HANG},                    \
+    {"proc", required_argument, 0, ARGUS_SPIN_OPT_PROC},                    \
+    {"beam", required_argument, 0, ARGUS_SPIN_OPT_BEAM},                    \
+    {"max-steps", required_argument, 0, ARGUS_SPIN_OPT_MAX_STEPS},          \
+    {"no-thread-order", no_argument, 0, ARGUS_SPIN_OPT_NO_THREAD_ORDER},    \
+    {"no-wait-chain", no_argument, 0, ARGUS_SPIN_OPT_NO_WAIT_CHAIN},        \
+    {"input-server", required_argument, 0, ARGUS_SPIN_OPT_INPUT_SERVER},    \
+    {"no-idle", no_argument, 0, ARGUS_SPIN_OPT_NO_IDLE}
+bool argus_spin_option(argus_spin_options *o, int c, const char *arg);
 
 typedef struct argus_spin argus_spin;
 /* For the stream whose header is HEADER (its source tells a Linux trace). */

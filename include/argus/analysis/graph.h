@@ -199,6 +199,10 @@ static inline uint64_t argus_seg_until(const argus_graph *g, const argus_seg *s)
     return s->resume == UINT64_MAX ? g->t_last : s->resume;
 }
 
+/* Keeps R (a record the graph does not model) as the next extra record:
+ * the loader does it for every such record it reads, and argus-analyze
+ * for the records each stage writes, as the next program would read them. */
+void argus_graph_add_extra(argus_graph *g, const argus_record *r);
 /* Extra records: parse number I (valid until the next call). */
 const argus_record *argus_graph_parse_extra(argus_graph *g, uint32_t i);
 bool argus_extra_is(const argus_extra *x, const char *type);

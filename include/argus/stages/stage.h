@@ -61,6 +61,16 @@ void argus_put_edge(argus_writer *w, const char *kind, uint64_t from,
  * each stage's counters are its own. */
 void argus_count(const char *name, uint64_t n);
 
+/* A set of counters of its own, for a program that runs several stages
+ * (argus-chain, argus-analyze): argus_counters_use makes S the one
+ * argus_count adds to (NULL: the program's own) and returns the one it
+ * was; argus_counters_print prints S as PROG's -v would. */
+typedef struct argus_counters argus_counters;
+argus_counters *argus_counters_new(void);
+argus_counters *argus_counters_use(argus_counters *s);
+void argus_counters_print(const argus_counters *s, const char *prog);
+void argus_counters_free(argus_counters *s);
+
 /* A bounded FIFO index of pending items (sends waiting for their receive,
  * enqueues waiting for their invoke): each key has a queue of entries in
  * arrival order; past MAX entries in all, the oldest is dropped (and

@@ -201,6 +201,9 @@ typedef struct argus_writer argus_writer;
 /* Writes to stdout. Output is buffered in large blocks and flushed at
  * record boundaries only, so a stream cut by an error stays valid. */
 argus_writer *argus_writer_stdout(void);
+/* Writes to the open file FD (a second output, such as argus-analyze's
+ * --keep); argus_writer_close flushes, the caller closes FD. */
+argus_writer *argus_writer_fd(int fd);
 /* A writer that keeps nothing (fuzzers, dry runs). */
 argus_writer *argus_writer_null(void);
 /* A writer that hands each record to DELIVER as it is written, for stages

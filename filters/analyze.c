@@ -1,0 +1,221 @@
+/* argus-analyze: find-spinning, similar, diff and report in one process,
+ * over a graph loaded once (docs/stages/analyze.md). The report is the
+ * one of the pipe of the four programs, byte for byte. */
+#include "argus/analysis/diff.h"
+#include "argus/analysis/find-spinning.h"
+#include "argus/analysis/report.h"
+#include "argus/stages/stage.h"
+#include "argus/stream/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "Usage: argus-analyze [--baseline BASELINE [--baseline-name NAME]]\n"
+    "                     [find-spinning, similar and diff options]\n"
+    "                     [--format text|markdown] [--keep FILE] [-v] [GRAPH|-]\n"
+    "Find the hangs of a graph, their culprits against a baseline, and print the report.\n"
+    "\n"
+    "Runs in one process, over one load of GRAPH (and of BASELINE):\n"
+    "\n"
+    "  argus-find-spinning GRAPH | argus-similar --in BASELINE\n"
+    "    | argus-diff --baseline BASELINE | argus-report\n"
+    "\n"
+    "and prints what that pipe prints (without BASELINE: find-spinning |\n"
+    "diff | report). Each stage's records are kept with the graph, as the\n"
+    "next program would read them, and similar and diff share one index of\n"
+    "the baseline's nodes. Rules: those of each program (their --help and\n"
+    "docs/stages/).\n"
+    "\n"
+    "      --baseline BASELINE  a normal run's graph stream (argus graph)\n"
+    "      --baseline-name NAME the name the match records give the baseline\n"
+    "                         (default: BASELINE as given)\n"
+    "  find-spinning: --indicator SYMBOL, --hang MS, --proc NAME,\n"
+    "      --input-server NAME, --no-idle, --beam N, --max-steps N,\n"
+    "      --no-thread-order, --no-wait-chain\n"
+    "  similar: --max N (matches per node, default 5)\n"
+    "  diff: --depth N, --choose LIST, --interactive, --max-branches N\n"
+    "  report: --format text|markdown\n"
+    "      --keep FILE        also write the findings stream to FILE: the\n"
+    "                         graph and every stage's records\n"
+    "  -v, --verbose          print each stage's counts to stderr at the end,\n"
+    "                         as argus-STAGE -v would\n"
+    "  -h, --help             show this help\n"
+    "      --version          show the version\n";
+
+/* The records a stage writes, kept in order until the stage is done: then
+ * they join the graph's extra records (a stage does not see its own). */
+typedef struct collected {
+    uint8_t *bytes;
+    size_t len, cap;
+    size_t *ends;
+    size_t n, ends_cap;
+} collected;
+
+static void collect(void *ctx, const argus_record *r)
+{
+    collected *c = ctx;
+    c->bytes = argus_grow(c->bytes, &c->cap, c->len + r->raw_len, 1);
+    memcpy(c->bytes + c->len, r->raw, r->raw_len);
+    c->len += r->raw_len;
+    *ARGUS_PUSH(c->ends, c->n, c->ends_cap) = c->len;
+}
+
+/* The collected records join G's extras (and go to KEEP, when given). */
+static void add_collected(collected *c, argus_graph *g, argus_writer *keep)
+{
+    argus_parser *p = argus_parser_new();
+    size_t start = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        argus_record *r;
+        char err[256];
+        long n = argus_parse_record(p, c->bytes + start, c->ends[i] - start, &r,
+                                    err, sizeof err);
+        if (n != (long)(c->ends[i] - start))
+            argus_die(ARGUS_EX_SOFTWARE, "internal error: a stage wrote a "
+                      "record it cannot read back (%s)", n < 0 ? err : "short");
+        r->number = g->nextras + 1;
+        argus_graph_add_extra(g, r);
+        if (keep)
+            argus_write_record(keep, r);
+        start = c->ends[i];
+    }
+    argus_parser_free(p);
+    c->len = c->n = 0;
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    enum { OPT_BASELINE = 256, OPT_BASELINE_NAME, OPT_MAX, OPT_FORMAT, OPT_KEEP };
+    static const struct option opts[] = {
+        {"baseline", required_argument, 0, OPT_BASELINE},
+        {"baseline-name", required_argument, 0, OPT_BASELINE_NAME},
+        {"max", required_argument, 0, OPT_MAX},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"keep", required_argument, 0, OPT_KEEP},
+        ARGUS_SPIN_LONG_OPTIONS,
+        ARGUS_DIFF_LONG_OPTIONS,
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
+        {0, 0, 0, 0},
+    };
+    argus_spin_options spin;
+    argus_spin_defaults(&spin);
+    argus_diff_options diff = ARGUS_DIFF_DEFAULTS;
+    const char *baseline = NULL, *baseline_name = NULL, *keep_path = NULL;
+    uint64_t max = 5;
+    bool markdown = false;
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_BASELINE: baseline = optarg; break;
+        case OPT_BASELINE_NAME: baseline_name = optarg; break;
+        case OPT_MAX:
+            max = argus_parse_uint_option("--max", optarg);
+            if (max == 0)
+                argus_usage_error("--max: must be at least 1");
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "markdown") == 0)
+                markdown = true;
+            else if (strcmp(optarg, "text") == 0)
+                markdown = false;
+            else
+                argus_usage_error("--format: unknown format '%s' (text or markdown)",
+                                  optarg);
+            break;
+        case OPT_KEEP:
+            if (!*optarg)
+                argus_usage_error("--keep: needs a file name");
+            keep_path = optarg;
+            break;
+        default:
+            if (!argus_spin_option(&spin, c, optarg) && !argus_diff_option(&diff, c, optarg))
+                argus_common_option(c, usage, &common, argv);
+        }
+    }
+    if (baseline_name && !baseline)
+        argus_usage_error("--baseline-name needs --baseline");
+    argus_diff_options_ready(&diff);
+    const char *input = argus_input_arg(argc, argv);
+
+    /* the baseline loads in a second thread while the graph loads here */
+    argus_graph base;
+    pthread_t base_loader;
+    if (baseline)
+        argus_graph_load_file_async(&base, baseline, true, &base_loader);
+    argus_reader *rd = argus_reader_open(input);
+    int keep_fd = -1;
+    argus_writer *keep = NULL;
+    if (keep_path) {
+        keep_fd = open(keep_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (keep_fd < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: %s", keep_path, strerror(errno));
+        keep = argus_writer_fd(keep_fd);
+        argus_write_header(keep, argus_reader_header(rd), argus_command_line());
+    }
+
+    argus_counters *counts[3] = {argus_counters_new(), argus_counters_new(),
+                                 argus_counters_new()};
+    static const char *const progs[3] = {"argus-find-spinning", "argus-similar",
+                                         "argus-diff"};
+    collected found = {0};
+    argus_writer *out = argus_writer_to("the findings", collect, &found);
+
+    argus_counters_use(counts[0]);
+    argus_spin *sp = argus_spin_start(&spin, argus_reader_header(rd));
+    argus_graph g;
+    argus_graph_options gopt = {.keep_key_events = true, .pass = keep,
+                                .on_event = argus_spin_on_event, .ctx = sp};
+    argus_graph_load(&g, rd, &gopt);
+    argus_spin_finish(sp, &g, out);
+    add_collected(&found, &g, keep);
+
+    argus_sim_index *ix = NULL;
+    if (baseline) {
+        pthread_join(base_loader, NULL);
+        ix = argus_sim_index_new(&base); /* similar's, and diff's */
+        argus_counters_use(counts[1]);
+        argus_similar_write(&g, NULL, 0, max, &base, ix,
+                            baseline_name ? baseline_name : baseline, out);
+        add_collected(&found, &g, keep);
+    }
+    argus_counters_use(counts[2]);
+    argus_diff_write(&g, baseline ? &base : NULL, ix, &diff, out);
+    add_collected(&found, &g, keep);
+    argus_counters_use(NULL);
+    argus_writer_close(out);
+    if (keep) {
+        argus_writer_close(keep);
+        if (close(keep_fd) != 0)
+            argus_die(ARGUS_EX_IOERR, "%s: %s", keep_path, strerror(errno));
+    }
+
+    argus_report_write(&g, markdown);
+    if (common.verbose)
+        for (int i = 0; i < 3; i++)
+            if (i != 1 || baseline)
+                argus_counters_print(counts[i], progs[i]);
+    for (int i = 0; i < 3; i++)
+        argus_counters_free(counts[i]);
+    free(found.bytes);
+    free(found.ends);
+    argus_diff_options_free(&diff);
+    if (baseline) {
+        argus_sim_index_free(ix);
+        argus_graph_free(&base);
+    }
+    argus_graph_free(&g);
+    argus_reader_close(rd);
+    return 0;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# argus-analyze: find-spinning, similar, diff and report in one process,
+# each graph loaded once (issue 14.3). What it prints must be what the pipe
+# of the four programs prints, byte for byte.
+
+load test_helper
+
+# Graphs of every diagnosis fixture and real recording with its normal run:
+# lines "TRACE.graph BASELINE.graph".
+graph_pairs() {
+    local dir=$BATS_TEST_TMPDIR/graphs b d n=0
+    mkdir -p "$dir"
+    for b in fixtures/diagnose/*.bug.jsonl fixtures/diff/*.bug.jsonl fixtures/demo/hang.jsonl; do
+        n=$((n + 1))
+        argus graph "$b" > "$dir/$n.graph"
+        case $b in
+        *.bug.jsonl) argus graph "${b%.bug.jsonl}.base.jsonl" > "$dir/$n.base.graph" ;;
+        *) argus graph fixtures/demo/normal.jsonl > "$dir/$n.base.graph" ;;
+        esac
+        echo "$dir/$n.graph $dir/$n.base.graph"
+    done
+    for d in fixtures/real/*/; do
+        n=$((n + 1))
+        zcat "$d/hang.txt.gz" | argus graph > "$dir/$n.graph"
+        zcat "$d/normal.txt.gz" | argus graph > "$dir/$n.base.graph"
+        echo "$dir/$n.graph $dir/$n.base.graph"
+    done
+}
+
+@test "argus-analyze prints the report of find-spinning | similar | diff | report byte for byte, with and without baseline, text and markdown, on every diagnosis fixture and real recording (issue 14.3)" {
+    local n=0 g b fmt
+    while read -r g b; do
+        for fmt in text markdown; do
+            argus-find-spinning "$g" | argus-similar --in "$b" | argus-diff --baseline "$b" \
+                | argus-report --format "$fmt" > "$BATS_TEST_TMPDIR/pipe"
+            argus-analyze --baseline "$b" --format "$fmt" "$g" > "$BATS_TEST_TMPDIR/one"
+            cmp "$BATS_TEST_TMPDIR/pipe" "$BATS_TEST_TMPDIR/one" || { echo "differs: $g $fmt"; return 1; }
+            argus-find-spinning "$g" | argus-diff | argus-report --format "$fmt" > "$BATS_TEST_TMPDIR/pipe"
+            argus-analyze --format "$fmt" "$g" > "$BATS_TEST_TMPDIR/one"
+            cmp "$BATS_TEST_TMPDIR/pipe" "$BATS_TEST_TMPDIR/one" || { echo "differs without baseline: $g $fmt"; return 1; }
+        done
+        n=$((n + 1))
+    done < <(graph_pairs)
+    # 6 + 6 diagnosis pairs, the demo, the 14 real recordings
+    [ "$n" -eq 27 ] || { echo "$n pairs"; return 1; }
+}
+
+@test "argus-analyze --keep writes the pipe's findings stream: the graph, then each stage's records (issue 14.3)" {
+    argus graph fixtures/diagnose/textedit.bug.jsonl > "$BATS_TEST_TMPDIR/t.graph"
+    argus graph fixtures/diagnose/textedit.base.jsonl > "$BATS_TEST_TMPDIR/b.graph"
+    cd "$BATS_TEST_TMPDIR"
+    argus-find-spinning t.graph | argus-similar --in b.graph | argus-diff --baseline b.graph > pipe
+    argus-analyze --baseline b.graph --keep kept t.graph > /dev/null
+    run bash -c 'cmp <(argus-to-json kept | tail -n +2) <(argus-to-json pipe | tail -n +2)'
+    assert_success
+    run sh -c 'argus-to-json kept | head -1 | jq -c .stages[-1]'
+    assert_output '"analyze --baseline b.graph --keep kept t.graph"'
+    run sh -c 'argus-to-json kept | jq -r .type | uniq -c | tail -5 | tr -s " "'
+    assert_output ' 1 hang
+ 1 path
+ 1 wait_chain
+ 1 match
+ 1 culprit'
+}
+
+@test "argus-analyze reads each graph once: the graph on stdin and the baseline from a FIFO, both read a single time (issue 14.3)" {
+    argus graph fixtures/diagnose/copy-paste.bug.jsonl > "$BATS_TEST_TMPDIR/t.graph"
+    argus graph fixtures/diagnose/copy-paste.base.jsonl > "$BATS_TEST_TMPDIR/b.graph"
+    argus-find-spinning "$BATS_TEST_TMPDIR/t.graph" | argus-similar --in "$BATS_TEST_TMPDIR/b.graph" \
+        | argus-diff --baseline "$BATS_TEST_TMPDIR/b.graph" | argus-report > "$BATS_TEST_TMPDIR/want"
+    mkfifo "$BATS_TEST_TMPDIR/fifo"
+    cat "$BATS_TEST_TMPDIR/b.graph" > "$BATS_TEST_TMPDIR/fifo" &
+    run sh -c "argus-analyze --baseline '$BATS_TEST_TMPDIR/fifo' --baseline-name '$BATS_TEST_TMPDIR/b.graph' < '$BATS_TEST_TMPDIR/t.graph'"
+    assert_success
+    assert_output "$(cat "$BATS_TEST_TMPDIR/want")"
+    assert_line --partial 'Culprits'
+}
+
+@test "argus-analyze -v prints find-spinning's, similar's and diff's counters as the programs' -v do (issue 14.3)" {
+    argus graph fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/t.graph"
+    argus graph fixtures/demo/normal.jsonl > "$BATS_TEST_TMPDIR/b.graph"
+    cd "$BATS_TEST_TMPDIR"
+    { argus-find-spinning -v t.graph | argus-similar -v --in b.graph \
+        | argus-diff -v --baseline b.graph > /dev/null; } 2> want
+    run sh -c 'argus-analyze -v --baseline b.graph t.graph 2>&1 >/dev/null'
+    assert_success
+    assert_output "$(cat want)"
+    assert_line 'argus-find-spinning: hang nodes: 1'
+    assert_line 'argus-similar: matches: 1'
+}
+
+@test "argus-analyze: --baseline-name without --baseline, a bad --format or --hang is a usage error (64); a missing baseline is 66" {
+    argus graph fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/t.graph"
+    run argus-analyze --baseline-name x "$BATS_TEST_TMPDIR/t.graph"
+    assert_failure 64
+    assert_line --index 0 'argus-analyze: --baseline-name needs --baseline'
+    run argus-analyze --format html "$BATS_TEST_TMPDIR/t.graph"
+    assert_failure 64
+    assert_line --index 0 "argus-analyze: --format: unknown format 'html' (text or markdown)"
+    run argus-analyze --hang 1x "$BATS_TEST_TMPDIR/t.graph"
+    assert_failure 64
+    assert_line --index 0 "argus-analyze: --hang: '1x' is not a number"
+    run argus-analyze --baseline "$BATS_TEST_TMPDIR/nonexistent" "$BATS_TEST_TMPDIR/t.graph"
+    assert_failure 66
+}
+
+@test "argus diagnose runs argus-analyze, not the four programs (issue 14.3)" {
+    local bin=$BATS_TEST_TMPDIR/bin s
+    mkdir -p "$bin"
+    cp "$ARGUS_BIN"/argus "$ARGUS_BIN"/argus-* "$bin/"
+    for s in find-spinning similar diff report; do
+        printf '#!/bin/sh\necho %s >> "%s/ran"\nexit 70\n' "$s" "$BATS_TEST_TMPDIR" > "$bin/argus-$s"
+    done
+    run "$bin/argus" diagnose --baseline fixtures/demo/normal.jsonl fixtures/demo/hang.jsonl
+    assert_success
+    assert_line 'Hang 0: App/main [1001] (pid 100), seg 1'
+    [ ! -e "$BATS_TEST_TMPDIR/ran" ]
+}
