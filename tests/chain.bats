@@ -4,6 +4,7 @@
 # what the pipe of the separate programs writes, byte for byte.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 STAGES="cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups"
 
@@ -135,4 +136,21 @@ EOF
     argus graph fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/chained"
     run cmp "$BATS_TEST_TMPDIR/separate" "$BATS_TEST_TMPDIR/chained"
     assert_success
+}
+
+@test "argus-chain: a record one stage wrote that the next refuses is named as that stage's output, numbered as the next program would number it (issue 14.2)" {
+    /usr/bin/python3 -c '
+import sys, cbor2
+def record(*pairs):  # a map written pair by pair: a key may come twice
+    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+    + record(("type", "wakeup"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("target", 8), ("k", 1), ("k", 2)))
+' > "$BATS_TEST_TMPDIR/dup.cbor"
+    # segment adds seg without looking into the wakeup; link-wakeups reads it
+    run --separate-stderr argus-chain segment link-wakeups "$BATS_TEST_TMPDIR/dup.cbor"
+    assert_failure 65
+    assert_equal "$stderr" "argus-chain: segment's output: record 2 (byte 63): key \"k\" appears twice"
+    run --separate-stderr sh -c "argus-segment < '$BATS_TEST_TMPDIR/dup.cbor' | argus-link-wakeups"
+    assert_failure 65
+    assert_equal "$stderr" "argus-link-wakeups: <stdin>: record 2 (byte 63): key \"k\" appears twice"
 }
