@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# argus-link-ipc: IPC-MSG, IPC-REPLY, IPC-BOUND.
+# argus-link-ipc: IPC-MSG, IPC-REPLY, IPC-FREE, IPC-REUSE, IPC-BOUND.
 
 load test_helper
 
@@ -101,6 +101,8 @@ argus-link-ipc: recvs without send: 1
 argus-link-ipc: ipc events without dir, or without both port and msg: 0
 argus-link-ipc: pending sends dropped: 0
 argus-link-ipc: pending replies dropped: 0
+argus-link-ipc: pending sends whose msg was freed: 0
+argus-link-ipc: pending sends whose msg was reused: 0
 argus-link-ipc: sends left unmatched: 0
 argus-link-ipc: requests left without reply: 1"
 }
@@ -114,6 +116,8 @@ argus-link-ipc: recvs without send: 0
 argus-link-ipc: ipc events without dir, or without both port and msg: 0
 argus-link-ipc: pending sends dropped: 0
 argus-link-ipc: pending replies dropped: 0
+argus-link-ipc: pending sends whose msg was freed: 0
+argus-link-ipc: pending sends whose msg was reused: 0
 argus-link-ipc: sends left unmatched: 1
 argus-link-ipc: requests left without reply: 0"
 }
@@ -138,6 +142,93 @@ argus-link-ipc: ipc events without dir, or without both port and msg: 3'
         | edges_of"
     assert_success
     assert_output '{"type":"edge","kind":"ipc","from":2,"to":3}'
+}
+
+@test "IPC-FREE: the free of a buffer drops the pending send without port never received; a free after the receive drops nothing" {
+    expect_fixture ipc-kmsg-free
+    run sh -c "$fns; edges ipc-kmsg-free; link ipc-kmsg-free -v 2>&1 >/dev/null"
+    assert_success
+    assert_output '{"type":"edge","kind":"ipc","from":1,"to":2}
+argus-link-ipc: ipc edges: 1
+argus-link-ipc: reply edges: 0
+argus-link-ipc: recvs without send: 1
+argus-link-ipc: ipc events without dir, or without both port and msg: 0
+argus-link-ipc: pending sends dropped: 0
+argus-link-ipc: pending replies dropped: 0
+argus-link-ipc: pending sends whose msg was freed: 1
+argus-link-ipc: pending sends whose msg was reused: 0
+argus-link-ipc: sends left unmatched: 0
+argus-link-ipc: requests left without reply: 0'
+}
+
+@test "IPC-FREE: a receive after a free of its msg is not linked to the freed send; a later send in that buffer is" {
+    printf '%s\n' '{"type":"ipc","ts":1,"tid":1,"pid":1,"dir":"send","msg":"0xa0","via":"mach"}' \
+        '{"type":"ipc_free","ts":2,"tid":2,"pid":2,"msg":"0xa0"}' \
+        '{"type":"ipc","ts":3,"tid":2,"pid":2,"dir":"recv","msg":"0xa0","via":"mach"}' \
+        '{"type":"ipc","ts":4,"tid":1,"pid":1,"dir":"send","msg":"0xa0","via":"mach"}' \
+        '{"type":"ipc","ts":5,"tid":2,"pid":2,"dir":"recv","msg":"0xa0","via":"mach"}' > "$BATS_TEST_TMPDIR/t.jsonl"
+    run sh -c "$fns; edges_of < $BATS_TEST_TMPDIR/t.jsonl; argus-decode $BATS_TEST_TMPDIR/t.jsonl | argus-link-ipc -v 2>&1 >/dev/null | grep -v ': 0$'"
+    assert_success
+    assert_output '{"type":"edge","kind":"ipc","from":4,"to":5}
+argus-link-ipc: ipc edges: 1
+argus-link-ipc: recvs without send: 1
+argus-link-ipc: pending sends whose msg was freed: 1'
+}
+
+@test "IPC-REUSE: a new send in the buffer of a pending send drops the older; the recv links from the newer" {
+    expect_fixture ipc-kmsg-reuse
+    run sh -c "$fns; edges ipc-kmsg-reuse; link ipc-kmsg-reuse -v 2>&1 >/dev/null"
+    assert_success
+    assert_output '{"type":"edge","kind":"ipc","from":2,"to":3}
+{"type":"edge","kind":"ipc","from":4,"to":5}
+{"type":"edge","kind":"ipc","from":7,"to":8}
+argus-link-ipc: ipc edges: 3
+argus-link-ipc: reply edges: 0
+argus-link-ipc: recvs without send: 0
+argus-link-ipc: ipc events without dir, or without both port and msg: 0
+argus-link-ipc: pending sends dropped: 0
+argus-link-ipc: pending replies dropped: 0
+argus-link-ipc: pending sends whose msg was freed: 0
+argus-link-ipc: pending sends whose msg was reused: 1
+argus-link-ipc: sends left unmatched: 0
+argus-link-ipc: requests left without reply: 0'
+}
+
+@test "IPC-FREE IPC-REUSE: sends that carry a port are left to IPC-MSG's peers: a free or a new send of their msg drops nothing" {
+    printf '%s\n' '{"type":"ipc","ts":1,"tid":1,"pid":1,"dir":"send","port":"0x10","msg":"0xa0","peer":2}' \
+        '{"type":"ipc_free","ts":2,"tid":9,"pid":9,"msg":"0xa0"}' \
+        '{"type":"ipc","ts":3,"tid":1,"pid":1,"dir":"send","port":"0x10","msg":"0xa0","peer":3}' \
+        '{"type":"ipc","ts":4,"tid":1,"pid":1,"dir":"send","msg":"0xa0","via":"mach"}' \
+        '{"type":"ipc","ts":5,"tid":2,"pid":2,"dir":"recv","port":"0x10","msg":"0xa0"}' \
+        '{"type":"ipc","ts":6,"tid":3,"pid":3,"dir":"recv","port":"0x10","msg":"0xa0"}' > "$BATS_TEST_TMPDIR/t.jsonl"
+    run sh -c "$fns; edges_of < $BATS_TEST_TMPDIR/t.jsonl; argus-decode $BATS_TEST_TMPDIR/t.jsonl | argus-link-ipc -v 2>&1 >/dev/null | grep -v ': 0$'"
+    assert_success
+    assert_output '{"type":"edge","kind":"ipc","from":1,"to":5}
+{"type":"edge","kind":"ipc","from":3,"to":6}
+argus-link-ipc: ipc edges: 2
+argus-link-ipc: sends left unmatched: 1'
+}
+
+@test "IPC-FREE IPC-REUSE: on a decoded kdebug file, MACH_IPC_kmsg_free and a reused kmsg retire the sends never received" {
+    mkkdebug -o "$BATS_TEST_TMPDIR/t.bin" <<'EOF'
+thread 0x2001 300 Safari
+thread 0x3001 400 mds
+rec 1000 0x0120002a 300 400 0 0 0x2001 0          # MACH_IPC_kmsg_info END: Safari -> mds
+rec 1100 0x0120000c 0xb00 0x1513 200 0 0x2001 0   # MACH_IPC_msg_send, kmsg 0xb00
+rec 1200 0x01200018 0xb00 0 0 0 0x3001 1          # MACH_IPC_kmsg_free: freed unread
+rec 1300 0x01200010 0xb00 0x1513 9000 0 0x3001 1  # msg_recv of a message whose send is not traced
+rec 1400 0x0120000c 0xc00 0x1513 300 0 0x2001 0   # a send whose receive and free were lost
+rec 1500 0x0120000c 0xc00 0x1513 301 0 0x2001 0   # the same kmsg again: the older is gone
+rec 1600 0x01200010 0xc00 0x1513 301 0 0x3001 1   # its receive
+EOF
+    run sh -c "argus-decode --format kdebug $BATS_TEST_TMPDIR/t.bin | argus-link-ipc -v 2>$BATS_TEST_TMPDIR/err | argus-to-json | jq -c 'select(.type==\"edge\" or .type==\"ipc_free\")'; grep -v ': 0$' $BATS_TEST_TMPDIR/err"
+    assert_success
+    assert_output '{"type":"ipc_free","id":2,"ts":200,"tid":12289,"pid":400,"cpu":1,"msg":"0xb00"}
+{"type":"edge","kind":"ipc","from":5,"to":6}
+argus-link-ipc: ipc edges: 1
+argus-link-ipc: recvs without send: 1
+argus-link-ipc: pending sends whose msg was freed: 1
+argus-link-ipc: pending sends whose msg was reused: 1'
 }
 
 @test "IPC-BOUND: --max-pending drops the oldest unmatched send and counts it" {
@@ -191,7 +282,7 @@ argus-link-ipc: pending replies dropped: 1'
     assert_success
     assert_line --index 0 "Usage: argus-link-ipc [--no-msg-match] [--no-reply] [--max-pending N] [-v] [FILE|-]"
     assert_line --index 1 "Link each IPC receive to its send, and a request's receive to its reply."
-    for word in IPC-MSG IPC-REPLY IPC-BOUND --no-msg-match --no-reply --max-pending --verbose; do
+    for word in IPC-MSG IPC-REPLY IPC-FREE IPC-REUSE IPC-BOUND --no-msg-match --no-reply --max-pending --verbose; do
         assert_output --partial "$word"
     done
     run argus-link-ipc --max-pending 0 /dev/null

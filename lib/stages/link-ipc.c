@@ -14,15 +14,19 @@ static const char C_RECV_ALONE[] = "recvs without send";
 static const char C_INCOMPLETE[] = "ipc events without dir, or without both port and msg";
 static const char C_SENDS_DROPPED[] = "pending sends dropped";
 static const char C_REPLIES_DROPPED[] = "pending replies dropped";
+static const char C_SENDS_FREED[] = "pending sends whose msg was freed";
+static const char C_SENDS_REUSED[] = "pending sends whose msg was reused";
 static const char C_SENDS_LEFT[] = "sends left unmatched";
 static const char C_REPLIES_LEFT[] = "requests left without reply";
 
 /* A pending send's process and peer, packed into one fifo word: bits 0-31
- * peer + 1, bits 32-62 pid + 1 (0: unknown; a pid that does not fit is
- * taken as unknown, so it filters nothing), bit 63: the send carries msg. */
+ * peer + 1, bits 32-61 pid + 1 (0: unknown; a pid that does not fit is
+ * taken as unknown, so it filters nothing), bit 62: the send carries no
+ * port (it matches by msg alone), bit 63: the send carries msg. */
 #define HAS_MSG (UINT64_C(1) << 63)
+#define PORTLESS (UINT64_C(1) << 62)
 #define PEER_BITS UINT64_C(0xffffffff)
-#define PID_BITS UINT64_C(0x7fffffff)
+#define PID_BITS UINT64_C(0x3fffffff)
 
 static uint64_t pid_code(uint64_t pid, bool known, uint64_t bits)
 {
@@ -30,10 +34,11 @@ static uint64_t pid_code(uint64_t pid, bool known, uint64_t bits)
 }
 
 static uint64_t pack_send(uint64_t pid, uint64_t peer, bool has_peer,
-                          bool has_msg)
+                          bool has_msg, bool no_port)
 {
     return pid_code(peer, has_peer, PEER_BITS) |
-           pid_code(pid, true, PID_BITS) << 32 | (has_msg ? HAS_MSG : 0);
+           pid_code(pid, true, PID_BITS) << 32 | (has_msg ? HAS_MSG : 0) |
+           (no_port ? PORTLESS : 0);
 }
 
 /* What a receive asks of a candidate send. */
@@ -63,6 +68,12 @@ static bool same_id(const argus_fifo_item *item, void *ctx)
     return item->id == *(const uint64_t *)ctx;
 }
 
+static bool portless(const argus_fifo_item *send, void *ctx)
+{
+    (void)ctx;
+    return send->aux2 & PORTLESS;
+}
+
 typedef struct linker {
     argus_writer *out;         /* of the record being handled */
     bool msg_match, reply;
@@ -76,6 +87,26 @@ typedef struct linker {
      * the request's recv. */
     argus_fifo *replies;
 } linker;
+
+/* The port of sends and receives that name none (stock macOS kdebug
+ * records carry the message, not the port): they match by msg only. */
+#define NO_PORT UINT64_MAX
+
+/* IPC-FREE, IPC-REUSE: drops the pending sends without a port that carry
+ * MSG (the kernel message buffer): it was freed, so they are never
+ * received. Each is counted under COUNTER. */
+static void retire_portless(linker *k, uint64_t msg, const char *counter)
+{
+    argus_fifo_item send;
+    while (argus_fifo_take(k->by_msg, msg, portless, NULL, &send)) {
+        /* a send dropped from by_port leaves a stale entry here */
+        if (!argus_fifo_remove(k->by_port, send.aux, NULL))
+            continue;
+        argus_fifo_item ignored;
+        argus_fifo_take(k->requests, send.id, NULL, NULL, &ignored);
+        argus_count(counter, 1);
+    }
+}
 
 static void on_send(linker *k, const argus_record *r, uint64_t port)
 {
@@ -91,18 +122,17 @@ static void on_send(linker *k, const argus_record *r, uint64_t port)
         argus_count(C_REPLY, 1);
     }
 
-    uint64_t handle = argus_fifo_push(k->by_port, port, r->id, msg,
-                                      pack_send(r->pid, peer, has_peer, has_msg));
+    /* IPC-REUSE: a buffer is in one message at a time */
+    bool no_port = port == NO_PORT;
+    if (no_port)
+        retire_portless(k, msg, C_SENDS_REUSED);
+    uint64_t packed = pack_send(r->pid, peer, has_peer, has_msg, no_port);
+    uint64_t handle = argus_fifo_push(k->by_port, port, r->id, msg, packed);
     if (k->msg_match && has_msg)
-        argus_fifo_push(k->by_msg, msg, r->id, handle,
-                        pack_send(r->pid, peer, has_peer, has_msg));
+        argus_fifo_push(k->by_msg, msg, r->id, handle, packed);
     if (k->reply && has_reply_port)
         argus_fifo_push(k->requests, r->id, r->id, reply_port, 0);
 }
-
-/* The port of sends and receives that name none (stock macOS kdebug
- * records carry the message, not the port): they match by msg only. */
-#define NO_PORT UINT64_MAX
 
 /* The send of a receive, taken out of the pending tables. */
 static bool match_recv(linker *k, const argus_record *r, uint64_t port,
@@ -163,7 +193,8 @@ static void *link_ipc_start(const void *options, const argus_options *common)
     k->msg_match = o->msg_match;
     k->reply = o->reply;
     const char *order[] = {C_IPC, C_REPLY, C_RECV_ALONE, C_INCOMPLETE,
-                           C_SENDS_DROPPED, C_REPLIES_DROPPED};
+                           C_SENDS_DROPPED, C_REPLIES_DROPPED, C_SENDS_FREED,
+                           C_SENDS_REUSED};
     for (size_t i = 0; i < sizeof order / sizeof *order; i++)
         argus_count(order[i], 0);
     k->by_port = argus_fifo_new(common->max_pending, C_SENDS_DROPPED);
@@ -181,6 +212,13 @@ static void link_ipc_record(void *self, const argus_record *r, argus_writer *out
     k->out = out;
     if (r->type != ARGUS_T_IPC) {
         argus_write_record(out, r);
+        /* IPC-FREE: the kernel freed the message buffer msg (the kdebug
+         * decoder's ipc_free, MACH_IPC_kmsg_free) */
+        uint64_t msg;
+        if (r->type == ARGUS_T_OTHER && k->msg_match && r->type_len == 8 &&
+            memcmp(r->type_name, "ipc_free", 8) == 0 &&
+            argus_get_uint(r, ARGUS_K_MSG, &msg))
+            retire_portless(k, msg, C_SENDS_FREED);
         return;
     }
     uint64_t port;
