@@ -377,16 +377,31 @@ static void sig_close(argus_graph *g, loading_thread *lt)
 /* Key events of a segment, for the report: kept in segment order in one
  * pool per segment run. Segments of different threads interleave, so each
  * segment's keys are gathered per thread first (the open segment). */
+/* A segment's key events while it loads: the first half of
+ * ARGUS_KEY_EVENTS and the latest ones. Room for twice as many, so that
+ * the middle is dropped once every few events, not at every one. */
+#define KEY_BUF_CAP (ARGUS_KEY_EVENTS * 2)
 typedef struct key_buf {
     uint32_t seg;
     uint32_t n;
-    argus_key_event ev[ARGUS_KEY_EVENTS];
+    argus_key_event ev[KEY_BUF_CAP];
 } key_buf;
+
+/* Keeps the first ARGUS_KEY_EVENTS / 2 and the LATEST last ones. */
+static void key_compact(key_buf *kb, uint32_t latest)
+{
+    uint32_t half = ARGUS_KEY_EVENTS / 2;
+    if (kb->n <= half + latest)
+        return;
+    memmove(kb->ev + half, kb->ev + kb->n - latest, latest * sizeof *kb->ev);
+    kb->n = half + latest;
+}
 
 static void key_close(argus_graph *g, key_buf *kb)
 {
     if (kb->seg == ARGUS_NONE)
         return;
+    key_compact(kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2);
     g->keys = argus_grow(g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
     memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
     g->segs[kb->seg].key_off = (uint32_t)g->nkeys;
@@ -485,12 +500,9 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
             return;
         }
     }
-    if (kb->n == ARGUS_KEY_EVENTS) {
-        /* keep the first ones and the last: the end says how it blocked */
-        memmove(kb->ev + ARGUS_KEY_EVENTS / 2, kb->ev + ARGUS_KEY_EVENTS / 2 + 1,
-                (ARGUS_KEY_EVENTS / 2 - 1) * sizeof *kb->ev);
-        kb->n--;
-    }
+    if (kb->n == KEY_BUF_CAP) /* keep the first ones and the last: the end
+                                 says how it blocked */
+        key_compact(kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2 - 1);
     kb->ev[kb->n++] = (argus_key_event){r->id, r->ts, aux, text,
                                         (uint16_t)r->type, 1};
 }
