@@ -115,7 +115,7 @@ dbus_ipc() {
         jq -c 'select(.type == "ipc" or .type == "edge") | del(.ts, .cpu)'
 }
 
-@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, GDBus app -> dbus-daemon -> GDBus service): each hop an ipc send/recv via dbus; the daemon's forward answers its receipt, the service's reply its request" {
+@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, GDBus app -> dbus-daemon -> GDBus service): each hop an ipc send/recv via dbus that names its message (serial, dbus_type); the daemon's forward answers its receipt, the service's reply its request" {
     run dbus_ipc dbus-gdbus.txt
     assert_success
     # the app's call (serial 57, main thread), the daemon's receipt
@@ -124,21 +124,23 @@ dbus_ipc() {
     # 57), the daemon's receipt and forward, the app's gdbus thread
     # receiving it; the daemon's get_reply_serial lines and the service's
     # set_reply_serial make no event, and the daemon's sendmsg that wakes
-    # the service's poll makes no socket ipc (the D-Bus pair wins)
-    assert_output '{"type":"ipc","id":4,"tid":26282,"pid":26282,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus"}
-{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":26282,"via":"dbus"}
+    # the service's poll makes no socket ipc (the D-Bus pair wins). Every
+    # hop of a message has its sender's serial: the daemon forwards it as
+    # it is
+    assert_output '{"type":"ipc","id":4,"tid":26282,"pid":26282,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus","serial":57,"dbus_type":"method_call"}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":26282,"via":"dbus","serial":57,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":4,"to":5}
-{"type":"ipc","id":6,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","reply_port":"0xdb50000000000002","via":"dbus"}
+{"type":"ipc","id":6,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","reply_port":"0xdb50000000000002","via":"dbus","serial":57,"dbus_type":"method_call"}
 {"type":"edge","kind":"reply","from":5,"to":6}
-{"type":"ipc","id":12,"tid":26279,"pid":26274,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus"}
+{"type":"ipc","id":12,"tid":26279,"pid":26274,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus","serial":57,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":6,"to":12}
-{"type":"ipc","id":13,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000002","msg":"0x3","reply_port":"0xdb50000000000003","via":"dbus"}
+{"type":"ipc","id":13,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000002","msg":"0x3","reply_port":"0xdb50000000000003","via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":12,"to":13}
-{"type":"ipc","id":14,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":26274,"via":"dbus"}
+{"type":"ipc","id":14,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":26274,"via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":13,"to":14}
-{"type":"ipc","id":15,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x4","via":"dbus"}
+{"type":"ipc","id":15,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x4","via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":14,"to":15}
-{"type":"ipc","id":16,"tid":26295,"pid":26282,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus"}
+{"type":"ipc","id":16,"tid":26295,"pid":26282,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":15,"to":16}'
     # the whole decode, line by line
     run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-gdbus.txt | argus-to-json"
@@ -155,27 +157,27 @@ dbus_ipc() {
     # second get_reply_serial of the reply is no second receipt. Then the
     # call (serial 2) to the service and its reply (58), forwarded to the
     # connection dbus-send received the Hello reply on: its peer is known
-    assert_output '{"type":"ipc","id":1,"tid":31261,"pid":31261,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus"}
-{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":31261,"via":"dbus"}
+    assert_output '{"type":"ipc","id":1,"tid":31261,"pid":31261,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":31261,"via":"dbus","serial":1,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":1,"to":2}
-{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus"}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus","serial":1,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":2,"to":5}
-{"type":"ipc","id":6,"tid":31261,"pid":31261,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus"}
+{"type":"ipc","id":6,"tid":31261,"pid":31261,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus","serial":1,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":5,"to":6}
-{"type":"ipc","id":7,"tid":31261,"pid":31261,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus"}
-{"type":"ipc","id":8,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":31261,"via":"dbus"}
+{"type":"ipc","id":7,"tid":31261,"pid":31261,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"ipc","id":8,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":31261,"via":"dbus","serial":2,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":7,"to":8}
-{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus"}
+{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus","serial":2,"dbus_type":"method_call"}
 {"type":"edge","kind":"reply","from":8,"to":9}
-{"type":"ipc","id":10,"tid":26279,"pid":26274,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus"}
+{"type":"ipc","id":10,"tid":26279,"pid":26274,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus","serial":2,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":9,"to":10}
-{"type":"ipc","id":11,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000003","msg":"0x5","reply_port":"0xdb50000000000004","via":"dbus"}
+{"type":"ipc","id":11,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000003","msg":"0x5","reply_port":"0xdb50000000000004","via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":10,"to":11}
-{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"recv","msg":"0x5","peer":26274,"via":"dbus"}
+{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"recv","msg":"0x5","peer":26274,"via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":11,"to":12}
-{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x6","peer":31261,"via":"dbus"}
+{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x6","peer":31261,"via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":12,"to":13}
-{"type":"ipc","id":14,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus"}
+{"type":"ipc","id":14,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":13,"to":14}'
     run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-libdbus.txt | argus-to-json"
     assert_success

@@ -1719,10 +1719,19 @@ static bool dbus_relay(const argus_ft *d, const thread *t)
     return dbus_daemon(d, pid_of(t)) || strncmp(t->comm, "dbus-daemon", 11) == 0;
 }
 
+/* The D-Bus message types (1..4, as the probes read them), as the
+ * specification names them (dbus-monitor prints them with spaces). */
+static const char *const dbus_type_names[] = {"method_call", "method_return", "error",
+                                              "signal"};
+
+/* One hop of a D-Bus message: besides the pairing (msg, ports, peer), the
+ * message's serial, as its sender numbered it (the same at every hop: the
+ * daemon forwards it as it is), and its type. */
 static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send, uint64_t msg,
-                           uint64_t peer, uint64_t port, uint64_t reply_port)
+                           uint64_t peer, uint64_t port, uint64_t reply_port, uint64_t serial,
+                           uint64_t type)
 {
-    BEGIN(d, s, t, "ipc", 3 + (peer != 0) + (port != 0) + (reply_port != 0));
+    BEGIN(d, s, t, "ipc", 5 + (peer != 0) + (port != 0) + (reply_port != 0));
     PUT_LIT(d->w, "dir");
     if (send)
         PUT_LIT(d->w, "send");
@@ -1737,6 +1746,9 @@ static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send
         put_uint_kv(d, "peer", peer);
     PUT_LIT(d->w, "via");
     PUT_LIT(d->w, "dbus");
+    put_uint_kv(d, "serial", serial);
+    argus_put_key(d->w, "dbus_type");
+    argus_put_cstr(d->w, dbus_type_names[type - 1]);
     argus_end_record(d->w);
     d->dbus->n_ipc++;
     d->n_probe_events++;
@@ -1780,7 +1792,7 @@ static void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, sp
         }
     }
     uint64_t id = d->next_msg++, reply_port = DBUS_PORT_BASE + ++b->next_port;
-    write_dbus_ipc(d, s, cur, true, id, 0, port, reply_port);
+    write_dbus_ipc(d, s, cur, true, id, 0, port, reply_port, serial, type);
     dbus_add(b, &b->sent,
              (dbus_entry){.pid = pid, .key = serial, .type = type, .msg = id, .port = reply_port});
 }
@@ -1879,7 +1891,7 @@ static void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, sp
     x->sender = from->pid;
     x->act_port = from->port;
     from->used = false;
-    write_dbus_ipc(d, s, cur, false, from->msg, from->pid, 0, 0);
+    write_dbus_ipc(d, s, cur, false, from->msg, from->pid, 0, 0, serial, type);
 }
 
 /* The daemon's send_preallocated: it sends a message to the connection
@@ -1898,7 +1910,8 @@ static void map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur,
     const dbus_entry *to =
         dbus_oldest(&b->conns, same_daemon_key, &(dbus_entry){.daemon = daemon_pid, .key = conn});
     uint64_t id = d->next_msg++, reply_port = type == 1 ? DBUS_PORT_BASE + ++b->next_port : 0;
-    write_dbus_ipc(d, s, cur, true, id, to ? to->pid : 0, x->act_port, reply_port);
+    write_dbus_ipc(d, s, cur, true, id, to ? to->pid : 0, x->act_port, reply_port, serial,
+                   type);
     dbus_add(b, &b->forwarded,
              (dbus_entry){.daemon = daemon_pid, .conn = conn, .key = serial, .type = type,
                           .msg = id, .port = reply_port});
@@ -1953,7 +1966,7 @@ static void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span bod
     }
     dbus_learn(b, &b->conns, from->daemon, from->conn, pid);
     from->used = false;
-    write_dbus_ipc(d, s, cur, false, from->msg, from->daemon, 0, 0);
+    write_dbus_ipc(d, s, cur, false, from->msg, from->daemon, 0, 0, serial, type);
     if (type == 1 && from->port)
         dbus_add(b, &b->requests, (dbus_entry){.pid = pid, .key = serial, .port = from->port});
 }
