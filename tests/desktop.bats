@@ -235,6 +235,75 @@ dbus_ipc() {
     assert_output "$(cat fixtures/ftrace/dbus-libdbus.expected.jsonl)"
 }
 
+@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, one process with two unique names): a Hello opens a connection of any process, named or not; a new name on another message is a process with no other name on the bus; the app's two connections and dbus-send's pair each with their own" {
+    run dbus_ipc dbus-two-names.txt
+    assert_success
+    # two-conn-app calls the bus on its GDBus connection (serial 5, stamped
+    # :1.3: its first name), then opens a libdbus one: its Hello (serial 1)
+    # is stamped :not.active.yet, then :1.7, its second name; dbus-send's
+    # Hello, sent just after, becomes :1.8. Each calls the bus on it
+    # (serial 2, stamped :1.7 and :1.8); the app calls again on its first
+    # connection (serial 6, :1.3). Before, the app's Hello went to
+    # dbus-send (recv peer 31261, edge 8 -> 9: the only pending serial 1
+    # of a process with no name), :1.7 was learnt as dbus-send's, the
+    # daemon's answer to the app's Hello went to dbus-send's port, the
+    # app's call on :1.7 was paired with dbus-send's (edge 20 -> 21), and
+    # dbus-send's Hello and call were left unmatched (ftrace events). Last,
+    # a call of the app stamped :1.9, a third connection whose Hello the
+    # trace lacks: the app has other names, so the daemon's receipt is not
+    # paired with its send (it stays an ftrace event) rather than guessed
+    assert_output '{"type":"ipc","id":1,"tid":27100,"pid":27100,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus","serial":5,"dbus_type":"method_call"}
+{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":27100,"via":"dbus","serial":5,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":1,"to":2}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus","serial":10,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":2,"to":5}
+{"type":"ipc","id":6,"tid":27105,"pid":27100,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus","serial":10,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":5,"to":6}
+{"type":"ipc","id":7,"tid":27100,"pid":27100,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"ipc","id":8,"tid":31261,"pid":31261,"dir":"send","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":27100,"via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":7,"to":9}
+{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x5","via":"dbus","serial":11,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":9,"to":12}
+{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"recv","msg":"0x4","peer":31261,"via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":8,"to":13}
+{"type":"ipc","id":16,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x6","via":"dbus","serial":12,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":13,"to":16}
+{"type":"ipc","id":17,"tid":27100,"pid":27100,"dir":"recv","msg":"0x5","peer":26272,"via":"dbus","serial":11,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":12,"to":17}
+{"type":"ipc","id":18,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus","serial":12,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":16,"to":18}
+{"type":"ipc","id":19,"tid":27100,"pid":27100,"dir":"send","msg":"0x7","reply_port":"0xdb50000000000004","via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"ipc","id":20,"tid":31261,"pid":31261,"dir":"send","msg":"0x8","reply_port":"0xdb50000000000005","via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"ipc","id":21,"tid":26272,"pid":26272,"dir":"recv","msg":"0x7","peer":27100,"via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":19,"to":21}
+{"type":"ipc","id":24,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x9","peer":27100,"via":"dbus","serial":13,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":21,"to":24}
+{"type":"ipc","id":25,"tid":26272,"pid":26272,"dir":"recv","msg":"0x8","peer":31261,"via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":20,"to":25}
+{"type":"ipc","id":28,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000005","msg":"0xa","peer":31261,"via":"dbus","serial":14,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":25,"to":28}
+{"type":"ipc","id":29,"tid":27100,"pid":27100,"dir":"recv","msg":"0x9","peer":26272,"via":"dbus","serial":13,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":24,"to":29}
+{"type":"ipc","id":30,"tid":31261,"pid":31261,"dir":"recv","msg":"0xa","peer":26272,"via":"dbus","serial":14,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":28,"to":30}
+{"type":"ipc","id":31,"tid":27100,"pid":27100,"dir":"send","msg":"0xb","reply_port":"0xdb50000000000006","via":"dbus","serial":6,"dbus_type":"method_call"}
+{"type":"ipc","id":32,"tid":26272,"pid":26272,"dir":"recv","msg":"0xb","peer":27100,"via":"dbus","serial":6,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":31,"to":32}
+{"type":"ipc","id":35,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000006","msg":"0xc","peer":27100,"via":"dbus","serial":15,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":32,"to":35}
+{"type":"ipc","id":36,"tid":27105,"pid":27100,"dir":"recv","msg":"0xc","peer":26272,"via":"dbus","serial":15,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":35,"to":36}
+{"type":"ipc","id":37,"tid":27100,"pid":27100,"dir":"send","msg":"0xd","reply_port":"0xdb50000000000007","via":"dbus","serial":7,"dbus_type":"method_call"}'
+    run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-two-names.txt | argus-to-json"
+    assert_success
+    assert_output "$(cat fixtures/ftrace/dbus-two-names.expected.jsonl)"
+    # read from a pipe, the same events
+    run bash -c "set -o pipefail; cat fixtures/ftrace/dbus-two-names.txt | argus-decode --format ftrace | argus-to-json | jq -c 'select(.id)'"
+    assert_success
+    assert_output "$(jq -c 'select(.id)' fixtures/ftrace/dbus-two-names.expected.jsonl)"
+}
+
 @test "IPC-MSG (issue 13.1, D-Bus): read from a pipe (no first pass), the daemon is known by its name before its first set_sender: the same events" {
     run bash -c "set -o pipefail; cat fixtures/ftrace/dbus-gdbus.txt | argus-decode --format ftrace | argus-to-json | jq -c 'select(.id)'"
     assert_success

@@ -1572,7 +1572,9 @@ static void map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
  * Serials are small and reused by every connection, so each hop is
  * paired with the oldest pending one of the same (serial, type) that the
  * name <-> process and connection <-> process maps learnt so far allow
- * (tests/live/probes-notes.md 6.4). Each hop becomes an ipc send/recv pair
+ * (tests/live/probes-notes.md 6.4; a process holds one name, and the
+ * daemon one connection, per connection it opened: dbus_sender_fits says
+ * which process a new name can be). Each hop becomes an ipc send/recv pair
  * with a msg of its own (IPC-MSG); the daemon's forward is joined to its
  * receipt, and the service's reply to the request it received, by
  * IPC-REPLY: every send carries a reply_port naming the next hop, and the
@@ -1813,21 +1815,31 @@ static void map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *c
 }
 
 struct dbus_sender_want {
-    uint64_t serial, type, daemon, name; /* name: its hash, 0 when not a unique name */
+    uint64_t serial, type, daemon, name; /* name: its hash, 0 for a Hello */
     const dbus_table *names;
 };
 
-/* A pending send of (serial, type) by a process that has no other unique
- * name on this bus. */
+/* A pending send of (serial, type) that a message stamped with a name the
+ * map does not know yet can be. A Hello (NAME 0, stamped
+ * ":not.active.yet") opens a new connection: any process may send one,
+ * named on this bus or not (a second connection of one program: libdbus
+ * and GDBus in it, or one library twice), and its second stamp gives that
+ * process one more name. Another message with a new unique name: a
+ * process with no other unique name on this bus (one that has a name would
+ * have been stamped with it, unless the trace lacks the Hello of its
+ * second connection: then it is not paired). Every name of the process
+ * counts, whichever slot of the map holds it. */
 static bool dbus_sender_fits(const dbus_entry *e, const void *want)
 {
     const struct dbus_sender_want *w = want;
     if (e->key != w->serial || e->type != w->type)
         return false;
+    if (!w->name)
+        return true;
     for (uint32_t i = 0; i < DBUS_PENDING; i++) {
         const dbus_entry *n = &w->names->v[i];
-        if (n->used && n->daemon == w->daemon && n->pid == e->pid)
-            return n->key == w->name;
+        if (n->used && n->daemon == w->daemon && n->pid == e->pid && n->key != w->name)
+            return false;
     }
     return true;
 }
@@ -1923,7 +1935,9 @@ struct dbus_receiver_want {
 };
 
 /* A forward of (serial, type) to a connection that is the receiver's, or
- * not known to be another process's. */
+ * not known to be another process's (a process may have several
+ * connections: each is its own entry). Every entry of the connection
+ * counts, whichever slot holds it (dbus_learn keeps one). */
 static bool dbus_receiver_fits(const dbus_entry *e, const void *want)
 {
     const struct dbus_receiver_want *w = want;
@@ -1931,8 +1945,8 @@ static bool dbus_receiver_fits(const dbus_entry *e, const void *want)
         return false;
     for (uint32_t i = 0; i < DBUS_PENDING; i++) {
         const dbus_entry *c = &w->conns->v[i];
-        if (c->used && c->daemon == e->daemon && c->key == e->conn)
-            return c->pid == w->pid;
+        if (c->used && c->daemon == e->daemon && c->key == e->conn && c->pid != w->pid)
+            return false;
     }
     return true;
 }
