@@ -59,6 +59,57 @@ setup_file() {
     assert_line --index 0 '[1,26331]'
 }
 
+# the report's "What it waits on", from its heading to its Ends line
+waits_on() { sed -n '/What it waits on/,/Ends:/p'; }
+
+@test "SPIN-PATH, IPC-MSG (issue 13.3, gui-dbus): a hop of the wait chain that an ipc edge explains names the message: the service's D-Bus reply (method return, serial 6) that its gdbus thread sent to dbus-daemon and the daemon to the app's gdbus thread; GLib's wakeups through an fd; text and markdown" {
+    diagnose gui-dbus
+    # before: "which woke N" at every hop. The reply answers the call's
+    # serial 4 (fixtures/real/gui-dbus/README.md, the lines that prove it);
+    # the service's main thread numbered it, its gdbus thread wrote it
+    run waits_on < "$R/gui-dbus.report"
+    assert_output '  What it waits on:
+    1. gtk-dbus-app/main [25605], seg 125: blocked 3.009 s in poll
+    2. gtk-dbus-app/gdbus [25651], seg 144, which sent 1 a message through an fd: blocked 3.004 s
+       in poll
+    3. dbus-daemon/main [25578], seg 145, which sent 2 a D-Bus method return (serial 6): blocked
+       3.002 s in epoll_wait on 0x3
+    4. slow-dbus-svc/gdbus [25603], seg 158, which sent 3 a D-Bus method return (serial 6):
+       blocked 3.001 s in poll
+    5. slow-dbus-svc/main [25586], seg 160, which sent 4 a message through an fd: blocked 3.000 s
+       in clock_nanosleep
+    Ends: timeout, the last thread'"'"'s own timer ended its wait: the sleep or timeout expired.'
+    run sh -c "argus-report --format markdown '$R/gui-dbus.findings' | sed -n '/What it waits on/,/Ends:/p'"
+    assert_output '### What it waits on
+
+1. gtk-dbus-app/main [25605], seg 125: blocked 3.009 s in `poll`
+2. gtk-dbus-app/gdbus [25651], seg 144, which sent 1 a message through an fd: blocked 3.004 s in
+   `poll`
+3. dbus-daemon/main [25578], seg 145, which sent 2 a D-Bus method return (serial 6): blocked
+   3.002 s in `epoll_wait` on `0x3`
+4. slow-dbus-svc/gdbus [25603], seg 158, which sent 3 a D-Bus method return (serial 6): blocked
+   3.001 s in `poll`
+5. slow-dbus-svc/main [25586], seg 160, which sent 4 a message through an fd: blocked 3.000 s in
+   `clock_nanosleep`
+
+Ends: `timeout`, the last thread'"'"'s own timer ended its wait: the sleep or timeout expired.'
+}
+
+@test "SPIN-PATH, IPC-MSG (issue 13.3, qt-dbus): the same hops through QtDBus name the reply (serial 7); QtDBus's thread woke the main thread through a futex, no message: that hop stays a wakeup" {
+    diagnose qt-dbus
+    run waits_on < "$R/qt-dbus.report"
+    assert_output '  What it waits on:
+    1. qt-dbus-app/main [26373], seg 230: blocked 3.020 s in futex on 0x7fab6c0014e0
+    2. qt-dbus-app/QDBusConnection [26433], seg 235, which woke 1: blocked 3.012 s in poll
+    3. dbus-daemon/main [26313], seg 245, which sent 2 a D-Bus method return (serial 7): blocked
+       3.003 s in epoll_wait on 0x3
+    4. slow-dbus-svc/gdbus [26362], seg 256, which sent 3 a D-Bus method return (serial 7):
+       blocked 3.001 s in poll
+    5. slow-dbus-svc/main [26331], seg 253, which sent 4 a message through an fd: blocked 3.000 s
+       in clock_nanosleep
+    Ends: timeout, the last thread'"'"'s own timer ended its wait: the sleep or timeout expired.'
+}
+
 @test "waits inside a callout are the chain's (issue 13.3, gui-worker): the key handler joins its worker (futex inside the dispatch), the worker waits on the server's socket, the server's handler sleeps" {
     diagnose gui-worker
     run records gui-worker 'select(.type == "hang") | [.tid, .indicator, .class, .reason]'
@@ -115,7 +166,7 @@ dbus_ipc() {
         jq -c 'select(.type == "ipc" or .type == "edge") | del(.ts, .cpu)'
 }
 
-@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, GDBus app -> dbus-daemon -> GDBus service): each hop an ipc send/recv via dbus; the daemon's forward answers its receipt, the service's reply its request" {
+@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, GDBus app -> dbus-daemon -> GDBus service): each hop an ipc send/recv via dbus that names its message (serial, dbus_type); the daemon's forward answers its receipt, the service's reply its request" {
     run dbus_ipc dbus-gdbus.txt
     assert_success
     # the app's call (serial 57, main thread), the daemon's receipt
@@ -124,21 +175,23 @@ dbus_ipc() {
     # 57), the daemon's receipt and forward, the app's gdbus thread
     # receiving it; the daemon's get_reply_serial lines and the service's
     # set_reply_serial make no event, and the daemon's sendmsg that wakes
-    # the service's poll makes no socket ipc (the D-Bus pair wins)
-    assert_output '{"type":"ipc","id":4,"tid":26282,"pid":26282,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus"}
-{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":26282,"via":"dbus"}
+    # the service's poll makes no socket ipc (the D-Bus pair wins). Every
+    # hop of a message has its sender's serial: the daemon forwards it as
+    # it is
+    assert_output '{"type":"ipc","id":4,"tid":26282,"pid":26282,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus","serial":57,"dbus_type":"method_call"}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":26282,"via":"dbus","serial":57,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":4,"to":5}
-{"type":"ipc","id":6,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","reply_port":"0xdb50000000000002","via":"dbus"}
+{"type":"ipc","id":6,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","reply_port":"0xdb50000000000002","via":"dbus","serial":57,"dbus_type":"method_call"}
 {"type":"edge","kind":"reply","from":5,"to":6}
-{"type":"ipc","id":12,"tid":26279,"pid":26274,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus"}
+{"type":"ipc","id":12,"tid":26279,"pid":26274,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus","serial":57,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":6,"to":12}
-{"type":"ipc","id":13,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000002","msg":"0x3","reply_port":"0xdb50000000000003","via":"dbus"}
+{"type":"ipc","id":13,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000002","msg":"0x3","reply_port":"0xdb50000000000003","via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":12,"to":13}
-{"type":"ipc","id":14,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":26274,"via":"dbus"}
+{"type":"ipc","id":14,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":26274,"via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":13,"to":14}
-{"type":"ipc","id":15,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x4","via":"dbus"}
+{"type":"ipc","id":15,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x4","via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":14,"to":15}
-{"type":"ipc","id":16,"tid":26295,"pid":26282,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus"}
+{"type":"ipc","id":16,"tid":26295,"pid":26282,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus","serial":61,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":15,"to":16}'
     # the whole decode, line by line
     run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-gdbus.txt | argus-to-json"
@@ -155,31 +208,100 @@ dbus_ipc() {
     # second get_reply_serial of the reply is no second receipt. Then the
     # call (serial 2) to the service and its reply (58), forwarded to the
     # connection dbus-send received the Hello reply on: its peer is known
-    assert_output '{"type":"ipc","id":1,"tid":31261,"pid":31261,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus"}
-{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":31261,"via":"dbus"}
+    assert_output '{"type":"ipc","id":1,"tid":31261,"pid":31261,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":31261,"via":"dbus","serial":1,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":1,"to":2}
-{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus"}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus","serial":1,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":2,"to":5}
-{"type":"ipc","id":6,"tid":31261,"pid":31261,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus"}
+{"type":"ipc","id":6,"tid":31261,"pid":31261,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus","serial":1,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":5,"to":6}
-{"type":"ipc","id":7,"tid":31261,"pid":31261,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus"}
-{"type":"ipc","id":8,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":31261,"via":"dbus"}
+{"type":"ipc","id":7,"tid":31261,"pid":31261,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"ipc","id":8,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":31261,"via":"dbus","serial":2,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":7,"to":8}
-{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus"}
+{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus","serial":2,"dbus_type":"method_call"}
 {"type":"edge","kind":"reply","from":8,"to":9}
-{"type":"ipc","id":10,"tid":26279,"pid":26274,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus"}
+{"type":"ipc","id":10,"tid":26279,"pid":26274,"dir":"recv","msg":"0x4","peer":26272,"via":"dbus","serial":2,"dbus_type":"method_call"}
 {"type":"edge","kind":"ipc","from":9,"to":10}
-{"type":"ipc","id":11,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000003","msg":"0x5","reply_port":"0xdb50000000000004","via":"dbus"}
+{"type":"ipc","id":11,"tid":26274,"pid":26274,"dir":"send","port":"0xdb50000000000003","msg":"0x5","reply_port":"0xdb50000000000004","via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":10,"to":11}
-{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"recv","msg":"0x5","peer":26274,"via":"dbus"}
+{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"recv","msg":"0x5","peer":26274,"via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":11,"to":12}
-{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x6","peer":31261,"via":"dbus"}
+{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x6","peer":31261,"via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"reply","from":12,"to":13}
-{"type":"ipc","id":14,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus"}
+{"type":"ipc","id":14,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus","serial":58,"dbus_type":"method_return"}
 {"type":"edge","kind":"ipc","from":13,"to":14}'
     run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-libdbus.txt | argus-to-json"
     assert_success
     assert_output "$(cat fixtures/ftrace/dbus-libdbus.expected.jsonl)"
+}
+
+@test "IPC-MSG, IPC-REPLY (issue 13.1, D-Bus, one process with two unique names): a Hello opens a connection of any process, named or not; a new name on another message is a process with no other name on the bus; the app's two connections and dbus-send's pair each with their own" {
+    run dbus_ipc dbus-two-names.txt
+    assert_success
+    # two-conn-app calls the bus on its GDBus connection (serial 5, stamped
+    # :1.3: its first name), then opens a libdbus one: its Hello (serial 1)
+    # is stamped :not.active.yet, then :1.7, its second name; dbus-send's
+    # Hello, sent just after, becomes :1.8. Each calls the bus on it
+    # (serial 2, stamped :1.7 and :1.8); the app calls again on its first
+    # connection (serial 6, :1.3). Before, the app's Hello went to
+    # dbus-send (recv peer 31261, edge 8 -> 9: the only pending serial 1
+    # of a process with no name), :1.7 was learnt as dbus-send's, the
+    # daemon's answer to the app's Hello went to dbus-send's port, the
+    # app's call on :1.7 was paired with dbus-send's (edge 20 -> 21), and
+    # dbus-send's Hello and call were left unmatched (ftrace events). Last,
+    # a call of the app stamped :1.9, a third connection whose Hello the
+    # trace lacks: the app has other names, so the daemon's receipt is not
+    # paired with its send (it stays an ftrace event) rather than guessed
+    assert_output '{"type":"ipc","id":1,"tid":27100,"pid":27100,"dir":"send","msg":"0x1","reply_port":"0xdb50000000000001","via":"dbus","serial":5,"dbus_type":"method_call"}
+{"type":"ipc","id":2,"tid":26272,"pid":26272,"dir":"recv","msg":"0x1","peer":27100,"via":"dbus","serial":5,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":1,"to":2}
+{"type":"ipc","id":5,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000001","msg":"0x2","via":"dbus","serial":10,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":2,"to":5}
+{"type":"ipc","id":6,"tid":27105,"pid":27100,"dir":"recv","msg":"0x2","peer":26272,"via":"dbus","serial":10,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":5,"to":6}
+{"type":"ipc","id":7,"tid":27100,"pid":27100,"dir":"send","msg":"0x3","reply_port":"0xdb50000000000002","via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"ipc","id":8,"tid":31261,"pid":31261,"dir":"send","msg":"0x4","reply_port":"0xdb50000000000003","via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"ipc","id":9,"tid":26272,"pid":26272,"dir":"recv","msg":"0x3","peer":27100,"via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":7,"to":9}
+{"type":"ipc","id":12,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000002","msg":"0x5","via":"dbus","serial":11,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":9,"to":12}
+{"type":"ipc","id":13,"tid":26272,"pid":26272,"dir":"recv","msg":"0x4","peer":31261,"via":"dbus","serial":1,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":8,"to":13}
+{"type":"ipc","id":16,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000003","msg":"0x6","via":"dbus","serial":12,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":13,"to":16}
+{"type":"ipc","id":17,"tid":27100,"pid":27100,"dir":"recv","msg":"0x5","peer":26272,"via":"dbus","serial":11,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":12,"to":17}
+{"type":"ipc","id":18,"tid":31261,"pid":31261,"dir":"recv","msg":"0x6","peer":26272,"via":"dbus","serial":12,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":16,"to":18}
+{"type":"ipc","id":19,"tid":27100,"pid":27100,"dir":"send","msg":"0x7","reply_port":"0xdb50000000000004","via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"ipc","id":20,"tid":31261,"pid":31261,"dir":"send","msg":"0x8","reply_port":"0xdb50000000000005","via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"ipc","id":21,"tid":26272,"pid":26272,"dir":"recv","msg":"0x7","peer":27100,"via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":19,"to":21}
+{"type":"ipc","id":24,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000004","msg":"0x9","peer":27100,"via":"dbus","serial":13,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":21,"to":24}
+{"type":"ipc","id":25,"tid":26272,"pid":26272,"dir":"recv","msg":"0x8","peer":31261,"via":"dbus","serial":2,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":20,"to":25}
+{"type":"ipc","id":28,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000005","msg":"0xa","peer":31261,"via":"dbus","serial":14,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":25,"to":28}
+{"type":"ipc","id":29,"tid":27100,"pid":27100,"dir":"recv","msg":"0x9","peer":26272,"via":"dbus","serial":13,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":24,"to":29}
+{"type":"ipc","id":30,"tid":31261,"pid":31261,"dir":"recv","msg":"0xa","peer":26272,"via":"dbus","serial":14,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":28,"to":30}
+{"type":"ipc","id":31,"tid":27100,"pid":27100,"dir":"send","msg":"0xb","reply_port":"0xdb50000000000006","via":"dbus","serial":6,"dbus_type":"method_call"}
+{"type":"ipc","id":32,"tid":26272,"pid":26272,"dir":"recv","msg":"0xb","peer":27100,"via":"dbus","serial":6,"dbus_type":"method_call"}
+{"type":"edge","kind":"ipc","from":31,"to":32}
+{"type":"ipc","id":35,"tid":26272,"pid":26272,"dir":"send","port":"0xdb50000000000006","msg":"0xc","peer":27100,"via":"dbus","serial":15,"dbus_type":"method_return"}
+{"type":"edge","kind":"reply","from":32,"to":35}
+{"type":"ipc","id":36,"tid":27105,"pid":27100,"dir":"recv","msg":"0xc","peer":26272,"via":"dbus","serial":15,"dbus_type":"method_return"}
+{"type":"edge","kind":"ipc","from":35,"to":36}
+{"type":"ipc","id":37,"tid":27100,"pid":27100,"dir":"send","msg":"0xd","reply_port":"0xdb50000000000007","via":"dbus","serial":7,"dbus_type":"method_call"}'
+    run --separate-stderr bash -c "set -o pipefail; argus-decode --format ftrace fixtures/ftrace/dbus-two-names.txt | argus-to-json"
+    assert_success
+    assert_output "$(cat fixtures/ftrace/dbus-two-names.expected.jsonl)"
+    # read from a pipe, the same events
+    run bash -c "set -o pipefail; cat fixtures/ftrace/dbus-two-names.txt | argus-decode --format ftrace | argus-to-json | jq -c 'select(.id)'"
+    assert_success
+    assert_output "$(jq -c 'select(.id)' fixtures/ftrace/dbus-two-names.expected.jsonl)"
 }
 
 @test "IPC-MSG (issue 13.1, D-Bus): read from a pipe (no first pass), the daemon is known by its name before its first set_sender: the same events" {

@@ -63,6 +63,55 @@ edited() {
     assert_line "    Ends: io, an interrupt (I/O) ended the last wait, not another thread."
 }
 
+# chain_of TRACE [FLAGS...]: "What it waits on" of the report of TRACE,
+# from the graph through find-spinning (a chain with each link's since and
+# until, as find-spinning writes it since issue 12)
+chain_of() {
+    local t=$1
+    shift
+    argus graph "$t" | argus-find-spinning | argus-report "$@" | sed -n '/What it waits on/,/Ends:/p'
+}
+
+@test "SPIN-PATH, IPC-MSG: a hop of the wait chain that an ipc edge explains names the message (the demo: syncd's reply, msg_id 4342); a wakeup that no message explains stays 'which woke'" {
+    run chain_of fixtures/demo/hang.jsonl
+    assert_success
+    assert_output "  What it waits on:
+    1. App/main [1001], seg 1: blocked 3.199 s in mach_msg receive on 0x5207
+    2. syncd/main [2001], seg 2, which sent 1 a message (msg_id 4342): blocked 3.199 s in
+       psynch_cvwait on 0x6a10
+    3. syncd/net [2002], seg 3, which woke 2: blocked 3.199 s in soreceive on 0x9c00
+    Ends: io, an interrupt (I/O) ended the last wait, not another thread."
+    run chain_of fixtures/demo/hang.jsonl --format markdown
+    assert_success
+    assert_line "2. syncd/main [2001], seg 2, which sent 1 a message (msg_id 4342): blocked 3.199 s in"
+    assert_line '   `psynch_cvwait` on `0x6a10`'
+}
+
+@test "SPIN-PATH, IPC-MSG: no message is named where the ipc edge does not explain the wakeup: sent by another process than the waker's, sent before the wait began, or not the first message the woken thread received" {
+    local t="$BATS_TEST_TMPDIR/hop.jsonl"
+    # the reply sent by App's own NSEventThread: syncd main still woke App
+    sed 's/"ts":3200300000,"tid":2001,"dir":"send"/"ts":3200300000,"tid":1002,"dir":"send"/' \
+        fixtures/demo/hang.jsonl > "$t"
+    run chain_of "$t"
+    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    # the reply sent at 1.205 ms, before App's wait (1.210 ms): the edge is
+    # there, the message was waiting before App did
+    sed -e '/"ts":3200300000,"tid":2001,"dir":"send"/d' \
+        -e '/"ts":1200000,"tid":1001,"dir":"send"/a {"type":"ipc","ts":1205000,"tid":2001,"dir":"send","port":"0x5207","msg":"0xffffff80a1b2d000","msg_id":4342,"peer":100}' \
+        fixtures/demo/hang.jsonl > "$t"
+    run sh -c "argus graph '$t' | argus-to-json | jq -c 'select(.type == \"edge\" and .kind == \"ipc\")'"
+    assert_output '{"type":"edge","kind":"ipc","from":3,"to":6}
+{"type":"edge","kind":"ipc","from":4,"to":23}'
+    run chain_of "$t"
+    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    # once woken, App first reads a message of its own NSEventThread, then
+    # syncd's reply
+    sed '/"ts":3200310000,"tid":2001,"target":1001/a {"type":"ipc","ts":3200320000,"tid":1002,"dir":"send","port":"0x6003","msg":"0xffffff80a1b2e000","msg_id":77,"peer":100}\n{"type":"ipc","ts":3200350000,"tid":1001,"dir":"recv","port":"0x6003","msg":"0xffffff80a1b2e000","msg_id":77,"peer":100}' \
+        fixtures/demo/hang.jsonl > "$t"
+    run chain_of "$t"
+    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+}
+
 @test "SPIN-PATH: a path segment shows its key events: backtrace frames, the IPC peer by process name, the wait" {
     run report demo
     assert_success

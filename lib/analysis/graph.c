@@ -23,7 +23,8 @@ struct argus_graph_priv {
     uint32_t *id_seg;           /* event id - id_base -> segment index */
     uint64_t id_base, id_len;
     size_t id_cap, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
-        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits;
+        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
+        cap_ipcs;
     argus_parser *parser;
 };
 
@@ -584,6 +585,31 @@ static void add_inner_wait(argus_graph *g, const loading_thread *lt, uint32_t si
     s->iw_len++;
 }
 
+static uint32_t intern_named(argus_graph *g, const argus_record *r, const char *key)
+{
+    const argus_field *f = argus_get_named(r, key);
+    if (!f || f->kind != ARGUS_V_TEXT || !f->s || f->slen == 0)
+        return 0;
+    return argus_graph_intern(g, f->s, f->slen < 255 ? f->slen : 255);
+}
+
+/* An ipc event's message, for the report (argus_ipc_info). */
+static void keep_ipc(argus_graph *g, const argus_record *r)
+{
+    argus_ipc_info *m = ARGUS_PUSH(g->ipcs, g->nipcs, g->p->cap_ipcs);
+    m->id = r->id;
+    m->ts = r->ts;
+    m->tid = r->tid;
+    m->pid = r->pid;
+    m->recv = argus_text_is(r, ARGUS_K_DIR, "recv");
+    if (!argus_get_uint(r, ARGUS_K_MSG_ID, &m->msg_id))
+        m->msg_id = NO_ID;
+    const argus_field *f = argus_get_named(r, "serial");
+    m->serial = f && f->kind == ARGUS_V_UINT ? f->u : NO_ID;
+    m->via = intern_named(g, r, "via");
+    m->dbus_type = intern_named(g, r, "dbus_type");
+}
+
 static void load_event(argus_graph *g, const argus_record *r,
                        argus_reader *rd, argus_table *loading,
                        argus_table *keybufs, bool keep_keys)
@@ -721,6 +747,8 @@ static void load_event(argus_graph *g, const argus_record *r,
             }
         }
         key_add(g, kb, r);
+        if (r->type == ARGUS_T_IPC)
+            keep_ipc(g, r);
     }
 }
 
@@ -967,6 +995,7 @@ void argus_graph_free(argus_graph *g)
     free(g->extra_pool);
     free(g->locks);
     free(g->preempts);
+    free(g->ipcs);
     free(g->inner_waits);
     memset(g, 0, sizeof *g);
 }

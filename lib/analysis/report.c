@@ -1343,11 +1343,106 @@ static const char *chain_end_meaning(const char *end)
     return NULL;
 }
 
+/* The ipc event ID of the graph (argus_ipc_info), or NULL. */
+static const argus_ipc_info *ipc_by_id(uint64_t id)
+{
+    uint32_t lo = 0, hi = G->nipcs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (G->ipcs[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < G->nipcs && G->ipcs[lo].id == id ? &G->ipcs[lo] : NULL;
+}
+
+/* The message that explains link I of chain C, found from link I-1 by
+ * the wakeup that ended its wait: the first message link I-1's thread
+ * received once woken (at or after until[I-1]), when an ipc edge (IPC-MSG)
+ * joins it from a send by link I's process made while link I-1 waited
+ * (since[I-1]..until[I-1]). The process, not the thread: a GDBus or
+ * QtDBus call is numbered on the calling thread, and its worker writes it.
+ * NULL when there is none: the wakeup alone is what the trace shows. */
+static const argus_ipc_info *hop_message(const chain_rec *c, int i)
+{
+    if (i < 1 || i >= c->nsegs || i - 1 >= c->nsince || i - 1 >= c->nuntil)
+        return NULL;
+    uint32_t woken = argus_graph_find_seg(G, c->segs[i - 1]);
+    uint32_t waker = argus_graph_find_seg(G, c->segs[i]);
+    uint64_t tid = G->threads[G->segs[woken].thread].tid;
+    uint64_t pid = G->threads[G->segs[waker].thread].pid;
+    uint64_t since = c->since[i - 1], until = c->until[i - 1];
+    uint32_t lo = 0, hi = G->nipcs;
+    while (lo < hi) {           /* the first ipc event at or after until */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (G->ipcs[mid].ts < until)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const argus_ipc_info *recv = NULL;
+    for (uint32_t k = lo; k < G->nipcs && !recv; k++)
+        if (G->ipcs[k].recv && G->ipcs[k].tid == tid)
+            recv = &G->ipcs[k];
+    uint32_t si = recv ? argus_graph_seg_of(G, recv->id) : ARGUS_NONE;
+    if (si == ARGUS_NONE)
+        return NULL;
+    const argus_seg *s = &G->segs[si];
+    for (uint32_t k = 0; k < s->in_len; k++) {
+        const argus_gedge *e = &G->edges[G->in_edges[s->in_off + k]];
+        if (e->to != recv->id || strcmp(argus_graph_str(G, e->kind), "ipc") != 0)
+            continue;
+        const argus_ipc_info *send = ipc_by_id(e->from);
+        if (send && !send->recv && send->pid == pid && send->ts >= since && send->ts <= until)
+            return send;
+    }
+    return NULL;
+}
+
+/* Message M in words: "a D-Bus method call (serial 4)", "a message over
+ * a socket", "a Mach message (msg_id 4242)". */
+static void sb_message(sb *b, const argus_ipc_info *m)
+{
+    const char *via = m->via ? argus_graph_str(G, m->via) : "";
+    if (strcmp(via, "dbus") == 0) {
+        char t[256];            /* method_call: as dbus-monitor says it */
+        snprintf(t, sizeof t, "%s", m->dbus_type ? argus_graph_str(G, m->dbus_type) : "");
+        for (char *u = t; *u; u++)
+            if (*u == '_')
+                *u = ' ';
+        sb_puts(b, "a D-Bus ");
+        sb_free_text(b, *t ? t : "message");
+        if (m->serial != NONE)
+            sb_printf(b, " (serial %llu)", (unsigned long long)m->serial);
+        return;
+    }
+    if (strcmp(via, "socket") == 0) {
+        sb_puts(b, "a message over a socket");
+    } else if (strcmp(via, "fd") == 0) {
+        sb_puts(b, "a message through an fd");
+    } else if (strcmp(via, "mach") == 0) {
+        sb_puts(b, "a Mach message");
+    } else if (*via) {
+        sb_puts(b, "a message (via ");
+        sb_free_text(b, via);
+        sb_puts(b, ")");
+    } else {
+        sb_puts(b, "a message");
+    }
+    if (m->msg_id != NONE)
+        sb_printf(b, " (msg_id %llu)", (unsigned long long)m->msg_id);
+}
+
 /* How link I of chain C was found from link I-1, in words. */
 static void sb_chain_via(sb *b, const chain_rec *c, int i)
 {
     const char *via = i - 1 < c->nvia ? c->via[i - 1] : "";
-    if (strcmp(via, "wakeup") == 0)
+    const argus_ipc_info *m = strcmp(via, "wakeup") == 0 ? hop_message(c, i) : NULL;
+    if (m) {
+        sb_printf(b, ", which sent %d ", i);
+        sb_message(b, m);
+    } else if (strcmp(via, "wakeup") == 0)
         sb_printf(b, ", which woke %d", i);
     else if (strcmp(via, "ipc") == 0)
         sb_printf(b, ", the IPC peer of %d that did not reply", i);

@@ -1572,7 +1572,9 @@ static void map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
  * Serials are small and reused by every connection, so each hop is
  * paired with the oldest pending one of the same (serial, type) that the
  * name <-> process and connection <-> process maps learnt so far allow
- * (tests/live/probes-notes.md 6.4). Each hop becomes an ipc send/recv pair
+ * (tests/live/probes-notes.md 6.4; a process holds one name, and the
+ * daemon one connection, per connection it opened: dbus_sender_fits says
+ * which process a new name can be). Each hop becomes an ipc send/recv pair
  * with a msg of its own (IPC-MSG); the daemon's forward is joined to its
  * receipt, and the service's reply to the request it received, by
  * IPC-REPLY: every send carries a reply_port naming the next hop, and the
@@ -1719,10 +1721,19 @@ static bool dbus_relay(const argus_ft *d, const thread *t)
     return dbus_daemon(d, pid_of(t)) || strncmp(t->comm, "dbus-daemon", 11) == 0;
 }
 
+/* The D-Bus message types (1..4, as the probes read them), as the
+ * specification names them (dbus-monitor prints them with spaces). */
+static const char *const dbus_type_names[] = {"method_call", "method_return", "error",
+                                              "signal"};
+
+/* One hop of a D-Bus message: besides the pairing (msg, ports, peer), the
+ * message's serial, as its sender numbered it (the same at every hop: the
+ * daemon forwards it as it is), and its type. */
 static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send, uint64_t msg,
-                           uint64_t peer, uint64_t port, uint64_t reply_port)
+                           uint64_t peer, uint64_t port, uint64_t reply_port, uint64_t serial,
+                           uint64_t type)
 {
-    BEGIN(d, s, t, "ipc", 3 + (peer != 0) + (port != 0) + (reply_port != 0));
+    BEGIN(d, s, t, "ipc", 5 + (peer != 0) + (port != 0) + (reply_port != 0));
     PUT_LIT(d->w, "dir");
     if (send)
         PUT_LIT(d->w, "send");
@@ -1737,6 +1748,9 @@ static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send
         put_uint_kv(d, "peer", peer);
     PUT_LIT(d->w, "via");
     PUT_LIT(d->w, "dbus");
+    put_uint_kv(d, "serial", serial);
+    argus_put_key(d->w, "dbus_type");
+    argus_put_cstr(d->w, dbus_type_names[type - 1]);
     argus_end_record(d->w);
     d->dbus->n_ipc++;
     d->n_probe_events++;
@@ -1780,7 +1794,7 @@ static void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, sp
         }
     }
     uint64_t id = d->next_msg++, reply_port = DBUS_PORT_BASE + ++b->next_port;
-    write_dbus_ipc(d, s, cur, true, id, 0, port, reply_port);
+    write_dbus_ipc(d, s, cur, true, id, 0, port, reply_port, serial, type);
     dbus_add(b, &b->sent,
              (dbus_entry){.pid = pid, .key = serial, .type = type, .msg = id, .port = reply_port});
 }
@@ -1801,21 +1815,31 @@ static void map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *c
 }
 
 struct dbus_sender_want {
-    uint64_t serial, type, daemon, name; /* name: its hash, 0 when not a unique name */
+    uint64_t serial, type, daemon, name; /* name: its hash, 0 for a Hello */
     const dbus_table *names;
 };
 
-/* A pending send of (serial, type) by a process that has no other unique
- * name on this bus. */
+/* A pending send of (serial, type) that a message stamped with a name the
+ * map does not know yet can be. A Hello (NAME 0, stamped
+ * ":not.active.yet") opens a new connection: any process may send one,
+ * named on this bus or not (a second connection of one program: libdbus
+ * and GDBus in it, or one library twice), and its second stamp gives that
+ * process one more name. Another message with a new unique name: a
+ * process with no other unique name on this bus (one that has a name would
+ * have been stamped with it, unless the trace lacks the Hello of its
+ * second connection: then it is not paired). Every name of the process
+ * counts, whichever slot of the map holds it. */
 static bool dbus_sender_fits(const dbus_entry *e, const void *want)
 {
     const struct dbus_sender_want *w = want;
     if (e->key != w->serial || e->type != w->type)
         return false;
+    if (!w->name)
+        return true;
     for (uint32_t i = 0; i < DBUS_PENDING; i++) {
         const dbus_entry *n = &w->names->v[i];
-        if (n->used && n->daemon == w->daemon && n->pid == e->pid)
-            return n->key == w->name;
+        if (n->used && n->daemon == w->daemon && n->pid == e->pid && n->key != w->name)
+            return false;
     }
     return true;
 }
@@ -1879,7 +1903,7 @@ static void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, sp
     x->sender = from->pid;
     x->act_port = from->port;
     from->used = false;
-    write_dbus_ipc(d, s, cur, false, from->msg, from->pid, 0, 0);
+    write_dbus_ipc(d, s, cur, false, from->msg, from->pid, 0, 0, serial, type);
 }
 
 /* The daemon's send_preallocated: it sends a message to the connection
@@ -1898,7 +1922,8 @@ static void map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur,
     const dbus_entry *to =
         dbus_oldest(&b->conns, same_daemon_key, &(dbus_entry){.daemon = daemon_pid, .key = conn});
     uint64_t id = d->next_msg++, reply_port = type == 1 ? DBUS_PORT_BASE + ++b->next_port : 0;
-    write_dbus_ipc(d, s, cur, true, id, to ? to->pid : 0, x->act_port, reply_port);
+    write_dbus_ipc(d, s, cur, true, id, to ? to->pid : 0, x->act_port, reply_port, serial,
+                   type);
     dbus_add(b, &b->forwarded,
              (dbus_entry){.daemon = daemon_pid, .conn = conn, .key = serial, .type = type,
                           .msg = id, .port = reply_port});
@@ -1910,7 +1935,9 @@ struct dbus_receiver_want {
 };
 
 /* A forward of (serial, type) to a connection that is the receiver's, or
- * not known to be another process's. */
+ * not known to be another process's (a process may have several
+ * connections: each is its own entry). Every entry of the connection
+ * counts, whichever slot holds it (dbus_learn keeps one). */
 static bool dbus_receiver_fits(const dbus_entry *e, const void *want)
 {
     const struct dbus_receiver_want *w = want;
@@ -1918,8 +1945,8 @@ static bool dbus_receiver_fits(const dbus_entry *e, const void *want)
         return false;
     for (uint32_t i = 0; i < DBUS_PENDING; i++) {
         const dbus_entry *c = &w->conns->v[i];
-        if (c->used && c->daemon == e->daemon && c->key == e->conn)
-            return c->pid == w->pid;
+        if (c->used && c->daemon == e->daemon && c->key == e->conn && c->pid != w->pid)
+            return false;
     }
     return true;
 }
@@ -1953,7 +1980,7 @@ static void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span bod
     }
     dbus_learn(b, &b->conns, from->daemon, from->conn, pid);
     from->used = false;
-    write_dbus_ipc(d, s, cur, false, from->msg, from->daemon, 0, 0);
+    write_dbus_ipc(d, s, cur, false, from->msg, from->daemon, 0, 0, serial, type);
     if (type == 1 && from->port)
         dbus_add(b, &b->requests, (dbus_entry){.pid = pid, .key = serial, .port = from->port});
 }

@@ -3,8 +3,9 @@
  * with their roles, and the analysis records already appended. Events
  * themselves are not kept: each segment keeps a summary (times, its final
  * wait, yields, its UI event, its SIM-SIG signature and, on request, a few
- * key events), so memory grows with segments and edges, plus 4 bytes per
- * event id to map edge ends to segments (docs/performance.md). */
+ * key events, with what each ipc event says of its message), so memory
+ * grows with segments and edges, plus 4 bytes per event id to map edge
+ * ends to segments (docs/performance.md). */
 #ifndef ARGUS_GRAPH_H
 #define ARGUS_GRAPH_H
 
@@ -108,6 +109,16 @@ typedef struct argus_gedge {
     bool weak;
 } argus_gedge;
 
+/* An ipc event and what it says of its message (keep_key_events: the
+ * report names the message that explains a link of the wait chain; the
+ * edges join events, they do not say what those were). */
+typedef struct argus_ipc_info {
+    uint64_t id, ts, tid, pid;
+    uint64_t serial, msg_id;    /* UINT64_MAX when absent (serial: D-Bus) */
+    uint32_t via, dbus_type;    /* strings, 0 when absent */
+    bool recv;                  /* dir "recv" (else a send) */
+} argus_ipc_info;
+
 /* A record of a type the graph does not model (hang, path, match, ...),
  * kept as its CBOR bytes for argus_graph_parse_extra. */
 typedef struct argus_extra {
@@ -133,6 +144,7 @@ typedef struct argus_graph {
     argus_lock_op *locks; uint32_t nlocks;  /* in ts order */
     argus_preempt *preempts; uint32_t npreempts; /* by segment, then time */
     argus_inner_wait *inner_waits; uint32_t ninner_waits; /* by segment, then time */
+    argus_ipc_info *ipcs; uint32_t nipcs;   /* keep_key_events: in id (and ts) order */
     uint8_t *extra_pool; uint64_t extra_used;
     uint64_t t_first, t_last;   /* ts of the first and last event */
     uint64_t nevents;
@@ -141,7 +153,7 @@ typedef struct argus_graph {
 } argus_graph;
 
 typedef struct argus_graph_options {
-    bool keep_key_events;       /* fill keys[] for the report */
+    bool keep_key_events;       /* fill keys[] and ipcs[] for the report */
     argus_writer *pass;         /* write every record read here (or NULL) */
     /* called for every event after it is loaded (indicators, ...) */
     void (*on_event)(const argus_record *r, void *ctx);
