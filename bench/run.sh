@@ -13,6 +13,9 @@
 #   BENCH_KDEBUG_MB  sizes in MB (10^6 bytes) of the kdebug RAW_VERSION1
 #                files from bench/gen-kdebug that argus-decode --format
 #                kdebug is timed on (default "200 2000"; empty: none)
+#   BENCH_GRAPH_MB  sizes in MB of the kdebug files that \`argus graph\` is
+#                timed on beside \`argus-decode\` (issue 14; default "250";
+#                empty: none); needs bench/gen-kdebug
 #   BENCH_FTRACE_LINES  line counts of the Linux ftrace text files from
 #                bench/gen-ftrace that argus-decode --format ftrace is timed
 #                on (default "1000000 10000000"; empty: none)
@@ -29,6 +32,7 @@ sizes=${BENCH_SIZES:-"1000000 10000000"}
 runs=${BENCH_RUNS:-3}
 seed=${BENCH_SEED:-1}
 kdebug_sizes=${BENCH_KDEBUG_MB-"200 2000"}
+graph_mb=${BENCH_GRAPH_MB-"250"}
 ftrace_lines=${BENCH_FTRACE_LINES-"1000000 10000000"}
 ftrace_real=${BENCH_FTRACE_REAL:-}
 
@@ -46,7 +50,7 @@ if [ ! -x bin/argus-decode ]; then
 fi
 # The kdebug benchmark needs the generator and a decoder that reads kdebug.
 have_kdebug=false
-if [ -n "$kdebug_sizes" ]; then
+if [ -n "$kdebug_sizes$graph_mb" ]; then
     if [ ! -x bench/gen-kdebug ]; then
         say "bench/gen-kdebug is not built: skipping the kdebug benchmark"
     elif ! $have_decode || [[ $(bin/argus-decode --help 2>&1) != *kdebug* ]]; then
@@ -79,7 +83,7 @@ graph_stages="cull-interrupts segment link-ipc link-dispatch link-flags link-wak
 for s in $graph_stages; do target[argus-$s]=3; done
 target[argus graph]=0.5
 # The analysis programs on a graph of N events: <= 10 s for 10M events.
-for s in find-spinning similar diff; do target[argus-$s]=1; done
+for s in find-spinning similar diff analyze; do target[argus-$s]=1; done
 
 label() { # 1000000 -> 1M
     if [ $(($1 % 1000000)) -eq 0 ]; then echo "$(($1 / 1000000))M"; else echo "$1"; fi
@@ -163,6 +167,7 @@ for n in $sizes; do
     esac
     measure gen "$n" "$(size_of "$cbor")" bench/gen -n "$n" -s "$seed"
     measure argus-validate "$n" "$(size_of "$cbor")" bin/argus-validate "$cbor"
+    validate_cpu=$cpu
     measure argus-to-json "$n" "$(size_of "$cbor")" bin/argus-to-json "$cbor"
     for s in $graph_stages; do
         [ -x "bin/argus-$s" ] && measure "argus-$s" "$n" "$(size_of "$cbor")" "bin/argus-$s" "$cbor"
@@ -181,6 +186,16 @@ for n in $sizes; do
         measure argus-similar "$n" "$(size_of "$tmp/hangs")" bin/argus-similar --in "$base" "$tmp/hangs"
         bin/argus-similar --in "$base" "$tmp/hangs" >"$tmp/similar"
         measure argus-diff "$n" "$(size_of "$tmp/similar")" bin/argus-diff --baseline "$base" "$tmp/similar"
+        # issue 14.3: the diagnosis half in one process, beside the pipe of
+        # its four programs and one validate of the graph (CPU)
+        if [ -x bin/argus-analyze ]; then
+            measure argus-analyze "$n" "$(size_of "$graph")" bin/argus-analyze --baseline "$base" "$graph"
+            analyze_cpu=$cpu
+            best_of_runs bash -c "bin/argus-find-spinning '$graph' | bin/argus-similar --in '$base' \
+                | bin/argus-diff --baseline '$base' | bin/argus-report" && pipe_cpu=$cpu
+            notes+=("$(awk -v lab="$lab" -v a="$analyze_cpu" -v p="$pipe_cpu" -v v="$validate_cpu" 'BEGIN {
+                printf "- %s: the diagnosis half with a baseline: argus-analyze %.2f s CPU, the pipe of find-spinning, similar, diff and report %.2f s, one argus-validate of the graph %.2f s: analyze / validate **%.1fx** (target <= 3x), pipe / validate %.1fx", lab, a, p, v, a / (v > 0 ? v : 0.01), p / (v > 0 ? v : 0.01) }')")
+        fi
         notes+=("- $lab: find-spinning found $(bin/argus-find-spinning -v "$graph" 2>&1 >/dev/null | sed -n 's/.*hang nodes: //p' | head -1) hang nodes; similar and diff read the hang graph and a baseline graph of seed $((seed + 1)) (the baseline in a second thread).")
         rm -f "$graph" "$base"
     fi
@@ -259,7 +274,7 @@ measure_kdebug() {
         }')")
 }
 
-if $have_kdebug; then
+if $have_kdebug && [ -n "$kdebug_sizes" ]; then
     say "== kdebug"
     for mb in $kdebug_sizes; do
         f=$(kdebug_file "$mb")
@@ -279,6 +294,54 @@ if $have_kdebug; then
             NR == 1 { lo = $1 } { hi = $1 }
             END { printf "- peak RSS from %.1f to %.1f MB over the file sizes (the largest %.2f times the smallest)", lo * 1024 / 1e6, hi * 1024 / 1e6, hi / lo }')")
     fi
+fi
+
+# ---- the graph beside its decoder (issue 14): CPU of `argus graph K`
+# against CPU of `argus-decode K` on one kdebug file, measured in turns
+# (decode, graph, graph --no-chain, again) so that the machine's load
+# falls on all three alike. Target: the graph <= 3x the decoder's CPU;
+# a 2 GB file to a graph in <= 10 s wall on two cores.
+graph_rows=()
+# cpu_of CMD...: user + system seconds of CMD and its children, and its
+# wall time and peak RSS, in the globals cpu, wall, rss.
+cpu_of() {
+    local t0=$EPOCHREALTIME e u s kb
+    /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" ||
+        { tail -5 "$tmp/err" >&2; return 1; }
+    read -r e u s kb <"$tmp/time"
+    cpu=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
+    wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.2f", b - a}')
+    rss=$kb
+}
+if $have_kdebug && [ -n "$graph_mb" ]; then
+    say "== argus graph beside argus-decode"
+    for mb in $graph_mb; do
+        f=$(kdebug_file "$mb")
+        best_dec="" best_graph="" best_sep="" wall_graph="" rss_graph=0
+        for ((i = 1; i <= runs; i++)); do
+            cpu_of bin/argus-decode --format kdebug "$f" || { failed=1; break; }
+            { [ -z "$best_dec" ] || awk "BEGIN{exit !($cpu < $best_dec)}"; } && best_dec=$cpu
+            cpu_of bin/argus graph --format kdebug "$f" || { failed=1; break; }
+            if [ -z "$best_graph" ] || awk "BEGIN{exit !($cpu < $best_graph)}"; then
+                best_graph=$cpu
+            fi
+            if [ -z "$wall_graph" ] || awk "BEGIN{exit !($wall < $wall_graph)}"; then
+                wall_graph=$wall
+            fi
+            [ "$rss" -gt "$rss_graph" ] && rss_graph=$rss
+            cpu_of bin/argus graph --no-chain --format kdebug "$f" || { failed=1; break; }
+            { [ -z "$best_sep" ] || awk "BEGIN{exit !($cpu < $best_sep)}"; } && best_sep=$cpu
+        done
+        [ -n "$best_sep" ] || continue
+        say "  $(basename "$f"): decode ${best_dec} s CPU, graph ${best_graph} s CPU (${wall_graph} s wall), --no-chain ${best_sep} s CPU"
+        graph_rows+=("$(awk -v n="$(basename "$f")" -v d="$best_dec" -v g="$best_graph" \
+            -v p="$best_sep" -v w="$wall_graph" -v mb="$mb" -v kb="$rss_graph" 'BEGIN {
+                r = g / (d > 0 ? d : 0.01)
+                printf "| %s | %.2f | %.2f | %.2f | **%.1fx** | %.1fx | %.2f | %.1f | <= 3x: %s |",
+                    n, d, g, p, r, p / (d > 0 ? d : 0.01), w, kb * 1024 / 1e6,
+                    (r <= 3 ? "met" : "MISSED")
+            }')")
+    done
 fi
 
 # ---- ftrace (issue 6): argus-decode --format ftrace on Linux ftrace text
@@ -423,7 +486,7 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo
         printf '%s\n' "${notes[@]}"
     fi
-    if $have_kdebug; then
+    if $have_kdebug && [ -n "$kdebug_sizes" ]; then
         echo
         echo "## kdebug decoding (issue 5)"
         echo
@@ -439,6 +502,19 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     elif [ -n "$kdebug_sizes" ]; then
         echo
         echo "- kdebug decoding: skipped (bench/gen-kdebug not built, or argus-decode does not read kdebug)."
+    fi
+    if [ ${#graph_rows[@]} -gt 0 ]; then
+        echo
+        echo "## argus graph beside its decoder (issue 14)"
+        echo
+        echo "- input: \`bench/gen-kdebug --size-mb MB --seed $seed\`; each command reads the"
+        echo "  file and writes to /dev/null; CPU: user + system seconds of the command and"
+        echo "  its children (GNU time), the least of $runs turns of decode, graph, graph"
+        echo "  --no-chain; wall: the graph's least; peak RSS: the largest process of the graph"
+        echo
+        echo "| file | decode CPU s | graph CPU s | graph --no-chain CPU s | graph / decode | --no-chain / decode | graph wall s | peak RSS MB | target |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        printf '%s\n' "${graph_rows[@]}"
     fi
     if $have_ftrace; then
         echo
