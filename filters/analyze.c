@@ -121,18 +121,10 @@ int main(int argc, char **argv)
         case OPT_BASELINE: baseline = optarg; break;
         case OPT_BASELINE_NAME: baseline_name = optarg; break;
         case OPT_MAX:
-            max = argus_parse_uint_option("--max", optarg);
-            if (max == 0)
-                argus_usage_error("--max: must be at least 1");
+            max = argus_similar_max(optarg);
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "markdown") == 0)
-                markdown = true;
-            else if (strcmp(optarg, "text") == 0)
-                markdown = false;
-            else
-                argus_usage_error("--format: unknown format '%s' (text or markdown)",
-                                  optarg);
+            markdown = argus_report_format(optarg);
             break;
         case OPT_KEEP:
             if (!*optarg)

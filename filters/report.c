@@ -5,9 +5,7 @@
 #include "argus/analysis/report.h"
 #include "argus/stream/cli.h"
 
-#include <ctype.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +56,7 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (c) {
         case OPT_FORMAT:
-            if (strcmp(optarg, "markdown") == 0)
-                markdown = true;
-            else if (strcmp(optarg, "text") == 0)
-                markdown = false;
-            else
-                argus_usage_error("--format: unknown format '%s' (text or markdown)",
-                                  optarg);
+            markdown = argus_report_format(optarg);
             break;
         default: argus_common_option(c, usage, &common, argv);
         }

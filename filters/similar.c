@@ -78,9 +78,7 @@ int main(int argc, char **argv)
             *ARGUS_PUSH(segs, nsegs, segs_cap) = argus_parse_uint_option("--seg", optarg);
             break;
         case OPT_MAX:
-            max = argus_parse_uint_option("--max", optarg);
-            if (max == 0)
-                argus_usage_error("--max: must be at least 1");
+            max = argus_similar_max(optarg);
             break;
         default: argus_common_option(c, usage, &common, argv);
         }

@@ -1742,3 +1742,12 @@ void argus_report_write(argus_graph *g, bool markdown)
     memset(&branches, 0, sizeof branches);
     G = NULL;
 }
+
+bool argus_report_format(const char *arg)
+{
+    if (strcmp(arg, "markdown") == 0)
+        return true;
+    if (strcmp(arg, "text") != 0)
+        argus_usage_error("--format: unknown format '%s' (text or markdown)", arg);
+    return false;
+}

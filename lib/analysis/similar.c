@@ -292,3 +292,11 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
     free(asked.q);
     free(hangs.q);
 }
+
+uint64_t argus_similar_max(const char *arg)
+{
+    uint64_t max = argus_parse_uint_option("--max", arg);
+    if (max == 0)
+        argus_usage_error("--max: must be at least 1");
+    return max;
+}

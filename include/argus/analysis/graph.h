@@ -255,6 +255,8 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
                          uint64_t max, const argus_graph *base,
                          const argus_sim_index *ix, const char *base_name,
                          argus_writer *out);
+/* similar's --max value (at least 1; else a usage error). */
+uint64_t argus_similar_max(const char *arg);
 
 /* Writes {"type":..} records: the common "tid","pid","proc","thread"
  * fields of thread T. */

@@ -11,5 +11,7 @@
  * match, culprit and branch records; G loaded with keep_key_events), as
  * text or MARKDOWN. Uses state of its own: one report at a time. */
 void argus_report_write(argus_graph *g, bool markdown);
+/* --format's value: true for markdown, false for text; else a usage error. */
+bool argus_report_format(const char *arg);
 
 #endif
