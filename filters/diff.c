@@ -14,8 +14,8 @@
 static const char usage[] =
     "Usage: argus-diff [--baseline FILE] [--depth N] [--choose LIST | --interactive]\n"
     "                  [--max-branches N] [-v] [FILE|-]\n"
-    "Compare each hang node with its similar node in a baseline graph; pass the\n"
-    "stream through and append culprit (and branch) records.\n"
+    "Name each hang's culprits against its similar node in a baseline graph.\n"
+    "The stream passes through, with culprit (and branch) records appended.\n"
     "\n"
     "Rules (docs/stages/diff.md, spec graph-rules.md):\n"
     "  DIFF-CULPRIT  take the baseline node's backward causal path (from the\n"

@@ -15,6 +15,9 @@ load test_helper
     assert_line --partial "decode"
     assert_line --partial "to-json"
     assert_line --partial "validate           Check an argus event stream against the contract and summarize it."
+    # a usage that takes several lines: the summary is the line after them
+    assert_line "  diff               Name each hang's culprits against its similar node in a baseline graph."
+    assert_line "  analyze            Find the hangs of a graph, their culprits against a baseline, and print the report."
 }
 
 @test "argus with an unknown stage exits 64" {
