@@ -224,16 +224,26 @@ static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
     }
 }
 
+/* Where a finding read back from a loaded graph came from (the graph
+ * keeps its record number, not its offset). */
+static const char *extra_input;
+static uint64_t extra_number;
+
+static void bad_finding(const argus_reader *rd, const argus_record *r, const char *what,
+                        const char *key)
+{
+    if (rd)
+        argus_record_fail(rd, r, "%.*s record %s \"%s\"", (int)r->type_len, r->type_name,
+                          what, key);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record %s \"%s\"", extra_input,
+              (unsigned long long)extra_number, (int)r->type_len, r->type_name, what, key);
+}
+
 static uint64_t need_uint(const argus_reader *rd, const argus_record *r, const char *key)
 {
     const argus_field *f = argus_get_named(r, key);
-    if (!f || f->kind != ARGUS_V_UINT) {
-        if (rd)
-            argus_record_fail(rd, r, "%.*s record without an unsigned \"%s\"",
-                              (int)r->type_len, r->type_name, key);
-        argus_die(ARGUS_EX_DATAERR, "%.*s record without an unsigned \"%s\"",
-                  (int)r->type_len, r->type_name, key);
-    }
+    if (!f || f->kind != ARGUS_V_UINT)
+        bad_finding(rd, r, "without an unsigned", key);
     return f->u;
 }
 
@@ -270,13 +280,8 @@ static void mark_array(const argus_reader *rd, const argus_record *r, uint8_t bi
             l->to = segs[i + 1];
         }
     }
-    if (n < 0) {
-        if (rd)
-            argus_record_fail(rd, r, "%.*s record without \"segs\"", (int)r->type_len,
-                              r->type_name);
-        argus_die(ARGUS_EX_DATAERR, "%.*s record without \"segs\"", (int)r->type_len,
-                  r->type_name);
-    }
+    if (n < 0)
+        bad_finding(rd, r, "without an array of unsigned integers", "segs");
     for (int i = 0; i < n; i++)
         add_mark(segs[i], bit, hang, NONE64);
 }
@@ -315,14 +320,16 @@ static void take_finding(const argus_reader *rd, const argus_record *r)
 #undef IS
 }
 
-static void findings_from_graph(argus_graph *g)
+static void findings_from_graph(argus_graph *g, const argus_reader *rd)
 {
+    extra_input = argus_reader_name(rd);
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
         if (!argus_extra_is(x, "hang") && !argus_extra_is(x, "path") &&
             !argus_extra_is(x, "wait_chain") && !argus_extra_is(x, "culprit"))
             continue;
         const argus_record *r = argus_graph_parse_extra(g, i);
+        extra_number = x->number;
         if (r)
             take_finding(NULL, r);
     }
@@ -745,7 +752,7 @@ static void export_perfetto(const char *input)
     if (around >= 0) {
         argus_graph g;
         argus_graph_load(&g, rd, NULL);
-        findings_from_graph(&g);
+        findings_from_graph(&g, rd);
         check_around();
         plan_around(&g);
         argus_graph_free(&g);
@@ -841,8 +848,8 @@ static int export_dot(const char *input)
     argus_reader *rd = argus_reader_open(input);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
+    findings_from_graph(&g, rd);
     argus_reader_close(rd);
-    findings_from_graph(&g);
     check_around();
     uint8_t *in = calloc(g.nsegs ? g.nsegs : 1, 1);
     if (!in)

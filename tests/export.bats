@@ -195,13 +195,21 @@ check_trace() {
     assert_output --regexp '^slices [1-9][0-9]* flows [1-9][0-9]* unpaired 0 overlaps 0$'
 }
 
-@test "bad input: events without seg, not a stream exit 65 naming the record, and write nothing; a missing file 66" {
+@test "bad input: events without seg, a hang record without seg, not a stream exit 65 naming the record, and write nothing; a missing file 66" {
     run sh -c "argus-decode fixtures/demo/hang.jsonl | argus export"
     assert_failure 65
     assert_output "argus-export: <stdin>: record 7 (byte 352): event 1 has no seg: run argus-segment (argus graph) first"
     run sh -c "echo garbage | argus export --format dot"
     assert_failure 65
     assert_output --partial "argus-export: <stdin>: record 1 (byte 0): "
+    argus-to-json "$(F)" | sed 's/"type":"hang","hang":0,"seg":1,/"type":"hang","hang":0,/' |
+        argus-decode > "$BATS_TEST_TMPDIR/bad.cbor"
+    run sh -c "argus export < $BATS_TEST_TMPDIR/bad.cbor"
+    assert_failure 65
+    assert_output "argus-export: <stdin>: record 39 (byte 2721): hang record without an unsigned \"seg\""
+    run argus export --format dot "$BATS_TEST_TMPDIR/bad.cbor"
+    assert_failure 65
+    assert_output "argus-export: $BATS_TEST_TMPDIR/bad.cbor: record 39: hang record without an unsigned \"seg\""
     run argus export fixtures/demo/no-such.cbor
     assert_failure 66
     assert_output "argus-export: fixtures/demo/no-such.cbor: No such file or directory"
