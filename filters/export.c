@@ -817,6 +817,11 @@ static void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t
 {
     namer nm = {0, ""};
     char desc[200];
+    if (s->ui_id != NONE64) {   /* the keys may have dropped it (the middle) */
+        describe(desc, sizeof desc, ARGUS_T_UI_EVENT,
+                 s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0);
+        namer_add(&nm, ARGUS_T_UI_EVENT, desc);
+    }
     for (uint32_t k = 0; k < s->key_len; k++) {
         const argus_key_event *ke = &g->keys[s->key_off + k];
         describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux);

@@ -195,6 +195,32 @@ check_trace() {
     assert_output --regexp '^slices [1-9][0-9]* flows [1-9][0-9]* unpaired 0 overlaps 0$'
 }
 
+@test "real recording (gui-dbus), found by find-spinning: the DOT draws the hung key press and its wait chain through dbus-daemon to the service's main loop" {
+    run sh -c "zcat fixtures/real/gui-dbus/hang.txt.gz | argus graph | argus-find-spinning | argus export --format dot | tail -n +5"
+    assert_success
+    assert_output '  subgraph cluster_25605 {
+    label="gtk-dbus-app (25605)";
+    s88 [label="gtk-dbus-app [25605]\nseg 88: ui keyDown\n3.02 s\nHANG 0", style=filled, fillcolor="#f4a6a6", penwidth=2];
+    s107 [label="gdbus [25651]\nseg 107: wait poll\n3.01 s"];
+  }
+  subgraph cluster_25578 {
+    label="dbus-daemon (25578)";
+    s108 [label="dbus-daemon [25578]\nseg 108: wait epoll_wait\n3.00 s"];
+  }
+  subgraph cluster_25586 {
+    label="slow-dbus-svc (25586)";
+    s120 [label="gdbus [25603]\nseg 120: wait poll\n3.00 s"];
+    s122 [label="slow-dbus-svc [25586]\nseg 122: runloop callout\n3.00 s"];
+  }
+  s88 -> s108 [label="ipc"];
+  s120 -> s122 [label="wait", style=dashed];
+  s88 -> s107 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s107 -> s108 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s108 -> s120 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s120 -> s122 [label="waits on", style=dotted, color="#c03030", constraint=false];
+}'
+}
+
 @test "bad input: events without seg, a hang record without seg, not a stream exit 65 naming the record, and write nothing; a missing file 66" {
     run sh -c "argus-decode fixtures/demo/hang.jsonl | argus export"
     assert_failure 65
