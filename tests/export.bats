@@ -232,7 +232,8 @@ check_trace() {
         argus-decode > "$BATS_TEST_TMPDIR/bad.cbor"
     run sh -c "argus export < $BATS_TEST_TMPDIR/bad.cbor"
     assert_failure 65
-    assert_output "argus-export: <stdin>: record 39 (byte 2721): hang record without an unsigned \"seg\""
+    # (the header names the findings' path, so the offset varies)
+    assert_output --regexp '^argus-export: <stdin>: record 39 \(byte [0-9]+\): hang record without an unsigned "seg"$'
     run argus export --format dot "$BATS_TEST_TMPDIR/bad.cbor"
     assert_failure 65
     assert_output "argus-export: $BATS_TEST_TMPDIR/bad.cbor: record 39: hang record without an unsigned \"seg\""
