@@ -19,6 +19,7 @@ command -v bats >/dev/null 2>&1 || want bats
 [ -f /usr/lib/bats/bats-support/load.bash ] || want bats-support
 [ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert
 command -v jq >/dev/null 2>&1 || want jq
+command -v dot >/dev/null 2>&1 || want graphviz   # tests/export.bats renders the DOT
 command -v xxhsum >/dev/null 2>&1 || want xxhash
 /usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || want python3-cbor2
 

@@ -412,9 +412,9 @@ static void key_close(argus_graph *g, key_buf *kb)
     kb->n = 0;
 }
 
-static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
+int argus_key_event_text(const argus_record *r, char *buf, size_t size,
+                         uint64_t *aux_out)
 {
-    char buf[256];
     uint64_t aux = 0, u;
     size_t len = 0;
     const char *s = NULL;       /* the text, when it is one field as is */
@@ -424,15 +424,15 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     switch (r->type) {
     case ARGUS_T_SYSCALL:
         if (end)
-            return;
+            return -1;
         key = ARGUS_K_NAME;
         break;
     case ARGUS_T_BACKTRACE: {
         argus_text fr[3];
         int n = argus_get_text_array(r, ARGUS_K_FRAMES, fr, 3);
         int at = 0;
-        for (int i = 0; i < n && at < (int)sizeof buf - 8; i++)
-            at += snprintf(buf + at, sizeof buf - (size_t)at, "%s%.*s",
+        for (int i = 0; i < n && at < (int)size - 8; i++)
+            at += snprintf(buf + at, size - (size_t)at, "%s%.*s",
                            i ? " < " : "", (int)(fr[i].len < 80 ? fr[i].len : 80),
                            fr[i].s);
         break;
@@ -444,7 +444,7 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     case ARGUS_T_DISPATCH_INVOKE:
     case ARGUS_T_TIMER_ARM:
         if (end)
-            return;
+            return -1;
         key = ARGUS_K_FUNC;
         break;
     case ARGUS_T_WAIT:
@@ -454,7 +454,7 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     case ARGUS_T_IPC:
         s = argus_get_text(r, ARGUS_K_DIR, &len);
         if (argus_get_uint(r, ARGUS_K_MSG_ID, &u))
-            snprintf(buf, sizeof buf, "%.*s msg_id %llu", (int)(s ? len : 0),
+            snprintf(buf, size, "%.*s msg_id %llu", (int)(s ? len : 0),
                      s ? s : "", (unsigned long long)u);
         else
             key = ARGUS_K_DIR;
@@ -465,7 +465,7 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     case ARGUS_T_FLAG_READ:
         if (argus_get_uint(r, ARGUS_K_VALUE, &u)) {
             s = argus_get_text(r, ARGUS_K_NAME, &len);
-            snprintf(buf, sizeof buf, "%.*s = %llu", (int)(s ? len : 0),
+            snprintf(buf, size, "%.*s = %llu", (int)(s ? len : 0),
                      s ? s : "", (unsigned long long)u);
         } else {
             key = ARGUS_K_NAME;
@@ -483,16 +483,32 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     case ARGUS_T_TIMER_CANCEL:
     case ARGUS_T_RUNLOOP_SUBMIT:
         if (end)
-            return;
+            return -1;
         break;
     default:
-        return;
+        return -1;
     }
+    *aux_out = aux;
     s = NULL;
     if (key >= 0)
         s = argus_get_text(r, key, &len);
-    uint32_t text = s ? argus_graph_intern(g, s, len < 255 ? len : 255)
-                      : argus_graph_intern(g, buf, strlen(buf));
+    if (!s)
+        return (int)strlen(buf);
+    if (len > size - 1)
+        len = size - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    return (int)len;
+}
+
+static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
+{
+    char buf[256];
+    uint64_t aux;
+    int n = argus_key_event_text(r, buf, sizeof buf, &aux);
+    if (n < 0)
+        return;
+    uint32_t text = argus_graph_intern(g, buf, (size_t)n);
     if (kb->n) {                /* a repeat of the last one: count it */
         argus_key_event *last = &kb->ev[kb->n - 1];
         if (last->type == r->type && last->text == text && last->aux == aux) {

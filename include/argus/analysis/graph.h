@@ -169,6 +169,16 @@ void *argus_grow(void *p, size_t *cap, size_t need, size_t size);
     ((v) = argus_grow((v), &(cap), (size_t)(n) + 1, sizeof *(v)),            \
      memset(&(v)[(n)], 0, sizeof *(v)), &(v)[(n)++])
 
+/* What event R says as a key event of its segment (the graph's keys[],
+ * the report's "key events"): its text (syscall name, ui kind, callout
+ * function, wait reason, "send msg_id N", "NAME = V", backtrace frames,
+ * woken result) in BUF of SIZE bytes (at most SIZE - 1 of a field's
+ * bytes), its length returned, and *AUX (peer pid, wait resource, flag
+ * address, wakeup target); -1 for an event that is not a key event
+ * (an end phase, a type the report does not show). */
+int argus_key_event_text(const argus_record *r, char *buf, size_t size,
+                         uint64_t *aux);
+
 /* Reads the whole stream of RD into G. Fails (exit 65, named by the
  * reader) on an event without seg: the stream was not segmented. */
 void argus_graph_load(argus_graph *g, argus_reader *rd,

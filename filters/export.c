@@ -1,0 +1,1011 @@
+/* argus-export: a graph stream, with its findings when it has them, as a
+ * file other tools draw: Chrome trace-event JSON for Perfetto's UI and
+ * chrome://tracing, or Graphviz DOT (docs/stages/export.md). */
+#include "argus/analysis/graph.h"
+#include "argus/stream/cli.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "Usage: argus-export --format perfetto|dot [--around N] [GRAPH|-]\n"
+    "Export a graph stream and its findings for Perfetto's UI or Graphviz.\n"
+    "Reads a graph stream (argus graph), with the findings of\n"
+    "argus-find-spinning, argus-similar and argus-diff when it has them.\n"
+    "\n"
+    "  perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing):\n"
+    "            a track per thread, grouped by process; each segment a\n"
+    "            slice named by what it did, its key events as args; each\n"
+    "            edge a flow arrow named by its kind (category \"edge\", or\n"
+    "            \"edge,weak\"); the hang, causal path, wait chain and\n"
+    "            culprit segments marked by category (\"hang\", \"path\",\n"
+    "            \"chain\", \"culprit\"), an instant event at each hang.\n"
+    "            Times are microseconds on the trace's own clock. Streams:\n"
+    "            memory grows with segments and 12 bytes per event id.\n"
+    "  dot:      Graphviz of the hangs' causal paths, wait chains and\n"
+    "            culprits (a graph without findings: the whole graph up to\n"
+    "            200 segments, else exit 1): a node per segment, a cluster\n"
+    "            per process, edges by kind (weak ones dashed), the hang\n"
+    "            and the culprits filled. Render with dot -Tsvg.\n"
+    "\n"
+    "Exit status: 0 when written; 1 when there is nothing to draw (dot) or\n"
+    "no hang N; 64 on a bad command line; 65 on bad input; 66 when GRAPH\n"
+    "is missing.\n"
+    "\n"
+    "  -f, --format F   perfetto (default) or dot\n"
+    "  -a, --around N   only hang N (the hang record's number, from 0) and\n"
+    "                   its neighbourhood: perfetto, every segment of the\n"
+    "                   threads of its hang, causal path, wait chain and\n"
+    "                   culprits between the first of those segments' start\n"
+    "                   and the last one's end; dot, those segments only\n"
+    "  -h, --help       show this help\n"
+    "      --version    show the version\n";
+
+#define NONE32 UINT32_MAX
+#define NONE64 UINT64_MAX
+
+/* ---- output ------------------------------------------------------------- */
+static void out(const char *s) { fputs(s, stdout); }
+
+/* A JSON (or DOT, QUOTE '"' too) string body: escapes, and bytes that are
+ * not UTF-8 as U+FFFD so that any reader takes it. */
+static void put_escaped(const char *s, size_t n, bool dot)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            putchar('\\');
+            putchar(c);
+            i++;
+        } else if (c == '\n') {
+            out("\\n");
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            if (dot)
+                putchar(' ');
+            else
+                printf("\\u%04x", c);
+            i++;
+        } else if (c < 0x80) {
+            putchar(c);
+            i++;
+        } else {
+            int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+            bool ok = len > 0 && i + (size_t)len <= n;
+            for (int k = 1; ok && k < len; k++)
+                ok = ((unsigned char)s[i + (size_t)k] & 0xc0) == 0x80;
+            if (ok) {
+                fwrite(s + i, 1, (size_t)len, stdout);
+                i += (size_t)len;
+            } else {
+                out("\xef\xbf\xbd");
+                i++;
+            }
+        }
+    }
+}
+
+static void put_str(const char *s)
+{
+    putchar('"');
+    put_escaped(s, strlen(s), false);
+    putchar('"');
+}
+
+/* ns as microseconds with the nanoseconds as three decimals. */
+static void put_us(uint64_t ns)
+{
+    printf("%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+}
+
+static bool first_event = true;
+static void begin_event(void)
+{
+    out(first_event ? "\n" : ",\n");
+    first_event = false;
+}
+
+/* SRC cut to fit DST of SIZE bytes. */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* ---- what a segment did ---------------------------------------------------- */
+/* An event in words, from what the graph keeps of it (lib's key event text). */
+static void describe(char *dst, size_t size, int type, const char *text, uint64_t aux)
+{
+    switch (type) {
+    case ARGUS_T_SYSCALL: snprintf(dst, size, "%s", *text ? text : "syscall"); break;
+    case ARGUS_T_UI_EVENT: snprintf(dst, size, "ui %s", *text ? text : "event"); break;
+    case ARGUS_T_RUNLOOP_INVOKE: snprintf(dst, size, "runloop %s", *text ? text : "callout"); break;
+    case ARGUS_T_DISPATCH_INVOKE: snprintf(dst, size, "dispatch %s", *text ? text : "block"); break;
+    case ARGUS_T_TIMER_ARM: snprintf(dst, size, "timer_arm%s%s", *text ? " " : "", text); break;
+    case ARGUS_T_WAIT: snprintf(dst, size, "wait %s", *text ? text : "(no reason)"); break;
+    case ARGUS_T_FLAG_WRITE: snprintf(dst, size, "write flag %s", text); break;
+    case ARGUS_T_FLAG_READ: snprintf(dst, size, "read flag %s", text); break;
+    case ARGUS_T_WAKEUP: snprintf(dst, size, "wakes tid %llu", (unsigned long long)aux); break;
+    case ARGUS_T_WOKEN: snprintf(dst, size, "woken%s%s", *text ? " " : "", text); break;
+    case ARGUS_T_BACKTRACE: snprintf(dst, size, "backtrace %s", text); break;
+    case ARGUS_T_IPC:
+        if (aux != NONE64)
+            snprintf(dst, size, "%s %s pid %llu", text,
+                     strncmp(text, "send", 4) == 0 ? "->" : "<-", (unsigned long long)aux);
+        else
+            snprintf(dst, size, "%s", text);
+        break;
+    default:
+        snprintf(dst, size, "%s", argus_type_name(type < ARGUS_T_COUNT ? type : 0));
+    }
+}
+
+/* The most telling event: a UI event, else a callout (run loop, dispatch),
+ * else the final wait, else a message, else a system call, else the
+ * first key event. */
+typedef struct namer {
+    int rank;
+    char text[160];
+} namer;
+
+static int rank_of(int type)
+{
+    switch (type) {
+    case ARGUS_T_UI_EVENT: return 6;
+    case ARGUS_T_RUNLOOP_INVOKE: case ARGUS_T_DISPATCH_INVOKE: return 5;
+    case ARGUS_T_IPC: return 3;
+    case ARGUS_T_SYSCALL: case ARGUS_T_WAIT: return 2;
+    default: return 1;
+    }
+}
+
+static void namer_add(namer *nm, int type, const char *desc)
+{
+    int r = rank_of(type);
+    if (r > nm->rank) {
+        nm->rank = r;
+        copy_text(nm->text, sizeof nm->text, desc);
+    }
+}
+
+static void namer_final_wait(namer *nm, const char *desc)
+{
+    if (nm->rank < 4) {
+        nm->rank = 4;
+        copy_text(nm->text, sizeof nm->text, desc);
+    }
+}
+
+/* ---- findings ------------------------------------------------------------------- */
+enum { M_HANG = 1, M_PATH = 2, M_CHAIN = 4, M_CULPRIT = 8 };
+typedef struct mark {
+    uint8_t bits;
+    uint32_t hang;              /* of M_HANG */
+    uint32_t culprit_rank;      /* best rank among culprits */
+} mark;
+
+typedef struct hang_info {
+    uint64_t hang, seg, first_seg, tid, pid, begin, end, duration;
+    char cls[16], indicator[64];
+} hang_info;
+
+static argus_table marks;       /* seg -> mark */
+static hang_info *hangs;
+static size_t nhangs, cap_hangs;
+static bool have_findings;
+/* The segments of the --around hang (or of every hang): cores[] */
+static uint64_t *cores;
+static size_t ncores, cap_cores;
+static long around = -1;
+
+static bool want_hang(uint64_t h) { return around < 0 || (uint64_t)around == h; }
+
+static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
+{
+    bool created;
+    mark *m = argus_table_put(&marks, seg, &created);
+    if (created)
+        m->culprit_rank = NONE32;
+    m->bits |= bit;
+    if (bit == M_HANG)
+        m->hang = (uint32_t)hang;
+    if (bit == M_CULPRIT && rank < m->culprit_rank)
+        m->culprit_rank = (uint32_t)rank;
+    if (want_hang(hang)) {
+        *(uint64_t *)ARGUS_PUSH(cores, ncores, cap_cores) = seg;
+    }
+}
+
+/* Where a finding read back from a loaded graph came from (the graph
+ * keeps its record number, not its offset). */
+static const char *extra_input;
+static uint64_t extra_number;
+
+static void bad_finding(const argus_reader *rd, const argus_record *r, const char *what,
+                        const char *key)
+{
+    if (rd)
+        argus_record_fail(rd, r, "%.*s record %s \"%s\"", (int)r->type_len, r->type_name,
+                          what, key);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record %s \"%s\"", extra_input,
+              (unsigned long long)extra_number, (int)r->type_len, r->type_name, what, key);
+}
+
+static uint64_t need_uint(const argus_reader *rd, const argus_record *r, const char *key)
+{
+    const argus_field *f = argus_get_named(r, key);
+    if (!f || f->kind != ARGUS_V_UINT)
+        bad_finding(rd, r, "without an unsigned", key);
+    return f->u;
+}
+
+static uint64_t opt_uint(const argus_record *r, const char *key, uint64_t dflt)
+{
+    const argus_field *f = argus_get_named(r, key);
+    return f && f->kind == ARGUS_V_UINT ? f->u : dflt;
+}
+
+static void opt_text(const argus_record *r, const char *key, char *dst, size_t size)
+{
+    const argus_field *f = argus_get_named(r, key);
+    dst[0] = 0;
+    if (f && f->kind == ARGUS_V_TEXT && f->s)
+        snprintf(dst, size, "%.*s", (int)f->slen, f->s);
+}
+
+/* A wait chain's links (dot draws them: link I, segs[I] waits on
+ * segs[I+1]). */
+typedef struct chain_link {
+    uint64_t from, to;
+} chain_link;
+static chain_link *links;
+static size_t nlinks, cap_links;
+
+static void mark_array(const argus_reader *rd, const argus_record *r, uint8_t bit, uint64_t hang)
+{
+    uint64_t segs[4096];
+    int n = argus_get_named_uint_array(r, "segs", segs, 4096);
+    if (bit == M_CHAIN && n > 1 && want_hang(hang)) {
+        for (int i = 0; i + 1 < n; i++) {
+            chain_link *l = ARGUS_PUSH(links, nlinks, cap_links);
+            l->from = segs[i];
+            l->to = segs[i + 1];
+        }
+    }
+    if (n < 0)
+        bad_finding(rd, r, "without an array of unsigned integers", "segs");
+    for (int i = 0; i < n; i++)
+        add_mark(segs[i], bit, hang, NONE64);
+}
+
+/* One analysis record (RD: the reader, for messages; NULL from a graph). */
+static void take_finding(const argus_reader *rd, const argus_record *r)
+{
+#define IS(t) (r->type_len == sizeof t - 1 && memcmp(r->type_name, t, sizeof t - 1) == 0)
+    if (IS("hang")) {
+        hang_info *h = ARGUS_PUSH(hangs, nhangs, cap_hangs);
+        h->hang = need_uint(rd, r, "hang");
+        h->seg = need_uint(rd, r, "seg");
+        h->first_seg = opt_uint(r, "first_seg", h->seg);
+        h->tid = opt_uint(r, "tid", 0);
+        h->pid = opt_uint(r, "pid", 0);
+        h->begin = opt_uint(r, "begin", 0);
+        h->end = opt_uint(r, "end", h->begin);
+        h->duration = opt_uint(r, "duration", h->end - h->begin);
+        opt_text(r, "class", h->cls, sizeof h->cls);
+        opt_text(r, "indicator", h->indicator, sizeof h->indicator);
+        have_findings = true;
+        add_mark(h->seg, M_HANG, h->hang, NONE64);
+        if (h->first_seg != h->seg)
+            add_mark(h->first_seg, M_HANG, h->hang, NONE64);
+    } else if (IS("path")) {
+        uint64_t hang = need_uint(rd, r, "hang");
+        if (opt_uint(r, "rank", 1) == 1)   /* the best path; the others are
+                                              ranked alternatives */
+            mark_array(rd, r, M_PATH, hang);
+    } else if (IS("wait_chain")) {
+        mark_array(rd, r, M_CHAIN, need_uint(rd, r, "hang"));
+    } else if (IS("culprit")) {
+        uint64_t hang = need_uint(rd, r, "hang");
+        add_mark(need_uint(rd, r, "seg"), M_CULPRIT, hang, opt_uint(r, "rank", 1));
+    }
+#undef IS
+}
+
+static void findings_from_graph(argus_graph *g, const argus_reader *rd)
+{
+    extra_input = argus_reader_name(rd);
+    for (uint32_t i = 0; i < g->nextras; i++) {
+        const argus_extra *x = &g->extras[i];
+        if (!argus_extra_is(x, "hang") && !argus_extra_is(x, "path") &&
+            !argus_extra_is(x, "wait_chain") && !argus_extra_is(x, "culprit"))
+            continue;
+        const argus_record *r = argus_graph_parse_extra(g, i);
+        extra_number = x->number;
+        if (r)
+            take_finding(NULL, r);
+    }
+}
+
+static void check_around(void)
+{
+    if (around < 0)
+        return;
+    for (size_t i = 0; i < nhangs; i++)
+        if (hangs[i].hang == (uint64_t)around)
+            return;
+    argus_die(1, "no hang %ld in the stream (it has %zu hang record%s)", around, nhangs,
+              nhangs == 1 ? "" : "s");
+}
+
+/* ---- perfetto: slices as segments end ----------------------------------------------- */
+#define KEEP_KEYS 6             /* first and last key events kept per slice */
+typedef struct key_line {
+    char text[120];
+    uint32_t count;
+} key_line;
+
+typedef struct flow_end {
+    uint64_t id, ts;
+    bool start, weak;
+    uint32_t kind;              /* into kinds */
+} flow_end;
+
+typedef struct open_seg {
+    uint64_t seg, begin, last_ts, first_id, nevents;
+    uint64_t tid, pid;
+    bool last_wait, exported;
+    char wait_desc[160];
+    namer nm;
+    key_line first[KEEP_KEYS], last[KEEP_KEYS];
+    uint32_t nfirst, nlast_total;   /* nlast_total: lines past the first */
+    flow_end *flows;
+    size_t nflows, cap_flows;
+} open_seg;
+
+typedef struct slot {
+    open_seg *o;                /* NULL once written */
+    uint64_t tid, pid;
+    bool exported;
+} slot;
+
+#define STACK_MAX 8
+typedef struct thread_state {
+    uint32_t stack[STACK_MAX];  /* open slots, innermost last */
+    uint32_t depth;
+} thread_state;
+
+static slot *slots;
+static size_t nslots, cap_slots;
+static uint64_t *ev_ts;
+static uint32_t *ev_slot;
+static uint64_t id_base, id_len;
+static size_t cap_ev_ts, cap_ev_slot;
+static argus_table threads;     /* tid -> thread_state */
+static argus_table keep_segs;   /* --around: seg -> 1 */
+static argus_table keep_tids;   /* --around: tid -> 1 */
+static char **kinds;
+static size_t nkinds, cap_kinds;
+static uint64_t last_ts, nflows_written, edges_skipped;
+
+static uint32_t kind_index(const char *s, size_t len)
+{
+    for (size_t i = 0; i < nkinds; i++)
+        if (strlen(kinds[i]) == len && memcmp(kinds[i], s, len) == 0)
+            return (uint32_t)i;
+    char **k = ARGUS_PUSH(kinds, nkinds, cap_kinds);
+    *k = strndup(s, len);
+    if (!*k)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    return (uint32_t)(nkinds - 1);
+}
+
+static void write_flow(const slot *sl, const flow_end *f)
+{
+    begin_event();
+    printf("{\"ph\":\"%s\",\"id\":%llu,\"pid\":%llu,\"tid\":%llu,\"ts\":", f->start ? "s" : "f",
+           (unsigned long long)f->id, (unsigned long long)sl->pid, (unsigned long long)sl->tid);
+    put_us(f->ts);
+    out(",\"name\":");
+    put_str(kinds[f->kind]);
+    printf(",\"cat\":\"%s\"%s}", f->weak ? "edge,weak" : "edge", f->start ? "" : ",\"bp\":\"e\"");
+}
+
+static void put_key_line(const key_line *k, bool *first)
+{
+    out(*first ? "" : ",");
+    *first = false;
+    putchar('"');
+    put_escaped(k->text, strlen(k->text), false);
+    if (k->count > 1)
+        printf(" x%u", (unsigned)k->count);
+    putchar('"');
+}
+
+static void close_slot(uint32_t si, uint64_t end)
+{
+    slot *sl = &slots[si];
+    open_seg *o = sl->o;
+    if (!o)
+        return;
+    if (sl->exported) {
+        if (o->last_wait)
+            namer_final_wait(&o->nm, o->wait_desc);
+        if (end < o->last_ts)
+            end = o->last_ts;
+        mark *m = argus_table_get(&marks, o->seg);
+        begin_event();
+        printf("{\"ph\":\"X\",\"pid\":%llu,\"tid\":%llu,\"ts\":", (unsigned long long)o->pid,
+               (unsigned long long)o->tid);
+        put_us(o->begin);
+        out(",\"dur\":");
+        put_us(end - o->begin);
+        out(",\"name\":");
+        put_str(o->nm.rank ? o->nm.text : "segment");
+        out(",\"cat\":\"segment");
+        if (m && (m->bits & M_HANG))
+            out(",hang");
+        if (m && (m->bits & M_PATH))
+            out(",path");
+        if (m && (m->bits & M_CHAIN))
+            out(",chain");
+        if (m && (m->bits & M_CULPRIT))
+            out(",culprit");
+        printf("\",\"args\":{\"seg\":%llu,\"events\":%llu,\"first_id\":%llu",
+               (unsigned long long)o->seg, (unsigned long long)o->nevents,
+               (unsigned long long)o->first_id);
+        if (m && (m->bits & M_HANG))
+            printf(",\"hang\":%u", (unsigned)m->hang);
+        if (m && (m->bits & M_CULPRIT))
+            printf(",\"culprit_rank\":%u", (unsigned)m->culprit_rank);
+        out(",\"key_events\":[");
+        bool first = true;
+        for (uint32_t k = 0; k < o->nfirst; k++)
+            put_key_line(&o->first[k], &first);
+        uint32_t nl = o->nlast_total < KEEP_KEYS ? o->nlast_total : KEEP_KEYS;
+        if (o->nlast_total > KEEP_KEYS) {
+            key_line gap = {"...", 1};
+            put_key_line(&gap, &first);
+        }
+        for (uint32_t k = 0; k < nl; k++)
+            put_key_line(&o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
+        out("]}}");
+        for (size_t k = 0; k < o->nflows; k++)
+            write_flow(sl, &o->flows[k]);
+        nflows_written += o->nflows;
+    }
+    free(o->flows);
+    free(o);
+    sl->o = NULL;
+}
+
+static void add_key_line(open_seg *o, const char *desc)
+{
+    key_line *prev = NULL;
+    if (o->nlast_total)
+        prev = &o->last[(o->nlast_total - 1) % KEEP_KEYS];
+    else if (o->nfirst)
+        prev = &o->first[o->nfirst - 1];
+    if (prev && strcmp(prev->text, desc) == 0) {
+        prev->count++;
+        return;
+    }
+    key_line *k = o->nfirst < KEEP_KEYS ? &o->first[o->nfirst++]
+                                        : &o->last[o->nlast_total++ % KEEP_KEYS];
+    copy_text(k->text, sizeof k->text, desc);
+    k->count = 1;
+}
+
+static void map_event(uint64_t id, uint64_t ts, uint32_t si)
+{
+    if (id_len == 0)
+        id_base = id;
+    uint64_t at = id - id_base;
+    ev_ts = argus_grow(ev_ts, &cap_ev_ts, at + 1, sizeof *ev_ts);
+    ev_slot = argus_grow(ev_slot, &cap_ev_slot, at + 1, sizeof *ev_slot);
+    for (uint64_t i = id_len; i < at; i++)
+        ev_slot[i] = NONE32;
+    ev_ts[at] = ts;
+    ev_slot[at] = si;
+    id_len = at + 1;
+}
+
+static void take_event(const argus_reader *rd, const argus_record *r)
+{
+    uint64_t seg;
+    if (!argus_get_uint(r, ARGUS_K_SEG, &seg))
+        argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
+                          "(argus graph) first", (unsigned long long)r->id);
+    bool created;
+    thread_state *ts = argus_table_put(&threads, r->tid, &created);
+    uint32_t si = NONE32;
+    for (uint32_t d = ts->depth; d-- > 0;)
+        if (slots[ts->stack[d]].o && slots[ts->stack[d]].o->seg == seg) {
+            while (ts->depth > d + 1)
+                close_slot(ts->stack[--ts->depth], r->ts);
+            si = ts->stack[d];
+            break;
+        }
+    if (si == NONE32) {
+        bool window = argus_get(r, ARGUS_K_CTX) != NULL;
+        if (!window || ts->depth == STACK_MAX)
+            while (ts->depth)
+                close_slot(ts->stack[--ts->depth], r->ts);
+        slot *sl = ARGUS_PUSH(slots, nslots, cap_slots);
+        si = (uint32_t)(nslots - 1);
+        sl->tid = r->tid;
+        sl->pid = r->pid;
+        sl->exported = around < 0 || argus_table_get(&keep_segs, seg);
+        sl->o = calloc(1, sizeof *sl->o);
+        if (!sl->o)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+        sl->o->seg = seg;
+        sl->o->begin = r->ts;
+        sl->o->first_id = r->id;
+        sl->o->tid = r->tid;
+        sl->o->pid = r->pid;
+        ts->stack[ts->depth++] = si;
+    }
+    open_seg *o = slots[si].o;
+    o->nevents++;
+    o->last_ts = r->ts;
+    o->last_wait = false;
+    map_event(r->id, r->ts, slots[si].exported ? si : NONE32);
+    if (r->ts > last_ts)
+        last_ts = r->ts;
+    if (!slots[si].exported)
+        return;
+    char text[256], desc[200];
+    uint64_t aux = 0;
+    if (argus_key_event_text(r, text, sizeof text, &aux) < 0)
+        return;
+    describe(desc, sizeof desc, r->type, text, aux);
+    add_key_line(o, desc);
+    namer_add(&o->nm, r->type, desc);
+    if (r->type == ARGUS_T_WAIT) {
+        o->last_wait = true;
+        copy_text(o->wait_desc, sizeof o->wait_desc, desc);
+    }
+}
+
+static void take_edge(const argus_record *r)
+{
+    uint64_t from, to;
+    argus_get_uint(r, ARGUS_K_FROM, &from);
+    argus_get_uint(r, ARGUS_K_TO, &to);
+    if (id_len == 0 || from < id_base || to < id_base || from - id_base >= id_len ||
+        to - id_base >= id_len) {
+        edges_skipped++;
+        return;
+    }
+    uint32_t a = ev_slot[from - id_base], b = ev_slot[to - id_base];
+    if (a == NONE32 || b == NONE32) {
+        edges_skipped++;
+        return;
+    }
+    size_t len;
+    const char *k = argus_get_text(r, ARGUS_K_KIND, &len);
+    bool weak = false;
+    argus_get_bool(r, ARGUS_K_WEAK, &weak);
+    static uint64_t next_flow;
+    next_flow++;
+    flow_end ends[2] = {{next_flow, ev_ts[from - id_base], true, weak, kind_index(k ? k : "edge", k ? len : 4)},
+                        {next_flow, ev_ts[to - id_base], false, weak, 0}};
+    ends[1].kind = ends[0].kind;
+    uint32_t at[2] = {a, b};
+    for (int e = 0; e < 2; e++) {
+        slot *sl = &slots[at[e]];
+        if (sl->o) {
+            open_seg *o = sl->o;
+            *ARGUS_PUSH(o->flows, o->nflows, o->cap_flows) = ends[e];
+        } else {
+            write_flow(sl, &ends[e]);
+            nflows_written++;
+        }
+    }
+}
+
+static void take_thread(const argus_record *r)
+{
+    uint64_t tid = 0, pid = 0;
+    argus_get_uint(r, ARGUS_K_TID, &tid);
+    argus_get_uint(r, ARGUS_K_PID, &pid);
+    if (around >= 0 && !argus_table_get(&keep_tids, tid))
+        return;
+    size_t plen = 0, nlen = 0;
+    const char *proc = argus_get_text(r, ARGUS_K_PROC, &plen);
+    const char *name = argus_get_text(r, ARGUS_K_NAME, &nlen);
+    bool main_thread = false;
+    argus_get_bool(r, ARGUS_K_MAIN, &main_thread);
+    if (proc) {
+        begin_event();
+        printf("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%llu,\"tid\":%llu,"
+               "\"args\":{\"name\":\"",
+               (unsigned long long)pid, (unsigned long long)tid);
+        put_escaped(proc, plen, false);
+        out("\"}}");
+    }
+    begin_event();
+    printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"",
+           (unsigned long long)pid, (unsigned long long)tid);
+    if (name && nlen)
+        put_escaped(name, nlen, false);
+    else if (main_thread)
+        out("main");
+    else
+        printf("%llu", (unsigned long long)tid);
+    out("\"}}");
+    if (main_thread) {          /* the main thread first in its process */
+        begin_event();
+        printf("{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%llu,\"tid\":%llu,"
+               "\"args\":{\"sort_index\":-1}}",
+               (unsigned long long)pid, (unsigned long long)tid);
+    }
+}
+
+static void write_hang_instants(void)
+{
+    for (size_t i = 0; i < nhangs; i++) {
+        const hang_info *h = &hangs[i];
+        if (!want_hang(h->hang))
+            continue;
+        begin_event();
+        printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
+               (unsigned long long)h->pid, (unsigned long long)h->tid);
+        put_us(h->begin);
+        printf(",\"name\":\"hang %llu\",\"cat\":\"hang\",\"args\":{\"seg\":%llu,\"class\":",
+               (unsigned long long)h->hang, (unsigned long long)h->seg);
+        put_str(h->cls);
+        out(",\"indicator\":");
+        put_str(h->indicator);
+        out(",\"duration_us\":");
+        put_us(h->duration);
+        out("}}");
+    }
+}
+
+/* --around: every segment of the core segments' threads that overlaps
+ * their time span. */
+static void plan_around(argus_graph *g)
+{
+    uint64_t lo = NONE64, hi = 0;
+    for (size_t i = 0; i < ncores; i++) {
+        uint32_t si = argus_graph_find_seg(g, cores[i]);
+        if (si == ARGUS_NONE)
+            continue;
+        const argus_seg *s = &g->segs[si];
+        bool created;
+        argus_table_put(&keep_tids, g->threads[s->thread].tid, &created);
+        if (s->begin < lo)
+            lo = s->begin;
+        uint64_t until = argus_seg_until(g, s);
+        if (until > hi)
+            hi = until;
+    }
+    for (uint32_t si = 0; si < g->nsegs; si++) {
+        const argus_seg *s = &g->segs[si];
+        if (!argus_table_get(&keep_tids, g->threads[s->thread].tid))
+            continue;
+        if (s->begin <= hi && argus_seg_until(g, s) >= lo) {
+            bool created;
+            argus_table_put(&keep_segs, s->seg, &created);
+        }
+    }
+}
+
+/* Standard input read twice: a pipe is copied to an unlinked temporary
+ * file first, which becomes standard input. */
+static void make_stdin_seekable(void)
+{
+    struct stat st;
+    if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) >= 0)
+        return;
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/argus-export.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        argus_die(ARGUS_EX_IOERR, "%s: %s", path, strerror(errno));
+    unlink(path);
+    static char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            argus_die(ARGUS_EX_IOERR, "<stdin>: read error: %s", strerror(errno));
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                argus_die(ARGUS_EX_IOERR, "%s: write error: %s", path, strerror(errno));
+            off += w;
+        }
+    }
+    if (dup2(fd, 0) < 0)
+        argus_die(ARGUS_EX_IOERR, "dup2: %s", strerror(errno));
+    close(fd);
+    lseek(0, 0, SEEK_SET);
+}
+
+static void rewind_input(const char *input)
+{
+    if (!input || strcmp(input, "-") == 0)
+        lseek(0, 0, SEEK_SET);
+}
+
+static void export_perfetto(const char *input)
+{
+    /* pass 1: the findings (at the stream's end) */
+    argus_reader *rd = argus_reader_open(input);
+    if (around >= 0) {
+        argus_graph g;
+        argus_graph_load(&g, rd, NULL);
+        findings_from_graph(&g, rd);
+        check_around();
+        plan_around(&g);
+        argus_graph_free(&g);
+    } else {
+        const argus_record *r;
+        uint64_t seg;
+        while ((r = argus_read(rd)))
+            if (r->is_event && !argus_get_uint(r, ARGUS_K_SEG, &seg))
+                argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
+                                  "(argus graph) first", (unsigned long long)r->id);
+            else if (!r->is_event && r->type == ARGUS_T_OTHER)
+                take_finding(rd, r);
+    }
+    argus_reader_close(rd);
+
+    /* pass 2: slices as their segments end, flows with their slices */
+    rewind_input(input);
+    rd = argus_reader_open(input);
+    const argus_record *hdr = argus_reader_header(rd);
+    out("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exported_by\":\"argus-export\"");
+    size_t len;
+    const char *src = argus_get_text(hdr, ARGUS_K_SOURCE, &len);
+    if (src) {
+        out(",\"source\":\"");
+        put_escaped(src, len, false);
+        out("\"");
+    }
+    out("},\"traceEvents\":[");
+    const argus_record *r;
+    while ((r = argus_read(rd))) {
+        if (r->is_event)
+            take_event(rd, r);
+        else if (r->type == ARGUS_T_EDGE)
+            take_edge(r);
+        else if (r->type == ARGUS_T_THREAD)
+            take_thread(r);
+    }
+    size_t pos = 0;
+    uint64_t key;
+    void *val;
+    while (argus_table_next(&threads, &pos, &key, &val)) {
+        thread_state *ts = val;
+        while (ts->depth) {
+            uint32_t si = ts->stack[--ts->depth];
+            open_seg *o = slots[si].o;
+            /* a segment still in its final wait lasts to the trace's end */
+            close_slot(si, o && o->last_wait ? last_ts : o ? o->last_ts : 0);
+        }
+    }
+    write_hang_instants();
+    out("\n]}\n");
+    argus_reader_close(rd);
+}
+
+/* ---- dot ----------------------------------------------------------------------------- */
+static void dot_str(const char *s)
+{
+    put_escaped(s, strlen(s), true);
+}
+
+static void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size)
+{
+    namer nm = {0, ""};
+    char desc[200];
+    if (s->ui_id != NONE64) {   /* the keys may have dropped it (the middle) */
+        describe(desc, sizeof desc, ARGUS_T_UI_EVENT,
+                 s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0);
+        namer_add(&nm, ARGUS_T_UI_EVENT, desc);
+    }
+    for (uint32_t k = 0; k < s->key_len; k++) {
+        const argus_key_event *ke = &g->keys[s->key_off + k];
+        describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux);
+        namer_add(&nm, ke->type, desc);
+    }
+    if (s->wait_id != NONE64) {
+        const char *reason = s->wait_reason ? argus_graph_str(g, s->wait_reason) : "";
+        describe(desc, sizeof desc, ARGUS_T_WAIT, reason, 0);
+        namer_final_wait(&nm, desc);
+    }
+    if (nm.rank)
+        copy_text(dst, size, nm.text);
+    else
+        snprintf(dst, size, "%u events", s->nevents);
+}
+
+static void put_dur(uint64_t ns)
+{
+    if (ns >= 1000000000)
+        printf("%.2f s", (double)ns / 1e9);
+    else if (ns >= 1000000)
+        printf("%.1f ms", (double)ns / 1e6);
+    else
+        printf("%.1f us", (double)ns / 1e3);
+}
+
+static int export_dot(const char *input)
+{
+    argus_reader *rd = argus_reader_open(input);
+    argus_graph g;
+    argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
+    findings_from_graph(&g, rd);
+    argus_reader_close(rd);
+    check_around();
+    uint8_t *in = calloc(g.nsegs ? g.nsegs : 1, 1);
+    if (!in)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    if (!have_findings) {
+        if (g.nsegs > 200) {
+            argus_warn("no findings in the stream (argus-find-spinning writes them) and %u "
+                       "segments: too many to draw; export --format perfetto shows them all",
+                       g.nsegs);
+            free(in);
+            argus_graph_free(&g);
+            return 1;
+        }
+        memset(in, 1, g.nsegs);
+    } else {
+        for (size_t i = 0; i < ncores; i++) {
+            uint32_t si = argus_graph_find_seg(&g, cores[i]);
+            if (si != ARGUS_NONE)
+                in[si] = 1;
+        }
+    }
+    out("digraph argus {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
+        "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+    /* one cluster per process, in order of first appearance */
+    uint8_t *done = calloc(g.nthreads ? g.nthreads : 1, 1);
+    if (!done)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    for (uint32_t t0 = 0; t0 < g.nthreads; t0++) {
+        if (done[t0])
+            continue;
+        uint64_t pid = g.threads[t0].pid;
+        bool any = false;
+        for (uint32_t t = t0; t < g.nthreads; t++) {
+            if (g.threads[t].pid != pid)
+                continue;
+            done[t] = 1;
+            for (uint32_t k = g.seg_first[t]; k < g.seg_first[t + 1]; k++) {
+                uint32_t si = g.thread_segs[k];
+                if (!in[si])
+                    continue;
+                if (!any) {
+                    const char *proc = g.threads[t0].proc ? argus_graph_str(&g, g.threads[t0].proc) : "";
+                    printf("  subgraph cluster_%llu {\n    label=\"", (unsigned long long)pid);
+                    dot_str(*proc ? proc : "pid");
+                    printf(" (%llu)\";\n", (unsigned long long)pid);
+                    any = true;
+                }
+                const argus_seg *s = &g.segs[si];
+                const argus_gthread *th = &g.threads[t];
+                char name[200];
+                seg_name(&g, s, name, sizeof name);
+                mark *m = argus_table_get(&marks, s->seg);
+                printf("    s%llu [label=\"", (unsigned long long)s->seg);
+                dot_str(th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");
+                printf(" [%llu]\\nseg %llu: ", (unsigned long long)th->tid, (unsigned long long)s->seg);
+                dot_str(name);
+                out("\\n");
+                put_dur(argus_seg_until(&g, s) - s->begin);
+                if (m && (m->bits & M_HANG))
+                    printf("\\nHANG %u", (unsigned)m->hang);
+                if (m && (m->bits & M_CULPRIT))
+                    printf("\\nCULPRIT (rank %u)", (unsigned)m->culprit_rank);
+                out("\"");
+                if (m && (m->bits & M_HANG))
+                    out(", style=filled, fillcolor=\"#f4a6a6\"");
+                else if (m && (m->bits & M_CULPRIT))
+                    out(", style=filled, fillcolor=\"#ffd27f\"");
+                if (m && (m->bits & M_PATH))
+                    out(", penwidth=2");
+                out("];\n");
+            }
+        }
+        if (any)
+            out("  }\n");
+    }
+    for (uint32_t e = 0; e < g.nedges; e++) {
+        const argus_gedge *ed = &g.edges[e];
+        if (ed->from_seg == ARGUS_NONE || ed->to_seg == ARGUS_NONE || ed->from_seg == ed->to_seg ||
+            !in[ed->from_seg] || !in[ed->to_seg])
+            continue;
+        printf("  s%llu -> s%llu [label=\"", (unsigned long long)g.segs[ed->from_seg].seg,
+               (unsigned long long)g.segs[ed->to_seg].seg);
+        dot_str(ed->kind ? argus_graph_str(&g, ed->kind) : "edge");
+        printf("\"%s];\n", ed->weak ? ", style=dashed" : "");
+    }
+    for (size_t i = 0; i < nlinks; i++) {
+        uint32_t a = argus_graph_find_seg(&g, links[i].from);
+        uint32_t b = argus_graph_find_seg(&g, links[i].to);
+        if (a == ARGUS_NONE || b == ARGUS_NONE || !in[a] || !in[b])
+            continue;
+        printf("  s%llu -> s%llu [label=\"waits on\"", (unsigned long long)links[i].from,
+               (unsigned long long)links[i].to);
+        out(", style=dotted, color=\"#c03030\", constraint=false];\n");
+    }
+    out("}\n");
+    free(done);
+    free(in);
+    argus_graph_free(&g);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    static const struct option opts[] = {
+        {"format", required_argument, 0, 'f'},
+        {"around", required_argument, 0, 'a'},
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
+        {0, 0, 0, 0},
+    };
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
+    bool dot = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "f:a:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "perfetto") == 0)
+                dot = false;
+            else if (strcmp(optarg, "dot") == 0)
+                dot = true;
+            else
+                argus_usage_error("--format must be perfetto or dot, not '%s'", optarg);
+            break;
+        case 'a': {
+            uint64_t n = argus_parse_uint_option("--around", optarg);
+            if (n > (uint64_t)INT32_MAX)
+                argus_usage_error("--around %s: too large", optarg);
+            around = (long)n;
+            break;
+        }
+        case '?': argus_bad_option(argv);
+        default: argus_common_option(c, usage, &common, argv);
+        }
+    }
+    const char *input = argus_input_arg(argc, argv);
+    argus_table_init(&marks, sizeof(mark));
+    argus_table_init(&threads, sizeof(thread_state));
+    argus_table_init(&keep_segs, 1);
+    argus_table_init(&keep_tids, 1);
+    static char obuf[1 << 20];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    int status = 0;
+    if (dot) {
+        status = export_dot(input);
+    } else {
+        if (!input || strcmp(input, "-") == 0)
+            make_stdin_seekable();
+        export_perfetto(input);
+    }
+    argus_close_stdout();
+    return status;
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env bats
+# argus export: the graph and its findings as Chrome trace-event JSON
+# (Perfetto's UI, chrome://tracing) and as Graphviz DOT
+# (docs/stages/export.md).
+
+load test_helper
+
+setup_file() {
+    # the demo's findings stream: graph, hang, path, wait chain, culprits
+    argus diagnose --baseline fixtures/demo/normal.jsonl \
+        --keep "$BATS_FILE_TMPDIR/demo.findings" fixtures/demo/hang.jsonl >/dev/null
+}
+
+F() { echo "$BATS_FILE_TMPDIR/demo.findings"; }
+
+# Checks of the trace-event format on the JSON export FILE: prints
+# "slices N flows N unpaired N overlaps N".
+check_trace() {
+    jq -r '
+      [.traceEvents[] | select(.ph == "X")
+       | {k: "\(.pid)/\(.tid)", b: ((.ts * 1000) | round), d: ((.dur * 1000) | round)}
+       | .e = .b + .d] as $x
+      | ([.traceEvents[] | select(.ph == "s") | .id] | sort) as $s
+      | ([.traceEvents[] | select(.ph == "f") | .id] | sort) as $f
+      | ($x | group_by(.k)
+         | map(sort_by(.b, -.e)
+               | reduce .[] as $i ({stack: [], bad: 0};
+                   .stack |= map(select(.e > $i.b))
+                   | (if (.stack | length) > 0 and .stack[-1].e < $i.e then .bad += 1 else . end)
+                   | .stack += [$i])
+               | .bad) | add) as $overlaps
+      | "slices \($x | length) flows \($s | length) unpaired \(($s - $f) + ($f - $s) | length) overlaps \($overlaps // 0)"' "$1"
+}
+
+@test "perfetto: the demo's slices, one per segment, on their threads, named by what they did, hang, path, chain and culprits by category" {
+    run sh -c "argus export --format perfetto $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\")] | sort_by(.ts)[] | [.tid, .ts, .dur, .args.seg, .name, .cat]'"
+    assert_success
+    assert_output '[1001,1000,3199400,1,"ui keyDown","segment,hang,path,chain"]
+[2001,1300,3199000,2,"wait psynch_cvwait","segment,chain,culprit"]
+[2002,1500,3198600,3,"wait soreceive","segment,chain,culprit"]
+[1002,2001200,0,4,"backtrace CGSConnectionSetSpinning < -[NSEvent _spinningCursor] < __NSEventThread","segment"]
+[7,3200000,20,5,"wakes tid 2002","segment"]
+[2002,3200100,100,6,"woken awakened","segment"]
+[2001,3200300,10,7,"send msg_id 4342 -> pid 100","segment"]
+[1001,3200400,100,8,"recv msg_id 4342 <- pid 200","segment"]'
+}
+
+@test "perfetto: the JSON parses, every flow start has its end with the same id, slices of a thread nest" {
+    sh -c "argus export --format perfetto $(F) > $BATS_TEST_TMPDIR/x.json"
+    run check_trace "$BATS_TEST_TMPDIR/x.json"
+    assert_success
+    assert_output "slices 8 flows 8 unpaired 0 overlaps 0"
+}
+
+@test "perfetto: threads and processes named by metadata events, the main thread first in its process" {
+    run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"M\") | [.name, .pid, .tid, .args.name // .args.sort_index]'"
+    assert_success
+    assert_output '["process_name",100,1001,"App"]
+["thread_name",100,1001,"main"]
+["thread_sort_index",100,1001,-1]
+["process_name",100,1002,"App"]
+["thread_name",100,1002,"NSEventThread"]
+["process_name",200,2001,"syncd"]
+["thread_name",200,2001,"main"]
+["thread_sort_index",200,2001,-1]
+["process_name",200,2002,"syncd"]
+["thread_name",200,2002,"net"]
+["process_name",0,7,"kernel_task"]
+["thread_name",0,7,"timer"]'
+}
+
+@test "perfetto: each slice starts at its segment's first event and lasts to the thread's next segment (ns -> us)" {
+    # every slice's ts, in ns, is the ts of its segment's first event
+    run sh -c "argus-to-json $(F) | jq -c 'select(.id and .seg) | {seg, ts}' | jq -s -c 'group_by(.seg) | map({seg: .[0].seg, ts: (map(.ts) | min)})'"
+    assert_success
+    first=$output
+    run sh -c "argus export $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\") | {seg: .args.seg, ts: ((.ts * 1000) | round)}] | sort_by(.seg)'"
+    assert_output "$first"
+    # seg 1 (hang) ends where the main thread's seg 8 begins: 1000 + 3199400 us
+    run sh -c "argus export $(F) | grep -o '\"ts\":1000.000,\"dur\":3199400.000'"
+    assert_output '"ts":1000.000,"dur":3199400.000'
+}
+
+@test "perfetto: nanoseconds kept as three decimals of a microsecond" {
+    printf '%s\n' '{"type":"thread","tid":1,"pid":1,"proc":"P","main":true}' \
+        '{"type":"syscall","ts":1234567,"tid":1,"pid":1,"name":"read","phase":"begin"}' \
+        '{"type":"syscall","ts":1240001,"tid":1,"pid":1,"name":"read","phase":"end"}' > "$BATS_TEST_TMPDIR/t.jsonl"
+    run sh -c "argus graph $BATS_TEST_TMPDIR/t.jsonl | argus export | jq -c '.traceEvents[] | select(.ph == \"X\")'"
+    assert_success
+    assert_output '{"ph":"X","pid":1,"tid":1,"ts":1234.567,"dur":5.434,"name":"read","cat":"segment","args":{"seg":1,"events":2,"first_id":1,"key_events":["read"]}}'
+}
+
+@test "perfetto: edges are flows named by kind, weak ones in category edge,weak, bound to the enclosing slice" {
+    run sh -c "argus export $(F) | jq -c '[.traceEvents[] | select(.ph == \"s\" or .ph == \"f\")] | sort_by(.id, .ph == \"f\")[] | [.id, .ph, .tid, .ts, .name, .cat, .bp]'"
+    assert_success
+    assert_output '[1,"s",1001,1200,"ipc","edge",null]
+[1,"f",2001,1300,"ipc","edge","e"]
+[2,"s",2002,1510,"resume","edge",null]
+[2,"f",2002,3200100,"resume","edge","e"]
+[3,"s",2001,1410,"wait","edge,weak",null]
+[3,"f",2002,3200200,"wait","edge,weak","e"]
+[4,"s",2002,3200200,"wakeup","edge",null]
+[4,"f",2001,3200300,"wakeup","edge","e"]
+[5,"s",2001,1300,"reply","edge",null]
+[5,"f",2001,3200300,"reply","edge","e"]
+[6,"s",1001,1210,"wait","edge,weak",null]
+[6,"f",2001,3200310,"wait","edge,weak","e"]
+[7,"s",2001,3200310,"wakeup","edge",null]
+[7,"f",1001,3200400,"wakeup","edge","e"]
+[8,"s",2001,3200300,"ipc","edge",null]
+[8,"f",1001,3200400,"ipc","edge","e"]'
+}
+
+@test "perfetto: the hang is an instant on the main thread; the culprit ranked first is syncd's net thread" {
+    run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"i\")'"
+    assert_success
+    assert_output '{"ph":"i","s":"t","pid":100,"tid":1001,"ts":1000,"name":"hang 0","cat":"hang","args":{"seg":1,"class":"wait","indicator":"CGSConnectionSetSpinning","duration_us":3199400}}'
+    run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.args.culprit_rank == 1) | [.pid, .tid, .args.seg]'"
+    assert_output '[200,2002,3]'
+    run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"X\" and (.cat | split(\",\") | index(\"hang\"))) | [.tid, .args.hang]'"
+    assert_output '[1001,0]'
+}
+
+@test "perfetto: a graph without findings exports every segment and marks nothing" {
+    run sh -c "argus graph fixtures/demo/hang.jsonl | argus export | jq -c '[.traceEvents[] | select(.ph == \"X\" and .cat != \"segment\" or .ph == \"i\")] | length'"
+    assert_success
+    assert_output 0
+    sh -c "argus graph fixtures/demo/hang.jsonl | argus export > $BATS_TEST_TMPDIR/x.json"
+    run check_trace "$BATS_TEST_TMPDIR/x.json"
+    assert_output "slices 8 flows 8 unpaired 0 overlaps 0"
+}
+
+@test "perfetto --around 0: the threads of the hang, its chain and culprits over their time span; --around 3 exits 1" {
+    run sh -c "argus export --around 0 $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\") | .args.seg] | sort'"
+    assert_success
+    assert_output '[1,2,3,6,7,8]'
+    sh -c "argus export --around 0 $(F) > $BATS_TEST_TMPDIR/x.json"
+    run check_trace "$BATS_TEST_TMPDIR/x.json"
+    assert_output "slices 6 flows 8 unpaired 0 overlaps 0"
+    run argus export --around 3 "$(F)"
+    assert_failure 1
+    assert_output "argus-export: no hang 3 in the stream (it has 1 hang record)"
+}
+
+@test "perfetto: reads a pipe as well as a file, with the same output" {
+    argus export "$(F)" > "$BATS_TEST_TMPDIR/file.json"
+    cat "$(F)" | argus export > "$BATS_TEST_TMPDIR/pipe.json"
+    run cmp "$BATS_TEST_TMPDIR/file.json" "$BATS_TEST_TMPDIR/pipe.json"
+    assert_success
+}
+
+@test "dot: the demo's hang, chain and culprits, clustered by process, the hang and culprits filled" {
+    run argus export --format dot "$(F)"
+    assert_success
+    assert_output 'digraph argus {
+  rankdir=LR;
+  node [shape=box, fontname="Helvetica", fontsize=10];
+  edge [fontname="Helvetica", fontsize=9];
+  subgraph cluster_100 {
+    label="App (100)";
+    s1 [label="main [1001]\nseg 1: ui keyDown\n3.20 s\nHANG 0", style=filled, fillcolor="#f4a6a6", penwidth=2];
+  }
+  subgraph cluster_200 {
+    label="syncd (200)";
+    s2 [label="main [2001]\nseg 2: wait psynch_cvwait\n3.20 s\nCULPRIT (rank 2)", style=filled, fillcolor="#ffd27f"];
+    s3 [label="net [2002]\nseg 3: wait soreceive\n3.20 s\nCULPRIT (rank 1)", style=filled, fillcolor="#ffd27f"];
+  }
+  s1 -> s2 [label="ipc"];
+  s1 -> s2 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s2 -> s3 [label="waits on", style=dotted, color="#c03030", constraint=false];
+}'
+}
+
+@test "dot: renders with dot -Tsvg, and the SVG names the culprit thread" {
+    command -v dot >/dev/null || skip "dot (Debian's graphviz) is not installed: scripts/deps.sh installs it"
+    run sh -c "argus export --format dot $(F) | dot -Tsvg | grep -c 'net \[2002\]'"
+    assert_success
+    assert_output 1
+}
+
+@test "dot: a graph without findings is drawn whole (8 segments), weak edges dashed; more than 200 segments exit 1" {
+    run sh -c "argus graph fixtures/demo/hang.jsonl | argus export --format dot | grep -c '^    s[0-9]* \['"
+    assert_output 8
+    run sh -c "argus graph fixtures/demo/hang.jsonl | argus export --format dot | grep -c 'label=\"wait\", style=dashed'"
+    assert_output 2
+    run sh -c "zcat fixtures/real/gui-dbus/hang.txt.gz | argus graph | argus export --format dot"
+    assert_failure 1
+    assert_output --regexp '^argus-export: no findings in the stream \(argus-find-spinning writes them\) and [0-9]+ segments: too many to draw; export --format perfetto shows them all$'
+}
+
+@test "real recording (gui-dbus): the export is valid JSON, its flows pair and its slices nest" {
+    sh -c "zcat fixtures/real/gui-dbus/hang.txt.gz | argus graph | argus export > $BATS_TEST_TMPDIR/x.json"
+    run check_trace "$BATS_TEST_TMPDIR/x.json"
+    assert_success
+    assert_output --regexp '^slices [1-9][0-9]* flows [1-9][0-9]* unpaired 0 overlaps 0$'
+}
+
+@test "real recording (gui-dbus), found by find-spinning: the DOT draws the hung key press and its wait chain through dbus-daemon to the service's main loop" {
+    run sh -c "zcat fixtures/real/gui-dbus/hang.txt.gz | argus graph | argus-find-spinning | argus export --format dot | tail -n +5"
+    assert_success
+    assert_output '  subgraph cluster_25605 {
+    label="gtk-dbus-app (25605)";
+    s88 [label="gtk-dbus-app [25605]\nseg 88: ui keyDown\n3.02 s\nHANG 0", style=filled, fillcolor="#f4a6a6", penwidth=2];
+    s107 [label="gdbus [25651]\nseg 107: wait poll\n3.01 s"];
+  }
+  subgraph cluster_25578 {
+    label="dbus-daemon (25578)";
+    s108 [label="dbus-daemon [25578]\nseg 108: wait epoll_wait\n3.00 s"];
+  }
+  subgraph cluster_25586 {
+    label="slow-dbus-svc (25586)";
+    s120 [label="gdbus [25603]\nseg 120: wait poll\n3.00 s"];
+    s122 [label="slow-dbus-svc [25586]\nseg 122: runloop callout\n3.00 s"];
+  }
+  s88 -> s108 [label="ipc"];
+  s120 -> s122 [label="wait", style=dashed];
+  s88 -> s107 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s107 -> s108 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s108 -> s120 [label="waits on", style=dotted, color="#c03030", constraint=false];
+  s120 -> s122 [label="waits on", style=dotted, color="#c03030", constraint=false];
+}'
+}
+
+@test "bad input: events without seg, a hang record without seg, not a stream exit 65 naming the record, and write nothing; a missing file 66" {
+    run sh -c "argus-decode fixtures/demo/hang.jsonl | argus export"
+    assert_failure 65
+    assert_output "argus-export: <stdin>: record 7 (byte 352): event 1 has no seg: run argus-segment (argus graph) first"
+    run sh -c "echo garbage | argus export --format dot"
+    assert_failure 65
+    assert_output --partial "argus-export: <stdin>: record 1 (byte 0): "
+    argus-to-json "$(F)" | sed 's/"type":"hang","hang":0,"seg":1,/"type":"hang","hang":0,/' |
+        argus-decode > "$BATS_TEST_TMPDIR/bad.cbor"
+    run sh -c "argus export < $BATS_TEST_TMPDIR/bad.cbor"
+    assert_failure 65
+    # (the header names the findings' path, so the offset varies)
+    assert_output --regexp '^argus-export: <stdin>: record 39 \(byte [0-9]+\): hang record without an unsigned "seg"$'
+    run argus export --format dot "$BATS_TEST_TMPDIR/bad.cbor"
+    assert_failure 65
+    assert_output "argus-export: $BATS_TEST_TMPDIR/bad.cbor: record 39: hang record without an unsigned \"seg\""
+    run argus export fixtures/demo/no-such.cbor
+    assert_failure 66
+    assert_output "argus-export: fixtures/demo/no-such.cbor: No such file or directory"
+}
+
+@test "usage: --help lists the flags; an unknown --format, a bad --around or two files exit 64" {
+    run argus export --help
+    assert_success
+    assert_line "Usage: argus-export --format perfetto|dot [--around N] [GRAPH|-]"
+    assert_line --partial "  -f, --format F"
+    assert_line --partial "  -a, --around N"
+    run argus export --format html
+    assert_failure 64
+    assert_line "argus-export: --format must be perfetto or dot, not 'html'"
+    run argus export --around x
+    assert_failure 64
+    run argus export a b
+    assert_failure 64
+}
