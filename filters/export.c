@@ -385,10 +385,14 @@ typedef struct thread_state {
 
 static slot *slots;
 static size_t nslots, cap_slots;
-static uint64_t *ev_ts;
-static uint32_t *ev_slot;
-static uint64_t id_base, id_len;
-static size_t cap_ev_ts, cap_ev_slot;
+/* Each event's time and slot, by id, for the flows of the edges: in a
+ * table, so that memory follows the events the stream holds, whatever
+ * their ids (a stream may skip ids). */
+typedef struct event_place {
+    uint64_t ts;
+    uint32_t slot;
+} event_place;
+static argus_table events;      /* id -> event_place */
 static argus_table threads;     /* tid -> thread_state */
 static argus_table keep_segs;   /* --around: seg -> 1 */
 static argus_table keep_tids;   /* --around: tid -> 1 */
@@ -506,16 +510,9 @@ static void add_key_line(open_seg *o, const char *desc)
 
 static void map_event(uint64_t id, uint64_t ts, uint32_t si)
 {
-    if (id_len == 0)
-        id_base = id;
-    uint64_t at = id - id_base;
-    ev_ts = argus_grow(ev_ts, &cap_ev_ts, at + 1, sizeof *ev_ts);
-    ev_slot = argus_grow(ev_slot, &cap_ev_slot, at + 1, sizeof *ev_slot);
-    for (uint64_t i = id_len; i < at; i++)
-        ev_slot[i] = NONE32;
-    ev_ts[at] = ts;
-    ev_slot[at] = si;
-    id_len = at + 1;
+    event_place *e = argus_table_put(&events, id, NULL);
+    e->ts = ts;
+    e->slot = si;
 }
 
 static void take_event(const argus_reader *rd, const argus_record *r)
@@ -581,12 +578,11 @@ static void take_edge(const argus_record *r)
     uint64_t from, to;
     argus_get_uint(r, ARGUS_K_FROM, &from);
     argus_get_uint(r, ARGUS_K_TO, &to);
-    if (id_len == 0 || from < id_base || to < id_base || from - id_base >= id_len ||
-        to - id_base >= id_len) {
-        edges_skipped++;
-        return;
-    }
-    uint32_t a = ev_slot[from - id_base], b = ev_slot[to - id_base];
+    const event_place *pa = argus_table_get(&events, from);
+    event_place pfrom = pa ? *pa : (event_place){0, NONE32};
+    const event_place *pb = argus_table_get(&events, to);
+    event_place pto = pb ? *pb : (event_place){0, NONE32};
+    uint32_t a = pfrom.slot, b = pto.slot;
     if (a == NONE32 || b == NONE32) {
         edges_skipped++;
         return;
@@ -597,8 +593,8 @@ static void take_edge(const argus_record *r)
     argus_get_bool(r, ARGUS_K_WEAK, &weak);
     static uint64_t next_flow;
     next_flow++;
-    flow_end ends[2] = {{next_flow, ev_ts[from - id_base], true, weak, kind_index(k ? k : "edge", k ? len : 4)},
-                        {next_flow, ev_ts[to - id_base], false, weak, 0}};
+    flow_end ends[2] = {{next_flow, pfrom.ts, true, weak, kind_index(k ? k : "edge", k ? len : 4)},
+                        {next_flow, pto.ts, false, weak, 0}};
     ends[1].kind = ends[0].kind;
     uint32_t at[2] = {a, b};
     for (int e = 0; e < 2; e++) {
@@ -994,6 +990,7 @@ int main(int argc, char **argv)
     const char *input = argus_input_arg(argc, argv);
     argus_table_init(&marks, sizeof(mark));
     argus_table_init(&threads, sizeof(thread_state));
+    argus_table_init(&events, sizeof(event_place));
     argus_table_init(&keep_segs, 1);
     argus_table_init(&keep_tids, 1);
     static char obuf[1 << 20];

@@ -256,3 +256,16 @@ check_trace() {
     run argus export a b
     assert_failure 64
 }
+
+@test "perfetto: events whose ids lie far apart (1 and 2^40) export their edge as a flow, in memory that follows the events, not the ids" {
+    cbor_records > "$BATS_TEST_TMPDIR/sparse.cbor" <<EOF2
+$HEADER
+{'type':'thread','tid':7,'pid':7,'proc':'a','main':True}
+{'type':'wait','id':1,'ts':10,'tid':7,'pid':7,'seg':1}
+{'type':'woken','id':1099511627776,'ts':20,'tid':7,'pid':7,'seg':2}
+{'type':'edge','kind':'resume','from':1,'to':1099511627776}
+EOF2
+    run sh -c "ulimit -v 200000; argus-export '$BATS_TEST_TMPDIR/sparse.cbor' | jq -c '[.traceEvents[] | select(.ph == \"s\" or .ph == \"f\") | .ph]'"
+    assert_success
+    assert_output '["s","f"]'
+}
