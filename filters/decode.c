@@ -286,7 +286,7 @@ int main(int argc, char **argv)
 
     argus_input in;
     argus_input_open(&in, input, MAX_LINE);
-    argus_writer *w = argus_writer_stdout();
+    argus_writer *w = argus_writer_stream();
     if (!format)
         format = detect(&in);
     bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;

@@ -201,3 +201,20 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
     out=$(argus graph "$BATS_TEST_TMPDIR/gd.txt" | argus-find-spinning | md5sum)
     assert_equal "$(ARGUS_READ_WHOLE=1 argus graph "$BATS_TEST_TMPDIR/gd.txt" | ARGUS_READ_WHOLE=1 argus-find-spinning | md5sum)" "$out"
 }
+
+@test "a program whose output is the binary stream refuses a terminal with a hint and exit 64; to-json writes there (issue 15.5)" {
+    command -v script > /dev/null || skip "script (util-linux) is not installed"
+    script -qec true /dev/null > /dev/null 2>&1 || skip "script cannot open a pseudo-terminal here"
+    run script -qec "argus-decode fixtures/demo/hang.jsonl" /dev/null
+    assert_failure 64
+    assert_output --partial "argus-decode: not writing a binary stream to a terminal: pipe it (| argus to-json, | argus export) or redirect it to a file"
+    run script -qec "argus-decode fixtures/demo/hang.jsonl | argus-segment" /dev/null
+    assert_failure 64
+    assert_output --partial "argus-segment: not writing a binary stream to a terminal"
+    run script -qec "argus graph fixtures/demo/hang.jsonl" /dev/null
+    assert_failure 64
+    assert_output --partial "argus-chain: not writing a binary stream to a terminal"
+    run script -qec "argus-decode fixtures/demo/hang.jsonl | argus-to-json | head -1" /dev/null
+    assert_success
+    assert_output --partial '{"type":"stream","format":"argus","version":1,"source":"jsonl"'
+}

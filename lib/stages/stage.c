@@ -12,7 +12,7 @@
 void argus_stage_open(argus_stage *st, const char *path, bool verbose)
 {
     st->verbose = verbose;
-    st->out = argus_writer_stdout();
+    st->out = argus_writer_stream();
     st->in = argus_reader_open(path);
     argus_write_header(st->out, argus_reader_header(st->in),
                        argus_command_line());
@@ -130,7 +130,7 @@ int argus_stage_chain(const argus_stage_def *const *defs, int n,
         links[i].def = defs[i];
         snprintf(links[i].output_name, sizeof links[i].output_name,
                  "%s's output", defs[i]->name);
-        links[i].out = i == n - 1 ? argus_writer_stdout()
+        links[i].out = i == n - 1 ? argus_writer_stream()
                                   : argus_writer_to(links[i].output_name,
                                                     chain_deliver, &links[i + 1]);
     }

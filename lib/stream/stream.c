@@ -1155,6 +1155,15 @@ argus_writer *argus_writer_fd(int fd)
     return w;
 }
 
+argus_writer *argus_writer_stream(void)
+{
+    /* CBOR on a terminal is noise, and can leave it in a bad state */
+    if (isatty(1))
+        argus_die(ARGUS_EX_USAGE, "not writing a binary stream to a terminal: pipe it "
+                  "(| argus to-json, | argus export) or redirect it to a file");
+    return argus_writer_stdout();
+}
+
 argus_writer *argus_writer_stdout(void)
 {
     argus_writer *w = argus_writer_fd(1);

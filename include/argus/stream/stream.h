@@ -201,6 +201,9 @@ typedef struct argus_writer argus_writer;
 /* Writes to stdout. Output is buffered in large blocks and flushed at
  * record boundaries only, so a stream cut by an error stays valid. */
 argus_writer *argus_writer_stdout(void);
+/* The same for a program whose output is the binary stream: refused (exit
+ * 64, with a hint to pipe it) when stdout is a terminal. */
+argus_writer *argus_writer_stream(void);
 /* Writes to the open file FD (a second output, such as argus-analyze's
  * --keep); argus_writer_close flushes, the caller closes FD. */
 argus_writer *argus_writer_fd(int fd);
