@@ -793,6 +793,12 @@ static inline size_t scalar_len(const uint8_t *p, size_t n)
     }
 }
 
+/* The bit the head pass keeps for KEY in scan_keys (0: none kept). */
+static inline uint8_t scan_bit(int key)
+{
+    return key == ARGUS_K_CTX ? ARGUS_SCAN_CTX : key == ARGUS_K_SEG ? ARGUS_SCAN_SEG : 0;
+}
+
 /* The head of an event at BUF: a map of definite length whose keys are
  * definite text strings and whose values are well formed, with type, id,
  * ts, tid and pid unsigned integers (type a text) read, and its other
@@ -841,9 +847,9 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
                    (key[0] == 't' || key[0] == 'p')) {
             slot = key[0] == 't' ? 2 : 3;
         } else if (key_len == 3 && memcmp(key, "ctx", 3) == 0) {
-            keys |= ARGUS_SCAN_CTX;
+            keys |= scan_bit(ARGUS_K_CTX);
         } else if (key_len == 3 && memcmp(key, "seg", 3) == 0) {
-            keys |= ARGUS_SCAN_SEG;
+            keys |= scan_bit(ARGUS_K_SEG);
         }
         if (slot >= 0) {
             argus_cbor_head_info v;
@@ -1277,8 +1283,7 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
         f->val_off = (uint32_t)(at + k.len + k.arg);
         at = f->val_off + argus_cbor_definite_len(w->b.p + f->val_off,
                                                   w->b.len - f->val_off, 2);
-        keys |= sets[i].key == ARGUS_K_CTX ? ARGUS_SCAN_CTX
-                : sets[i].key == ARGUS_K_SEG ? ARGUS_SCAN_SEG : 0;
+        keys |= scan_bit(sets[i].key);
         if (!pending)
             decode_field(f, w->b.p, w->b.len, (uint32_t)at);
     }
@@ -1424,44 +1429,45 @@ static bool only_new_known_keys(const argus_record *r, const argus_set *sets,
     return r->nfields > 0;
 }
 
+/* R's fields, the bytes from HEAD (the end of its map head) to END, then
+ * the NSETS SETS (known keys R has not): the fields in one piece. A
+ * chain's writer hands the result on with what was read of R carried over
+ * (deliver_extended) when the fields run to R's end. */
+static void write_appended(argus_writer *w, const argus_record *r, size_t head,
+                           size_t end, unsigned nfields, const argus_set *sets,
+                           unsigned nsets)
+{
+    size_t start = w->b.len;
+    argus_put_map(w, nfields + nsets);
+    size_t new_head = w->b.len - start;
+    argus_put_raw(w, r->raw + head, end - head);
+    for (unsigned i = 0; i < nsets; i++) {
+        argus_put_key(w, argus_key_name(sets[i].key));
+        put_set_value(w, &sets[i]);
+    }
+    if (w->deliver && start == 0 && r->is_event && r->has_ts && r->has_pid &&
+        end == r->raw_len)
+        deliver_extended(w, r, head, new_head, sets, nsets);
+    else
+        argus_end_record(w);
+}
+
 void argus_write_edited(argus_writer *w, const argus_record *r,
                         const argus_set *sets, unsigned nsets)
 {
     if (r->fields_pending && nsets == 1 && sets[0].key == ARGUS_K_SEG &&
-        sets[0].op != ARGUS_SET_REMOVE && !(r->scan_keys & ARGUS_SCAN_SEG) &&
+        sets[0].op != ARGUS_SET_REMOVE && !(r->scan_keys & scan_bit(ARGUS_K_SEG)) &&
         r->scan_nfields > 0) {
-        /* segment's seg on an event not looked into: its fields follow
-         * the map head, copied in one piece, as below */
+        /* segment's seg on an event not looked into: no need to decode it */
         argus_cbor_head_info h = {0};
         scan_head(r->raw, r->raw_len, &h);
-        size_t start = w->b.len;
-        argus_put_map(w, r->scan_nfields + 1);
-        size_t new_head = w->b.len - start;
-        argus_put_raw(w, r->raw + h.len, r->raw_len - h.len);
-        argus_put_key(w, "seg");
-        put_set_value(w, &sets[0]);
-        if (w->deliver && start == 0)
-            deliver_extended(w, r, h.len, new_head, sets, 1);
-        else
-            argus_end_record(w);
+        write_appended(w, r, h.len, r->raw_len, r->scan_nfields, sets, 1);
         return;
     }
     argus_record_load(r);
     if (only_new_known_keys(r, sets, nsets)) { /* the stages' hot path */
-        const argus_field *first = &r->fields[0], *last = &r->fields[r->nfields - 1];
-        size_t start = w->b.len;
-        argus_put_map(w, r->nfields + nsets);
-        size_t new_head = w->b.len - start;
-        argus_put_raw(w, r->raw + first->key_off, last->end_off - first->key_off);
-        for (unsigned i = 0; i < nsets; i++) {
-            argus_put_key(w, argus_key_name(sets[i].key));
-            put_set_value(w, &sets[i]);
-        }
-        if (w->deliver && start == 0 && r->is_event && r->has_ts && r->has_pid &&
-            last->end_off == r->raw_len)
-            deliver_extended(w, r, first->key_off, new_head, sets, nsets);
-        else
-            argus_end_record(w);
+        write_appended(w, r, r->fields[0].key_off, r->fields[r->nfields - 1].end_off,
+                       r->nfields, sets, nsets);
         return;
     }
     bool used[16] = {false};
