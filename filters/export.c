@@ -3,6 +3,7 @@
  * chrome://tracing, or Graphviz DOT (docs/stages/export.md). */
 #include "argus/analysis/graph.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/text.h"
 #include "argus/stream/stream.h"
 #include "argus/stream/table.h"
 
@@ -77,13 +78,10 @@ static void put_escaped(const char *s, size_t n, bool dot)
             putchar(c);
             i++;
         } else {
-            int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-            bool ok = len > 0 && i + (size_t)len <= n;
-            for (int k = 1; ok && k < len; k++)
-                ok = ((unsigned char)s[i + (size_t)k] & 0xc0) == 0x80;
-            if (ok) {
-                fwrite(s + i, 1, (size_t)len, stdout);
-                i += (size_t)len;
+            size_t len = argus_utf8_char((const uint8_t *)s + i, n - i);
+            if (len) {
+                fwrite(s + i, 1, len, stdout);
+                i += len;
             } else {
                 out("\xef\xbf\xbd");
                 i++;
