@@ -2,10 +2,12 @@
 #include "argus/analysis/graph.h"
 
 #include "argus/stream/cli.h"
+#include "argus/stream/input.h"
 #include "argus/stream/table.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -943,14 +945,25 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
 
 typedef struct async_load {
     argus_graph *g;
-    const char *path;
+    const char *path;           /* the caller's, for messages */
+    argus_input in;             /* opened by the caller's thread */
     bool keep_keys;
 } async_load;
+
+/* Loads G from RD, nothing passed through, and closes RD. */
+static void load_reader(argus_graph *g, argus_reader *rd, const char *path,
+                        bool keep_keys)
+{
+    argus_graph_options opt = {.keep_key_events = keep_keys, .pass = NULL};
+    argus_graph_load(g, rd, &opt);
+    g->name = path;
+    argus_reader_close(rd);
+}
 
 static void *load_thread_main(void *arg)
 {
     async_load *a = arg;
-    argus_graph_load_file(a->g, a->path, a->keep_keys);
+    load_reader(a->g, argus_reader_from_input(&a->in), a->path, a->keep_keys);
     free(a);
     return NULL;
 }
@@ -958,18 +971,20 @@ static void *load_thread_main(void *arg)
 void argus_graph_load_file_async(argus_graph *g, const char *path,
                                  bool keep_keys, pthread_t *thread)
 {
-    /* a missing file fails here, before the caller writes anything */
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
-        argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
-    fclose(probe);
     /* the reader's name index is built on first use: build it here,
      * before two readers race for it */
     argus_key_lookup("type", 4);
     async_load *a = malloc(sizeof *a);
     if (!a)
         argus_die(ARGUS_EX_IOERR, "out of memory");
-    *a = (async_load){g, path, keep_keys};
+    /* opened here, once: a missing file fails before the caller writes
+     * anything, and a FIFO (a process substitution) is read by the
+     * thread, not opened twice ("-" is a file of that name: stdin is the
+     * caller's input) */
+    a->g = g;
+    a->path = path;
+    a->keep_keys = keep_keys;
+    argus_input_open(&a->in, strcmp(path, "-") == 0 ? "./-" : path, SIZE_MAX);
     if (pthread_create(thread, NULL, load_thread_main, a) != 0) {
         free(a);
         argus_die(ARGUS_EX_IOERR, "cannot start a thread to read %s", path);
@@ -978,11 +993,7 @@ void argus_graph_load_file_async(argus_graph *g, const char *path,
 
 void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys)
 {
-    argus_reader *rd = argus_reader_open(path);
-    argus_graph_options opt = {.keep_key_events = keep_keys, .pass = NULL};
-    argus_graph_load(g, rd, &opt);
-    g->name = path;
-    argus_reader_close(rd);
+    load_reader(g, argus_reader_open(path), path, keep_keys);
 }
 
 void argus_graph_free(argus_graph *g)
