@@ -4,8 +4,10 @@
  * themselves are not kept: each segment keeps a summary (times, its final
  * wait, yields, its UI event, its SIM-SIG signature and, on request, a few
  * key events, with what each ipc event says of its message), so memory
- * grows with segments and edges, plus 4 bytes per event id to map edge
- * ends to segments (docs/performance.md). */
+ * grows with segments and edges, plus 4 bytes per event to map edge ends
+ * to segments (in runs of nearly consecutive ids: never by the ids'
+ * values), and while loading a few hundred bytes per thread
+ * (docs/performance.md). */
 #ifndef ARGUS_GRAPH_H
 #define ARGUS_GRAPH_H
 
