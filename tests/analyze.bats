@@ -158,3 +158,20 @@ EOF2
     assert_output '  s2 -> s1 [label="wakeup"];
   s3 -> s2 [label="wakeup"];'
 }
+
+@test "graph loader: segment ids out of order (a segmenting stage of one's own) are found as in order: edges join the right segments (GRAPH-LOAD)" {
+    cbor_records > "$BATS_TEST_TMPDIR/in" <<EOF2
+$HEADER
+{'type':'syscall','id':1,'ts':10,'tid':2,'pid':2,'name':'read','phase':'begin','seg':7}
+{'type':'wakeup','id':2,'ts':20,'tid':3,'pid':3,'target':2,'seg':3}
+{'type':'syscall','id':3,'ts':30,'tid':2,'pid':2,'name':'read','phase':'end','seg':7}
+{'type':'syscall','id':4,'ts':40,'tid':3,'pid':3,'name':'write','phase':'begin','seg':9}
+{'type':'syscall','id':5,'ts':50,'tid':2,'pid':2,'name':'poll','phase':'begin','seg':4}
+{'type':'edge','from':2,'to':3,'kind':'wakeup'}
+{'type':'edge','from':4,'to':5,'kind':'wakeup'}
+EOF2
+    run bash -c "argus-export --format dot '$BATS_TEST_TMPDIR/in' | grep -- '->'"
+    assert_success
+    assert_output '  s3 -> s7 [label="wakeup"];
+  s9 -> s4 [label="wakeup"];'
+}

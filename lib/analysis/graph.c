@@ -17,7 +17,11 @@
 #define NO_ID UINT64_MAX
 
 struct argus_graph_priv {
-    argus_table seg_index;      /* seg id -> segment index (uint32) */
+    argus_table seg_index;      /* seg id -> segment index (uint32), made
+                                   only when seg ids come out of order */
+    bool segs_sorted;           /* segs[] in increasing seg id: argus-segment
+                                   numbers segments as they begin, so a
+                                   binary search finds them */
     argus_table thread_index;   /* tid -> thread index (uint32) */
     argus_table pid_proc;       /* pid -> process name (string offset) */
     argus_table str_index;      /* XXH3 of a string -> offset (chained by
@@ -160,8 +164,19 @@ static uint32_t intern_field(argus_graph *g, const argus_record *r, int key)
 /* ---- lookups ------------------------------------------------------------- */
 uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg)
 {
-    uint32_t *v = argus_table_get(&g->p->seg_index, seg);
-    return v ? *v : ARGUS_NONE;
+    if (!g->p->segs_sorted) {
+        uint32_t *v = argus_table_get(&g->p->seg_index, seg);
+        return v ? *v : ARGUS_NONE;
+    }
+    uint32_t lo = 0, hi = g->nsegs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->segs[mid].seg < seg)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->nsegs && g->segs[lo].seg == seg ? lo : ARGUS_NONE;
 }
 
 uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
@@ -281,13 +296,22 @@ static void load_thread(argus_graph *g, const argus_record *r)
 static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
                             const argus_record *r)
 {
+    struct argus_graph_priv *p = g->p;
     bool created;
-    uint32_t *v = argus_table_put(&g->p->seg_index, seg, &created);
-    if (!created)
-        return *v;
-    g->segs = graph_grow(g, g->segs, &g->p->cap_segs, g->nsegs + 1, sizeof *g->segs);
+    if (!p->segs_sorted || (g->nsegs && seg <= g->segs[g->nsegs - 1].seg)) {
+        uint32_t found = argus_graph_find_seg(g, seg);
+        if (found != ARGUS_NONE)
+            return found;
+        if (p->segs_sorted) {   /* out of order: index them all from here */
+            p->segs_sorted = false;
+            for (uint32_t k = 0; k < g->nsegs; k++)
+                *(uint32_t *)argus_table_put(&p->seg_index, g->segs[k].seg, &created) = k;
+        }
+    }
+    g->segs = graph_grow(g, g->segs, &p->cap_segs, g->nsegs + 1, sizeof *g->segs);
     uint32_t i = g->nsegs++;
-    *v = i;
+    if (!p->segs_sorted)
+        *(uint32_t *)argus_table_put(&p->seg_index, seg, &created) = i;
     argus_seg *s = &g->segs[i];
     memset(s, 0, sizeof *s);
     s->seg = seg;
@@ -1034,6 +1058,7 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
         argus_die(ARGUS_EX_IOERR, "out of memory");
     g->name = argus_reader_name(rd);
     argus_table_init(&g->p->seg_index, sizeof(uint32_t));
+    g->p->segs_sorted = true;
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
