@@ -470,7 +470,8 @@ static void sig_close(argus_graph *g, loading_thread *lt)
     argus_seg *s = &g->segs[lt->sig_seg];
     g->sig_pool = graph_grow(g, g->sig_pool, &g->p->cap_sig, g->sig_used + lt->sig_len,
                        sizeof *g->sig_pool);
-    memcpy(g->sig_pool + g->sig_used, lt->sig, lt->sig_len * sizeof *lt->sig);
+    if (lt->sig_len)            /* else there may be no buffer */
+        memcpy(g->sig_pool + g->sig_used, lt->sig, lt->sig_len * sizeof *lt->sig);
     s->sig_off = (uint32_t)g->sig_used;
     s->sig_len = lt->sig_len;
     g->sig_used += lt->sig_len;
@@ -512,7 +513,8 @@ static void key_close(argus_graph *g, key_buf *kb)
         return;
     key_compact(kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2);
     g->keys = graph_grow(g, g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
-    memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
+    if (kb->n)
+        memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
     g->segs[kb->seg].key_off = (uint32_t)g->nkeys;
     g->segs[kb->seg].key_len = kb->n;
     g->nkeys += kb->n;
@@ -949,6 +951,44 @@ void argus_graph_add_extra(argus_graph *g, const argus_record *r)
     x->len = (uint32_t)r->raw_len;
     x->number = r->number;
     g->extra_used += r->raw_len;
+}
+
+void argus_findings_collect(void *findings, const argus_record *r)
+{
+    argus_findings *f = findings;
+    f->bytes = argus_grow(f->bytes, &f->cap, f->len + r->raw_len, 1);
+    memcpy(f->bytes + f->len, r->raw, r->raw_len);
+    f->len += r->raw_len;
+    *ARGUS_PUSH(f->ends, f->n, f->ends_cap) = f->len;
+}
+
+void argus_findings_add(argus_findings *f, argus_graph *g, argus_writer *keep)
+{
+    argus_parser *p = argus_parser_new();
+    size_t start = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        argus_record *r;
+        char err[256];
+        long n = argus_parse_record(p, f->bytes + start, f->ends[i] - start, &r,
+                                    err, sizeof err);
+        if (n != (long)(f->ends[i] - start))
+            argus_die(ARGUS_EX_SOFTWARE, "internal error: a stage wrote a "
+                      "record it cannot read back (%s)", n < 0 ? err : "short");
+        r->number = g->nextras + 1;
+        argus_graph_add_extra(g, r);
+        if (keep)
+            argus_write_record(keep, r);
+        start = f->ends[i];
+    }
+    argus_parser_free(p);
+    f->len = f->n = 0;
+}
+
+void argus_findings_free(argus_findings *f)
+{
+    free(f->bytes);
+    free(f->ends);
+    memset(f, 0, sizeof *f);
 }
 
 /* Items of N, SIZE bytes each, grouped by their segment (the uint32_t at

@@ -227,6 +227,22 @@ static inline uint64_t argus_seg_until(const argus_graph *g, const argus_seg *s)
  * the loader does it for every such record it reads, and argus-analyze
  * for the records each stage writes, as the next program would read them. */
 void argus_graph_add_extra(argus_graph *g, const argus_record *r);
+/* The records a stage writes, kept in order until the stage is done:
+ * then they join the graph's extra records, as the next program would
+ * read them (a stage does not see its own). argus_findings_collect is the
+ * DELIVER of an argus_writer_to. */
+typedef struct argus_findings {
+    uint8_t *bytes;
+    size_t len, cap;
+    size_t *ends;
+    size_t n, ends_cap;
+} argus_findings;
+void argus_findings_collect(void *findings, const argus_record *r);
+/* The records collected so far join G's extras (and go to KEEP, unless
+ * NULL); the collection is emptied. */
+void argus_findings_add(argus_findings *f, argus_graph *g, argus_writer *keep);
+void argus_findings_free(argus_findings *f);
+
 /* Extra records: parse number I (valid until the next call). */
 const argus_record *argus_graph_parse_extra(argus_graph *g, uint32_t i);
 bool argus_extra_is(const argus_extra *x, const char *type);
