@@ -245,12 +245,12 @@ check_trace() {
 @test "usage: --help lists the flags; an unknown --format, a bad --around or two files exit 64" {
     run argus export --help
     assert_success
-    assert_line "Usage: argus-export --format perfetto|dot [--around N] [GRAPH|-]"
+    assert_line "Usage: argus-export --format perfetto|dot|html [--around N] [GRAPH|-]"
     assert_line --partial "  -f, --format F"
     assert_line --partial "  -a, --around N"
-    run argus export --format html
+    run argus export --format svg
     assert_failure 64
-    assert_line "argus-export: --format must be perfetto or dot, not 'html'"
+    assert_line "argus-export: --format must be perfetto, dot or html, not 'svg'"
     run argus export --around x
     assert_failure 64
     run argus export a b
