@@ -1016,6 +1016,35 @@ static uint64_t match_seg = NONE64, match_distance, match_percent, hang_at = NON
 static char match_name[256];
 static char hang_who[160], hang_reason[96], hang_indicator[64];
 
+/* "proc/name [tid]", as the report names a thread: a main thread named
+ * as its process (Linux: both the comm) is "main". */
+static void thread_label(const argus_graph *g, uint32_t t, char *dst, size_t size)
+{
+    const argus_gthread *th = &g->threads[t];
+    const char *proc = th->proc ? argus_graph_str(g, th->proc) : "";
+    const char *name = th->name ? argus_graph_str(g, th->name) : th->main ? "main" : "";
+    if (th->main && *proc && strcmp(proc, name) == 0)
+        name = "main";
+    snprintf(dst, size, "%s/%s [%llu]", *proc ? proc : "?", *name ? name : "?",
+             (unsigned long long)th->tid);
+}
+
+/* The thread TID of G as thread_label names it, else as the record R
+ * does. */
+static void who(const argus_graph *g, const argus_record *r, uint64_t tid, char *dst, size_t size)
+{
+    uint32_t t = argus_graph_thread(g, tid);
+    if (t != ARGUS_NONE) {
+        thread_label(g, t, dst, size);
+        return;
+    }
+    char proc[64], thread[64];
+    opt_text(r, "proc", proc, sizeof proc);
+    opt_text(r, "thread", thread, sizeof thread);
+    snprintf(dst, size, "%s/%s [%llu]", *proc ? proc : "?", *thread ? thread : "?",
+             (unsigned long long)tid);
+}
+
 static void html_findings(argus_graph *g, uint64_t hang)
 {
     for (uint32_t i = 0; i < g->nextras; i++) {
@@ -1027,13 +1056,9 @@ static void html_findings(argus_graph *g, uint64_t hang)
         const argus_record *r = argus_graph_parse_extra(g, i);
         if (!r || opt_uint(r, "hang", NONE64) != hang)
             continue;
-        char proc[64], thread[64];
-        opt_text(r, "proc", proc, sizeof proc);
-        opt_text(r, "thread", thread, sizeof thread);
         if (is_hang) {
             hang_at = opt_uint(r, "at", NONE64);
-            snprintf(hang_who, sizeof hang_who, "%s/%s [%llu]", *proc ? proc : "?",
-                     *thread ? thread : "?", (unsigned long long)opt_uint(r, "tid", 0));
+            who(g, r, opt_uint(r, "tid", 0), hang_who, sizeof hang_who);
             opt_text(r, "reason", hang_reason, sizeof hang_reason);
             opt_text(r, "indicator", hang_indicator, sizeof hang_indicator);
         } else if (is_match) {
@@ -1050,8 +1075,7 @@ static void html_findings(argus_graph *g, uint64_t hang)
             c->tid = opt_uint(r, "tid", 0);
             c->duration = opt_uint(r, "duration", 0);
             c->baseline_seg = opt_uint(r, "baseline_seg", NONE64);
-            snprintf(c->who, sizeof c->who, "%s/%s [%llu]", *proc ? proc : "?",
-                     *thread ? thread : "?", (unsigned long long)c->tid);
+            who(g, r, c->tid, c->who, sizeof c->who);
             opt_text(r, "state", c->state, sizeof c->state);
             opt_text(r, "reason", c->reason, sizeof c->reason);
         }
@@ -1198,14 +1222,6 @@ static void put_rel(const panel *p, uint64_t t)
     printf("%lld", (long long)(t - p->lo));
 }
 
-static void thread_label(const argus_graph *g, uint32_t t, char *dst, size_t size)
-{
-    const argus_gthread *th = &g->threads[t];
-    const char *proc = th->proc ? argus_graph_str(g, th->proc) : "";
-    const char *name = th->name ? argus_graph_str(g, th->name) : th->main ? "main" : "";
-    snprintf(dst, size, "%s/%s [%llu]", *proc ? proc : "?", *name ? name : "?",
-             (unsigned long long)th->tid);
-}
 
 /* CLS(SEG): the page's classes of a segment beyond "seg" ("hang path"...) */
 typedef void (*seg_classes)(uint64_t seg, char *dst, size_t size, uint32_t *rank);
