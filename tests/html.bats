@@ -5,17 +5,17 @@
 # setup_file, on the demo's page: it dumps the DOM after the page's script
 # ran and takes a screenshot, which the tests read (tests/tools/page-dom,
 # tests/tools/png-colours). scripts/make-screenshots.sh keeps that
-# screenshot for docs/viewing.md.
+# screenshot for docs/viewing.md (ARGUS_SCREENSHOTS=DIR: copied there).
 
 load test_helper
 
-# browse URL OUT: the page in headless Chromium, 1400x1000: OUT.dom (the
+# browse URL OUT: the page in headless Chromium, 1280x860: OUT.dom (the
 # DOM after the page's script ran), OUT.png (the screenshot), OUT.log (the
 # browser's stderr, where each console message is an INFO:CONSOLE line).
 browse() {
     timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
         --no-first-run --user-data-dir="$BATS_FILE_TMPDIR/profile" \
-        --enable-logging=stderr --v=0 --window-size=1400,1000 \
+        --enable-logging=stderr --v=0 --window-size=1280,860 \
         --screenshot="$2.png" --dump-dom "$1" > "$2.dom" 2> "$2.log"
 }
 
@@ -26,6 +26,12 @@ setup_file() {
     # #seg=3 selects the culprit's bar, as a click does: its events listed
     if command -v chromium >/dev/null 2>&1; then
         browse "file://$d/demo.html#seg=3" "$d/demo" || true
+    fi
+}
+
+teardown_file() {
+    if [ -n "${ARGUS_SCREENSHOTS-}" ] && [ -s "$BATS_FILE_TMPDIR/demo.png" ]; then
+        cp "$BATS_FILE_TMPDIR/demo.png" "$ARGUS_SCREENSHOTS/demo-html.png"
     fi
 }
 
@@ -156,15 +162,16 @@ trace 2->3"
 
 @test "browser: the screenshot shows the hang's red, the culprits' orange, running and blocked time on the timeline, and the similar node's green on the baseline's" {
     need_browser
-    # the two timelines' boxes in a 1400x1000 window
-    run png-colours "$(D)/demo.png" 200 300 1000 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
-    assert_line "size 1400 1000"
+    # the two timelines' boxes in a 1280x860 window (the verdict's tags,
+    # in the same colours, are above them)
+    run png-colours "$(D)/demo.png" 220 330 900 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
+    assert_line "size 1280 860"
     local name count
     for name in hang culprit running blocked; do
         count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
         [ "$count" -ge 300 ] || fail "$name: $count pixels (of 300 at least) on the timeline"
     done
-    run png-colours "$(D)/demo.png" 200 530 1000 700 similar=#2b8a3e counterpart=#f08c00
+    run png-colours "$(D)/demo.png" 220 555 900 700 similar=#2b8a3e counterpart=#f08c00
     for name in similar counterpart; do
         count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
         [ "$count" -ge 100 ] || fail "$name: $count pixels (of 100 at least) on the baseline's timeline"
