@@ -184,11 +184,12 @@ demo: deps
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/argus/stages \
-	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs
+	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs $(DESTDIR)$(PREFIX)/share/doc/argus/images
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/
 	install -m 644 docs/stages/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/stages/
 	install -m 644 docs/inputs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/inputs/
+	install -m 644 docs/images/* $(DESTDIR)$(PREFIX)/share/doc/argus/images/
 
 uninstall:
 	rm -f $(PROGRAMS:bin/%=$(DESTDIR)$(PREFIX)/bin/%)
