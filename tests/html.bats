@@ -155,7 +155,7 @@ trace 2->3"
 @test "browser: #seg=3 in the address selects the culprit's bar and lists its events, as a click does" {
     need_browser
     run page-dom "$(D)/demo.dom" text details-body
-    assert_output --partial "seg 3: wait soreceive syncd/net [2002] ran 0.002 s to 0.002 s (10.0 µs) blocked 3.199 s marked: chain, culprit (rank 1)"
+    assert_output --partial "seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1)"
     assert_output --partial "Events 10 0.002 recvfrom 11 0.002 wait soreceive"
     assert_output --partial "resume → seg 6"
 }
@@ -248,7 +248,7 @@ EOF2
     assert_output "argus diagnose: --html needs a value"
 }
 
-@test "a real recording (fixtures/real/gui-dbus): the page of its hang draws the GTK app's main thread and the D-Bus service's thread it waits on" {
+@test "a real recording (fixtures/real/gui-dbus): the page of its hang draws the GTK app's main thread, blocked inside its key handler, and the D-Bus service's thread it waits on" {
     zcat fixtures/real/gui-dbus/hang.txt.gz > "$BATS_TEST_TMPDIR/hang.txt"
     run argus diagnose --html "$BATS_TEST_TMPDIR/real.html" "$BATS_TEST_TMPDIR/hang.txt"
     assert_success
@@ -260,4 +260,8 @@ EOF2
     run jq -r '.panels[0].threads[].label' "$BATS_TEST_TMPDIR/real.json"
     assert_line --index 0 "gtk-dbus-app/main [25605]"
     assert_line "slow-dbus-svc/main [25586]"
+    # the hang's segment, a key handler blocked in poll inside its callout:
+    # that wait is drawn blocked over the running bar
+    run jq -c '.panels[0].segs[] | select(.seg == 125) | [.cls, (.iw | length > 0)]' "$BATS_TEST_TMPDIR/real.json"
+    assert_output '[" hang path chain",true]'
 }
