@@ -1635,10 +1635,15 @@ static int export_html(const char *input, const char *report, const char *baseli
                 if (culprits[i].baseline_seg != NONE64)
                     bsegs[nb++] = culprits[i].baseline_seg;
             if (nb) {
-                page.have_base = true;
                 page.base_name = base_name ? base_name : baseline;
                 panel_plan(&page.base, &bg, bsegs, nb);
-                panel_events(&page.base, baseline);
+                page.have_base = page.base.nthreads > 0;
+                if (page.have_base)
+                    panel_events(&page.base, baseline);
+                else            /* another run's graph than the findings' */
+                    argus_warn("%s: none of the baseline segments the findings name "
+                               "(seg %llu, ...): the baseline is not drawn",
+                               baseline, (unsigned long long)bsegs[0]);
             }
             free(bsegs);
         }
@@ -1647,7 +1652,7 @@ static int export_html(const char *input, const char *report, const char *baseli
     if (page.hang) {
         panel_free(&page.trace);
         if (baseline) {
-            if (page.have_base)
+            if (page.base.row_of_seg)   /* planned */
                 panel_free(&page.base);
             argus_graph_free(&bg);
         }

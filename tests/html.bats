@@ -194,6 +194,19 @@ trace 2->3"
     assert_output '{"panels":[]}'
 }
 
+@test "a baseline graph without the segments the findings name (another run's): the page is written without the baseline's timeline, and says why on stderr" {
+    cbor_records > "$BATS_TEST_TMPDIR/other.cbor" <<EOF2
+$HEADER
+{'type':'thread','tid':7,'pid':7,'proc':'a','main':True}
+{'type':'wait','id':1,'ts':10,'tid':7,'pid':7,'seg':100}
+EOF2
+    run sh -c "argus export --format html --baseline '$BATS_TEST_TMPDIR/other.cbor' '$(D)/demo.findings' 2>&1 > '$BATS_TEST_TMPDIR/other.html'"
+    assert_success
+    assert_output "argus-export: $BATS_TEST_TMPDIR/other.cbor: none of the baseline segments the findings name (seg 1, ...): the baseline is not drawn"
+    run grep -c '"id":"baseline"' "$BATS_TEST_TMPDIR/other.html"
+    assert_output 0
+}
+
 @test "export --format html reads a pipe as it reads a file, and draws the findings of a stream without a report" {
     run sh -c "argus export --format html < '$(D)/demo.findings' > '$BATS_TEST_TMPDIR/pipe.html' &&
                argus export --format html '$(D)/demo.findings' | cmp - '$BATS_TEST_TMPDIR/pipe.html'"
