@@ -4,7 +4,8 @@
 # the browser tests skip without it). The browser runs once, in
 # setup_file, on the demo's page: it dumps the DOM after the page's script
 # ran and takes a screenshot, which the tests read (tests/tools/page-dom,
-# tests/tools/png-colours). scripts/make-screenshots.sh keeps that
+# tests/tools/png-colours); one more run drives it through the DevTools
+# protocol (tests/tools/page-drive). scripts/make-screenshots.sh keeps that
 # screenshot for docs/viewing.md (ARGUS_SCREENSHOTS=DIR: copied there).
 
 load test_helper
@@ -158,6 +159,22 @@ trace 2->3"
     assert_output --partial "seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1)"
     assert_output --partial "Events 10 0.002 recvfrom 11 0.002 wait soreceive"
     assert_output --partial "resume → seg 6"
+}
+
+@test "browser, used through the DevTools protocol as a person would: hovering over a bar shows what it did, a click lists its events, the wheel zooms in around the pointer, a drag pans" {
+    need_browser
+    run timeout 120 page-drive "file://$(D)/demo.html" "$BATS_TEST_TMPDIR/profile"
+    assert_success
+    assert_line --index 0 "ready: 1"
+    assert_line --index 1 "hover: seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1) 2 events; click for the list"
+    assert_line --index 2 "click: seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1) Edges resume → seg 6 Events 10 0.002 recvfrom 11 0.002 wait soreceive"
+    # one notch of the wheel widens the bar by a quarter; a 200 px drag
+    # moves it 200 px
+    local w0 w1
+    read -r _ w0 w1 _ <<< "${lines[3]}"
+    [ "$w1" -gt $((w0 * 11 / 10)) ] || fail "zoom: the bar went from $w0 px to $w1 px"
+    assert_line --index 4 --regexp '^pan: 200 '
+    refute_line --partial "console:"
 }
 
 @test "browser: the screenshot shows the hang's red, the culprits' orange, running and blocked time on the timeline, and the similar node's green on the baseline's" {
