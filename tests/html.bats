@@ -195,6 +195,21 @@ trace 2->3"
     done
 }
 
+@test "firefox (when installed; not in make deps): the page draws the same timeline, the hang's red, the culprits' orange, running and blocked bars" {
+    command -v firefox-esr >/dev/null 2>&1 || skip "no firefox-esr (Debian package firefox-esr)"
+    mkdir -p "$BATS_TEST_TMPDIR/ff"
+    HOME="$BATS_TEST_TMPDIR/ff" timeout 120 firefox-esr --headless --no-remote \
+        --profile "$BATS_TEST_TMPDIR/ff" --window-size=1280,860 \
+        --screenshot "$BATS_TEST_TMPDIR/ff.png" "file://$(D)/demo.html#seg=3" > /dev/null 2>&1
+    run png-colours "$BATS_TEST_TMPDIR/ff.png" 220 330 900 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
+    assert_line "size 1280 860"
+    local name count
+    for name in hang culprit running blocked; do
+        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
+        [ "$count" -ge 300 ] || fail "$name: $count pixels (of 300 at least) on the timeline"
+    done
+}
+
 @test "without a baseline: no second timeline, no similar node; without a hang: the page says so and diagnose exits 1" {
     run argus diagnose --html "$BATS_TEST_TMPDIR/one.html" fixtures/demo/hang.jsonl
     assert_success
