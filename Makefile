@@ -47,6 +47,31 @@ bin/argus-%: build/filters/%.o build/libargus.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# argus-export --format html writes share/export-page.html, compiled in as
+# a C string (argus_export_page), so that the program needs no file at run
+# time; '?' is escaped so that no "??x" reads as a trigraph.
+build/gen/export-page.c: share/export-page.html
+	@mkdir -p $(@D)
+	{ echo '/* generated from $< by the Makefile */'; \
+	  echo 'const char argus_export_page[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+
+build/gen/export-page.o: build/gen/export-page.c
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+bin/argus-export: build/filters/export.o build/gen/export-page.o build/libargus.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build-san/gen/export-page.o: build/gen/export-page.c
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build-san/bin/argus-export: build-san/filters/export.o build-san/gen/export-page.o $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 define folder_program
 bin/argus-$(1): $(call folder_objects,build,$(1)) build/libargus.a
 	@mkdir -p $$(@D)
@@ -159,11 +184,12 @@ demo: deps
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/argus/stages \
-	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs
+	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs $(DESTDIR)$(PREFIX)/share/doc/argus/images
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/
 	install -m 644 docs/stages/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/stages/
 	install -m 644 docs/inputs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/inputs/
+	install -m 644 docs/images/* $(DESTDIR)$(PREFIX)/share/doc/argus/images/
 
 uninstall:
 	rm -f $(PROGRAMS:bin/%=$(DESTDIR)$(PREFIX)/bin/%)
