@@ -218,3 +218,39 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
     assert_success
     assert_output --partial '{"type":"stream","format":"argus","version":1,"source":"jsonl"'
 }
+
+# ---- issue 18.2: a full disk leaves whole records --------------------------
+
+teardown() {
+    if [ -n "${FULL_FS:-}" ]; then
+        umount "$FULL_FS" 2>/dev/null || true
+    fi
+}
+
+@test "a full disk (ENOSPC): decode, a stage and argus-chain exit 74 and what they wrote validates, whatever the space left" {
+    [ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+    FULL_FS="$BATS_TEST_TMPDIR/full"
+    mkdir -p "$FULL_FS"
+    mount -t tmpfs -o size=64k tmpfs "$FULL_FS" || { FULL_FS=; skip "cannot mount a tmpfs here"; }
+    # 1.7 MB, flushed in blocks of 1 MiB: the first block fills the disk
+    "$ARGUS_ROOT/bench/gen" -n 20000 -s 7 > "$BATS_TEST_TMPDIR/gen.argus"
+    argus-to-json "$BATS_TEST_TMPDIR/gen.argus" > "$BATS_TEST_TMPDIR/gen.jsonl"
+    local filler prog
+    # the space a filler file leaves moves where the disk fills up
+    for filler in 0 777 5000; do
+        for prog in "argus-decode --format jsonl $BATS_TEST_TMPDIR/gen.jsonl" \
+            "argus-segment $BATS_TEST_TMPDIR/gen.argus" \
+            "argus-chain cull-interrupts segment link-ipc $BATS_TEST_TMPDIR/gen.argus"; do
+            rm -f "$FULL_FS"/*
+            head -c "$filler" /dev/zero > "$FULL_FS/filler"
+            run sh -c "$prog > $FULL_FS/out"
+            assert_failure 74
+            assert_output "${prog%% *}: write error: No space left on device"
+            run argus-validate "$FULL_FS/out"
+            assert_success
+            # something was written: the test is not of an empty file
+            run test -s "$FULL_FS/out"
+            assert_success
+        done
+    done
+}
