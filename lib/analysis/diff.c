@@ -904,22 +904,18 @@ bool argus_diff_option(argus_diff_options *o, int c, char *arg)
 {
     switch (c) {
     case ARGUS_DIFF_OPT_DEPTH:
-        o->depth = (int)argus_parse_uint_option("--depth", arg);
-        if (o->depth > 32)
-            argus_usage_error("--depth must be 0..32");
+        o->depth = (int)argus_parse_uint_option("--depth", arg, 0, 32, NULL);
         return true;
     case ARGUS_DIFF_OPT_CHOOSE:
         for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ","))
             *ARGUS_PUSH(o->choose, o->nchoose, o->choose_cap) =
-                (uint32_t)argus_parse_uint_option("--choose", tok);
+                (uint32_t)argus_parse_uint_option("--choose", tok, 0, UINT32_MAX, NULL);
         return true;
     case ARGUS_DIFF_OPT_INTERACTIVE:
         o->interactive = true;
         return true;
     case ARGUS_DIFF_OPT_MAX_BRANCHES:
-        o->max_branches = (int)argus_parse_uint_option("--max-branches", arg);
-        if (o->max_branches < 1 || o->max_branches > 1000)
-            argus_usage_error("--max-branches must be 1..1000");
+        o->max_branches = (int)argus_parse_uint_option("--max-branches", arg, 1, 1000, NULL);
         return true;
     default:
         return false;
