@@ -198,7 +198,7 @@ argus graph: link-wakeups: ran, kept as'
     cat > "$bin/argus-link-ipc" <<EOF
 #!/bin/sh
 if [ -e "$BATS_TEST_TMPDIR/slow" ]; then
-    $ARGUS_BIN/argus-link-ipc "\$@" | { head -c 1000; : > "$BATS_TEST_TMPDIR/writing"; sleep 60; }
+    $ARGUS_BIN/argus-link-ipc "\$@" | { head -c 1000; cut -d' ' -f5 /proc/\$\$/stat > "$BATS_TEST_TMPDIR/writing"; sleep 60; }
 else
     exec $ARGUS_BIN/argus-link-ipc "\$@"
 fi
@@ -208,9 +208,11 @@ EOF
     # in a process group of its own, killed whole as a job would be
     setsid "$bin/argus" graph --cache "$cache" - < fixtures/demo/hang.jsonl > /dev/null &
     pid=$!
-    for _ in $(seq 100); do [ -e "$BATS_TEST_TMPDIR/writing" ] && break; sleep 0.1; done
-    [ -e "$BATS_TEST_TMPDIR/writing" ]
-    kill -9 -- -"$pid"
+    for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/writing" ] && break; sleep 0.1; done
+    # the process group, as the stage saw it (setsid may have forked)
+    pgid=$(cat "$BATS_TEST_TMPDIR/writing")
+    [ -n "$pgid" ] && [ "$pgid" != "$(cut -d' ' -f5 /proc/$$/stat)" ]
+    kill -9 -- -"$pgid"
     wait "$pid" || true
     run cache_leftovers "$cache"
     assert_output --regexp '^run\.[0-9]+\.'  # what the rerun has to clean
