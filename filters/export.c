@@ -1696,10 +1696,7 @@ int main(int argc, char **argv)
         case 'b': baseline = optarg; break;
         case 'B': base_name = optarg; break;
         case 'a': {
-            uint64_t n = argus_parse_uint_option("--around", optarg);
-            if (n > (uint64_t)INT32_MAX)
-                argus_usage_error("--around %s: too large", optarg);
-            around = (long)n;
+            around = (long)argus_parse_uint_option("--around", optarg, 0, INT32_MAX, NULL);
             break;
         }
         case '?': argus_bad_option(argv);
