@@ -633,8 +633,12 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     if (kb->n == KEY_BUF_CAP) /* keep the first ones and the last: the end
                                  says how it blocked */
         key_compact(kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2 - 1);
-    if (kb->n == kb->cap)
+    if (kb->n == kb->cap) {
+        if (!kb->ev)
+            kb->cap = 4;        /* argus_grow's first 16 are 512 bytes, and
+                                   most segments have a few events */
         kb->ev = argus_grow(kb->ev, &kb->cap, kb->n + 1, sizeof *kb->ev);
+    }
     kb->ev[kb->n++] = (argus_key_event){r->id, r->ts, aux, text,
                                         (uint16_t)r->type, 1};
 }
