@@ -1,8 +1,10 @@
 /* argus-validate: checks a stream against the contract
  * (docs/stages/validate.md) and prints a one-line summary. */
+#include "argus/stream/cbor.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/stream.h"
 #include "argus/stream/table.h"
+#include "argus/stream/text.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -80,8 +82,70 @@ static const char *const ctxs[] = {"interrupt", "maintenance", NULL};
 static const char *const results[] = {"awakened", "timed_out", "interrupted",
                                       "restart", NULL};
 
+/* Where LEN bytes at S stop being UTF-8, or -1. */
+static long bad_utf8(const uint8_t *s, size_t len)
+{
+    for (size_t i = 0, k; i < len; i += k)
+        if (s[i] < 0x80)
+            k = 1;              /* ASCII, most of a stream's text */
+        else if (!(k = argus_utf8_char(s + i, len - i)))
+            return (long)i;
+    return -1;
+}
+
+/* The offset of the first byte that is not UTF-8 in the text strings
+ * among the items of R from AT to END (each chunk of an indefinite one:
+ * a chunk ends at a character boundary), or -1. The reader took the
+ * record, so it is well formed: its items follow one another, a
+ * container's after its head. */
+static long bad_utf8_items(const argus_record *r, size_t at, size_t end)
+{
+    argus_cbor_head_info h;
+    while (at < end && argus_cbor_read_head(r->raw + at, end - at, &h)) {
+        at += h.len;
+        if ((h.major == 2 || h.major == 3) && h.info != 31) {
+            if (h.arg > end - at)
+                break;
+            long bad = h.major == 3 ? bad_utf8(r->raw + at, h.arg) : -1;
+            if (bad >= 0)
+                return (long)at + bad;
+            at += h.arg;
+        }
+    }
+    return -1;
+}
+
+/* The offset in R of the first text string, key or value at any depth,
+ * that is not valid UTF-8 (RFC 8949 3.1), or -1. A definite text value
+ * comes decoded; keys, containers and strings of chunks are walked. */
+static long bad_utf8_at(const argus_record *r)
+{
+    argus_record_load(r);
+    for (unsigned i = 0; i < r->nfields; i++) {
+        const argus_field *f = &r->fields[i];
+        long bad = bad_utf8_items(r, f->key_off, f->val_off);
+        if (bad >= 0)
+            return bad;
+        bool in_raw = f->s >= (const char *)r->raw &&
+                      f->s < (const char *)r->raw + r->raw_len;
+        if (f->kind == ARGUS_V_TEXT && in_raw)
+            bad = bad_utf8((const uint8_t *)f->s, f->slen);
+        else if (f->kind == ARGUS_V_TEXT || f->kind == ARGUS_V_ARRAY ||
+                 f->kind == ARGUS_V_MAP || f->kind == ARGUS_V_TAG)
+            bad = bad_utf8_items(r, f->val_off, f->end_off);
+        if (bad >= 0)
+            return f->kind == ARGUS_V_TEXT && in_raw
+                       ? (long)(f->s - (const char *)r->raw) + bad : bad;
+    }
+    return -1;
+}
+
 static void check_fields(argus_reader *rd, const argus_record *r)
 {
+    long bad = bad_utf8_at(r);
+    if (bad >= 0)
+        argus_record_fail(rd, r, "a text string is not valid UTF-8 "
+                          "(byte %ld of the record)", bad);
     argus_record_load(r);
     for (unsigned i = 0; i < r->nfields; i++) {
         const argus_field *f = &r->fields[i];

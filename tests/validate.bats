@@ -78,3 +78,50 @@ stream() { printf '%s\n' "$HEADER" "$@" | cbor-records; }
     assert_success
     assert_output "<stdin>: valid: 2 records, 0 events, 0 threads, 0 edges, 0 segments, ts 0..0 (0.000000000 s)"
 }
+
+# Writes a header and one thread record whose text PLACE ("value", "key",
+# "frame" in a backtrace's frames, "chunk" of an indefinite string) holds
+# the bytes 0xff "z" (not UTF-8), or with GOOD an "é" (two bytes).
+utf8_stream() { # PLACE [GOOD]
+    /usr/bin/python3 - "$@" <<'PY'
+import sys, cbor2
+place = sys.argv[1]
+bad = b'\xc3\xa9' if len(sys.argv) > 2 else b'\xffz'
+out = sys.stdout.buffer
+out.write(cbor2.dumps({'type': 'stream', 'format': 'argus', 'version': 1,
+                       'source': 'test', 'stages': ['decode x']}))
+if place == 'frame':
+    rec = cbor2.dumps({'type': 'backtrace', 'id': 1, 'ts': 1, 'tid': 1, 'pid': 1,
+                       'frames': ['main', 'QQ']})
+elif place == 'chunk':   # "proc": an indefinite text of chunks "ab", "QQ"
+    rec = (bytes([0xa4]) + cbor2.dumps('type') + cbor2.dumps('thread') +
+           cbor2.dumps('tid') + cbor2.dumps(1) + cbor2.dumps('pid') + cbor2.dumps(1) +
+           cbor2.dumps('proc') + b'\x7f' + cbor2.dumps('ab') + cbor2.dumps('QQ') + b'\xff')
+elif place == 'key':
+    rec = cbor2.dumps({'type': 'thread', 'tid': 1, 'pid': 1, 'xQQ': 1})
+else:
+    rec = cbor2.dumps({'type': 'thread', 'tid': 1, 'pid': 1, 'proc': 'QQ'})
+out.write(rec.replace(b'QQ', bad))
+PY
+}
+
+@test "validate: a text string that is not UTF-8 (a value, a key, an array's element, an indefinite string's chunk) is refused with 65 and its byte; two-byte UTF-8 passes (validate check 9, RFC 8949 3.1)" {
+    for place in value key frame chunk; do
+        utf8_stream "$place" > "$BATS_TEST_TMPDIR/$place.cbor"
+        utf8_stream "$place" good > "$BATS_TEST_TMPDIR/$place-good.cbor"
+        run argus-validate "$BATS_TEST_TMPDIR/$place-good.cbor"
+        assert_success
+    done
+    run argus-validate "$BATS_TEST_TMPDIR/value.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/value.cbor: record 2 (byte 64): a text string is not valid UTF-8 (byte 29 of the record)"
+    run argus-validate "$BATS_TEST_TMPDIR/key.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/key.cbor: record 2 (byte 64): a text string is not valid UTF-8 (byte 25 of the record)"
+    run argus-validate "$BATS_TEST_TMPDIR/frame.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/frame.cbor: record 2 (byte 64): a text string is not valid UTF-8 (byte 48 of the record)"
+    run argus-validate "$BATS_TEST_TMPDIR/chunk.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/chunk.cbor: record 2 (byte 64): a text string is not valid UTF-8 (byte 33 of the record)"
+}
