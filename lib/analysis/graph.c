@@ -783,7 +783,7 @@ typedef struct loader {
     key_buf *keys;              /* keep_key_events only */
     size_t cap_threads, cap_keys;
     uint32_t n;                 /* threads with their state made */
-    bool keep_keys;
+    bool keep_keys, keep_ipcs;
 } loader;
 
 static loading_thread *loading_state(loader *ld, uint32_t t)
@@ -934,7 +934,7 @@ static void load_event(argus_graph *g, const argus_record *r,
             }
         }
         key_add(g, kb, r);
-        if (r->type == ARGUS_T_IPC)
+        if (r->type == ARGUS_T_IPC && ld->keep_ipcs)
             keep_ipc(g, r);
     }
 }
@@ -1126,7 +1126,8 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
-    loader ld = {.keep_keys = opt && opt->keep_key_events};
+    loader ld = {.keep_keys = opt && opt->keep_key_events,
+                 .keep_ipcs = opt && opt->keep_key_events && !opt->no_ipcs};
     const argus_record *r;
     while ((r = argus_read(rd))) {
         /* loaded first: a record it refuses is not passed through */
@@ -1175,7 +1176,7 @@ typedef struct async_load {
 static void load_reader(argus_graph *g, argus_reader *rd, const char *path,
                         bool keep_keys)
 {
-    argus_graph_options opt = {.keep_key_events = keep_keys, .pass = NULL};
+    argus_graph_options opt = {.keep_key_events = keep_keys, .no_ipcs = true};
     argus_graph_load(g, rd, &opt);
     g->name = path;
     argus_reader_close(rd);

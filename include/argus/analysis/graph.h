@@ -156,6 +156,8 @@ typedef struct argus_graph {
 
 typedef struct argus_graph_options {
     bool keep_key_events;       /* fill keys[] and ipcs[] for the report */
+    bool no_ipcs;               /* ... but not ipcs[] (a baseline: only
+                                   the report's own graph names messages) */
     argus_writer *pass;         /* write every record read here (or NULL) */
     /* called for every event after it is loaded (indicators, ...) */
     void (*on_event)(const argus_record *r, void *ctx);
@@ -185,7 +187,8 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
  * reader) on an event without seg: the stream was not segmented. */
 void argus_graph_load(argus_graph *g, argus_reader *rd,
                       const argus_graph_options *opt);
-/* Opens FILE, loads it (nothing passed through), closes it. */
+/* Opens FILE, loads it (nothing passed through), closes it: a baseline,
+ * so with KEEP_KEYS its key events but no ipcs[]. */
 void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys);
 /* The same in a new thread, while the caller reads its own input: join
  * THREAD before using G. (Two graphs load in the time of one on two
