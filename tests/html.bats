@@ -177,22 +177,26 @@ trace 2->3"
     refute_line --partial "console:"
 }
 
+# After `run png-colours ...`: each colour NAME counts at least MIN
+# pixels in the box it looked at (WHERE, for the message).
+at_least() { # MIN WHERE NAME...
+    local min=$1 where=$2 name count
+    shift 2
+    for name; do
+        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
+        [ "${count:-0}" -ge "$min" ] || fail "$name: ${count:-0} pixels (of $min at least) on $where"
+    done
+}
+
 @test "browser: the screenshot shows the hang's red, the culprits' orange, running and blocked time on the timeline, and the similar node's green on the baseline's" {
     need_browser
     # the two timelines' boxes in a 1280x860 window (the verdict's tags,
     # in the same colours, are above them)
     run png-colours "$(D)/demo.png" 220 330 900 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
     assert_line "size 1280 860"
-    local name count
-    for name in hang culprit running blocked; do
-        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
-        [ "$count" -ge 300 ] || fail "$name: $count pixels (of 300 at least) on the timeline"
-    done
+    at_least 300 "the timeline" hang culprit running blocked
     run png-colours "$(D)/demo.png" 220 555 900 700 similar=#2b8a3e counterpart=#f08c00
-    for name in similar counterpart; do
-        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
-        [ "$count" -ge 100 ] || fail "$name: $count pixels (of 100 at least) on the baseline's timeline"
-    done
+    at_least 100 "the baseline's timeline" similar counterpart
 }
 
 @test "firefox (when installed; not in make deps): the page draws the same timeline, the hang's red, the culprits' orange, running and blocked bars" {
@@ -203,11 +207,7 @@ trace 2->3"
         --screenshot "$BATS_TEST_TMPDIR/ff.png" "file://$(D)/demo.html#seg=3" > /dev/null 2>&1
     run png-colours "$BATS_TEST_TMPDIR/ff.png" 220 330 900 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
     assert_line "size 1280 860"
-    local name count
-    for name in hang culprit running blocked; do
-        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
-        [ "$count" -ge 300 ] || fail "$name: $count pixels (of 300 at least) on the timeline"
-    done
+    at_least 300 "the timeline" hang culprit running blocked
 }
 
 @test "without a baseline: no second timeline, no similar node; without a hang: the page says so and diagnose exits 1" {
