@@ -175,3 +175,18 @@ EOF2
     assert_output '  s3 -> s7 [label="wakeup"];
   s9 -> s4 [label="wakeup"];'
 }
+
+@test "graph loader: a process name of 4 MB is kept to its first 255 bytes, cut at a character boundary (127 two-byte characters), not written at each mention (GRAPH-LOAD)" {
+    /usr/bin/python3 - > "$BATS_TEST_TMPDIR/in" <<'PY'
+import cbor2, sys
+o = sys.stdout.buffer
+o.write(cbor2.dumps({'type': 'stream', 'format': 'argus', 'version': 1,
+                     'source': 'test', 'stages': ['decode x', 'segment']}))
+o.write(cbor2.dumps({'type': 'thread', 'tid': 2, 'pid': 2, 'proc': '\u00e9' * 2000000}))
+o.write(cbor2.dumps({'type': 'syscall', 'id': 1, 'ts': 10, 'tid': 2, 'pid': 2,
+                     'name': 'read', 'phase': 'begin', 'seg': 1}))
+PY
+    run bash -c "argus-export --format dot '$BATS_TEST_TMPDIR/in' | grep '^    label='"
+    assert_success
+    assert_output "    label=\"$(printf '\303\251%.0s' $(seq 127)) (2)\";"
+}

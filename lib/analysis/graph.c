@@ -174,11 +174,25 @@ uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len)
     return off;
 }
 
+/* A name or kind from the stream is kept to its first TEXT_MAX bytes, cut
+ * at a character boundary: the report writes it at each mention (a 100
+ * MB process name made a 524 MB report). */
+#define TEXT_MAX 255
+static uint32_t intern_cut(argus_graph *g, const char *s, size_t len)
+{
+    if (len > TEXT_MAX) {
+        len = TEXT_MAX;
+        while (len > 0 && (s[len] & 0xc0) == 0x80)
+            len--;              /* s[len], a continuation byte, goes too */
+    }
+    return argus_graph_intern(g, s, len);
+}
+
 static uint32_t intern_field(argus_graph *g, const argus_record *r, int key)
 {
     size_t len;
     const char *s = argus_get_text(r, key, &len);
-    return s ? argus_graph_intern(g, s, len) : 0;
+    return s ? intern_cut(g, s, len) : 0;
 }
 
 /* ---- lookups ------------------------------------------------------------- */
@@ -757,7 +771,7 @@ static uint32_t intern_named(argus_graph *g, const argus_record *r, const char *
     const argus_field *f = argus_get_named(r, key);
     if (!f || f->kind != ARGUS_V_TEXT || !f->s || f->slen == 0)
         return 0;
-    return argus_graph_intern(g, f->s, f->slen < 255 ? f->slen : 255);
+    return intern_cut(g, f->s, f->slen);
 }
 
 /* An ipc event's message, for the report (argus_ipc_info). */
