@@ -193,6 +193,8 @@ int main(int argc, char **argv)
             argus_die(ARGUS_EX_IOERR, "%s: %s", keep_path, strerror(errno));
     }
 
+    if (baseline)
+        argus_report_baseline(baseline_name ? baseline_name : baseline);
     argus_report_write(&g, markdown);
     if (common.verbose)
         for (int i = 0; i < 3; i++)
