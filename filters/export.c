@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "Usage: argus-export --format perfetto|dot [--around N] [GRAPH|-]\n"
+    "Usage: argus-export [--output-format perfetto|dot] [--around N] [GRAPH|-]\n"
     "Export a graph stream and its findings for Perfetto's UI or Graphviz.\n"
     "Reads a graph stream (argus graph), with the findings of\n"
     "argus-find-spinning, argus-similar and argus-diff when it has them.\n"
@@ -40,7 +40,8 @@ static const char usage[] =
     "no hang N; 64 on a bad command line; 65 on bad input; 66 when GRAPH\n"
     "is missing.\n"
     "\n"
-    "  -f, --format F   perfetto (default) or dot\n"
+    "      --output-format F  perfetto (default) or dot (-f, --format F: its\n"
+    "                   old spelling)\n"
     "  -a, --around N   only hang N (the hang record's number, from 0) and\n"
     "                   its neighbourhood: perfetto, every segment of the\n"
     "                   threads of its hang, causal path, wait chain and\n"
@@ -954,7 +955,8 @@ int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
-        {"format", required_argument, 0, 'f'},
+        {"output-format", required_argument, 0, 'f'},
+        {"format", required_argument, 0, 'f'}, /* the old spelling, as -f */
         {"around", required_argument, 0, 'a'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -972,7 +974,7 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "dot") == 0)
                 dot = true;
             else
-                argus_usage_error("--format must be perfetto or dot, not '%s'", optarg);
+                argus_usage_error("--output-format must be perfetto or dot, not '%s'", optarg);
             break;
         case 'a': {
             uint64_t n = argus_parse_uint_option("--around", optarg);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "Usage: argus-report [--format text|markdown] [FILE|-]\n"
+    "Usage: argus-report [--output-format text|markdown] [FILE|-]\n"
     "Render the findings of a graph stream as a report to read.\n"
     "\n"
     "Reads a segmented graph stream (argus graph) with the records that\n"
@@ -32,8 +32,9 @@ static const char usage[] =
     "Exit status: 0 when the report is printed (found a hang or not), 64\n"
     "on a bad command line, 65 on bad input, 66 when FILE is missing.\n"
     "\n"
-    "      --format F   text (default) or markdown (headings, a table for\n"
-    "                   the path, code spans for symbols)\n"
+    "      --output-format F  text (default) or markdown (headings, a table\n"
+    "                   for the path, code spans for symbols); --format F\n"
+    "                   is its old spelling\n"
     "  -v, --verbose    accepted, prints nothing more\n"
     "  -h, --help       show this help\n"
     "      --version    show the version\n";
@@ -76,7 +77,8 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     enum { OPT_FORMAT = 256 };
     static const struct option opts[] = {
-        {"format", required_argument, 0, OPT_FORMAT},
+        {"output-format", required_argument, 0, OPT_FORMAT},
+        {"format", required_argument, 0, OPT_FORMAT}, /* the old spelling */
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,

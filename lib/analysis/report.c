@@ -1762,6 +1762,6 @@ bool argus_report_format(const char *arg)
     if (strcmp(arg, "markdown") == 0)
         return true;
     if (strcmp(arg, "text") != 0)
-        argus_usage_error("--format: unknown format '%s' (text or markdown)", arg);
+        argus_usage_error("--output-format: unknown format '%s' (text or markdown)", arg);
     return false;
 }
