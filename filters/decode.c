@@ -36,7 +36,7 @@ static const char usage[] =
     "Without --format the format is told from the first bytes (kdebug by its\n"
     "magic number, ftrace by its header or line shape).\n"
     "\n"
-    "Rules (docs/stages/decode.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/decode.md; all rules: docs/rules.md):\n"
     "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
     "             thread's next event, unless the input has its own (kdebug:\n"
     "             the context switch that runs the thread again; ftrace: the\n"
