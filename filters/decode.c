@@ -243,7 +243,7 @@ static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
 static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool verbose)
 {
     argus_ft_options o = {.name = in->name, .command = argus_command_line(),
-                          .window = window};
+                          .window = window, .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
     int rc = argus_ft_read(d, in);
     if (rc < 0)

@@ -2587,7 +2587,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
                         (unsigned long long)(d->last_ts % 1000000000u), d->o.window);
         d->last_pushed_ts = s->ts;
     } else {
-        if (d->n_content == NOT_FTRACE_LINES && !d->n_heads)
+        if (d->o.need_ftrace && d->n_content == NOT_FTRACE_LINES && !d->n_heads)
             return not_ftrace(d, false);
         /* a line without a head stays where it is, at the time before it */
         s->kind = HEAD_NONE;
@@ -2610,7 +2610,7 @@ void argus_ft_drain(argus_ft *d)
 
 int argus_ft_finish(argus_ft *d)
 {
-    if (!d->n_heads)
+    if (d->o.need_ftrace && !d->n_heads)
         return not_ftrace(d, true);
     argus_ft_drain(d);
     if (!d->header_written)
