@@ -107,3 +107,18 @@ tid 2002: 1 waits, 3198590000 ns waiting
     run find "$root" -type f
     assert_output ""
 }
+
+@test "argus, argus help, argus graph and argus diagnose answer -h and --version; a usage error is one line and where help is" {
+    for sub in "" help graph diagnose; do
+        run argus $sub --version
+        assert_success
+        assert_output "argus 0.1.0"
+        run argus $sub -h
+        assert_success
+        assert_line --index 0 --regexp "^Usage: argus( $sub)?"
+    done
+    run argus help --bogus
+    assert_failure 64
+    assert_output "argus help: bad argument '--bogus'
+Try 'argus help --help' for more information."
+}
