@@ -47,6 +47,31 @@ bin/argus-%: build/filters/%.o build/libargus.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# argus-export --format html writes share/export-page.html, compiled in as
+# a C string (argus_export_page), so that the program needs no file at run
+# time; '?' is escaped so that no "??x" reads as a trigraph.
+build/gen/export-page.c: share/export-page.html
+	@mkdir -p $(@D)
+	{ echo '/* generated from $< by the Makefile */'; \
+	  echo 'const char argus_export_page[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+
+build/gen/export-page.o: build/gen/export-page.c
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+bin/argus-export: build/filters/export.o build/gen/export-page.o build/libargus.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build-san/gen/export-page.o: build/gen/export-page.c
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build-san/bin/argus-export: build-san/filters/export.o build-san/gen/export-page.o $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 define folder_program
 bin/argus-$(1): $(call folder_objects,build,$(1)) build/libargus.a
 	@mkdir -p $$(@D)
@@ -179,6 +204,7 @@ INSTALL_HEADERS := $(wildcard include/argus/*/*.h)
 install: all man build/argus.pc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/argus/stages \
 	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs $(DESTDIR)$(PREFIX)/share/doc/argus/examples \
+	    $(DESTDIR)$(PREFIX)/share/doc/argus/images \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(COMPLETIONS) \
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	    $(addprefix $(DESTDIR)$(PREFIX)/,$(sort $(dir $(INSTALL_HEADERS))))
@@ -193,6 +219,7 @@ install: all man build/argus.pc
 	install -m 644 build/libargus.a $(DESTDIR)$(PREFIX)/lib/
 	for h in $(INSTALL_HEADERS); do install -m 644 $$h $(DESTDIR)$(PREFIX)/$$h; done
 	install -m 644 build/argus.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 docs/images/* $(DESTDIR)$(PREFIX)/share/doc/argus/images/
 
 uninstall:
 	rm -f $(PROGRAMS:bin/%=$(DESTDIR)$(PREFIX)/bin/%)

@@ -1243,10 +1243,10 @@ int main(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "n:s:p:t:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'n': events = argus_parse_uint_option("-n", optarg); break;
-        case 's': seed = argus_parse_uint_option("-s", optarg); break;
-        case 'p': nproc = argus_parse_uint_option("-p", optarg); break;
-        case 't': nuser = argus_parse_uint_option("-t", optarg); break;
+        case 'n': events = argus_parse_uint_option("-n", optarg, 0, UINT64_MAX, NULL); break;
+        case 's': seed = argus_parse_uint_option("-s", optarg, 0, UINT64_MAX, NULL); break;
+        case 'p': nproc = argus_parse_uint_option("-p", optarg, 0, UINT64_MAX, NULL); break;
+        case 't': nuser = argus_parse_uint_option("-t", optarg, 0, UINT64_MAX, NULL); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': argus_print_version();
         default: argus_bad_option(argv);

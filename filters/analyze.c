@@ -49,47 +49,6 @@ static const char usage[] =
     "  -h, --help             show this help\n"
     "      --version          show the version\n";
 
-/* The records a stage writes, kept in order until the stage is done: then
- * they join the graph's extra records (a stage does not see its own). */
-typedef struct collected {
-    uint8_t *bytes;
-    size_t len, cap;
-    size_t *ends;
-    size_t n, ends_cap;
-} collected;
-
-static void collect(void *ctx, const argus_record *r)
-{
-    collected *c = ctx;
-    c->bytes = argus_grow(c->bytes, &c->cap, c->len + r->raw_len, 1);
-    memcpy(c->bytes + c->len, r->raw, r->raw_len);
-    c->len += r->raw_len;
-    *ARGUS_PUSH(c->ends, c->n, c->ends_cap) = c->len;
-}
-
-/* The collected records join G's extras (and go to KEEP, when given). */
-static void add_collected(collected *c, argus_graph *g, argus_writer *keep)
-{
-    argus_parser *p = argus_parser_new();
-    size_t start = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        argus_record *r;
-        char err[256];
-        long n = argus_parse_record(p, c->bytes + start, c->ends[i] - start, &r,
-                                    err, sizeof err);
-        if (n != (long)(c->ends[i] - start))
-            argus_die(ARGUS_EX_SOFTWARE, "internal error: a stage wrote a "
-                      "record it cannot read back (%s)", n < 0 ? err : "short");
-        r->number = g->nextras + 1;
-        argus_graph_add_extra(g, r);
-        if (keep)
-            argus_write_record(keep, r);
-        start = c->ends[i];
-    }
-    argus_parser_free(p);
-    c->len = c->n = 0;
-}
-
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
@@ -162,8 +121,8 @@ int main(int argc, char **argv)
                                  argus_counters_new()};
     static const char *const progs[3] = {"argus-find-spinning", "argus-similar",
                                          "argus-diff"};
-    collected found = {0};
-    argus_writer *out = argus_writer_to("the findings", collect, &found);
+    argus_findings found = {0};
+    argus_writer *out = argus_writer_to("the findings", argus_findings_collect, &found);
 
     argus_counters_use(counts[0]);
     argus_spin *sp = argus_spin_start(&spin, argus_reader_header(rd));
@@ -172,7 +131,7 @@ int main(int argc, char **argv)
                                 .on_event = argus_spin_on_event, .ctx = sp};
     argus_graph_load(&g, rd, &gopt);
     argus_spin_finish(sp, &g, out);
-    add_collected(&found, &g, keep);
+    argus_findings_add(&found, &g, keep);
 
     argus_sim_index *ix = NULL;
     if (baseline) {
@@ -181,11 +140,11 @@ int main(int argc, char **argv)
         argus_counters_use(counts[1]);
         argus_similar_write(&g, NULL, 0, max, &base, ix,
                             baseline_name ? baseline_name : baseline, out);
-        add_collected(&found, &g, keep);
+        argus_findings_add(&found, &g, keep);
     }
     argus_counters_use(counts[2]);
     argus_diff_write(&g, baseline ? &base : NULL, ix, &diff, out);
-    add_collected(&found, &g, keep);
+    argus_findings_add(&found, &g, keep);
     argus_counters_use(NULL);
     argus_writer_close(out);
     if (keep) {
@@ -203,8 +162,7 @@ int main(int argc, char **argv)
                 argus_counters_print(counts[i], progs[i]);
     for (int i = 0; i < 3; i++)
         argus_counters_free(counts[i]);
-    free(found.bytes);
-    free(found.ends);
+    argus_findings_free(&found);
     argus_diff_options_free(&diff);
     if (baseline) {
         argus_sim_index_free(ix);

@@ -4,19 +4,24 @@
 #include "argus/stream/input.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 static const char usage[] =
-    "Usage: argus-cache-key [--input FILE] [TEXT...]\n"
-    "Print the XXH3-64 key of a file's content followed by texts.\n"
+    "Usage: argus-cache-key [--input FILE]... [TEXT...]\n"
+    "Print the XXH3-64 key of files' contents followed by texts.\n"
     "\n"
-    "argus graph --cache keys each stage's output by the key of its input\n"
-    "and the stage's command line, so that changing one stage's flags\n"
-    "recomputes that stage and those after it, and nothing before.\n"
+    "argus graph --cache keys each stage's output by the key of its input,\n"
+    "the stage's program and its command line, so that changing one\n"
+    "stage's flags or program recomputes that stage and those after it,\n"
+    "and nothing before; it also checks a cache entry against the key of\n"
+    "its content.\n"
     "\n"
-    "  -i, --input FILE  hash the content of FILE ('-': stdin) first\n"
+    "  -i, --input FILE  hash the content of FILE ('-': stdin) first; may\n"
+    "                    be given several times, the files hashed in order\n"
     "  -h, --help        show this help\n"
     "      --version     show the version\n";
 
@@ -29,32 +34,43 @@ int main(int argc, char **argv)
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    const char *input = NULL;
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    int ninputs = 0;
+    if (!inputs)
+        abort();
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'i': input = optarg; break;
+        case 'i': inputs[ninputs++] = optarg; break;
         default: argus_common_option(c, usage, &common, argv);
         }
     }
     XXH3_state_t *state = XXH3_createState();
     XXH3_64bits_reset(state);
-    if (input) {
+    for (int i = 0; i < ninputs; i++) {
         argus_input in;
-        argus_input_open(&in, input, 1u << 22);
+        uint64_t len = 0;
+        argus_input_open(&in, inputs[i], 1u << 22);
         do {
             in.lo = in.hi; /* everything read so far is hashed */
             argus_input_fill(&in);
             XXH3_64bits_update(state, in.buf + in.lo, in.hi - in.lo);
+            len += in.hi - in.lo;
         } while (!in.eof);
         argus_input_close(&in);
+        /* each file's length after it: files "ab","c" != "a","bc" */
+        uint8_t le[8];
+        for (int b = 0; b < 8; b++)
+            le[b] = (uint8_t)(len >> (8 * b));
+        XXH3_64bits_update(state, le, sizeof le);
     }
     for (int i = optind; i < argc; i++) /* NUL-separated, so "a b","c" != "a","b c" */
         XXH3_64bits_update(state, argv[i], strlen(argv[i]) + 1);
     printf("%016llx\n", (unsigned long long)XXH3_64bits_digest(state));
     XXH3_freeState(state);
+    free(inputs);
     argus_close_stdout();
     return 0;
 }

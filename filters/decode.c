@@ -257,12 +257,18 @@ static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool 
 
 static void parse_timebase(const char *text, argus_kd_options *o)
 {
-    char *slash;
-    unsigned long long n = strtoull(text, &slash, 10), dn = 0;
-    if (slash != text && *slash == '/')
-        dn = strtoull(slash + 1, &slash, 10);
-    if (!n || !dn || *slash || n > UINT32_MAX || dn > UINT32_MAX)
-        argus_usage_error("--timebase wants N/D, two positive integers (e.g. 125/3)");
+    char numer[32]; /* N, split off for the shared parser */
+    const char *slash = strchr(text, '/');
+    uint64_t n = 0, dn = 0;
+    size_t len = slash ? (size_t)(slash - text) : sizeof numer;
+    if (len < sizeof numer) {
+        memcpy(numer, text, len);
+        numer[len] = 0;
+    }
+    if (len >= sizeof numer ||
+        argus_parse_uint(numer, 1, UINT32_MAX, &n) != ARGUS_UINT_OK ||
+        argus_parse_uint(slash + 1, 1, UINT32_MAX, &dn) != ARGUS_UINT_OK)
+        argus_usage_error("--timebase wants N/D, two integers 1..%u (e.g. 125/3)", UINT32_MAX);
     o->tb_numer = (uint32_t)n;
     o->tb_denom = (uint32_t)dn;
 }
@@ -302,14 +308,13 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_WINDOW:
-            kd.window = argus_parse_uint_option("--window", optarg);
-            if (kd.window == 0 || kd.window > (1u << 28))
-                argus_usage_error("--window wants 1 to %u records", 1u << 28);
+            kd.window = argus_parse_uint_option("--window", optarg, 1, 1u << 28, " records");
             kd_option = true;
             break;
         case OPT_TIMEBASE: parse_timebase(optarg, &kd); kd_option = true; break;
         case OPT_RECORD_SIZE:
-            kd.record_size = (unsigned)argus_parse_uint_option("--record-size", optarg);
+            kd.record_size = (unsigned)argus_parse_uint_option("--record-size", optarg, 32, 64,
+                                                                " (32 or 64)");
             if (kd.record_size != 32 && kd.record_size != 64)
                 argus_usage_error("--record-size is 32 or 64");
             kd_option = true;

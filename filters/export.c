@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "Usage: argus-export [--output-format perfetto|dot] [--around N] [GRAPH|-]\n"
-    "Export a graph stream and its findings for Perfetto's UI or Graphviz.\n"
+    "Usage: argus-export [--output-format perfetto|dot|html] [--around N] [GRAPH|-]\n"
+    "Export a graph stream and its findings for Perfetto's UI, Graphviz or a browser.\n"
     "Reads a graph stream (argus graph), with the findings of\n"
     "argus-find-spinning, argus-similar and argus-diff when it has them.\n"
     "\n"
@@ -35,18 +35,31 @@ static const char usage[] =
     "            200 segments, else exit 1): a node per segment, a cluster\n"
     "            per process, edges by kind (weak ones dashed), the hang\n"
     "            and the culprits filled. Render with dot -Tsvg.\n"
+    "  html:     one self-contained page (no network): the verdict, the\n"
+    "            report (--report), and a timeline of the threads of the\n"
+    "            first hang (--around N: hang N), its causal path, wait\n"
+    "            chain and culprits, drawn in SVG by the page's script:\n"
+    "            segments as bars (running, blocked, runnable), edges as\n"
+    "            arrows, zoom and pan, a segment's events on hover and\n"
+    "            click; with --baseline, the baseline's similar node and\n"
+    "            the culprits' counterparts on a second timeline.\n"
     "\n"
     "Exit status: 0 when written; 1 when there is nothing to draw (dot) or\n"
     "no hang N; 64 on a bad command line; 65 on bad input; 66 when GRAPH\n"
-    "is missing.\n"
+    "(or the --report or --baseline file) is missing.\n"
     "\n"
-    "      --output-format F  perfetto (default) or dot (-f, --format F: its\n"
-    "                   old spelling)\n"
+    "      --output-format F  perfetto (default), dot or html (-f, --format F:\n"
+    "                   its old spelling)\n"
     "  -a, --around N   only hang N (the hang record's number, from 0) and\n"
     "                   its neighbourhood: perfetto, every segment of the\n"
     "                   threads of its hang, causal path, wait chain and\n"
     "                   culprits between the first of those segments' start\n"
-    "                   and the last one's end; dot, those segments only\n"
+    "                   and the last one's end (html: the same, as a\n"
+    "                   timeline); dot, those segments only\n"
+    "  -r, --report FILE        html: the report's text (argus report) to show\n"
+    "  -b, --baseline GRAPH     html: the baseline's graph stream, which the\n"
+    "                           findings' match and culprit records name\n"
+    "      --baseline-name NAME html: what the page calls it (default GRAPH)\n"
     "  -h, --help       show this help\n"
     "      --version    show the version\n";
 
@@ -57,7 +70,10 @@ static const char usage[] =
 static void out(const char *s) { fputs(s, stdout); }
 
 /* A JSON (or DOT, QUOTE '"' too) string body: escapes, and bytes that are
- * not UTF-8 as U+FFFD so that any reader takes it. */
+ * not UTF-8 as U+FFFD so that any reader takes it. In an HTML page's
+ * script (in_script) '<' is written \u003c, so that no string can close
+ * the script element. */
+static bool in_script;
 static void put_escaped(const char *s, size_t n, bool dot)
 {
     for (size_t i = 0; i < n;) {
@@ -74,6 +90,9 @@ static void put_escaped(const char *s, size_t n, bool dot)
                 putchar(' ');
             else
                 printf("\\u%04x", c);
+            i++;
+        } else if (c == '<' && in_script) {
+            out("\\u003c");
             i++;
         } else if (c < 0x80) {
             putchar(c);
@@ -951,6 +970,699 @@ static int export_dot(const char *input)
     return 0;
 }
 
+/* ---- html ---------------------------------------------------------------------------- */
+/* One self-contained page (argus diagnose --html): the verdict, the
+ * report, and a timeline of the hang's threads that the page's own script
+ * draws as SVG from a JSON data island. The template is
+ * share/export-page.html, compiled in (build/gen/export-page.c), so the
+ * program needs no file at run time and the page no network. */
+extern const char argus_export_page[];
+
+#define HTML_EVENTS_MAX 400     /* events listed per segment */
+#define HTML_SEGS_MAX 5000      /* segments drawn per timeline */
+
+typedef struct html_event {
+    uint64_t id, ts;
+    uint32_t seg;               /* index into the panel's shown[] */
+    uint32_t text;              /* offset into the panel's text pool */
+} html_event;
+
+/* A timeline: some threads of one graph, between lo and hi. */
+typedef struct panel {
+    argus_graph *g;
+    uint32_t *threads;          /* thread indices, in row order */
+    size_t nthreads, cap_threads;
+    uint32_t *shown;            /* segment indices drawn */
+    size_t nshown, cap_shown;
+    uint32_t *row_of_seg;       /* seg index -> index into shown, or NONE32 */
+    uint64_t lo, hi;
+    size_t left_out;            /* segments past HTML_SEGS_MAX */
+    html_event *ev;
+    size_t nev, cap_ev;
+    uint32_t *listed, *more;    /* per shown segment: events listed, not */
+    char *pool;
+    size_t pool_used, pool_cap;
+    argus_table ts_of;          /* event id -> ts (edge ends) */
+} panel;
+
+/* Match and culprit records of the hang drawn, for the verdict and the
+ * baseline's timeline. */
+typedef struct html_culprit {
+    uint64_t rank, seg, tid, duration, baseline_seg;
+    char who[160], state[32], reason[96];
+} html_culprit;
+static html_culprit *culprits;
+static size_t nculprits, cap_culprits;
+static uint64_t match_seg = NONE64, match_distance, match_percent, hang_at = NONE64;
+static char match_name[256];
+static char hang_who[160], hang_reason[96], hang_indicator[64];
+
+/* "proc/name [tid]", as the report names a thread: a main thread named
+ * as its process (Linux: both the comm) is "main". */
+static void thread_label(const argus_graph *g, uint32_t t, char *dst, size_t size)
+{
+    const argus_gthread *th = &g->threads[t];
+    const char *proc = th->proc ? argus_graph_str(g, th->proc) : "";
+    const char *name = th->name ? argus_graph_str(g, th->name) : th->main ? "main" : "";
+    if (th->main && *proc && strcmp(proc, name) == 0)
+        name = "main";
+    snprintf(dst, size, "%s/%s [%llu]", *proc ? proc : "?", *name ? name : "?",
+             (unsigned long long)th->tid);
+}
+
+/* The thread TID of G as thread_label names it, else as the record R
+ * does. */
+static void who(const argus_graph *g, const argus_record *r, uint64_t tid, char *dst, size_t size)
+{
+    uint32_t t = argus_graph_thread(g, tid);
+    if (t != ARGUS_NONE) {
+        thread_label(g, t, dst, size);
+        return;
+    }
+    char proc[64], thread[64];
+    opt_text(r, "proc", proc, sizeof proc);
+    opt_text(r, "thread", thread, sizeof thread);
+    snprintf(dst, size, "%s/%s [%llu]", *proc ? proc : "?", *thread ? thread : "?",
+             (unsigned long long)tid);
+}
+
+static void html_findings(argus_graph *g, uint64_t hang)
+{
+    for (uint32_t i = 0; i < g->nextras; i++) {
+        const argus_extra *x = &g->extras[i];
+        bool is_hang = argus_extra_is(x, "hang"), is_match = argus_extra_is(x, "match"),
+             is_culprit = argus_extra_is(x, "culprit");
+        if (!is_hang && !is_match && !is_culprit)
+            continue;
+        const argus_record *r = argus_graph_parse_extra(g, i);
+        if (!r || opt_uint(r, "hang", NONE64) != hang)
+            continue;
+        if (is_hang) {
+            hang_at = opt_uint(r, "at", NONE64);
+            who(g, r, opt_uint(r, "tid", 0), hang_who, sizeof hang_who);
+            opt_text(r, "reason", hang_reason, sizeof hang_reason);
+            opt_text(r, "indicator", hang_indicator, sizeof hang_indicator);
+        } else if (is_match) {
+            if (opt_uint(r, "rank", 1) != 1)
+                continue;
+            match_seg = opt_uint(r, "baseline_seg", NONE64);
+            match_distance = opt_uint(r, "distance", 0);
+            match_percent = opt_uint(r, "percent", 0);
+            opt_text(r, "baseline", match_name, sizeof match_name);
+        } else {
+            html_culprit *c = ARGUS_PUSH(culprits, nculprits, cap_culprits);
+            c->rank = opt_uint(r, "rank", 1);
+            c->seg = opt_uint(r, "seg", NONE64);
+            c->tid = opt_uint(r, "tid", 0);
+            c->duration = opt_uint(r, "duration", 0);
+            c->baseline_seg = opt_uint(r, "baseline_seg", NONE64);
+            who(g, r, c->tid, c->who, sizeof c->who);
+            opt_text(r, "state", c->state, sizeof c->state);
+            opt_text(r, "reason", c->reason, sizeof c->reason);
+        }
+    }
+}
+
+static void panel_add_thread(panel *p, uint32_t t)
+{
+    for (size_t i = 0; i < p->nthreads; i++)
+        if (p->threads[i] == t)
+            return;
+    *ARGUS_PUSH(p->threads, p->nthreads, p->cap_threads) = t;
+}
+
+/* The threads of the core segments SEGS (in their order: the hang's
+ * first), and every segment of theirs that overlaps the span from the
+ * earliest core segment's start to the latest one's end. */
+static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t nsegs)
+{
+    memset(p, 0, sizeof *p);
+    p->g = g;
+    p->lo = NONE64;
+    argus_table_init(&p->ts_of, sizeof(uint64_t));
+    p->row_of_seg = malloc((g->nsegs ? g->nsegs : 1) * sizeof *p->row_of_seg);
+    if (!p->row_of_seg)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    memset(p->row_of_seg, 0xff, (g->nsegs ? g->nsegs : 1) * sizeof *p->row_of_seg);
+    for (size_t i = 0; i < nsegs; i++) {
+        uint32_t si = argus_graph_find_seg(g, segs[i]);
+        if (si == ARGUS_NONE)
+            continue;
+        const argus_seg *s = &g->segs[si];
+        panel_add_thread(p, s->thread);
+        if (s->begin < p->lo)
+            p->lo = s->begin;
+        uint64_t until = argus_seg_until(g, s);
+        if (until > p->hi)
+            p->hi = until;
+    }
+    for (size_t ti = 0; ti < p->nthreads; ti++) {
+        uint32_t t = p->threads[ti];
+        for (uint32_t k = g->seg_first[t]; k < g->seg_first[t + 1]; k++) {
+            uint32_t si = g->thread_segs[k];
+            const argus_seg *s = &g->segs[si];
+            if (s->begin > p->hi || argus_seg_until(g, s) < p->lo)
+                continue;
+            if (p->nshown == HTML_SEGS_MAX) {
+                p->left_out++;
+                continue;
+            }
+            p->row_of_seg[si] = (uint32_t)p->nshown;
+            *ARGUS_PUSH(p->shown, p->nshown, p->cap_shown) = si;
+        }
+    }
+    p->more = calloc(p->nshown ? p->nshown : 1, sizeof *p->more);
+    p->listed = calloc(p->nshown ? p->nshown : 1, sizeof *p->listed);
+    if (!p->more || !p->listed)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+}
+
+static uint32_t pool_add(panel *p, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    p->pool = argus_grow(p->pool, &p->pool_cap, p->pool_used + n, 1);
+    memcpy(p->pool + p->pool_used, s, n);
+    p->pool_used += n;
+    return (uint32_t)(p->pool_used - n);
+}
+
+/* An event as the page lists it: what the report says of it, else its
+ * type (and a system call's name and phase). */
+static void event_words(const argus_record *r, char *dst, size_t size)
+{
+    char text[160];
+    uint64_t aux = NONE64;
+    if (argus_key_event_text(r, text, sizeof text, &aux) >= 0) {
+        describe(dst, size, r->type, text, aux);
+        return;
+    }
+    size_t nlen = 0, plen = 0;
+    const char *name = argus_get_text(r, ARGUS_K_NAME, &nlen);
+    const char *phase = argus_get_text(r, ARGUS_K_PHASE, &plen);
+    snprintf(dst, size, "%.*s%s%.*s%s%.*s", (int)r->type_len, r->type_name, name ? " " : "",
+             (int)nlen, name ? name : "", phase ? " " : "", (int)plen, phase ? phase : "");
+}
+
+/* The events of the panel's segments, read from INPUT again (the graph
+ * keeps only a few per segment): their words, and every one's time for
+ * the edges' arrows. */
+static void panel_events(panel *p, const char *input)
+{
+    rewind_input(input);
+    argus_reader *rd = argus_reader_open(input);
+    const argus_record *r;
+    while ((r = argus_read(rd))) {
+        uint64_t seg;
+        if (!r->is_event || !argus_get_uint(r, ARGUS_K_SEG, &seg))
+            continue;
+        uint32_t si = argus_graph_find_seg(p->g, seg);
+        if (si == ARGUS_NONE || p->row_of_seg[si] == NONE32)
+            continue;
+        uint32_t k = p->row_of_seg[si];
+        *(uint64_t *)argus_table_put(&p->ts_of, r->id, NULL) = r->ts;
+        if (p->listed[k] == HTML_EVENTS_MAX) {
+            p->more[k]++;
+            continue;
+        }
+        p->listed[k]++;
+        char words[200];
+        event_words(r, words, sizeof words);
+        html_event *e = ARGUS_PUSH(p->ev, p->nev, p->cap_ev);
+        e->id = r->id;
+        e->ts = r->ts;
+        e->seg = k;
+        e->text = pool_add(p, words);
+    }
+    argus_reader_close(rd);
+}
+
+/* ev[] by segment, then id (the stream's order within a thread). */
+static int cmp_event(const void *a, const void *b)
+{
+    const html_event *x = a, *y = b;
+    if (x->seg != y->seg)
+        return x->seg < y->seg ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void panel_free(panel *p)
+{
+    free(p->threads);
+    free(p->shown);
+    free(p->row_of_seg);
+    free(p->ev);
+    free(p->more);
+    free(p->listed);
+    free(p->pool);
+    argus_table_free(&p->ts_of);
+}
+
+/* ns relative to the panel's start (the page adds "off" back for labels) */
+static void put_rel(const panel *p, uint64_t t)
+{
+    printf("%lld", (long long)(t - p->lo));
+}
+
+
+/* CLS(SEG): the page's classes of a segment beyond "seg" ("hang path"...) */
+typedef void (*seg_classes)(uint64_t seg, char *dst, size_t size, uint32_t *rank);
+
+static void trace_classes(uint64_t seg, char *dst, size_t size, uint32_t *rank)
+{
+    const mark *m = argus_table_get(&marks, seg);
+    snprintf(dst, size, "%s%s%s%s", m && (m->bits & M_HANG) ? " hang" : "",
+             m && (m->bits & M_PATH) ? " path" : "", m && (m->bits & M_CHAIN) ? " chain" : "",
+             m && (m->bits & M_CULPRIT) ? " culprit" : "");
+    *rank = m && (m->bits & M_CULPRIT) ? m->culprit_rank : 0;
+}
+
+static void baseline_classes(uint64_t seg, char *dst, size_t size, uint32_t *rank)
+{
+    *rank = 0;
+    for (size_t i = 0; i < nculprits; i++)
+        if (culprits[i].baseline_seg == seg && (!*rank || culprits[i].rank < *rank))
+            *rank = (uint32_t)culprits[i].rank;
+    snprintf(dst, size, "%s%s", seg == match_seg ? " similar" : "", *rank ? " counterpart" : "");
+}
+
+static void put_panel(panel *p, const char *id, const char *title, seg_classes classes,
+                      const uint64_t *chain, size_t nchain)
+{
+    const argus_graph *g = p->g;
+    char buf[256];
+    qsort(p->ev, p->nev, sizeof *p->ev, cmp_event);
+    out("{\"id\":");
+    put_str(id);
+    out(",\"title\":");
+    put_str(title);
+    printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu,\"threads\":[",
+           (unsigned long long)p->lo, (unsigned long long)(p->hi - p->lo), p->left_out);
+    for (size_t i = 0; i < p->nthreads; i++) {
+        thread_label(g, p->threads[i], buf, sizeof buf);
+        printf("%s{\"tid\":%llu,\"label\":", i ? "," : "",
+               (unsigned long long)g->threads[p->threads[i]].tid);
+        put_str(buf);
+        out("}");
+    }
+    out("],\n\"segs\":[");
+    size_t e = 0;
+    for (size_t k = 0; k < p->nshown; k++) {
+        const argus_seg *s = &g->segs[p->shown[k]];
+        size_t row = 0;
+        while (p->threads[row] != s->thread)
+            row++;
+        uint32_t rank;
+        classes(s->seg, buf, sizeof buf, &rank);
+        printf("%s{\"seg\":%llu,\"row\":%zu,\"cls\":", k ? ",\n" : "",
+               (unsigned long long)s->seg, row);
+        put_str(buf);
+        if (rank)
+            printf(",\"rank\":%u", rank);
+        out(",\"b\":");
+        put_rel(p, s->begin < p->lo ? p->lo : s->begin);
+        out(",\"e\":");
+        put_rel(p, s->end < p->lo ? p->lo : s->end);
+        uint64_t until = argus_seg_until(g, s);
+        out(",\"u\":");
+        put_rel(p, until < p->lo ? p->lo : until);
+        /* a final wait: blocked from it to the wakeup, then runnable (waiting
+           for a CPU) until the thread ran */
+        if (s->wait_id != NONE64) {
+            uint64_t run_from = until;
+            if (s->resume != NONE64 && s->runnable && s->runnable <= s->resume - s->end)
+                run_from = s->resume - s->runnable;
+            out(",\"r\":");
+            put_rel(p, run_from < p->lo ? p->lo : run_from);
+            printf(",\"open\":%s", s->resume == NONE64 ? "true" : "false");
+        }
+        seg_name(g, s, buf, sizeof buf);
+        out(",\"name\":");
+        put_str(buf);
+        printf(",\"n\":%u,\"more\":%u", s->nevents, p->more[k]);
+        /* runnable stretches inside it (preempted), and waits inside it */
+        out(",\"pre\":[");
+        for (uint32_t i = 0; i < s->pre_len; i++) {
+            const argus_preempt *pr = &g->preempts[s->pre_off + i];
+            printf("%s[", i ? "," : "");
+            put_rel(p, pr->from < p->lo ? p->lo : pr->from);
+            out(",");
+            put_rel(p, pr->to < p->lo ? p->lo : pr->to);
+            out("]");
+        }
+        out("],\"iw\":[");
+        for (uint32_t i = 0; i < s->iw_len; i++) {
+            const argus_inner_wait *w = &g->inner_waits[s->iw_off + i];
+            uint64_t run_from = w->runnable <= w->to - w->from ? w->to - w->runnable : w->to;
+            printf("%s[", i ? "," : "");
+            put_rel(p, w->from < p->lo ? p->lo : w->from);
+            out(",");
+            put_rel(p, run_from < p->lo ? p->lo : run_from);
+            out(",");
+            put_rel(p, w->to < p->lo ? p->lo : w->to);
+            out("]");
+        }
+        out("],\"ev\":[");
+        for (bool first = true; e < p->nev && p->ev[e].seg == k; e++, first = false) {
+            printf("%s[%llu,", first ? "" : ",", (unsigned long long)p->ev[e].id);
+            put_rel(p, p->ev[e].ts < p->lo ? p->lo : p->ev[e].ts);
+            out(",");
+            put_str(p->pool + p->ev[e].text);
+            out("]");
+        }
+        out("]}");
+    }
+    out("],\n\"edges\":[");
+    bool first = true;
+    for (uint32_t i = 0; i < g->nedges; i++) {
+        const argus_gedge *ed = &g->edges[i];
+        if (ed->from_seg == ARGUS_NONE || ed->to_seg == ARGUS_NONE || ed->from_seg == ed->to_seg ||
+            p->row_of_seg[ed->from_seg] == NONE32 || p->row_of_seg[ed->to_seg] == NONE32)
+            continue;
+        const uint64_t *ft = argus_table_get(&p->ts_of, ed->from);
+        const uint64_t *tt = argus_table_get(&p->ts_of, ed->to);
+        if (!ft || !tt)
+            continue;
+        printf("%s{\"from\":%llu,\"to\":%llu,\"fid\":%llu,\"tid\":%llu,\"ft\":",
+               first ? "" : ",\n", (unsigned long long)g->segs[ed->from_seg].seg,
+               (unsigned long long)g->segs[ed->to_seg].seg, (unsigned long long)ed->from,
+               (unsigned long long)ed->to);
+        put_rel(p, *ft < p->lo ? p->lo : *ft);
+        out(",\"tt\":");
+        put_rel(p, *tt < p->lo ? p->lo : *tt);
+        out(",\"kind\":");
+        put_str(ed->kind ? argus_graph_str(g, ed->kind) : "edge");
+        printf(",\"weak\":%s}", ed->weak ? "true" : "false");
+        first = false;
+    }
+    out("],\n\"links\":[");
+    first = true;
+    for (size_t i = 0; i + 1 < nchain; i += 2) {
+        uint32_t a = argus_graph_find_seg(g, chain[i]), b = argus_graph_find_seg(g, chain[i + 1]);
+        if (a == ARGUS_NONE || b == ARGUS_NONE || p->row_of_seg[a] == NONE32 ||
+            p->row_of_seg[b] == NONE32)
+            continue;
+        printf("%s[%llu,%llu]", first ? "" : ",", (unsigned long long)chain[i],
+               (unsigned long long)chain[i + 1]);
+        first = false;
+    }
+    out("]");
+    if (classes == trace_classes && hang_at != NONE64 && hang_at >= p->lo && hang_at <= p->hi) {
+        const char *ind = hang_indicator;
+        out(",\"marker\":{\"t\":");
+        put_rel(p, hang_at);
+        printf(",\"label\":\"%s\"}", strcmp(ind, "loop") == 0   ? "main loop away 2 s"
+                                     : strcmp(ind, "hang") == 0 ? "hang threshold"
+                                                                : "spinning cursor");
+    }
+    out("}");
+}
+
+/* Text in HTML: & < > " escaped, bytes that are not UTF-8 as U+FFFD. */
+static void put_html(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t len = c < 0x80 ? 1 : argus_utf8_char((const uint8_t *)s + i, n - i);
+        if (c == '&')
+            out("&amp;");
+        else if (c == '<')
+            out("&lt;");
+        else if (c == '>')
+            out("&gt;");
+        else if (c == '"')
+            out("&quot;");
+        else if (c < 0x80)
+            putchar(c);
+        else if (len)
+            fwrite(s + i, 1, len, stdout);
+        else
+            out("\xef\xbf\xbd");
+        i += len ? len : 1;
+    }
+}
+
+static void put_html_str(const char *s) { put_html(s, strlen(s)); }
+
+static struct {
+    const char *report;         /* file of the report text, or NULL */
+    const hang_info *hang;      /* the hang drawn, or NULL */
+    panel trace, base;
+    bool have_base;
+    const char *base_name;
+    uint64_t *chain;            /* the wait chain's links, pairs */
+    size_t nchain;
+} page;
+
+static void put_seconds(uint64_t ns) { printf("%.3f s", (double)ns / 1e9); }
+
+static void put_verdict(void)
+{
+    const hang_info *h = page.hang;
+    if (!h) {
+        out("<p class=\"verdict none\" id=\"verdict\">No hang found");
+        if (!have_findings && !page.report) /* not from argus diagnose */
+            out(" (the stream has no findings: argus diagnose, or argus-find-spinning, "
+                "writes them)");
+        out(".</p>\n");
+        return;
+    }
+    printf("<p class=\"verdict\" id=\"verdict\"><span class=\"tag hang\">Hang %llu</span> <b>",
+           (unsigned long long)h->hang);
+    put_html_str(hang_who);
+    out("</b> hung <b>");
+    put_seconds(h->duration);
+    out("</b> (");
+    put_html_str(h->cls);
+    if (*hang_reason) {
+        out(": ");
+        put_html_str(strcmp(h->cls, "wait") == 0 ? "blocked in " : "");
+        put_html_str(hang_reason);
+    }
+    out("), from ");
+    put_seconds(h->begin);
+    out(" to ");
+    put_seconds(h->end);
+    if (*h->indicator) {
+        out("; found by ");
+        put_html_str(strcmp(h->indicator, "loop") == 0   ? "its main loop away from its wait"
+                     : strcmp(h->indicator, "hang") == 0 ? "a main thread blocked or busy too long"
+                                                         : "the spinning cursor, ");
+        if (strcmp(h->indicator, "loop") != 0 && strcmp(h->indicator, "hang") != 0)
+            put_html_str(h->indicator);
+    }
+    out(".");
+    if (nhangs > 1)
+        printf(" (%zu hangs in the trace; argus export --format html --around N draws hang N.)",
+               nhangs);
+    out("</p>\n");
+    const html_culprit *best = NULL;
+    for (size_t i = 0; i < nculprits; i++)
+        if (!best || culprits[i].rank < best->rank)
+            best = &culprits[i];
+    if (best) {
+        printf("<p class=\"verdict\" id=\"verdict-culprit\"><span class=\"tag culprit\">Culprit"
+               "</span> <b>");
+        put_html_str(best->who);
+        printf("</b>, seg %llu", (unsigned long long)best->seg);
+        if (*best->state) {
+            out(": ");
+            put_html_str(best->state);
+            out(" ");
+            put_seconds(best->duration);
+            if (*best->reason) {
+                out(" in ");
+                put_html_str(best->reason);
+            }
+        }
+        out(".");
+        if (nculprits > 1)
+            printf(" %zu culprits in all, ranked in the report.", nculprits);
+        out("</p>\n");
+    } else {
+        out("<p class=\"verdict\" id=\"verdict-culprit\">No culprit named.</p>\n");
+    }
+    if (match_seg != NONE64) {
+        printf("<p class=\"verdict\" id=\"verdict-similar\"><span class=\"tag similar\">"
+               "Baseline</span> similar node: seg %llu of ",
+               (unsigned long long)match_seg);
+        put_html_str(*match_name ? match_name : "the baseline");
+        printf(" (%llu edits between signatures, %llu%%).</p>\n",
+               (unsigned long long)match_distance, (unsigned long long)match_percent);
+    }
+}
+
+static void put_report(void)
+{
+    if (!page.report) {
+        out("<p class=\"note\">No report given (argus export --report FILE puts the text of "
+            "argus report here; argus diagnose --html does).</p>");
+        return;
+    }
+    FILE *f = fopen(page.report, "r");
+    if (!f)
+        argus_die(ARGUS_EX_NOINPUT, "%s: %s", page.report, strerror(errno));
+    out("<pre id=\"report\">");
+    char buf[1 << 14];
+    size_t n, keep = 0;
+    /* a UTF-8 character cut by the buffer's end is kept for the next read */
+    while ((n = fread(buf + keep, 1, sizeof buf - keep, f)) > 0 || keep) {
+        n += keep;
+        size_t whole = n;
+        if (!feof(f) || ferror(f))
+            for (size_t back = 1; back < 4 && back <= n; back++) {
+                unsigned char c = (unsigned char)buf[n - back];
+                if ((c & 0xc0) == 0x80)
+                    continue;
+                if (c >= 0xc0 && !argus_utf8_char((const uint8_t *)buf + n - back, back))
+                    whole = n - back;
+                break;
+            }
+        put_html(buf, whole);
+        keep = n - whole;
+        memmove(buf, buf + whole, keep);
+        if (feof(f) || ferror(f))
+            break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad)
+        argus_die(ARGUS_EX_IOERR, "%s: read error", page.report);
+    out("</pre>");
+}
+
+static void put_title(void)
+{
+    if (!page.hang) {
+        out("argus: no hang");
+        return;
+    }
+    out("argus: ");
+    put_html_str(hang_who);
+    out(" hung ");
+    put_seconds(page.hang->duration);
+}
+
+static void put_data(void)
+{
+    in_script = true;
+    out("{\"panels\":[");
+    if (page.hang) {
+        char title[256];
+        snprintf(title, sizeof title, "Hang %llu: its threads",
+                 (unsigned long long)page.hang->hang);
+        put_panel(&page.trace, "trace", title, trace_classes, page.chain, page.nchain);
+        if (page.have_base) {
+            snprintf(title, sizeof title, "Baseline (%s): the similar node and the culprits' "
+                     "counterparts", page.base_name);
+            out(",\n");
+            put_panel(&page.base, "baseline", title, baseline_classes, NULL, 0);
+        }
+    }
+    out("]}");
+    in_script = false;
+}
+
+/* The template with its {{NAME}} markers filled. */
+static void put_page(void)
+{
+    const char *t = argus_export_page;
+    const char *m;
+    while ((m = strstr(t, "{{"))) {
+        fwrite(t, 1, (size_t)(m - t), stdout);
+        const char *e = strstr(m, "}}");
+        if (!e)
+            argus_die(ARGUS_EX_SOFTWARE, "page template: {{ without }}");
+#define IS(name) ((size_t)(e - m - 2) == sizeof name - 1 && memcmp(m + 2, name, sizeof name - 1) == 0)
+        if (IS("TITLE"))
+            put_title();
+        else if (IS("VERDICT"))
+            put_verdict();
+        else if (IS("REPORT"))
+            put_report();
+        else if (IS("DATA"))
+            put_data();
+        else
+            argus_die(ARGUS_EX_SOFTWARE, "page template: unknown marker %.*s", (int)(e - m + 2), m);
+#undef IS
+        t = e + 2;
+    }
+    out(t);
+}
+
+static int export_html(const char *input, const char *report, const char *baseline,
+                       const char *base_name)
+{
+    argus_reader *rd = argus_reader_open(input);
+    argus_graph g;
+    argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
+    findings_from_graph(&g, rd);
+    check_around();
+    if (around < 0 && nhangs) {
+        /* the first hang, and the core segments of that hang only (cores[]
+           holds every hang's without --around) */
+        around = (long)hangs[0].hang;
+        ncores = nlinks = nhangs = 0;
+        findings_from_graph(&g, rd);
+    }
+    for (size_t i = 0; i < nhangs && !page.hang; i++)
+        if (hangs[i].hang == (uint64_t)around)
+            page.hang = &hangs[i];
+    if (page.hang)
+        html_findings(&g, page.hang->hang);
+    argus_reader_close(rd);
+    page.report = report;
+    if (report && access(report, R_OK) != 0)
+        argus_die(ARGUS_EX_NOINPUT, "%s: %s", report, strerror(errno));
+    argus_graph bg;
+    if (page.hang) {
+        page.chain = malloc((nlinks ? nlinks : 1) * 2 * sizeof *page.chain);
+        if (!page.chain)
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+        for (size_t i = 0; i < nlinks; i++) {
+            page.chain[page.nchain++] = links[i].from;
+            page.chain[page.nchain++] = links[i].to;
+        }
+        panel_plan(&page.trace, &g, cores, ncores);
+        panel_events(&page.trace, input);
+        if (baseline) {
+            argus_graph_load_file(&bg, baseline, true);
+            uint64_t *bsegs = malloc((nculprits + 1) * sizeof *bsegs);
+            size_t nb = 0;
+            if (!bsegs)
+                argus_die(ARGUS_EX_IOERR, "out of memory");
+            if (match_seg != NONE64)
+                bsegs[nb++] = match_seg;
+            for (size_t i = 0; i < nculprits; i++)
+                if (culprits[i].baseline_seg != NONE64)
+                    bsegs[nb++] = culprits[i].baseline_seg;
+            if (nb) {
+                page.base_name = base_name ? base_name : baseline;
+                panel_plan(&page.base, &bg, bsegs, nb);
+                page.have_base = page.base.nthreads > 0;
+                if (page.have_base)
+                    panel_events(&page.base, baseline);
+                else            /* another run's graph than the findings' */
+                    argus_warn("%s: none of the baseline segments the findings name "
+                               "(seg %llu, ...): the baseline is not drawn",
+                               baseline, (unsigned long long)bsegs[0]);
+            }
+            free(bsegs);
+        }
+    }
+    put_page();
+    if (page.hang) {
+        panel_free(&page.trace);
+        if (baseline) {
+            if (page.base.row_of_seg)   /* planned */
+                panel_free(&page.base);
+            argus_graph_free(&bg);
+        }
+    }
+    free(page.chain);
+    argus_graph_free(&g);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
@@ -958,29 +1670,35 @@ int main(int argc, char **argv)
         {"output-format", required_argument, 0, 'f'},
         {"format", required_argument, 0, 'f'}, /* the old spelling, as -f */
         {"around", required_argument, 0, 'a'},
+        {"report", required_argument, 0, 'r'},
+        {"baseline", required_argument, 0, 'b'},
+        {"baseline-name", required_argument, 0, 'B'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     argus_options common = ARGUS_OPTIONS_DEFAULT;
-    bool dot = false;
+    enum { PERFETTO, DOT, HTML } format = PERFETTO;
+    const char *report = NULL, *baseline = NULL, *base_name = NULL;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:a:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:a:r:b:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (strcmp(optarg, "perfetto") == 0)
-                dot = false;
+                format = PERFETTO;
             else if (strcmp(optarg, "dot") == 0)
-                dot = true;
+                format = DOT;
+            else if (strcmp(optarg, "html") == 0)
+                format = HTML;
             else
-                argus_usage_error("--output-format must be perfetto or dot, not '%s'", optarg);
+                argus_usage_error("--output-format must be perfetto, dot or html, not '%s'", optarg);
             break;
+        case 'r': report = optarg; break;
+        case 'b': baseline = optarg; break;
+        case 'B': base_name = optarg; break;
         case 'a': {
-            uint64_t n = argus_parse_uint_option("--around", optarg);
-            if (n > (uint64_t)INT32_MAX)
-                argus_usage_error("--around %s: too large", optarg);
-            around = (long)n;
+            around = (long)argus_parse_uint_option("--around", optarg, 0, INT32_MAX, NULL);
             break;
         }
         case '?': argus_bad_option(argv);
@@ -988,6 +1706,8 @@ int main(int argc, char **argv)
         }
     }
     const char *input = argus_input_arg(argc, argv);
+    if (format != HTML && (report || baseline || base_name))
+        argus_usage_error("--report, --baseline and --baseline-name are for --format html");
     argus_table_init(&marks, sizeof(mark));
     argus_table_init(&threads, sizeof(thread_state));
     argus_table_init(&events, sizeof(event_place));
@@ -996,12 +1716,15 @@ int main(int argc, char **argv)
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     int status = 0;
-    if (dot) {
+    if (format == DOT) {
         status = export_dot(input);
     } else {
         if (!input || strcmp(input, "-") == 0)
             make_stdin_seekable();
-        export_perfetto(input);
+        if (format == HTML)
+            status = export_html(input, report, baseline, base_name);
+        else
+            export_perfetto(input);
     }
     argus_close_stdout();
     return status;

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
             base_path = optarg;
             break;
         case OPT_SEG:
-            *ARGUS_PUSH(segs, nsegs, segs_cap) = argus_parse_uint_option("--seg", optarg);
+            *ARGUS_PUSH(segs, nsegs, segs_cap) = argus_parse_uint_option("--seg", optarg, 0, UINT64_MAX, NULL);
             break;
         case OPT_MAX:
             max = argus_similar_max(optarg);

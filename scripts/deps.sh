@@ -20,6 +20,7 @@ command -v bats >/dev/null 2>&1 || want bats
 [ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert
 command -v jq >/dev/null 2>&1 || want jq
 command -v dot >/dev/null 2>&1 || want graphviz   # tests/export.bats renders the DOT
+command -v chromium >/dev/null 2>&1 || want chromium  # tests/html.bats opens the page
 command -v xxhsum >/dev/null 2>&1 || want xxhash
 /usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || want python3-cbor2
 command -v help2man >/dev/null 2>&1 || want help2man     # make install: the man pages

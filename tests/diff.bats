@@ -95,6 +95,49 @@ resolver_from() {
     assert_output '"io""worker"'
 }
 
+# shift_base OUT FROM BY: chain.base.jsonl with BY added to every ts and
+# timer deadline from FROM on (integers beyond jq 1.6's doubles).
+shift_base() {
+    /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+out, start, by = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open("fixtures/diff/chain.base.jsonl") as f, open(out, "w") as o:
+    for line in f:
+        if line.strip() and not line.startswith("#"):
+            r = json.loads(line)
+            for k in ("ts", "deadline"):
+                if k in r and r[k] >= start:
+                    r[k] += by
+            line = json.dumps(r, separators=(",", ":")) + "\n"
+        o.write(line)
+PY
+}
+
+@test "DIFF-CULPRIT: a baseline whose ts cross 2^63 between the similar node and the act, or end at 2^64-1, gives the culprits of the baseline as it was (issue 18.4; UBSan under make check)" {
+    resolver_from 1145000000
+    records resolver > "$TMP/expected"
+    # the similar node (keyDown at 0.1 s) before 2^63, the acts after it;
+    # then the last event at 2^64-1
+    for by in $(((1 << 63) - 135000000)) $((-1 - 270000000)); do
+        shift_base "$TMP/shifted.base.jsonl" 0 "$(printf '%u' "$by")"
+        pair resolver "$TMP/shifted.base.jsonl" "$TMP/resolver.bug.jsonl"
+        run records resolver
+        assert_success
+        assert_output "$(cat "$TMP/expected")"
+    done
+}
+
+@test "DIFF-CULPRIT: a thread that acted 2^63 ns or more after the similar node acted that much later, not before; a is then the hang's time (issue 18.4)" {
+    resolver_from 1145000000
+    # every event after the similar node's beginning 2^63 ns later
+    shift_base "$TMP/far.base.jsonl" 135000000 "$(printf '%u' $((1 << 63)))"
+    pair resolver "$TMP/far.base.jsonl" "$TMP/resolver.bug.jsonl"
+    run records resolver
+    assert_success
+    run pick '[.thread, (.evidence | sub(" \\(.*"; ""))]'
+    assert_output '["resolver","in the baseline it acted at +9223372036.925 s"]["io","in the baseline it acted at +9223372036.975 s"]["worker","in the baseline it acted at +9223372036.995 s"]'
+}
+
 @test "DIFF-CULPRIT: a thread of the walk that ran without blocking over the same time is a culprit, state busy" {
     # io polls the socket in a loop instead of blocking in socket_read
     sed 's/{"type":"wait","ts":200000000,"tid":7102,[^}]*}/{"type":"syscall","ts":200000000,"tid":7102,"name":"poll"}/' \

@@ -32,6 +32,37 @@ check_trace() {
       | "slices \($x | length) flows \($s | length) unpaired \(($s - $f) + ($f - $s) | length) overlaps \($overlaps // 0)"' "$1"
 }
 
+# The trace-event format's fields of each phase on FILE (the "JSON Object
+# Format": displayTimeUnit and a traceEvents array; X: name, ts, dur >= 0,
+# pid, tid; s and f: id, name, cat, ts, pid, tid, f binding to its
+# enclosing slice (bp e); i: a scope s; M: a name the viewers know, with
+# args; ts a number of microseconds with at most three decimals, ns): prints
+# "events N bad N backwards N", bad the events that miss one, backwards the
+# causal flows whose f comes before their s (not the weak ones: a weak
+# wait edge joins a wait to the wakeup that ended it, which a race may
+# have put before the wait: gui-dbus has one).
+check_fields() {
+    jq -r '
+      def num: type == "number";
+      def us: num and ((. * 1000) | (. - round) | fabs < 0.001);
+      def ok:
+        (.pid | num) and (.tid | num) and
+        if .ph == "X" then (.name | type == "string") and (.ts | us) and (.dur | us) and .dur >= 0
+        elif .ph == "s" or .ph == "f" then (.id | num) and (.name | type == "string")
+             and (.cat | type == "string") and (.ts | us) and (.ph == "s" or .bp == "e")
+        elif .ph == "i" then (.ts | us) and (.s == "t" or .s == "p" or .s == "g")
+             and (.name | type == "string")
+        elif .ph == "M" then (.name == "process_name" or .name == "thread_name"
+             or .name == "thread_sort_index") and (.args | type == "object")
+        else false end;
+      if (.displayTimeUnit == "ns" or .displayTimeUnit == "ms") and (.traceEvents | type == "array")
+      then . else error("not the JSON Object Format") end
+      | ([.traceEvents[] | select((.ph == "s" or .ph == "f") and .cat == "edge")] | group_by(.id)
+         | map(select(([.[] | select(.ph == "s")][0].ts) > ([.[] | select(.ph == "f")][0].ts)))
+         | length) as $back
+      | "events \(.traceEvents | length) bad \([.traceEvents[] | select(ok | not)] | length) backwards \($back)"' "$1"
+}
+
 @test "perfetto: the demo's slices, one per segment, on their threads, named by what they did, hang, path, chain and culprits by category" {
     run sh -c "argus export --format perfetto $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\")] | sort_by(.ts)[] | [.tid, .ts, .dur, .args.seg, .name, .cat]'"
     assert_success
@@ -193,6 +224,16 @@ check_trace() {
     run check_trace "$BATS_TEST_TMPDIR/x.json"
     assert_success
     assert_output --regexp '^slices [1-9][0-9]* flows [1-9][0-9]* unpaired 0 overlaps 0$'
+    run check_fields "$BATS_TEST_TMPDIR/x.json"
+    assert_success
+    assert_output --regexp '^events [1-9][0-9]* bad 0 backwards 0$'
+}
+
+@test "perfetto: every event has the fields the trace-event format asks of its phase, times in microseconds, each causal flow ending no earlier than it starts" {
+    argus export "$(F)" > "$BATS_TEST_TMPDIR/x.json"
+    run check_fields "$BATS_TEST_TMPDIR/x.json"
+    assert_success
+    assert_output "events 37 bad 0 backwards 0"
 }
 
 @test "real recording (gui-dbus), found by find-spinning: the DOT draws the hung key press and its wait chain through dbus-daemon to the service's main loop" {
@@ -245,12 +286,12 @@ check_trace() {
 @test "usage: --help lists the flags; an unknown --format, a bad --around or two files exit 64" {
     run argus export --help
     assert_success
-    assert_line "Usage: argus-export [--output-format perfetto|dot] [--around N] [GRAPH|-]"
-    assert_line --partial "      --output-format F  perfetto (default) or dot (-f, --format F: its"
+    assert_line "Usage: argus-export [--output-format perfetto|dot|html] [--around N] [GRAPH|-]"
+    assert_line --partial "      --output-format F  perfetto (default), dot or html (-f, --format F:"
     assert_line --partial "  -a, --around N"
-    run argus export --format html
+    run argus export --format svg
     assert_failure 64
-    assert_line "argus-export: --output-format must be perfetto or dot, not 'html'"
+    assert_line "argus-export: --output-format must be perfetto, dot or html, not 'svg'"
     run argus export --around x
     assert_failure 64
     run argus export a b

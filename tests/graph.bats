@@ -168,6 +168,166 @@ Try 'argus graph --help' for more information."
     assert_output "argus 0.1.0"
 }
 
+# A bin directory of links to the programs under test, in which a test
+# replaces a stage by a program of its own (the front command runs the
+# stages beside it first).
+stage_bin() {
+    local d=$BATS_TEST_TMPDIR/bin p
+    mkdir -p "$d"
+    for p in "$ARGUS_BIN"/argus "$ARGUS_BIN"/argus-*; do ln -sf "$p" "$d/"; done
+    echo "$d"
+}
+
+# What is in cache directory $1 besides entries (KEY.SIZE.SUM.argus).
+cache_leftovers() {
+    ls -A "$1" | grep -Ev '^[0-9a-f]{16}\.[0-9]+\.[0-9a-f]{16}\.argus$' | LC_ALL=C sort
+}
+
+@test "--cache: a stage program changed between runs, same size and mtime, is run again with what follows it" {
+    cache="$BATS_TEST_TMPDIR/cache"
+    bin=$(stage_bin)
+    rm "$bin/argus-segment"
+    # two wrappers of one length: the flags differ, not the size
+    printf '#!/bin/sh\nexec %s/argus-segment --no-wait-split "$@"\n' "$ARGUS_BIN" > "$bin/argus-segment"
+    chmod +x "$bin/argus-segment"
+    touch -d '2020-01-01 00:00' "$bin/argus-segment"
+    "$bin/argus" graph --cache "$cache" fixtures/demo/hang.jsonl > /dev/null
+    printf '#!/bin/sh\nexec %s/argus-segment --no-ipc-split  "$@"\n' "$ARGUS_BIN" > "$bin/argus-segment"
+    touch -d '2020-01-01 00:00' "$bin/argus-segment"
+    run sh -c "'$bin/argus' graph --cache $cache -v fixtures/demo/hang.jsonl 2>&1 >$BATS_TEST_TMPDIR/cached | sed 's/ \(cached\|ran, kept as\) .*/ \1/'"
+    assert_success
+    assert_output 'argus graph: decode: cached
+argus graph: cull-interrupts: cached
+argus graph: segment: ran, kept as
+argus graph: link-ipc: ran, kept as
+argus graph: link-dispatch: ran, kept as
+argus graph: link-flags: ran, kept as
+argus graph: link-wakeups: ran, kept as'
+    argus graph -S 'segment --no-ipc-split' fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/plain"
+    run cmp "$BATS_TEST_TMPDIR/cached" "$BATS_TEST_TMPDIR/plain"
+    assert_success
+}
+
+@test "--cache: two overlapping runs on one directory both exit 0 with the right output and leave entries only (6 trials)" {
+    "$ARGUS_ROOT/bench/gen" -n 20000 -s 7 > "$BATS_TEST_TMPDIR/gen.argus"
+    argus graph "$BATS_TEST_TMPDIR/gen.argus" > "$BATS_TEST_TMPDIR/expected"
+    local trial s1 s2
+    for trial in 1 2 3 4 5 6; do
+        c="$BATS_TEST_TMPDIR/c$trial"
+        s1=0 s2=0
+        argus graph --cache "$c" "$BATS_TEST_TMPDIR/gen.argus" > "$BATS_TEST_TMPDIR/out1" &
+        p1=$!
+        # the second run starts at another moment of the first in each trial
+        sleep "0.$((trial * 15))"
+        argus graph --cache "$c" "$BATS_TEST_TMPDIR/gen.argus" > "$BATS_TEST_TMPDIR/out2" || s2=$?
+        wait $p1 || s1=$?
+        run echo "trial $trial: exit $s1 $s2"
+        assert_output "trial $trial: exit 0 0"
+        run cmp "$BATS_TEST_TMPDIR/out1" "$BATS_TEST_TMPDIR/expected"
+        assert_success
+        run cmp "$BATS_TEST_TMPDIR/out2" "$BATS_TEST_TMPDIR/expected"
+        assert_success
+        run cache_leftovers "$c"
+        assert_output ''
+    done
+}
+
+@test "--cache: a run on stdin killed with -9 while a stage writes: the rerun gives the right output and no leftovers" {
+    cache="$BATS_TEST_TMPDIR/cache"
+    bin=$(stage_bin)
+    rm "$bin/argus-link-ipc"
+    # link-ipc that, while the file slow exists, writes part of its output
+    # and stops there (the same program either way: the same key)
+    cat > "$bin/argus-link-ipc" <<EOF
+#!/bin/sh
+if [ -e "$BATS_TEST_TMPDIR/slow" ]; then
+    $ARGUS_BIN/argus-link-ipc "\$@" | { head -c 1000; cut -d' ' -f5 /proc/\$\$/stat > "$BATS_TEST_TMPDIR/writing"; sleep 60; }
+else
+    exec $ARGUS_BIN/argus-link-ipc "\$@"
+fi
+EOF
+    chmod +x "$bin/argus-link-ipc"
+    : > "$BATS_TEST_TMPDIR/slow"
+    # in a process group of its own, killed whole as a job would be
+    setsid "$bin/argus" graph --cache "$cache" - < fixtures/demo/hang.jsonl > /dev/null &
+    pid=$!
+    for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/writing" ] && break; sleep 0.1; done
+    # the process group, as the stage saw it (setsid may have forked)
+    pgid=$(cat "$BATS_TEST_TMPDIR/writing")
+    [ -n "$pgid" ] && [ "$pgid" != "$(cut -d' ' -f5 /proc/$$/stat)" ]
+    kill -9 -- -"$pgid"
+    wait "$pid" || true
+    run cache_leftovers "$cache"
+    assert_output --regexp '^run\.[0-9]+\.'  # what the rerun has to clean
+    rm "$BATS_TEST_TMPDIR/slow"
+    run sh -c "'$bin/argus' graph --cache $cache - < fixtures/demo/hang.jsonl > $BATS_TEST_TMPDIR/rerun"
+    assert_success
+    argus graph - < fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/plain"
+    run cmp "$BATS_TEST_TMPDIR/rerun" "$BATS_TEST_TMPDIR/plain"
+    assert_success
+    run cache_leftovers "$cache"
+    assert_output ''
+}
+
+@test "--cache: the next run removes a dead run's directory and keeps a live run's and another host's" {
+    cache="$BATS_TEST_TMPDIR/cache"
+    host=$(uname -n | tr -c 'A-Za-z0-9\n-' _)
+    sleep 60 &
+    live=$!
+    sh -c 'exit 0' &
+    dead=$!
+    wait $dead
+    mkdir -p "$cache/run.$live.$host.aaaaaa" "$cache/run.$dead.$host.bbbbbb" "$cache/run.$dead.otherhost.cccccc"
+    echo partial > "$cache/run.$live.$host.aaaaaa/3"
+    echo partial > "$cache/run.$dead.$host.bbbbbb/3"
+    argus graph --cache "$cache" fixtures/demo/hang.jsonl > /dev/null
+    run cache_leftovers "$cache"
+    kill $live
+    # another host's pids are not this host's: its directory is its own
+    assert_output "$(printf '%s\n' "run.$dead.otherhost.cccccc" "run.$live.$host.aaaaaa" | LC_ALL=C sort)"
+    run cat "$cache/run.$live.$host.aaaaaa/3"
+    assert_output partial
+}
+
+# damage_entry MODE: builds the cache, damages the final stage's entry
+# (the one whose content argus graph prints) and reruns.
+damage_entry() {
+    cache="$BATS_TEST_TMPDIR/cache"
+    argus graph --cache "$cache" -v fixtures/demo/hang.jsonl 2> "$BATS_TEST_TMPDIR/log" > /dev/null
+    entry=$(sed -n 's/^argus graph: link-wakeups: ran, kept as //p' "$BATS_TEST_TMPDIR/log")
+    [ -f "$entry" ]
+    case $1 in
+        truncate) truncate -s -100 "$entry" ;;
+        flip) printf '\377' | dd of="$entry" bs=1 seek=1500 conv=notrunc status=none ;;
+    esac
+    argus graph fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/plain"
+    run sh -c "argus graph --cache $cache -v fixtures/demo/hang.jsonl 2>&1 > $BATS_TEST_TMPDIR/out | sed 's/ \(cached\|ran, kept as\) .*/ \1/'"
+    assert_success
+    assert_output "argus graph: decode: cached
+argus graph: cull-interrupts: cached
+argus graph: segment: cached
+argus graph: link-ipc: cached
+argus graph: link-dispatch: cached
+argus graph: link-flags: cached
+argus graph: $entry: damaged cache entry (not the size or checksum its name gives), discarded
+argus graph: link-wakeups: ran, kept as"
+    run cmp "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/plain"
+    assert_success
+    # rebuilt: the next run takes it as it is
+    run sh -c "argus graph --cache $cache -v fixtures/demo/hang.jsonl 2>&1 > $BATS_TEST_TMPDIR/out | grep -c cached"
+    assert_output 7
+    run cmp "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/plain"
+    assert_success
+}
+
+@test "--cache: a truncated entry is discarded and rebuilt, not served" {
+    damage_entry truncate
+}
+
+@test "--cache: an entry with a flipped byte is discarded and rebuilt, not served" {
+    damage_entry flip
+}
+
 @test "argus graph on a generated stream: decode passes an argus stream through" {
     "$ARGUS_ROOT/bench/gen" -n 20000 -s 7 > "$BATS_TEST_TMPDIR/gen.argus"
     run sh -c "argus graph $BATS_TEST_TMPDIR/gen.argus | argus-validate | sed 's/, ts .*//'"

@@ -160,7 +160,7 @@ Try 'argus-record --help' for more information."
     assert_line --index 0 "argus-record: --duration 0: expected seconds > 0 (like 5 or 0.5)"
     run argus-record --buffer-mb 0
     assert_failure 64
-    assert_line --index 0 "argus-record: --buffer-mb 0: expected 1 to 65536 (MB per CPU)"
+    assert_line --index 0 "argus-record: --buffer-mb must be 1..65536 (MB per CPU)"
     run argus-record --instance a/b
     assert_failure 64
     assert_line --index 0 "argus-record: --instance a/b: expected a directory name"

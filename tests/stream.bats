@@ -145,6 +145,65 @@ for i in range(200000):
     assert_line --index 0 "argus-validate: bad option '-x' (unknown, or missing its value)"
 }
 
+@test "every numeric option is range-checked before it is narrowed: past its range, past 2^32, past 2^64 exit 64 naming the range (issue 17.5)" {
+    local prog opt min max unit v
+    # PROGRAM OPTION MIN MAX [UNIT]
+    while read -r prog opt min max unit; do
+        for v in $((max + 1)) 4294967297 18446744073709551616 99999999999999999999999; do
+            [ "$v" != "$min" ] || continue
+            run "$prog" "$opt" "$v" < /dev/null
+            assert_failure 64
+            assert_line --index 0 "$prog: $opt must be $min..$max${unit:+ $unit}"
+        done
+    done <<'TABLE'
+argus-find-spinning --hang 0 1000000000 ms (0: off)
+argus-find-spinning --beam 1 1000
+argus-find-spinning --max-steps 1 100000
+argus-analyze --hang 0 1000000000 ms (0: off)
+argus-analyze --beam 1 1000
+argus-analyze --depth 0 32
+argus-analyze --max-branches 1 1000
+argus-diff --depth 0 32
+argus-diff --max-branches 1 1000
+argus-diff --choose 0 4294967295
+argus-export --around 0 2147483647
+argus-decode --window 1 268435456 records
+argus-decode --record-size 32 64 (32 or 64)
+argus-record --buffer-mb 1 65536 (MB per CPU)
+TABLE
+    # --hang 18446744073710: hang_ms * 1e6 wrapped, finding more hangs than --hang 1
+    run argus-find-spinning --hang 18446744073710 < /dev/null
+    assert_failure 64
+    assert_line --index 0 "argus-find-spinning: --hang must be 0..1000000000 ms (0: off)"
+    # options without an upper bound: 0, and past 2^64
+    for prog in "argus-similar --max" "argus-link-ipc --max-pending" "argus-link-wakeups --max-pending"; do
+        run ${prog} 0 < /dev/null
+        assert_failure 64
+        assert_line --index 0 "${prog% *}: ${prog#* }: must be at least 1"
+        run ${prog} 18446744073709551616 < /dev/null
+        assert_failure 64
+        assert_line --index 0 "${prog% *}: ${prog#* } must be 1..18446744073709551615"
+    done
+    run argus-similar --seg 18446744073709551616 < /dev/null
+    assert_failure 64
+    assert_line --index 0 "argus-similar: --seg must be 0..18446744073709551615"
+}
+
+@test "a numeric option is a decimal or 0x-hex unsigned integer: no sign, no blanks, no octal (issue 17.5)" {
+    local v
+    for v in -1 +5 ' 5' '5 ' 5x 0x 1e3 ''; do
+        run argus-find-spinning --beam "$v" < /dev/null
+        assert_failure 64
+        assert_line --index 0 "argus-find-spinning: --beam: '$v' is not a number"
+    done
+    # a leading zero is decimal: 0200000 is 200000 (octal, it was 65536)
+    run argus-find-spinning --max-steps 0200000 < /dev/null
+    assert_failure 64
+    assert_line --index 0 "argus-find-spinning: --max-steps must be 1..100000"
+    run sh -c 'argus graph fixtures/demo/hang.jsonl | argus-find-spinning --beam 0x3E8 --max-steps 0100000 | argus-validate'
+    assert_success
+}
+
 @test "a write error on stdout exits 74" {
     run sh -c 'argus-decode fixtures/demo/hang.jsonl | argus-validate > /dev/full'
     assert_failure 74
@@ -217,4 +276,40 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
     run script -qec "argus-decode fixtures/demo/hang.jsonl | argus-to-json | head -1" /dev/null
     assert_success
     assert_output --partial '{"type":"stream","format":"argus","version":1,"source":"jsonl"'
+}
+
+# ---- issue 18.2: a full disk leaves whole records --------------------------
+
+teardown() {
+    if [ -n "${FULL_FS:-}" ]; then
+        umount "$FULL_FS" 2>/dev/null || true
+    fi
+}
+
+@test "a full disk (ENOSPC): decode, a stage and argus-chain exit 74 and what they wrote validates, whatever the space left" {
+    [ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+    FULL_FS="$BATS_TEST_TMPDIR/full"
+    mkdir -p "$FULL_FS"
+    mount -t tmpfs -o size=64k tmpfs "$FULL_FS" || { FULL_FS=; skip "cannot mount a tmpfs here"; }
+    # 1.7 MB, flushed in blocks of 1 MiB: the first block fills the disk
+    "$ARGUS_ROOT/bench/gen" -n 20000 -s 7 > "$BATS_TEST_TMPDIR/gen.argus"
+    argus-to-json "$BATS_TEST_TMPDIR/gen.argus" > "$BATS_TEST_TMPDIR/gen.jsonl"
+    local filler prog
+    # the space a filler file leaves moves where the disk fills up
+    for filler in 0 777 5000; do
+        for prog in "argus-decode --format jsonl $BATS_TEST_TMPDIR/gen.jsonl" \
+            "argus-segment $BATS_TEST_TMPDIR/gen.argus" \
+            "argus-chain cull-interrupts segment link-ipc $BATS_TEST_TMPDIR/gen.argus"; do
+            rm -f "$FULL_FS"/*
+            head -c "$filler" /dev/zero > "$FULL_FS/filler"
+            run sh -c "$prog > $FULL_FS/out"
+            assert_failure 74
+            assert_output "${prog%% *}: write error: No space left on device"
+            run argus-validate "$FULL_FS/out"
+            assert_success
+            # something was written: the test is not of an empty file
+            run test -s "$FULL_FS/out"
+            assert_success
+        done
+    done
 }

@@ -207,9 +207,7 @@ static void parse_args(int argc, char **argv)
             opt.quiet = true;
             break;
         case OPT_BUFFER_MB:
-            opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg);
-            if (opt.buffer_mb < 1 || opt.buffer_mb > 65536)
-                argus_usage_error("--buffer-mb %s: expected 1 to 65536 (MB per CPU)", optarg);
+            opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");
             break;
         case OPT_DURATION: {
             char *end;

@@ -437,10 +437,18 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
             for (uint32_t k = 0; k < p->key_len; k++)
                 if (b->keys[p->key_off + k].id == b->edges[wn->edge].from)
                     acted = b->keys[p->key_off + k].ts;
-        int64_t offset = (int64_t)acted - (int64_t)n0->begin;
-        uint64_t a = offset < 0 && (uint64_t)-offset > hs->begin - g->t_first
-                         ? g->t_first
-                         : (uint64_t)((int64_t)hs->begin + offset);
+        /* a = the hang node's begin moved by (acted - the similar node's
+         * begin), kept within [t_first, at]; in unsigned arithmetic, as
+         * either trace's ts may be anywhere in 0..2^64-1 */
+        double offset = acted >= n0->begin ? (double)(acted - n0->begin)
+                                            : -(double)(n0->begin - acted);
+        uint64_t a;
+        if (acted >= n0->begin)
+            a = acted - n0->begin > UINT64_MAX - hs->begin ? UINT64_MAX
+                                                           : hs->begin + (acted - n0->begin);
+        else
+            a = n0->begin - acted > hs->begin - g->t_first ? g->t_first
+                                                           : hs->begin - (n0->begin - acted);
         if (a > at)
             a = at;
         uint32_t peers[MAX_CANDIDATES];
@@ -510,13 +518,13 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                 snprintf(x->evidence, sizeof x->evidence,
                          "in the baseline it acted at %+.3f s (%s, %s edge, "
                          "baseline seg %llu); here it %s, up to the hang at %.3f s",
-                         (double)offset / 1e9, what, kind,
+                         offset / 1e9, what, kind,
                          (unsigned long long)p->seg, state, secs(at));
             else
                 snprintf(x->evidence, sizeof x->evidence,
                          "in the baseline it acted at %+.3f s (%s edge, baseline "
                          "seg %llu); here it %s, up to the hang at %.3f s",
-                         (double)offset / 1e9, *kind ? kind : "no", 
+                         offset / 1e9, *kind ? kind : "no", 
                          (unsigned long long)p->seg, state, secs(at));
             break;
         }
@@ -896,22 +904,18 @@ bool argus_diff_option(argus_diff_options *o, int c, char *arg)
 {
     switch (c) {
     case ARGUS_DIFF_OPT_DEPTH:
-        o->depth = (int)argus_parse_uint_option("--depth", arg);
-        if (o->depth > 32)
-            argus_usage_error("--depth must be 0..32");
+        o->depth = (int)argus_parse_uint_option("--depth", arg, 0, 32, NULL);
         return true;
     case ARGUS_DIFF_OPT_CHOOSE:
         for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ","))
             *ARGUS_PUSH(o->choose, o->nchoose, o->choose_cap) =
-                (uint32_t)argus_parse_uint_option("--choose", tok);
+                (uint32_t)argus_parse_uint_option("--choose", tok, 0, UINT32_MAX, NULL);
         return true;
     case ARGUS_DIFF_OPT_INTERACTIVE:
         o->interactive = true;
         return true;
     case ARGUS_DIFF_OPT_MAX_BRANCHES:
-        o->max_branches = (int)argus_parse_uint_option("--max-branches", arg);
-        if (o->max_branches < 1 || o->max_branches > 1000)
-            argus_usage_error("--max-branches must be 1..1000");
+        o->max_branches = (int)argus_parse_uint_option("--max-branches", arg, 1, 1000, NULL);
         return true;
     default:
         return false;

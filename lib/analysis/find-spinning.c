@@ -796,10 +796,8 @@ bool argus_spin_option(argus_spin_options *o, int c, const char *arg)
         o->symbols[o->nsymbols++] = arg;
         return true;
     case ARGUS_SPIN_OPT_HANG:
-        o->hang_ms = argus_parse_uint_option("--hang", arg);
-        if (o->hang_ms > ARGUS_SPIN_MAX_HANG_MS)
-            argus_usage_error("--hang must be 0..%llu ms (0: off)",
-                              (unsigned long long)ARGUS_SPIN_MAX_HANG_MS);
+        o->hang_ms = argus_parse_uint_option("--hang", arg, 0, ARGUS_SPIN_MAX_HANG_MS,
+                                             " ms (0: off)");
         return true;
     case ARGUS_SPIN_OPT_PROC: o->proc = arg; return true;
     case ARGUS_SPIN_OPT_INPUT_SERVER:
@@ -811,14 +809,10 @@ bool argus_spin_option(argus_spin_options *o, int c, const char *arg)
         return true;
     case ARGUS_SPIN_OPT_NO_IDLE: o->no_idle = true; return true;
     case ARGUS_SPIN_OPT_BEAM:
-        o->paths.beam = (int)argus_parse_uint_option("--beam", arg);
-        if (o->paths.beam < 1 || o->paths.beam > 1000)
-            argus_usage_error("--beam must be 1..1000");
+        o->paths.beam = (int)argus_parse_uint_option("--beam", arg, 1, 1000, NULL);
         return true;
     case ARGUS_SPIN_OPT_MAX_STEPS:
-        o->paths.max_depth = (int)argus_parse_uint_option("--max-steps", arg);
-        if (o->paths.max_depth < 1 || o->paths.max_depth > 100000)
-            argus_usage_error("--max-steps must be 1..100000");
+        o->paths.max_depth = (int)argus_parse_uint_option("--max-steps", arg, 1, 100000, NULL);
         return true;
     case ARGUS_SPIN_OPT_NO_THREAD_ORDER: o->paths.thread_order = false; return true;
     case ARGUS_SPIN_OPT_NO_WAIT_CHAIN: o->wait_chain = false; return true;

@@ -11,23 +11,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <xxhash.h>
 
 #define NO_ID UINT64_MAX
 
 struct argus_graph_priv {
-    argus_table seg_index;      /* seg id -> segment index (uint32) */
+    argus_table seg_index;      /* seg id -> segment index (uint32), made
+                                   only when seg ids come out of order */
+    bool segs_sorted;           /* segs[] in increasing seg id: argus-segment
+                                   numbers segments as they begin, so a
+                                   binary search finds them */
     argus_table thread_index;   /* tid -> thread index (uint32) */
     argus_table pid_proc;       /* pid -> process name (string offset) */
     argus_table str_index;      /* XXH3 of a string -> offset (chained by
                                    comparing, collisions fall back to a
                                    fresh copy) */
-    uint32_t *id_seg;           /* event id - id_base -> segment index */
-    uint64_t id_base, id_len;
-    size_t id_cap, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
+    /* Event id -> segment index: ids are increasing but may skip (a
+     * stage dropped events), so the map is runs of nearly consecutive
+     * ids, each a stretch of id_seg; memory follows the events, not the
+     * ids' values. */
+    uint32_t *id_seg;
+    struct id_run { uint64_t first_id, at; } *id_runs;
+    size_t id_len, nid_runs;
+    uint64_t id_last;
+    size_t id_cap, cap_id_runs, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
         cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
         cap_ipcs;
     argus_parser *parser;
+    void *mapped[24];           /* arrays grown in reserved address space */
+    int nmapped;
 };
 
 /* Per thread while loading: the signature of the open segment, and the
@@ -41,7 +54,9 @@ typedef struct loading_thread {
     uint64_t syscall_name;      /* XXH3 of the open syscall's name, 0: none */
     uint32_t sig_seg;           /* segment whose signature is in sig */
     uint32_t sig_len;
-    uint32_t sig[ARGUS_SIG_MAX];
+    uint32_t *sig;              /* grown up to ARGUS_SIG_MAX: most threads
+                                   of a long trace are short-lived */
+    size_t sig_cap;
 } loading_thread;
 
 void *argus_grow(void *p, size_t *cap, size_t need, size_t size)
@@ -49,13 +64,65 @@ void *argus_grow(void *p, size_t *cap, size_t need, size_t size)
     if (need <= *cap && p)
         return p;
     size_t n = *cap ? *cap : 16;
-    while (n < need)
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / size)    /* doubling would wrap */
+            argus_die(ARGUS_EX_IOERR, "out of memory (%zu items of %zu bytes)", need, size);
         n *= 2;
+    }
     void *q = realloc(p, n * size);
     if (!q)
         argus_die(ARGUS_EX_IOERR, "out of memory (%zu items of %zu bytes)", n, size);
     *cap = n;
     return q;
+}
+
+/* The graph's arrays grow in place: the first growth of one reserves
+ * address space for any size it could reach (pages are only mapped as
+ * they are first written), so growing never copies or moves what is
+ * loaded. A moved array costs its first touch again where page tables
+ * are shadowed (this machine's VM: 13% of the loader, docs/performance.md),
+ * and a copy needs both sizes at once. Where the reservation is refused
+ * (a ulimit -v), arrays grow by realloc. */
+#define GRAPH_RESERVE ((size_t)1 << 38)
+
+static bool graph_mapped(const struct argus_graph_priv *p, const void *a)
+{
+    for (int i = 0; i < p->nmapped; i++)
+        if (p->mapped[i] == a)
+            return true;
+    return false;
+}
+
+static void *graph_grow(argus_graph *g, void *a, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap && a)
+        return a;
+    struct argus_graph_priv *p = g->p;
+    if (a && graph_mapped(p, a))
+        argus_die(ARGUS_EX_IOERR, "out of memory (%zu items of %zu bytes)", need, size);
+    if (!a && p->nmapped < (int)(sizeof p->mapped / sizeof *p->mapped)) {
+        void *m = mmap(NULL, GRAPH_RESERVE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED) {
+            p->mapped[p->nmapped++] = m;
+            *cap = GRAPH_RESERVE / size;
+            if (need > *cap)
+                argus_die(ARGUS_EX_IOERR, "out of memory (%zu items of %zu bytes)", need, size);
+            return m;
+        }
+    }
+    return argus_grow(a, cap, need, size);
+}
+
+static void graph_release(struct argus_graph_priv *p, void *a)
+{
+    for (int i = 0; a && i < p->nmapped; i++)
+        if (p->mapped[i] == a) {
+            munmap(a, GRAPH_RESERVE);
+            p->mapped[i] = p->mapped[--p->nmapped];
+            return;
+        }
+    free(a);
 }
 
 /* ---- strings ------------------------------------------------------------- */
@@ -75,7 +142,7 @@ uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len)
         return *slot;
     if (g->str_used == 0)
         g->str_used = 1;        /* offset 0 is the empty string */
-    g->strings = argus_grow(g->strings, &g->p->cap_str, g->str_used + len + 1, 1);
+    g->strings = graph_grow(g, g->strings, &g->p->cap_str, g->str_used + len + 1, 1);
     uint32_t off = (uint32_t)g->str_used;
     memcpy(g->strings + off, s, len);
     g->strings[off + len] = 0;
@@ -97,16 +164,39 @@ static uint32_t intern_field(argus_graph *g, const argus_record *r, int key)
 /* ---- lookups ------------------------------------------------------------- */
 uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg)
 {
-    uint32_t *v = argus_table_get(&g->p->seg_index, seg);
-    return v ? *v : ARGUS_NONE;
+    if (!g->p->segs_sorted) {
+        uint32_t *v = argus_table_get(&g->p->seg_index, seg);
+        return v ? *v : ARGUS_NONE;
+    }
+    uint32_t lo = 0, hi = g->nsegs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->segs[mid].seg < seg)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->nsegs && g->segs[lo].seg == seg ? lo : ARGUS_NONE;
 }
 
 uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
 {
     const struct argus_graph_priv *p = g->p;
-    if (id < p->id_base || id - p->id_base >= p->id_len)
+    size_t lo = 0, hi = p->nid_runs;
+    while (lo < hi) {           /* the first run beginning after id */
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->id_runs[mid].first_id <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
         return ARGUS_NONE;
-    return p->id_seg[id - p->id_base];
+    const struct id_run *run = &p->id_runs[lo - 1];
+    size_t end = lo < p->nid_runs ? p->id_runs[lo].at : p->id_len;
+    if (id - run->first_id >= end - run->at)
+        return ARGUS_NONE;
+    return p->id_seg[run->at + (id - run->first_id)];
 }
 
 uint32_t argus_graph_thread(const argus_graph *g, uint64_t tid)
@@ -168,7 +258,7 @@ static uint32_t thread_for(argus_graph *g, uint64_t tid, uint64_t pid)
     uint32_t *v = argus_table_put(&g->p->thread_index, tid, &created);
     if (!created)
         return *v;
-    g->threads = argus_grow(g->threads, &g->p->cap_threads, g->nthreads + 1,
+    g->threads = graph_grow(g, g->threads, &g->p->cap_threads, g->nthreads + 1,
                       sizeof *g->threads);
     argus_gthread *th = &g->threads[g->nthreads];
     memset(th, 0, sizeof *th);
@@ -206,13 +296,22 @@ static void load_thread(argus_graph *g, const argus_record *r)
 static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
                             const argus_record *r)
 {
+    struct argus_graph_priv *p = g->p;
     bool created;
-    uint32_t *v = argus_table_put(&g->p->seg_index, seg, &created);
-    if (!created)
-        return *v;
-    g->segs = argus_grow(g->segs, &g->p->cap_segs, g->nsegs + 1, sizeof *g->segs);
+    if (!p->segs_sorted || (g->nsegs && seg <= g->segs[g->nsegs - 1].seg)) {
+        uint32_t found = argus_graph_find_seg(g, seg);
+        if (found != ARGUS_NONE)
+            return found;
+        if (p->segs_sorted) {   /* out of order: index them all from here */
+            p->segs_sorted = false;
+            for (uint32_t k = 0; k < g->nsegs; k++)
+                *(uint32_t *)argus_table_put(&p->seg_index, g->segs[k].seg, &created) = k;
+        }
+    }
+    g->segs = graph_grow(g, g->segs, &p->cap_segs, g->nsegs + 1, sizeof *g->segs);
     uint32_t i = g->nsegs++;
-    *v = i;
+    if (!p->segs_sorted)
+        *(uint32_t *)argus_table_put(&p->seg_index, seg, &created) = i;
     argus_seg *s = &g->segs[i];
     memset(s, 0, sizeof *s);
     s->seg = seg;
@@ -348,6 +447,8 @@ static void sig_push(loading_thread *lt, uint32_t e)
 {
     if (lt->sig_len == ARGUS_SIG_MAX)
         return;
+    if (lt->sig_len == lt->sig_cap)
+        lt->sig = argus_grow(lt->sig, &lt->sig_cap, lt->sig_len + 1, sizeof *lt->sig);
     lt->sig[lt->sig_len++] = e;
     for (bool again = true; again;) {
         again = false;
@@ -367,14 +468,19 @@ static void sig_close(argus_graph *g, loading_thread *lt)
     if (lt->sig_seg == ARGUS_NONE)
         return;
     argus_seg *s = &g->segs[lt->sig_seg];
-    g->sig_pool = argus_grow(g->sig_pool, &g->p->cap_sig, g->sig_used + lt->sig_len,
+    g->sig_pool = graph_grow(g, g->sig_pool, &g->p->cap_sig, g->sig_used + lt->sig_len,
                        sizeof *g->sig_pool);
-    memcpy(g->sig_pool + g->sig_used, lt->sig, lt->sig_len * sizeof *lt->sig);
+    if (lt->sig_len)            /* else there may be no buffer */
+        memcpy(g->sig_pool + g->sig_used, lt->sig, lt->sig_len * sizeof *lt->sig);
     s->sig_off = (uint32_t)g->sig_used;
     s->sig_len = lt->sig_len;
     g->sig_used += lt->sig_len;
     lt->sig_seg = ARGUS_NONE;
     lt->sig_len = 0;
+    /* given back: a thread may never run again */
+    free(lt->sig);
+    lt->sig = NULL;
+    lt->sig_cap = 0;
 }
 
 /* Key events of a segment, for the report: kept in segment order in one
@@ -387,7 +493,8 @@ static void sig_close(argus_graph *g, loading_thread *lt)
 typedef struct key_buf {
     uint32_t seg;
     uint32_t n;
-    argus_key_event ev[KEY_BUF_CAP];
+    argus_key_event *ev;        /* grown up to KEY_BUF_CAP */
+    size_t cap;
 } key_buf;
 
 /* Keeps the first ARGUS_KEY_EVENTS / 2 and the LATEST last ones. */
@@ -405,13 +512,17 @@ static void key_close(argus_graph *g, key_buf *kb)
     if (kb->seg == ARGUS_NONE)
         return;
     key_compact(kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2);
-    g->keys = argus_grow(g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
-    memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
+    g->keys = graph_grow(g, g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
+    if (kb->n)
+        memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
     g->segs[kb->seg].key_off = (uint32_t)g->nkeys;
     g->segs[kb->seg].key_len = kb->n;
     g->nkeys += kb->n;
     kb->seg = ARGUS_NONE;
     kb->n = 0;
+    free(kb->ev);               /* as a signature's buffer (sig_close) */
+    kb->ev = NULL;
+    kb->cap = 0;
 }
 
 int argus_key_event_text(const argus_record *r, char *buf, size_t size,
@@ -522,21 +633,39 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
     if (kb->n == KEY_BUF_CAP) /* keep the first ones and the last: the end
                                  says how it blocked */
         key_compact(kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2 - 1);
+    if (kb->n == kb->cap) {
+        if (!kb->ev)
+            kb->cap = 4;        /* argus_grow's first 16 are 512 bytes, and
+                                   most segments have a few events */
+        kb->ev = argus_grow(kb->ev, &kb->cap, kb->n + 1, sizeof *kb->ev);
+    }
     kb->ev[kb->n++] = (argus_key_event){r->id, r->ts, aux, text,
                                         (uint16_t)r->type, 1};
 }
 
+#define GRAPH_PUSH(g, v, n, cap)                                            \
+    ((v) = graph_grow((g), (v), &(cap), (size_t)(n) + 1, sizeof *(v)),       \
+     memset(&(v)[(n)], 0, sizeof *(v)), &(v)[(n)++])
+
+/* A gap of at most this many ids is filled (ids a stage dropped); a
+ * longer one starts a new run. */
+#define ID_GAP_FILL 64
+
 static void map_id(argus_graph *g, uint64_t id, uint32_t seg)
 {
     struct argus_graph_priv *p = g->p;
-    if (p->id_len == 0)
-        p->id_base = id;
-    uint64_t at = id - p->id_base;
-    p->id_seg = argus_grow(p->id_seg, &p->id_cap, at + 1, sizeof *p->id_seg);
-    for (uint64_t i = p->id_len; i < at; i++)
-        p->id_seg[i] = ARGUS_NONE;      /* ids dropped by a stage */
-    p->id_seg[at] = seg;
-    p->id_len = at + 1;
+    uint64_t gap = id - p->id_last - 1;
+    if (p->nid_runs == 0 || id <= p->id_last || gap > ID_GAP_FILL) {
+        struct id_run *run = GRAPH_PUSH(g, p->id_runs, p->nid_runs, p->cap_id_runs);
+        run->first_id = id;
+        run->at = p->id_len;
+        gap = 0;
+    }
+    p->id_seg = graph_grow(g, p->id_seg, &p->id_cap, p->id_len + gap + 1, sizeof *p->id_seg);
+    for (uint64_t i = 0; i < gap; i++)
+        p->id_seg[p->id_len++] = ARGUS_NONE;
+    p->id_seg[p->id_len++] = seg;
+    p->id_last = id;
 }
 
 static enum argus_wake wake_of(const argus_record *r)
@@ -581,7 +710,7 @@ static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
         g->segs[si].lock_failed = r->ts;
         return;
     }
-    argus_lock_op *op = ARGUS_PUSH(g->locks, g->nlocks, g->p->cap_locks);
+    argus_lock_op *op = GRAPH_PUSH(g, g->locks, g->nlocks, g->p->cap_locks);
     op->ts = r->ts;
     op->seg = si;
 }
@@ -594,7 +723,7 @@ static void add_inner_wait(argus_graph *g, const loading_thread *lt, uint32_t si
     argus_seg *s = &g->segs[si];
     if (s->wait_id == NO_ID || resume < lt->wait_ts)
         return;
-    argus_inner_wait *w = ARGUS_PUSH(g->inner_waits, g->ninner_waits, g->p->cap_inner_waits);
+    argus_inner_wait *w = GRAPH_PUSH(g, g->inner_waits, g->ninner_waits, g->p->cap_inner_waits);
     *w = (argus_inner_wait){.wait_id = s->wait_id, .from = lt->wait_ts, .to = resume,
                             .runnable = s->runnable <= resume - lt->wait_ts ? s->runnable : 0,
                             .cpu_holder = s->cpu_holder, .seg = si,
@@ -614,7 +743,7 @@ static uint32_t intern_named(argus_graph *g, const argus_record *r, const char *
 /* An ipc event's message, for the report (argus_ipc_info). */
 static void keep_ipc(argus_graph *g, const argus_record *r)
 {
-    argus_ipc_info *m = ARGUS_PUSH(g->ipcs, g->nipcs, g->p->cap_ipcs);
+    argus_ipc_info *m = GRAPH_PUSH(g, g->ipcs, g->nipcs, g->p->cap_ipcs);
     m->id = r->id;
     m->ts = r->ts;
     m->tid = r->tid;
@@ -628,24 +757,44 @@ static void keep_ipc(argus_graph *g, const argus_record *r)
     m->dbus_type = intern_named(g, r, "dbus_type");
 }
 
+/* The loading state of each thread, by thread index (as g->threads). */
+typedef struct loader {
+    loading_thread *threads;
+    key_buf *keys;              /* keep_key_events only */
+    size_t cap_threads, cap_keys;
+    uint32_t n;                 /* threads with their state made */
+    bool keep_keys;
+} loader;
+
+static loading_thread *loading_state(loader *ld, uint32_t t)
+{
+    if (t >= ld->n) {
+        ld->threads = argus_grow(ld->threads, &ld->cap_threads, (size_t)t + 1,
+                                 sizeof *ld->threads);
+        if (ld->keep_keys)
+            ld->keys = argus_grow(ld->keys, &ld->cap_keys, (size_t)t + 1, sizeof *ld->keys);
+        for (uint32_t i = ld->n; i <= t; i++) {
+            ld->threads[i] = (loading_thread){.seg = ARGUS_NONE, .thread = i,
+                                              .blocked_seg = ARGUS_NONE,
+                                              .sig_seg = ARGUS_NONE};
+            if (ld->keep_keys)
+                ld->keys[i] = (key_buf){.seg = ARGUS_NONE};
+        }
+        ld->n = t + 1;
+    }
+    return &ld->threads[t];
+}
+
 static void load_event(argus_graph *g, const argus_record *r,
-                       argus_reader *rd, argus_table *loading,
-                       argus_table *keybufs, bool keep_keys)
+                       argus_reader *rd, loader *ld)
 {
     uint64_t segid;
     if (!argus_get_uint(r, ARGUS_K_SEG, &segid))
         argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
                           "(argus graph) before the analysis",
                           (unsigned long long)r->id);
-    bool created;
-    loading_thread *lt = argus_table_put(loading, r->tid, &created);
-    if (created) {
-        lt->blocked_seg = lt->sig_seg = ARGUS_NONE;
-        lt->sig_len = 0;
-        lt->thread = thread_for(g, r->tid, r->pid);
-        lt->seg = segment_for(g, segid, lt->thread, r);
-        lt->seg_id = segid;
-    } else if (lt->seg_id != segid) {
+    loading_thread *lt = loading_state(ld, thread_for(g, r->tid, r->pid));
+    if (lt->seg == ARGUS_NONE || lt->seg_id != segid) {
         lt->seg = segment_for(g, segid, lt->thread, r);
         lt->seg_id = segid;
     }
@@ -726,7 +875,7 @@ static void load_event(argus_graph *g, const argus_record *r,
                memcmp(r->type_name, "preempted", 9) == 0) {
         uint64_t runnable;
         if (argus_get_uint(r, ARGUS_K_RUNNABLE, &runnable) && runnable <= r->ts) {
-            argus_preempt *pr = ARGUS_PUSH(g->preempts, g->npreempts, g->p->cap_preempts);
+            argus_preempt *pr = GRAPH_PUSH(g, g->preempts, g->npreempts, g->p->cap_preempts);
             pr->from = r->ts - runnable;
             pr->to = r->ts;
             pr->seg = si;
@@ -745,6 +894,7 @@ static void load_event(argus_graph *g, const argus_record *r,
         /* a segment interrupted by a ctx window and taken up again keeps
          * its signature so far */
         if (s->sig_len) {
+            lt->sig = argus_grow(lt->sig, &lt->sig_cap, s->sig_len, sizeof *lt->sig);
             memcpy(lt->sig, g->sig_pool + s->sig_off, s->sig_len * sizeof *lt->sig);
             lt->sig_len = s->sig_len;
         }
@@ -752,14 +902,13 @@ static void load_event(argus_graph *g, const argus_record *r,
     uint32_t e = sig_element(g, r);
     if (e && !wait_of_syscall(lt, r))
         sig_push(lt, e);
-    if (keep_keys) {
-        key_buf *kb = argus_table_put(keybufs, r->tid, &created);
-        if (created)
-            kb->seg = ARGUS_NONE;
+    if (ld->keep_keys) {
+        key_buf *kb = &ld->keys[lt->thread];
         if (kb->seg != si) {
             key_close(g, kb);
             kb->seg = si;
             if (s->key_len) {
+                kb->ev = argus_grow(kb->ev, &kb->cap, s->key_len, sizeof *kb->ev);
                 memcpy(kb->ev, g->keys + s->key_off, s->key_len * sizeof *kb->ev);
                 kb->n = s->key_len;
             }
@@ -775,7 +924,7 @@ static void load_edge(argus_graph *g, const argus_record *r)
     uint64_t from = 0, to = 0;
     argus_get_uint(r, ARGUS_K_FROM, &from);
     argus_get_uint(r, ARGUS_K_TO, &to);
-    g->edges = argus_grow(g->edges, &g->p->cap_edges, g->nedges + 1, sizeof *g->edges);
+    g->edges = graph_grow(g, g->edges, &g->p->cap_edges, g->nedges + 1, sizeof *g->edges);
     argus_gedge *e = &g->edges[g->nedges++];
     e->from = from;
     e->to = to;
@@ -792,20 +941,58 @@ static void load_edge(argus_graph *g, const argus_record *r)
 
 void argus_graph_add_extra(argus_graph *g, const argus_record *r)
 {
-    g->extras = argus_grow(g->extras, &g->p->cap_extras, g->nextras + 1,
+    g->extras = graph_grow(g, g->extras, &g->p->cap_extras, g->nextras + 1,
                      sizeof *g->extras);
     argus_extra *x = &g->extras[g->nextras++];
     x->type_len = r->type_len < sizeof x->type - 1 ? (int)r->type_len
                                                     : (int)sizeof x->type - 1;
     memcpy(x->type, r->type_name, (size_t)x->type_len);
     x->type[x->type_len] = 0;
-    g->extra_pool = argus_grow(g->extra_pool, &g->p->cap_extra_pool,
+    g->extra_pool = graph_grow(g, g->extra_pool, &g->p->cap_extra_pool,
                          g->extra_used + r->raw_len, 1);
     memcpy(g->extra_pool + g->extra_used, r->raw, r->raw_len);
     x->off = (uint32_t)g->extra_used;
     x->len = (uint32_t)r->raw_len;
     x->number = r->number;
     g->extra_used += r->raw_len;
+}
+
+void argus_findings_collect(void *findings, const argus_record *r)
+{
+    argus_findings *f = findings;
+    f->bytes = argus_grow(f->bytes, &f->cap, f->len + r->raw_len, 1);
+    memcpy(f->bytes + f->len, r->raw, r->raw_len);
+    f->len += r->raw_len;
+    *ARGUS_PUSH(f->ends, f->n, f->ends_cap) = f->len;
+}
+
+void argus_findings_add(argus_findings *f, argus_graph *g, argus_writer *keep)
+{
+    argus_parser *p = argus_parser_new();
+    size_t start = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        argus_record *r;
+        char err[256];
+        long n = argus_parse_record(p, f->bytes + start, f->ends[i] - start, &r,
+                                    err, sizeof err);
+        if (n != (long)(f->ends[i] - start))
+            argus_die(ARGUS_EX_SOFTWARE, "internal error: a stage wrote a "
+                      "record it cannot read back (%s)", n < 0 ? err : "short");
+        r->number = g->nextras + 1;
+        argus_graph_add_extra(g, r);
+        if (keep)
+            argus_write_record(keep, r);
+        start = f->ends[i];
+    }
+    argus_parser_free(p);
+    f->len = f->n = 0;
+}
+
+void argus_findings_free(argus_findings *f)
+{
+    free(f->bytes);
+    free(f->ends);
+    memset(f, 0, sizeof *f);
 }
 
 /* Items of N, SIZE bytes each, grouped by their segment (the uint32_t at
@@ -836,45 +1023,60 @@ static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, 
                size);
     }
 #undef SEG_FIELD
-    free(items);
+    graph_release(g->p, items);
     return sorted;
 }
 
-/* Each thread's segments as one array, for binary search by time. */
+/* Each thread's segments as one array, for binary search by time: a
+ * counting sort of the segments by thread (a thread's come in the order
+ * they began, as its prev/next chain has them), reading segs in order. */
 static void index_threads(argus_graph *g)
 {
     g->seg_first = calloc((size_t)g->nthreads + 1, sizeof *g->seg_first);
     g->thread_segs = malloc(((size_t)g->nsegs + 1) * sizeof *g->thread_segs);
-    if (!g->seg_first || !g->thread_segs)
+    uint32_t *next = calloc((size_t)g->nthreads + 1, sizeof *next);
+    if (!g->seg_first || !g->thread_segs || !next)
         argus_die(ARGUS_EX_IOERR, "out of memory (thread index)");
+    for (uint32_t i = 0; i < g->nsegs; i++)
+        next[g->segs[i].thread]++;
     uint32_t at = 0;
     for (uint32_t t = 0; t < g->nthreads; t++) {
         g->seg_first[t] = at;
-        for (uint32_t i = g->threads[t].first_seg; i != ARGUS_NONE; i = g->segs[i].next)
-            g->thread_segs[at++] = i;
+        at += next[t];
+        next[t] = g->seg_first[t];      /* where its next one goes */
     }
     g->seg_first[g->nthreads] = at;
+    for (uint32_t i = 0; i < g->nsegs; i++)
+        g->thread_segs[next[g->segs[i].thread]++] = i;
+    free(next);
 }
 
-/* Incoming and outgoing edge lists per segment (CSR). */
+/* Incoming and outgoing edge lists per segment (CSR), counted in arrays
+ * of their own: the segments are big, and an edge's ends are anywhere. */
 static void index_edges(argus_graph *g)
 {
-    for (uint32_t i = 0; i < g->nsegs; i++)
-        g->segs[i].in_len = g->segs[i].out_len = 0;
+    uint32_t *nin = calloc((size_t)g->nsegs + 1, sizeof *nin);
+    uint32_t *nout = calloc((size_t)g->nsegs + 1, sizeof *nout);
+    if (!nin || !nout)
+        argus_die(ARGUS_EX_IOERR, "out of memory (edge index)");
     for (uint32_t i = 0; i < g->nedges; i++) {
         const argus_gedge *e = &g->edges[i];
         if (e->from_seg == ARGUS_NONE || e->to_seg == ARGUS_NONE)
             continue;
-        g->segs[e->to_seg].in_len++;
-        g->segs[e->from_seg].out_len++;
+        nin[e->to_seg]++;
+        nout[e->from_seg]++;
     }
     uint32_t in = 0, out = 0;
     for (uint32_t i = 0; i < g->nsegs; i++) {
-        g->segs[i].in_off = in;
-        g->segs[i].out_off = out;
-        in += g->segs[i].in_len;
-        out += g->segs[i].out_len;
-        g->segs[i].in_len = g->segs[i].out_len = 0;
+        argus_seg *s = &g->segs[i];
+        s->in_off = in;
+        s->out_off = out;
+        s->in_len = nin[i];
+        s->out_len = nout[i];
+        nin[i] = in;            /* from here on: where the next one goes */
+        nout[i] = out;
+        in += s->in_len;
+        out += s->out_len;
     }
     g->in_edges = malloc((in + 1) * sizeof *g->in_edges);
     g->out_edges = malloc((out + 1) * sizeof *g->out_edges);
@@ -884,10 +1086,11 @@ static void index_edges(argus_graph *g)
         const argus_gedge *e = &g->edges[i];
         if (e->from_seg == ARGUS_NONE || e->to_seg == ARGUS_NONE)
             continue;
-        argus_seg *to = &g->segs[e->to_seg], *from = &g->segs[e->from_seg];
-        g->in_edges[to->in_off + to->in_len++] = i;
-        g->out_edges[from->out_off + from->out_len++] = i;
+        g->in_edges[nin[e->to_seg]++] = i;
+        g->out_edges[nout[e->from_seg]++] = i;
     }
+    free(nin);
+    free(nout);
 }
 
 void argus_graph_load(argus_graph *g, argus_reader *rd,
@@ -899,18 +1102,16 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
         argus_die(ARGUS_EX_IOERR, "out of memory");
     g->name = argus_reader_name(rd);
     argus_table_init(&g->p->seg_index, sizeof(uint32_t));
+    g->p->segs_sorted = true;
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
-    argus_table loading, keybufs;
-    argus_table_init(&loading, sizeof(loading_thread));
-    argus_table_init(&keybufs, sizeof(key_buf));
-    bool keep_keys = opt && opt->keep_key_events;
+    loader ld = {.keep_keys = opt && opt->keep_key_events};
     const argus_record *r;
     while ((r = argus_read(rd))) {
         /* loaded first: a record it refuses is not passed through */
         if (r->is_event) {
-            load_event(g, r, rd, &loading, &keybufs, keep_keys);
+            load_event(g, r, rd, &ld);
             if (opt && opt->on_event)
                 opt->on_event(r, opt->ctx);
         } else if (r->type == ARGUS_T_THREAD) {
@@ -923,16 +1124,16 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
         if (opt && opt->pass)
             argus_write_record(opt->pass, r);
     }
-    size_t pos = 0;
-    uint64_t key;
-    void *val;
-    while (argus_table_next(&loading, &pos, &key, &val))
-        sig_close(g, val);
-    pos = 0;
-    while (argus_table_next(&keybufs, &pos, &key, &val))
-        key_close(g, val);
-    argus_table_free(&loading);
-    argus_table_free(&keybufs);
+    for (uint32_t t = 0; t < ld.n; t++) {
+        sig_close(g, &ld.threads[t]);
+        free(ld.threads[t].sig);
+        if (ld.keep_keys) {
+            key_close(g, &ld.keys[t]);
+            free(ld.keys[t].ev);
+        }
+    }
+    free(ld.threads);
+    free(ld.keys);
     index_edges(g);
     index_threads(g);
     g->preempts = group_by_seg(g, g->preempts, g->npreempts, sizeof *g->preempts,
@@ -998,32 +1199,25 @@ void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys)
 
 void argus_graph_free(argus_graph *g)
 {
-    if (!g->p)
+    struct argus_graph_priv *p = g->p;
+    if (!p)
         return;
-    argus_table_free(&g->p->seg_index);
-    argus_table_free(&g->p->thread_index);
-    argus_table_free(&g->p->pid_proc);
-    argus_table_free(&g->p->str_index);
-    if (g->p->parser)
-        argus_parser_free(g->p->parser);
-    free(g->p->id_seg);
-    free(g->p);
-    free(g->threads);
-    free(g->segs);
-    free(g->edges);
+    argus_table_free(&p->seg_index);
+    argus_table_free(&p->thread_index);
+    argus_table_free(&p->pid_proc);
+    argus_table_free(&p->str_index);
+    if (p->parser)
+        argus_parser_free(p->parser);
+    void *arrays[] = {p->id_seg, p->id_runs, g->threads, g->segs, g->edges,
+                      g->sig_pool, g->keys, g->strings, g->extras, g->extra_pool,
+                      g->locks, g->preempts, g->ipcs, g->inner_waits};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        graph_release(p, arrays[i]);
+    free(p);
     free(g->in_edges);
     free(g->out_edges);
     free(g->thread_segs);
     free(g->seg_first);
-    free(g->sig_pool);
-    free(g->keys);
-    free(g->strings);
-    free(g->extras);
-    free(g->extra_pool);
-    free(g->locks);
-    free(g->preempts);
-    free(g->ipcs);
-    free(g->inner_waits);
     memset(g, 0, sizeof *g);
 }
 

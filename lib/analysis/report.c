@@ -1709,8 +1709,32 @@ static void report_hang(const hang_rec *h)
 }
 
 
+/* Empties the report's state: after a report, and before one (a report
+ * cut short by a bad record, where a caller goes on, as the fuzzer does). */
+static void report_reset(void)
+{
+    free(line.p);
+    free(hangs.v);
+    free(paths.v);
+    free(chains.v);
+    free(matches.v);
+    free(culprits.v);
+    free(branches.v);
+    free_owned();
+    memset(&line, 0, sizeof line);
+    memset(&hangs, 0, sizeof hangs);
+    memset(&paths, 0, sizeof paths);
+    memset(&chains, 0, sizeof chains);
+    memset(&matches, 0, sizeof matches);
+    memset(&culprits, 0, sizeof culprits);
+    memset(&branches, 0, sizeof branches);
+    in_table = false;
+    G = NULL;
+}
+
 void argus_report_write(argus_graph *g, bool markdown)
 {
+    report_reset();
     md = markdown;
     G = g;
     read_extras(g);
@@ -1738,23 +1762,7 @@ void argus_report_write(argus_graph *g, bool markdown)
     }
     argus_close_stdout();
 
-    free(line.p);
-    free(hangs.v);
-    free(paths.v);
-    free(chains.v);
-    free(matches.v);
-    free(culprits.v);
-    free(branches.v);
-    free_owned();
-    /* a second report in the same process starts empty */
-    memset(&line, 0, sizeof line);
-    memset(&hangs, 0, sizeof hangs);
-    memset(&paths, 0, sizeof paths);
-    memset(&chains, 0, sizeof chains);
-    memset(&matches, 0, sizeof matches);
-    memset(&culprits, 0, sizeof culprits);
-    memset(&branches, 0, sizeof branches);
-    G = NULL;
+    report_reset();
 }
 
 bool argus_report_format(const char *arg)

@@ -295,8 +295,5 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
 
 uint64_t argus_similar_max(const char *arg)
 {
-    uint64_t max = argus_parse_uint_option("--max", arg);
-    if (max == 0)
-        argus_usage_error("--max: must be at least 1");
-    return max;
+    return argus_parse_uint_option("--max", arg, 1, UINT64_MAX, NULL);
 }

@@ -165,9 +165,7 @@ void argus_common_option(int c, const char *usage, argus_options *o,
         o->verbose = true;
         return;
     case ARGUS_OPT_MAX_PENDING:
-        o->max_pending = argus_parse_uint_option("--max-pending", optarg);
-        if (o->max_pending == 0)
-            argus_usage_error("--max-pending: must be at least 1");
+        o->max_pending = argus_parse_uint_option("--max-pending", optarg, 1, UINT64_MAX, NULL);
         return;
     default:
         argus_bad_option(argv);
@@ -194,14 +192,60 @@ void argus_print_version(void)
     exit(0);
 }
 
-uint64_t argus_parse_uint_option(const char *option, const char *text)
+argus_uint_parse argus_parse_uint(const char *text, uint64_t min, uint64_t max,
+                                  uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    if (!text || !*text || *text == '-')
+    /* by hand, not strtoull: no sign, no blanks, no octal ("010" is 10),
+     * and a value past 2^64-1 is out of range, not "not a number" */
+    unsigned base = 10;
+    const char *p = text;
+    if (!p || !*p)
+        return ARGUS_UINT_NOT_A_NUMBER;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+        if (!*p)
+            return ARGUS_UINT_NOT_A_NUMBER;
+    }
+    uint64_t v = 0;
+    bool over = false;
+    for (; *p; p++) {
+        unsigned d;
+        if (*p >= '0' && *p <= '9')
+            d = (unsigned)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = (unsigned)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = (unsigned)(*p - 'A' + 10);
+        else
+            return ARGUS_UINT_NOT_A_NUMBER;
+        if (v > (UINT64_MAX - d) / base)
+            over = true;
+        else
+            v = v * base + d;
+    }
+    if (over || v < min || v > max)
+        return ARGUS_UINT_OUT_OF_RANGE;
+    *out = v;
+    return ARGUS_UINT_OK;
+}
+
+uint64_t argus_parse_uint_option(const char *option, const char *text, uint64_t min,
+                                 uint64_t max, const char *unit)
+{
+    uint64_t v = 0;
+    switch (argus_parse_uint(text, min, max, &v)) {
+    case ARGUS_UINT_OK:
+        return v;
+    case ARGUS_UINT_NOT_A_NUMBER:
         argus_usage_error("%s: '%s' is not a number", option, text ? text : "");
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno || *end)
-        argus_usage_error("%s: '%s' is not a number", option, text);
-    return v;
+    case ARGUS_UINT_OUT_OF_RANGE:
+        /* below MIN with no upper bound; past 2^64-1 is named by the range */
+        if (max == UINT64_MAX && argus_parse_uint(text, 0, UINT64_MAX, &v) == ARGUS_UINT_OK)
+            argus_usage_error("%s: must be at least %llu%s", option, (unsigned long long)min,
+                              unit ? unit : "");
+        argus_usage_error("%s must be %llu..%llu%s", option, (unsigned long long)min,
+                          (unsigned long long)max, unit ? unit : "");
+    }
+    abort();
 }

@@ -6,10 +6,12 @@
 #include <cbor.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- keys and types ------------------------------------------------------ */
@@ -1323,6 +1325,31 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
     deliver_numbered(w, n);
 }
 
+/* A write error after the first OUT bytes of the block: a record cut
+ * there is taken back, so that the output ends with a whole record. That
+ * is possible where it is a regular file that ends where this write did
+ * (truncated to the end of the last whole record); a pipe or a device
+ * keeps what it was given. */
+static void take_back_cut_record(argus_writer *w, size_t out)
+{
+    size_t whole = 0; /* bytes of whole records among the OUT */
+    while (whole < out) {
+        size_t n = argus_cbor_item_len(w->b.p + whole, w->done - whole);
+        if (n == 0 || n > out - whole)
+            break;
+        whole += n;
+    }
+    struct stat st;
+    off_t end;
+    if (whole == out || fstat(w->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (end = lseek(w->fd, 0, SEEK_CUR)) < 0 || end != st.st_size ||
+        (uint64_t)end < out - whole)
+        return;
+    off_t to = end - (off_t)(out - whole);
+    if (ftruncate(w->fd, to) == 0)
+        lseek(w->fd, to, SEEK_SET);
+}
+
 void argus_writer_flush(argus_writer *w)
 {
     size_t off = 0;
@@ -1335,9 +1362,20 @@ void argus_writer_flush(argus_writer *w)
         ssize_t n = write(w->fd, w->b.p + off, w->done - off);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* stdout left non-blocking by a parent: wait, do not cut */
+            struct pollfd pfd = {.fd = w->fd, .events = POLLOUT};
+            poll(&pfd, 1, -1);
+            continue;
+        }
         if (n < 0) {
             int err = errno;
-            argus_output_unlock();      /* exit handlers may flush again */
+            take_back_cut_record(w, off);
+            /* nothing more goes out: the exit handler's flush must not
+             * write this block again */
+            w->fd = -1;
+            w->b.len = w->done = 0;
+            argus_output_unlock();
             argus_die(ARGUS_EX_IOERR, "write error: %s", strerror(err));
         }
         off += (size_t)n;

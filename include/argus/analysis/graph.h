@@ -4,8 +4,10 @@
  * themselves are not kept: each segment keeps a summary (times, its final
  * wait, yields, its UI event, its SIM-SIG signature and, on request, a few
  * key events, with what each ipc event says of its message), so memory
- * grows with segments and edges, plus 4 bytes per event id to map edge
- * ends to segments (docs/performance.md). */
+ * grows with segments and edges, plus 4 bytes per event to map edge ends
+ * to segments (in runs of nearly consecutive ids: never by the ids'
+ * values), and while loading a few hundred bytes per thread
+ * (docs/performance.md). */
 #ifndef ARGUS_GRAPH_H
 #define ARGUS_GRAPH_H
 
@@ -225,6 +227,22 @@ static inline uint64_t argus_seg_until(const argus_graph *g, const argus_seg *s)
  * the loader does it for every such record it reads, and argus-analyze
  * for the records each stage writes, as the next program would read them. */
 void argus_graph_add_extra(argus_graph *g, const argus_record *r);
+/* The records a stage writes, kept in order until the stage is done:
+ * then they join the graph's extra records, as the next program would
+ * read them (a stage does not see its own). argus_findings_collect is the
+ * DELIVER of an argus_writer_to. */
+typedef struct argus_findings {
+    uint8_t *bytes;
+    size_t len, cap;
+    size_t *ends;
+    size_t n, ends_cap;
+} argus_findings;
+void argus_findings_collect(void *findings, const argus_record *r);
+/* The records collected so far join G's extras (and go to KEEP, unless
+ * NULL); the collection is emptied. */
+void argus_findings_add(argus_findings *f, argus_graph *g, argus_writer *keep);
+void argus_findings_free(argus_findings *f);
+
 /* Extra records: parse number I (valid until the next call). */
 const argus_record *argus_graph_parse_extra(argus_graph *g, uint32_t i);
 bool argus_extra_is(const argus_extra *x, const char *type);

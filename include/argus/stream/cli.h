@@ -82,8 +82,21 @@ void argus_close_stdout(void);
 /* Prints "PROGRAM VERSION" and exits 0. */
 void argus_print_version(void) __attribute__((noreturn));
 
-/* Parses a decimal or 0x-hex unsigned option value; a bad one is a usage
- * error naming the option. */
-uint64_t argus_parse_uint_option(const char *option, const char *text);
+/* The one parser of numeric option values: TEXT is a decimal or 0x-hex
+ * unsigned integer (no sign, no blanks; leading zeros are decimal) in
+ * MIN..MAX, stored in *OUT. A value past 2^64-1 is out of range. */
+typedef enum {
+    ARGUS_UINT_OK,
+    ARGUS_UINT_NOT_A_NUMBER,
+    ARGUS_UINT_OUT_OF_RANGE,
+} argus_uint_parse;
+argus_uint_parse argus_parse_uint(const char *text, uint64_t min, uint64_t max,
+                                  uint64_t *out);
+/* The value of OPTION, parsed so, checked before any narrowing; anything
+ * else is a usage error (64) naming the option: "OPTION: 'TEXT' is not a
+ * number", "OPTION must be MIN..MAX" ("OPTION: must be at least MIN" when
+ * MAX is UINT64_MAX), UNIT (when not NULL) after the range. */
+uint64_t argus_parse_uint_option(const char *option, const char *text, uint64_t min,
+                                 uint64_t max, const char *unit);
 
 #endif

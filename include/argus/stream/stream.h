@@ -218,7 +218,9 @@ argus_writer *argus_writer_null(void);
 argus_writer *argus_writer_to(const char *name,
                               void (*deliver)(void *ctx, const argus_record *r),
                               void *ctx);
-/* Flushes; a write error reports and exits 74. */
+/* Flushes; a write error reports and exits 74, leaving a regular file
+ * output truncated to its last whole record (docs/stream-format.md,
+ * "Output and errors"). */
 void argus_writer_flush(argus_writer *w);
 void argus_writer_close(argus_writer *w);
 

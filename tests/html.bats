@@ -1,0 +1,312 @@
+#!/usr/bin/env bats
+# argus diagnose --html / argus export --format html: the self-contained
+# page, opened in a real browser (headless Chromium, Debian's chromium;
+# the browser tests skip without it). The browser runs once, in
+# setup_file, on the demo's page: it dumps the DOM after the page's script
+# ran and takes a screenshot, which the tests read (tests/tools/page-dom,
+# tests/tools/png-colours); one more run drives it through the DevTools
+# protocol (tests/tools/page-drive). scripts/make-screenshots.sh keeps that
+# screenshot for docs/viewing.md (ARGUS_SCREENSHOTS=DIR: copied there).
+
+load test_helper
+
+# browse URL OUT: the page in headless Chromium, 1280x860: OUT.dom (the
+# DOM after the page's script ran), OUT.png (the screenshot), OUT.log (the
+# browser's stderr, where each console message is an INFO:CONSOLE line).
+browse() {
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --no-first-run --user-data-dir="$BATS_FILE_TMPDIR/profile" \
+        --enable-logging=stderr --v=0 --window-size=1280,860 \
+        --screenshot="$2.png" --dump-dom "$1" > "$2.dom" 2> "$2.log"
+}
+
+setup_file() {
+    local d=$BATS_FILE_TMPDIR
+    argus diagnose --baseline fixtures/demo/normal.jsonl --keep "$d/demo.findings" \
+        --html "$d/demo.html" fixtures/demo/hang.jsonl > "$d/report.txt"
+    # #seg=3 selects the culprit's bar, as a click does: its events listed
+    if command -v chromium >/dev/null 2>&1; then
+        browse "file://$d/demo.html#seg=3" "$d/demo" || true
+    fi
+}
+
+teardown_file() {
+    if [ -n "${ARGUS_SCREENSHOTS-}" ] && [ -s "$BATS_FILE_TMPDIR/demo.png" ]; then
+        cp "$BATS_FILE_TMPDIR/demo.png" "$ARGUS_SCREENSHOTS/demo-html.png"
+    fi
+}
+
+D() { echo "$BATS_FILE_TMPDIR"; }
+
+# page_data FILE: the page's data island, the JSON its script draws
+page_data() {
+    awk '/^const DATA = /{p = 1; sub(/^const DATA = /, "")} p {print} p && /;$/ {exit}' "$1" |
+        sed '$s/;$//'
+}
+
+need_browser() {
+    command -v chromium >/dev/null 2>&1 || skip "no chromium (Debian package chromium)"
+    [ -s "$(D)/demo.dom" ] || {
+        cat "$(D)/demo.log" >&2
+        false
+    }
+}
+
+@test "diagnose --html writes the page and still prints the report" {
+    run cat "$(D)/report.txt"
+    assert_line --index 0 --partial "Trace: 5 threads in 3 processes, 8 segments"
+    assert_line "Hang 0: App/main [1001] (pid 100), seg 1"
+    run grep -c '<pre id="report">Trace: 5 threads in 3 processes' "$(D)/demo.html"
+    assert_output 1
+}
+
+@test "the page fetches nothing: no URL to load, and a policy that forbids every fetch" {
+    # the SVG namespace is a name, not a fetch; url(#id) names an element
+    # of the page
+    run sh -c "grep -v '^const SVGNS = \"http://www.w3.org/2000/svg\";\$' '$(D)/demo.html' |
+        grep -cE 'src=|href=|url\([^#]|@import|fetch\(|XMLHttpRequest|WebSocket|https?:'"
+    assert_output 0
+    run grep -c "Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'\"" "$(D)/demo.html"
+    assert_output 1
+}
+
+@test "browser: the page's script ran to its end with no error and no console message" {
+    need_browser
+    run page-dom "$(D)/demo.dom" body
+    assert_output "data-ready=1"
+    run grep -c 'INFO:CONSOLE' "$(D)/demo.log"
+    assert_output 0
+}
+
+@test "browser: the verdict names the hang (App's main thread, 3.199 s) and the culprit (syncd's net thread) and the baseline's similar node" {
+    need_browser
+    run page-dom "$(D)/demo.dom" text verdict
+    assert_output "Hang 0 App/main [1001] hung 3.199 s (wait: blocked in mach_msg receive), from 0.001 s to 3.200 s; found by the spinning cursor, CGSConnectionSetSpinning."
+    run page-dom "$(D)/demo.dom" text verdict-culprit
+    assert_output "Culprit syncd/net [2002], seg 3: blocked 3.199 s in soreceive. 2 culprits in all, ranked in the report."
+    run page-dom "$(D)/demo.dom" text verdict-similar
+    assert_output "Baseline similar node: seg 1 of baseline.graph (0 edits between signatures, 0%)."
+}
+
+@test "browser: a row per thread of the hang's wait chain, and the baseline's threads beside them" {
+    need_browser
+    run page-dom "$(D)/demo.dom" rows
+    assert_output "trace App/main [1001]
+trace syncd/main [2001]
+trace syncd/net [2002]
+baseline App/main [3001]
+baseline syncd/net [4002]
+baseline syncd/main [4001]"
+}
+
+@test "browser: a bar per segment; the hang on App main's seg 1, the culprits on syncd's segs 2 and 3, the baseline's similar seg 1 and the culprits' counterparts 5 and 6" {
+    need_browser
+    run page-dom "$(D)/demo.dom" segs
+    assert_output "trace 1 hang path chain
+trace 8 
+trace 2 chain culprit
+trace 7 
+trace 3 chain culprit selected
+trace 6 
+baseline 1 similar
+baseline 7 
+baseline 3 
+baseline 5 counterpart
+baseline 2 
+baseline 6 counterpart"
+}
+
+@test "browser: every arrow starts in the bar of the segment its edge leaves and ends in the bar of the segment it enters" {
+    need_browser
+    run page-dom "$(D)/demo.dom" edges
+    assert_output "trace 1->2 ipc joined
+trace 3->6 resume joined
+trace 2->6 wait weak joined
+trace 6->7 wakeup joined
+trace 2->7 reply joined
+trace 1->7 wait weak joined
+trace 7->8 wakeup joined
+trace 7->8 ipc joined
+baseline 1->2 ipc joined
+baseline 3->5 resume joined
+baseline 2->5 wait weak joined
+baseline 5->6 wakeup joined
+baseline 2->6 reply joined
+baseline 1->6 wait weak joined
+baseline 6->7 wakeup joined
+baseline 6->7 ipc joined"
+}
+
+@test "browser: the arrow check catches an arrow drawn to the wrong bar" {
+    need_browser
+    # the ipc arrow 1->2 said to enter seg 3 (syncd net's bar, a row lower)
+    sed '0,/data-to-seg="2" data-kind="ipc"/s//data-to-seg="3" data-kind="ipc"/' \
+        "$(D)/demo.dom" > "$BATS_TEST_TMPDIR/wrong.dom"
+    run page-dom "$BATS_TEST_TMPDIR/wrong.dom" edges
+    assert_line --index 0 --regexp '^trace 1->3 ipc loose: end \([0-9]+,[0-9]+\) outside bar 3$'
+}
+
+@test "browser: the wait chain's 'waits on' arrows go from App's main thread to syncd's main thread to its net thread" {
+    need_browser
+    run page-dom "$(D)/demo.dom" links
+    assert_output "trace 1->2
+trace 2->3"
+}
+
+@test "browser: #seg=3 in the address selects the culprit's bar and lists its events, as a click does" {
+    need_browser
+    run page-dom "$(D)/demo.dom" text details-body
+    assert_output --partial "seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1)"
+    assert_output --partial "Events 10 0.002 recvfrom 11 0.002 wait soreceive"
+    assert_output --partial "resume → seg 6"
+}
+
+@test "browser, used through the DevTools protocol as a person would: hovering over a bar shows what it did, a click lists its events, the wheel zooms in around the pointer, a drag pans" {
+    need_browser
+    run timeout 120 page-drive "file://$(D)/demo.html" "$BATS_TEST_TMPDIR/profile"
+    assert_success
+    assert_line --index 0 "ready: 1"
+    assert_line --index 1 "hover: seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1) 2 events; click for the list"
+    assert_line --index 2 "click: seg 3: wait soreceive syncd/net [2002] events 0.002 s to 0.002 s (10.0 µs) then blocked 3.199 s marked: chain, culprit (rank 1) Edges resume → seg 6 Events 10 0.002 recvfrom 11 0.002 wait soreceive"
+    # one notch of the wheel widens the bar by a quarter; a 200 px drag
+    # moves it 200 px
+    local w0 w1
+    read -r _ w0 w1 _ <<< "${lines[3]}"
+    [ "$w1" -gt $((w0 * 11 / 10)) ] || fail "zoom: the bar went from $w0 px to $w1 px"
+    assert_line --index 4 --regexp '^pan: 200 '
+    refute_line --partial "console:"
+}
+
+@test "browser: the screenshot shows the hang's red, the culprits' orange, running and blocked time on the timeline, and the similar node's green on the baseline's" {
+    need_browser
+    # the two timelines' boxes in a 1280x860 window (the verdict's tags,
+    # in the same colours, are above them)
+    run png-colours "$(D)/demo.png" 220 330 900 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
+    assert_line "size 1280 860"
+    local name count
+    for name in hang culprit running blocked; do
+        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
+        [ "$count" -ge 300 ] || fail "$name: $count pixels (of 300 at least) on the timeline"
+    done
+    run png-colours "$(D)/demo.png" 220 555 900 700 similar=#2b8a3e counterpart=#f08c00
+    for name in similar counterpart; do
+        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
+        [ "$count" -ge 100 ] || fail "$name: $count pixels (of 100 at least) on the baseline's timeline"
+    done
+}
+
+@test "firefox (when installed; not in make deps): the page draws the same timeline, the hang's red, the culprits' orange, running and blocked bars" {
+    command -v firefox-esr >/dev/null 2>&1 || skip "no firefox-esr (Debian package firefox-esr)"
+    mkdir -p "$BATS_TEST_TMPDIR/ff"
+    HOME="$BATS_TEST_TMPDIR/ff" timeout 120 firefox-esr --headless --no-remote \
+        --profile "$BATS_TEST_TMPDIR/ff" --window-size=1280,860 \
+        --screenshot "$BATS_TEST_TMPDIR/ff.png" "file://$(D)/demo.html#seg=3" > /dev/null 2>&1
+    run png-colours "$BATS_TEST_TMPDIR/ff.png" 220 330 900 470 hang=#d22f2f culprit=#f08c00 running=#3d6fc4 blocked=#c9ccd3
+    assert_line "size 1280 860"
+    local name count
+    for name in hang culprit running blocked; do
+        count=$(printf '%s\n' "$output" | sed -n "s/^$name //p")
+        [ "$count" -ge 300 ] || fail "$name: $count pixels (of 300 at least) on the timeline"
+    done
+}
+
+@test "without a baseline: no second timeline, no similar node; without a hang: the page says so and diagnose exits 1" {
+    run argus diagnose --html "$BATS_TEST_TMPDIR/one.html" fixtures/demo/hang.jsonl
+    assert_success
+    run grep -c '"id":"baseline"' "$BATS_TEST_TMPDIR/one.html"
+    assert_output 0
+    run grep -c 'id="verdict-similar"' "$BATS_TEST_TMPDIR/one.html"
+    assert_output 0
+    run argus diagnose --html "$BATS_TEST_TMPDIR/none.html" fixtures/demo/normal.jsonl
+    assert_failure 1
+    run grep -o '<p class="verdict none" id="verdict">[^<]*</p>' "$BATS_TEST_TMPDIR/none.html"
+    assert_output '<p class="verdict none" id="verdict">No hang found.</p>'
+    page_data "$BATS_TEST_TMPDIR/none.html" > "$BATS_TEST_TMPDIR/none.json"
+    run jq -c . "$BATS_TEST_TMPDIR/none.json"
+    assert_output '{"panels":[]}'
+}
+
+@test "a baseline graph without the segments the findings name (another run's): the page is written without the baseline's timeline, and says why on stderr" {
+    cbor_records > "$BATS_TEST_TMPDIR/other.cbor" <<EOF2
+$HEADER
+{'type':'thread','tid':7,'pid':7,'proc':'a','main':True}
+{'type':'wait','id':1,'ts':10,'tid':7,'pid':7,'seg':100}
+EOF2
+    run sh -c "argus export --format html --baseline '$BATS_TEST_TMPDIR/other.cbor' '$(D)/demo.findings' 2>&1 > '$BATS_TEST_TMPDIR/other.html'"
+    assert_success
+    assert_output "argus-export: $BATS_TEST_TMPDIR/other.cbor: none of the baseline segments the findings name (seg 1, ...): the baseline is not drawn"
+    run grep -c '"id":"baseline"' "$BATS_TEST_TMPDIR/other.html"
+    assert_output 0
+}
+
+@test "export --format html reads a pipe as it reads a file, and draws the findings of a stream without a report" {
+    run sh -c "argus export --format html < '$(D)/demo.findings' > '$BATS_TEST_TMPDIR/pipe.html' &&
+               argus export --format html '$(D)/demo.findings' | cmp - '$BATS_TEST_TMPDIR/pipe.html'"
+    assert_success
+    run grep -c 'No report given' "$BATS_TEST_TMPDIR/pipe.html"
+    assert_output 1
+}
+
+@test "what the trace says is text on the page: a process named </script> neither ends the script nor becomes markup" {
+    cbor_records > "$BATS_TEST_TMPDIR/odd.cbor" <<EOF2
+$HEADER
+{'type':'thread','tid':7,'pid':7,'proc':'</script><b>x','name':'a&b','main':True}
+{'type':'wait','id':1,'ts':10,'tid':7,'pid':7,'seg':1,'reason':'</script>'}
+{'type':'woken','id':2,'ts':2000000000,'tid':7,'pid':7,'seg':2}
+{'type':'edge','kind':'resume','from':1,'to':2}
+{'type':'hang','hang':0,'seg':1,'tid':7,'pid':7,'proc':'</script><b>x','thread':'a&b','begin':10,'end':2000000000,'duration':1999999990,'class':'wait','indicator':'hang','reason':'</script>'}
+EOF2
+    printf 'a <report> & more\n' > "$BATS_TEST_TMPDIR/report.txt"
+    run sh -c "argus export --format html --report '$BATS_TEST_TMPDIR/report.txt' '$BATS_TEST_TMPDIR/odd.cbor' > '$BATS_TEST_TMPDIR/odd.html'"
+    assert_success
+    # the template's one </script> only
+    run grep -c '</script>' "$BATS_TEST_TMPDIR/odd.html"
+    assert_output 1
+    run grep -o '<b>&lt;/script&gt;&lt;b&gt;x/a&amp;b \[7\]</b>' "$BATS_TEST_TMPDIR/odd.html"
+    assert_success
+    run grep -c '"label":"\\u003c/script>\\u003cb>x/a&b \[7\]"' "$BATS_TEST_TMPDIR/odd.html"
+    assert_output 1
+    run grep -c '<pre id="report">a &lt;report&gt; &amp; more' "$BATS_TEST_TMPDIR/odd.html"
+    assert_output 1
+}
+
+@test "bad input: a stream that is not a graph exits 65 naming the file and record; a missing report or baseline 66; html flags with another format 64" {
+    argus decode fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/dec.argus"
+    run argus export --format html "$BATS_TEST_TMPDIR/dec.argus"
+    assert_failure 65
+    assert_output "argus-export: $BATS_TEST_TMPDIR/dec.argus: record 7 (byte 352): event 1 has no seg: run argus-segment (argus graph) before the analysis"
+    run argus export --format html --baseline "$BATS_TEST_TMPDIR/dec.argus" "$(D)/demo.findings"
+    assert_failure 65
+    run argus export --format html --report "$BATS_TEST_TMPDIR/none.txt" "$(D)/demo.findings"
+    assert_failure 66
+    assert_output "argus-export: $BATS_TEST_TMPDIR/none.txt: No such file or directory"
+    run argus export --format html --baseline "$BATS_TEST_TMPDIR/none.graph" "$(D)/demo.findings"
+    assert_failure 66
+    run argus export --report "$BATS_TEST_TMPDIR/report.txt" "$(D)/demo.findings"
+    assert_failure 64
+    assert_line "argus-export: --report, --baseline and --baseline-name are for --format html"
+    run argus export --format html --around 3 "$(D)/demo.findings"
+    assert_failure 1
+    assert_output "argus-export: no hang 3 in the stream (it has 1 hang record)"
+    run argus diagnose --html
+    assert_failure 64
+    assert_output "argus diagnose: --html needs a value"
+}
+
+@test "a real recording (fixtures/real/gui-dbus): the page of its hang draws the GTK app's main thread, blocked inside its key handler, and the D-Bus service's thread it waits on" {
+    zcat fixtures/real/gui-dbus/hang.txt.gz > "$BATS_TEST_TMPDIR/hang.txt"
+    run argus diagnose --html "$BATS_TEST_TMPDIR/real.html" "$BATS_TEST_TMPDIR/hang.txt"
+    assert_success
+    run grep -o '<p class="verdict" id="verdict[^<]*<[^<]*<[^<]*<b>[^<]*' "$BATS_TEST_TMPDIR/real.html"
+    assert_output '<p class="verdict" id="verdict"><span class="tag hang">Hang 0</span> <b>gtk-dbus-app/main [25605]
+<p class="verdict" id="verdict-culprit"><span class="tag culprit">Culprit</span> <b>slow-dbus-svc/main [25586]'
+    # its rows: the app's main thread first, the service's main thread on them
+    page_data "$BATS_TEST_TMPDIR/real.html" > "$BATS_TEST_TMPDIR/real.json"
+    run jq -r '.panels[0].threads[].label' "$BATS_TEST_TMPDIR/real.json"
+    assert_line --index 0 "gtk-dbus-app/main [25605]"
+    assert_line "slow-dbus-svc/main [25586]"
+    # the hang's segment, a key handler blocked in poll inside its callout:
+    # that wait is drawn blocked over the running bar
+    run jq -c '.panels[0].segs[] | select(.seg == 125) | [.cls, (.iw | length > 0)]' "$BATS_TEST_TMPDIR/real.json"
+    assert_output '[" hang path chain",true]'
+}
