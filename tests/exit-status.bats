@@ -61,6 +61,8 @@ Try 'argus diagnose --help' for more information." ;;
             expect="argus-decode: /bin/sh: not ftrace text: binary data, an ELF executable or library (a NUL byte at byte 7)" ;;
         "argus diagnose:66") cmd="argus diagnose fixtures"
             expect="argus diagnose: fixtures: Is a directory" ;;
+        "argus diagnose:73") cmd="argus diagnose --html $BATS_TEST_TMPDIR/no/such/dir/p.html fixtures/demo/hang.jsonl"
+            expect="argus diagnose: $BATS_TEST_TMPDIR/no/such/dir/p.html: cannot write it (No such file or directory)" ;;
         "argus diagnose:74") cmd="argus diagnose fixtures/demo/hang.jsonl" out=/dev/full
             expect="argus-analyze: write error: No space left on device" ;;
         "argus-decode:0") cmd="argus-decode fixtures/demo/hang.jsonl" expect="" ;;
@@ -146,6 +148,10 @@ check_all() {
 
 @test "every program that writes exits 74 on a write error" {
     check_all 74
+}
+
+@test "argus diagnose exits 73 when its --html page cannot be written" {
+    check_all 73
 }
 
 @test "argus-record exits 69 without tracefs, 73 when -o cannot be created, 77 when not root" {
