@@ -25,7 +25,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all test check bench bench-probes demo install uninstall clean deps check-deps accuracy live
+.PHONY: all test check bench bench-probes demo install uninstall clean deps check-deps accuracy live man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -182,17 +182,51 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
-install: all
+# Man pages, one per program, made by help2man from the program's own
+# --help and --version (scripts/mkman): the one source they share.
+MAN_PAGES := $(PROGRAMS:bin/%=build/man/%.1)
+man: $(MAN_PAGES)
+
+build/man/%.1: bin/% scripts/mkman
+	@mkdir -p $(@D)
+	DOCDIR=$(PREFIX)/share/doc/argus scripts/mkman $< $@
+
+build/argus.pc: scripts/argus.pc.in include/argus/stream/cli.h
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e "s|@VERSION@|$$(sed -n 's/^#define ARGUS_VERSION "\(.*\)"/\1/p' include/argus/stream/cli.h)|" $< > $@
+
+COMPLETIONS := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INSTALL_HEADERS := $(wildcard include/argus/*/*.h)
+
+# The programs, their man pages and completion, the docs, and the library
+# with its headers and pkg-config file (docs/library.md).
+install: all man build/argus.pc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/argus/stages \
-	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs $(DESTDIR)$(PREFIX)/share/doc/argus/images
+	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs $(DESTDIR)$(PREFIX)/share/doc/argus/examples \
+	    $(DESTDIR)$(PREFIX)/share/doc/argus/images \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(COMPLETIONS) \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(addprefix $(DESTDIR)$(PREFIX)/,$(sort $(dir $(INSTALL_HEADERS))))
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/
 	install -m 644 docs/stages/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/stages/
 	install -m 644 docs/inputs/*.md $(DESTDIR)$(PREFIX)/share/doc/argus/inputs/
+	install -m 644 docs/examples/* $(DESTDIR)$(PREFIX)/share/doc/argus/examples/
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 scripts/argus-completion.bash $(COMPLETIONS)/argus
+	for p in $(FILTERS); do ln -sf argus $(COMPLETIONS)/argus-$$p; done
+	install -m 644 build/libargus.a $(DESTDIR)$(PREFIX)/lib/
+	for h in $(INSTALL_HEADERS); do install -m 644 $$h $(DESTDIR)$(PREFIX)/$$h; done
+	install -m 644 build/argus.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 docs/images/* $(DESTDIR)$(PREFIX)/share/doc/argus/images/
 
 uninstall:
 	rm -f $(PROGRAMS:bin/%=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -f $(MAN_PAGES:build/man/%=$(DESTDIR)$(PREFIX)/share/man/man1/%)
+	rm -f $(COMPLETIONS)/argus $(FILTERS:%=$(COMPLETIONS)/argus-%)
+	rm -f $(DESTDIR)$(PREFIX)/lib/libargus.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/argus.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/argus
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:

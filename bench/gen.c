@@ -3,7 +3,7 @@
  *
  * The trace is a simulation, not noise: every thread runs a small state
  * machine so that what later stages link and split is there to link and
- * split (graph-rules.md). A thread that waits does nothing until it is
+ * split (docs/rules.md). A thread that waits does nothing until it is
  * woken; begin/end brackets nest per thread; an IPC request is received
  * by a thread of the server process, answered on its reply port, and the
  * client woken; dispatch and runloop items are invoked after they were

@@ -19,7 +19,7 @@
 static const char usage[] =
     "Usage: argus-analyze [--baseline BASELINE [--baseline-name NAME]]\n"
     "                     [find-spinning, similar and diff options]\n"
-    "                     [--format text|markdown] [--keep FILE] [-v] [GRAPH|-]\n"
+    "                     [--output-format text|markdown] [--keep FILE] [-v] [GRAPH|-]\n"
     "Find the hangs of a graph, their culprits against a baseline, and print the report.\n"
     "\n"
     "Runs in one process, over one load of GRAPH (and of BASELINE):\n"
@@ -41,7 +41,7 @@ static const char usage[] =
     "      --no-thread-order, --no-wait-chain\n"
     "  similar: --max N (matches per node, default 5)\n"
     "  diff: --depth N, --choose LIST, --interactive, --max-branches N\n"
-    "  report: --format text|markdown\n"
+    "  report: --output-format text|markdown (--format: its old spelling)\n"
     "      --keep FILE        also write the findings stream to FILE: the\n"
     "                         graph and every stage's records\n"
     "  -v, --verbose          print each stage's counts to stderr at the end,\n"
@@ -57,7 +57,8 @@ int main(int argc, char **argv)
         {"baseline", required_argument, 0, OPT_BASELINE},
         {"baseline-name", required_argument, 0, OPT_BASELINE_NAME},
         {"max", required_argument, 0, OPT_MAX},
-        {"format", required_argument, 0, OPT_FORMAT},
+        {"output-format", required_argument, 0, OPT_FORMAT},
+        {"format", required_argument, 0, OPT_FORMAT}, /* the old spelling */
         {"keep", required_argument, 0, OPT_KEEP},
         ARGUS_SPIN_LONG_OPTIONS,
         ARGUS_DIFF_LONG_OPTIONS,
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
             argus_die(ARGUS_EX_IOERR, "%s: %s", keep_path, strerror(errno));
     }
 
+    if (baseline)
+        argus_report_baseline(baseline_name ? baseline_name : baseline);
     argus_report_write(&g, markdown);
     if (common.verbose)
         for (int i = 0; i < 3; i++)

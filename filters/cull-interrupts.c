@@ -12,7 +12,7 @@ static const char usage[] =
     "Usage: argus-cull-interrupts [--drop] [--no-in-syscall] [-v] [FILE|-]\n"
     "Mark the events that interrupts and timeshare maintenance ran on a thread.\n"
     "\n"
-    "Rules (docs/stages/cull-interrupts.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/cull-interrupts.md; all rules: docs/rules.md):\n"
     "  CULL-1  events of a thread from an interrupt begin to its matching end\n"
     "          (nesting counted), the two markers included, get\n"
     "          ctx: \"interrupt\"; sched_maintenance begin..end gets\n"

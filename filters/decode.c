@@ -36,7 +36,7 @@ static const char usage[] =
     "Without --format the format is told from the first bytes (kdebug by its\n"
     "magic number, ftrace by its header or line shape).\n"
     "\n"
-    "Rules (docs/stages/decode.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/decode.md; all rules: docs/rules.md):\n"
     "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
     "             thread's next event, unless the input has its own (kdebug:\n"
     "             the context switch that runs the thread again; ftrace: the\n"
@@ -116,6 +116,48 @@ static bool looks_like_trace_text(const uint8_t *buf, size_t len)
     return false;
 }
 
+/* What binary bytes are, for a message, when they are one of the files
+ * given by mistake: ", an ELF executable" and the like, else "". */
+static const char *binary_kind(const uint8_t *b, size_t n)
+{
+    static const struct { const char *magic; size_t len; const char *what; } kinds[] = {
+        {"\177ELF", 4, ", an ELF executable or library"},
+        {"\037\213", 2, ", gzip-compressed (gunzip it first)"},
+        {"BZh", 3, ", bzip2-compressed (bunzip2 it first)"},
+        {"\3757zXZ", 6, ", xz-compressed (unxz it first)"},
+        {"\050\265\057\375", 4, ", zstd-compressed (unzstd it first)"},
+        {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (decode reads the text "
+                                 "of 'trace-cmd report')"},
+        {"PERFILE2", 8, ", a perf.data file (not read)"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (n >= kinds[i].len && memcmp(b, kinds[i].magic, kinds[i].len) == 0)
+            return kinds[i].what;
+    return "";
+}
+
+/* An input decode cannot read whatever the format: nothing at all, or
+ * binary where a text format was asked for (a text trace has no NUL
+ * byte; kdebug files and streams are binary and have checks of their
+ * own). Both are data errors (65), not an empty stream or a trace of
+ * lines not understood. */
+static void check_content(argus_input *in, const char *format)
+{
+    while (!in->eof && in->hi - in->lo < 4096)
+        fill(in);
+    const uint8_t *b = in->buf + in->lo;
+    size_t n = in->hi - in->lo;
+    if (n == 0)
+        argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
+    if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0)
+        return;
+    const uint8_t *nul = memchr(b, 0, n);
+    if (nul)
+        argus_die(ARGUS_EX_DATAERR, "%s: not %s text: binary data%s (a NUL byte at byte %zu)%s",
+                  in->name, format, binary_kind(b, n), (size_t)(nul - b),
+                  argus_kd_sniff(b, n) ? "; a kdebug file? --format kdebug" : "");
+}
+
 /* The format told by the first bytes. */
 static const char *detect(argus_input *in)
 {
@@ -135,10 +177,15 @@ static const char *detect(argus_input *in)
             return "argus";
         break;
     }
-    if (in->hi == in->lo)
-        return "jsonl"; /* empty: an empty trace */
     if (looks_like_trace_text(in->buf + in->lo, in->hi - in->lo))
         return "trace-text";
+    const uint8_t *b = in->buf + in->lo;
+    size_t n = in->hi - in->lo;
+    if (memchr(b, 0, n))
+        argus_die(ARGUS_EX_DATAERR,
+                  "%s: cannot tell the input format: binary data%s, not a kdebug file "
+                  "nor an argus stream; give --format if it is one",
+                  in->name, binary_kind(b, n));
     argus_die(ARGUS_EX_DATAERR, "%s: cannot tell the input format; give --format",
               in->name);
 }
@@ -196,7 +243,7 @@ static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
 static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool verbose)
 {
     argus_ft_options o = {.name = in->name, .command = argus_command_line(),
-                          .window = window};
+                          .window = window, .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
     int rc = argus_ft_read(d, in);
     if (rc < 0)
@@ -291,6 +338,7 @@ int main(int argc, char **argv)
 
     argus_input in;
     argus_input_open(&in, input, MAX_LINE);
+    check_content(&in, format);
     argus_writer *w = argus_writer_stream();
     if (!format)
         format = detect(&in);

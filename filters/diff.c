@@ -17,7 +17,7 @@ static const char usage[] =
     "Name each hang's culprits against its similar node in a baseline graph.\n"
     "The stream passes through, with culprit (and branch) records appended.\n"
     "\n"
-    "Rules (docs/stages/diff.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/diff.md; all rules: docs/rules.md):\n"
     "  DIFF-CULPRIT  take the baseline node's backward causal path (from the\n"
     "                segment where it went on after its wait); every thread on\n"
     "                it that, in this trace, was blocked or busy from about when\n"

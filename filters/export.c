@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "Usage: argus-export --format perfetto|dot|html [--around N] [GRAPH|-]\n"
+    "Usage: argus-export [--output-format perfetto|dot|html] [--around N] [GRAPH|-]\n"
     "Export a graph stream and its findings for Perfetto's UI, Graphviz or a browser.\n"
     "Reads a graph stream (argus graph), with the findings of\n"
     "argus-find-spinning, argus-similar and argus-diff when it has them.\n"
@@ -48,7 +48,8 @@ static const char usage[] =
     "no hang N; 64 on a bad command line; 65 on bad input; 66 when GRAPH\n"
     "(or the --report or --baseline file) is missing.\n"
     "\n"
-    "  -f, --format F   perfetto (default), dot or html\n"
+    "      --output-format F  perfetto (default), dot or html (-f, --format F:\n"
+    "                   its old spelling)\n"
     "  -a, --around N   only hang N (the hang record's number, from 0) and\n"
     "                   its neighbourhood: perfetto, every segment of the\n"
     "                   threads of its hang, causal path, wait chain and\n"
@@ -1666,7 +1667,8 @@ int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
     static const struct option opts[] = {
-        {"format", required_argument, 0, 'f'},
+        {"output-format", required_argument, 0, 'f'},
+        {"format", required_argument, 0, 'f'}, /* the old spelling, as -f */
         {"around", required_argument, 0, 'a'},
         {"report", required_argument, 0, 'r'},
         {"baseline", required_argument, 0, 'b'},
@@ -1690,7 +1692,7 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "html") == 0)
                 format = HTML;
             else
-                argus_usage_error("--format must be perfetto, dot or html, not '%s'", optarg);
+                argus_usage_error("--output-format must be perfetto, dot or html, not '%s'", optarg);
             break;
         case 'r': report = optarg; break;
         case 'b': baseline = optarg; break;

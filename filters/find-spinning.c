@@ -19,7 +19,7 @@ static const char usage[] =
     "Find the hang nodes of a graph stream, their causal paths and wait chains.\n"
     "The stream passes through, with hang, path and wait_chain records appended.\n"
     "\n"
-    "Rules (docs/stages/find-spinning.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/find-spinning.md; all rules: docs/rules.md):\n"
     "  SPIN-INDICATOR  the spinning cursor starts at a backtrace whose frames\n"
     "                  hold CGSConnectionSetSpinning or ConnectionSetSpinning\n"
     "                  (or an --indicator SYMBOL), or a flag_write of\n"

@@ -14,7 +14,7 @@ static const char usage[] =
     "                           [--max-pending N] [-v] [FILE|-]\n"
     "Link dispatch enqueues, run loop submissions and armed timers to their callouts.\n"
     "\n"
-    "Rules (docs/stages/link-dispatch.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/link-dispatch.md; all rules: docs/rules.md):\n"
     "  DISP-QUEUE    dispatch_enqueue -> the first later dispatch_invoke\n"
     "                begin with the same item in the same process\n"
     "                (edge \"dispatch\")\n"

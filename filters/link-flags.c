@@ -13,7 +13,7 @@ static const char usage[] =
     "Usage: argus-link-flags [--no-rw] [--no-ca] [--same-process] [--max-pending N] [-v] [FILE|-]\n"
     "Link shared-flag writes to their reads and needs-display marks to their display.\n"
     "\n"
-    "Rules (docs/stages/link-flags.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/link-flags.md; all rules: docs/rules.md):\n"
     "  FLAG-RW  a flag_read of addr is linked from the latest earlier\n"
     "           flag_write of that addr made by another thread; when both\n"
     "           carry a value, only if the values are equal.\n"

@@ -12,7 +12,7 @@ static const char usage[] =
     "Usage: argus-link-ipc [--no-msg-match] [--no-reply] [--max-pending N] [-v] [FILE|-]\n"
     "Link each IPC receive to its send, and a request's receive to its reply.\n"
     "\n"
-    "Rules (docs/stages/link-ipc.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/link-ipc.md; all rules: docs/rules.md):\n"
     "  IPC-MSG    a recv is linked from its send (edge \"ipc\"): by msg when\n"
     "             both carry it, else the oldest unmatched send to the same\n"
     "             port; a send naming its peer matches only a recv in that\n"

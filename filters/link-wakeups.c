@@ -13,7 +13,7 @@ static const char usage[] =
     "Usage: argus-link-wakeups [--no-weak] [--no-external] [--no-workq] [--max-pending N] [-v] [FILE|-]\n"
     "Link wakeups to the woken they cause and waits to the wakeup that ends them.\n"
     "\n"
-    "Rules (docs/stages/link-wakeups.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/link-wakeups.md; all rules: docs/rules.md):\n"
     "  WAKE-EDGE      a wakeup of thread T -> T's next woken (the last wakeup\n"
     "                 before the woken wins). Kind \"wakeup\", strong\n"
     "  WAKE-WEAK      T's wait that this woken ends -> the wakeup. Kind\n"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "Usage: argus-report [--format text|markdown] [FILE|-]\n"
+    "Usage: argus-report [--output-format text|markdown] [FILE|-]\n"
     "Render the findings of a graph stream as a report to read.\n"
     "\n"
     "Reads a segmented graph stream (argus graph) with the records that\n"
@@ -32,18 +32,53 @@ static const char usage[] =
     "Exit status: 0 when the report is printed (found a hang or not), 64\n"
     "on a bad command line, 65 on bad input, 66 when FILE is missing.\n"
     "\n"
-    "      --format F   text (default) or markdown (headings, a table for\n"
-    "                   the path, code spans for symbols)\n"
+    "      --output-format F  text (default) or markdown (headings, a table\n"
+    "                   for the path, code spans for symbols); --format F\n"
+    "                   is its old spelling\n"
     "  -v, --verbose    accepted, prints nothing more\n"
     "  -h, --help       show this help\n"
     "      --version    show the version\n";
+
+/* The baseline of the last "similar ... --in BASELINE" of the header's
+ * stages (shell-quoted as argus_command_line wrote it), or NULL: the
+ * report names it where a hang has no similar node in it, as analyze's. */
+static char *similar_baseline(const argus_record *hdr)
+{
+    argus_text st[256];
+    int n = argus_get_text_array(hdr, ARGUS_K_STAGES, st, 256);
+    for (int i = n - 1; i >= 0; i--) {
+        if (st[i].len < 8 || memcmp(st[i].s, "similar ", 8) != 0)
+            continue;
+        const char *p = st[i].s, *end = p + st[i].len;
+        const char *in = memmem(p, st[i].len, " --in ", 6);
+        if (!in)
+            return NULL;
+        p = in + 6;
+        char *name = malloc(st[i].len + 1), *q = name;
+        if (!name)
+            abort();
+        bool quoted = false; /* '...' with '\'' for a quote inside */
+        for (; p < end && (quoted || *p != ' '); p++) {
+            if (*p == '\'')
+                quoted = !quoted;
+            else if (*p == '\\' && !quoted && p + 1 < end)
+                *q++ = *++p;
+            else
+                *q++ = *p;
+        }
+        *q = 0;
+        return name;
+    }
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
     enum { OPT_FORMAT = 256 };
     static const struct option opts[] = {
-        {"format", required_argument, 0, OPT_FORMAT},
+        {"output-format", required_argument, 0, OPT_FORMAT},
+        {"format", required_argument, 0, OPT_FORMAT}, /* the old spelling */
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -64,10 +99,14 @@ int main(int argc, char **argv)
     const char *input = argus_input_arg(argc, argv);
 
     argus_reader *rd = argus_reader_open(input);
+    char *baseline = similar_baseline(argus_reader_header(rd));
+    if (baseline)
+        argus_report_baseline(baseline);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
     argus_report_write(&g, markdown);
     argus_graph_free(&g);
     argus_reader_close(rd);
+    free(baseline);
     return 0;
 }

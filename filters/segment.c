@@ -1,6 +1,6 @@
 /* argus-segment: divides every thread's events into execution segments,
  * the nodes of the event graph, and writes each event's segment id as
- * "seg" (docs/stages/segment.md, rules SEG-* of graph-rules.md). Its
+ * "seg" (docs/stages/segment.md, rules SEG-* of docs/rules.md). Its
  * command line; the stage is lib/stages/segment.c. */
 #include "argus/stream/cli.h"
 #include "argus/stages/builtin.h"
@@ -13,7 +13,7 @@ static const char usage[] =
     "Usage: argus-segment [--no-RULE...] [-v] [FILE|-]\n"
     "Divide each thread's events into execution segments: add \"seg\" to every event.\n"
     "\n"
-    "Rules (docs/stages/segment.md, spec graph-rules.md). Each thread has a\n"
+    "Rules (docs/stages/segment.md; all rules: docs/rules.md). Each thread has a\n"
     "current segment, a callout level and an IPC peer set:\n"
     "  SEG-WAIT     a wait at callout level 0 ends the segment (the wait is its\n"
     "               last event); inside a callout it does not split\n"

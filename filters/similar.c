@@ -15,7 +15,7 @@ static const char usage[] =
     "Usage: argus-similar --in BASELINE [--seg ID]... [--max N] [-v] [FILE|-]\n"
     "Find each hang node's similar nodes in a baseline graph; append match records.\n"
     "\n"
-    "Rules (docs/stages/similar.md, spec graph-rules.md):\n"
+    "Rules (docs/stages/similar.md; all rules: docs/rules.md):\n"
     "  SIM-SIG    a node's signature is its sequence of checking events\n"
     "             (ipc: dir, peer's process name, msg_id; wait: reason;\n"
     "             syscall: name; ui_event: kind; flag: name; dispatch and\n"

@@ -21,12 +21,12 @@ echo
 # findings stream, and the exports of the findings
 mkdir -p build
 argus diagnose --baseline "$baseline" --keep build/demo.findings --html build/demo.html "$trace"
-argus export --format perfetto build/demo.findings > build/demo.json
+argus export --output-format perfetto build/demo.findings > build/demo.json
 echo
 echo "== To look at it (docs/viewing.md):"
 echo "   build/demo.html  open in a browser (offline): the verdict, the report, a timeline"
 if command -v dot >/dev/null 2>&1; then
-    argus export --format dot build/demo.findings | dot -Tsvg > build/demo.svg
+    argus export --output-format dot build/demo.findings | dot -Tsvg > build/demo.svg
     echo "   build/demo.svg   the causal path and wait chain (Graphviz)"
 fi
 echo "   build/demo.json  open in ui.perfetto.dev or chrome://tracing: every thread"

@@ -23,6 +23,8 @@ command -v dot >/dev/null 2>&1 || want graphviz   # tests/export.bats renders th
 command -v chromium >/dev/null 2>&1 || want chromium  # tests/html.bats opens the page
 command -v xxhsum >/dev/null 2>&1 || want xxhash
 /usr/bin/python3 -c 'import cbor2' >/dev/null 2>&1 || want python3-cbor2
+command -v help2man >/dev/null 2>&1 || want help2man     # make install: the man pages
+command -v pkg-config >/dev/null 2>&1 || want pkg-config # tests/front.bats: the library's example
 
 # make live: the programs the real scenarios record (tests/live/README.md)
 if [ "${1-}" = live ]; then

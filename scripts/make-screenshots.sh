@@ -4,8 +4,8 @@
 #   docs/images/demo-html.png    the page of argus diagnose --html, as the
 #                                browser tests see it (tests/html.bats'
 #                                own screenshot, headless Chromium)
-#   docs/images/demo-dot.svg     argus export --format dot | dot -Tsvg
-#   docs/images/demo-perfetto.json  argus export --format perfetto, to
+#   docs/images/demo-dot.svg     argus export --output-format dot | dot -Tsvg
+#   docs/images/demo-perfetto.json  argus export --output-format perfetto, to
 #                                open in ui.perfetto.dev or chrome://tracing
 # Needs the build (make), bats, chromium and graphviz (make deps).
 set -e
@@ -25,6 +25,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/argus-shots.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 argus diagnose --baseline fixtures/demo/normal.jsonl --keep "$tmp/demo.findings" \
     fixtures/demo/hang.jsonl > /dev/null
-argus export --format dot "$tmp/demo.findings" | dot -Tsvg > "$out/demo-dot.svg"
-argus export --format perfetto "$tmp/demo.findings" > "$out/demo-perfetto.json"
+argus export --output-format dot "$tmp/demo.findings" | dot -Tsvg > "$out/demo-dot.svg"
+argus export --output-format perfetto "$tmp/demo.findings" > "$out/demo-perfetto.json"
 ls -l "$out"

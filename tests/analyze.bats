@@ -97,7 +97,7 @@ graph_pairs() {
     assert_line --index 0 'argus-analyze: --baseline-name needs --baseline'
     run argus-analyze --format html "$BATS_TEST_TMPDIR/t.graph"
     assert_failure 64
-    assert_line --index 0 "argus-analyze: --format: unknown format 'html' (text or markdown)"
+    assert_line --index 0 "argus-analyze: --output-format: unknown format 'html' (text or markdown)"
     run argus-analyze --hang 1x "$BATS_TEST_TMPDIR/t.graph"
     assert_failure 64
     assert_line --index 0 "argus-analyze: --hang: '1x' is not a number"

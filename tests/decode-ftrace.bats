@@ -328,23 +328,64 @@ argus-decode: 13 lines read, 8 events written
 
 @test "long lines of brackets, parentheses or spaces decode in linear time (issue 6.6): 1 MB of ')[1]' or of spaces inside a field in under 5 s" {
     # a line with no head: every "[1]" a candidate [CPU] with a ")" before it
-    awk 'BEGIN { for (i = 0; i < 250000; i++) printf ")[1]"; print "" }' > "$T/brackets.txt"
+    # (after one with a head: a text of none is refused as not ftrace)
+    printf '  a-1  [000] .... 1.000000: mine: x\n' > "$T/brackets.txt"
+    awk 'BEGIN { for (i = 0; i < 250000; i++) printf ")[1]"; print "" }' >> "$T/brackets.txt"
     awk 'BEGIN { printf "  a-1  [000] .... 1.000001: sched_switch: prev_comm=a"; for (i = 0; i < 1000000; i++) printf " "; print "b prev_pid=1 prev_state=S ==> next_comm=c next_pid=2" }' > "$T/spaces.txt"
     run timeout 5 sh -c "argus-decode --format ftrace $T/brackets.txt | argus-to-json | jq -r 'select(.id) | [.tid, .type, (.text | length)] | @tsv'"
     assert_success
-    assert_output "$(printf '0\tftrace\t1000000')"
+    assert_output "$(printf '1\tftrace\t33\n0\tftrace\t1000000')"
     run timeout 5 sh -c "argus-decode --format ftrace $T/spaces.txt | argus-to-json | jq -r 'select(.id) | .type'"
     assert_success
     assert_output 'wait'
 }
 
-@test "an empty file (issue 6.6): with --format ftrace a stream of the header alone; without, an empty jsonl trace" {
+@test "an empty file is refused (65) with or without --format, and so is one of comment lines only" {
     : > "$T/empty.txt"
-    run sh -c "argus-decode --format ftrace $T/empty.txt | argus-to-json"
+    run sh -c "argus-decode --format ftrace $T/empty.txt > $T/out"
+    assert_failure 65
+    assert_output "argus-decode: $T/empty.txt: empty input: no trace in it (0 bytes)"
+    [ ! -s "$T/out" ]
+    run argus-decode "$T/empty.txt"
+    assert_failure 65
+    assert_output "argus-decode: $T/empty.txt: empty input: no trace in it (0 bytes)"
+    printf '# tracer: nop\n#\n' > "$T/header.txt"
+    run argus-decode "$T/header.txt"
+    assert_failure 65
+    assert_output "argus-decode: $T/header.txt: no events: 2 comment and header lines, no trace line (an empty trace)"
+}
+
+@test "a binary file given as ftrace is refused (65), saying what it looks like" {
+    run sh -c "argus-decode --format ftrace /bin/sh > $T/out"
+    assert_failure 65
+    assert_output --regexp "^argus-decode: /bin/sh: not ftrace text: binary data, an ELF executable or library \(a NUL byte at byte [0-9]+\)\$"
+    [ ! -s "$T/out" ]
+    printf 'text\0more\n' > "$T/nul.txt"
+    run argus-decode --format ftrace "$T/nul.txt"
+    assert_failure 65
+    assert_output "argus-decode: $T/nul.txt: not ftrace text: binary data (a NUL byte at byte 4)"
+    run argus-decode /bin/sh
+    assert_failure 65
+    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+}
+
+@test "a text with no ftrace line (perf script output) given as ftrace is refused (65); a long one at its 1000th line" {
+    cat > "$T/perf.txt" <<'EOF'
+            perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm=perf prev_pid=12345 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+         swapper     0 [001]  1076.578200:       sched:sched_wakeup: comm=perf pid=12345 prio=120 target_cpu=001
+EOF
+    run sh -c "argus-decode --format ftrace $T/perf.txt 2>&1 >/dev/null"
+    assert_failure 65
+    assert_output "argus-decode: $T/perf.txt: not ftrace text: none of its 2 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: 'perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm'); perf script output is not read"
+    seq 1 5000 | sed 's/^/log line /' > "$T/log.txt"
+    run sh -c "argus-decode --format ftrace $T/log.txt 2>&1 >/dev/null"
+    assert_failure 65
+    assert_output "argus-decode: $T/log.txt: not ftrace text: none of its first 1000 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: 'log line 1'); perf script output is not read"
+    # one line with a head makes it ftrace: the others are kept as ftrace events
+    printf '  a-1  [000] .... 1.000000: mine: x\n' >> "$T/perf.txt"
+    run sh -c "argus-decode --format ftrace $T/perf.txt | argus-to-json | jq -c 'select(.id) | .type' | uniq -c"
     assert_success
-    assert_output "{\"type\":\"stream\",\"format\":\"argus\",\"version\":1,\"source\":\"ftrace\",\"stages\":[\"decode --format ftrace $T/empty.txt\"]}"
-    run sh -c "argus-decode $T/empty.txt | argus-to-json | jq -r .source"
-    assert_output jsonl
+    assert_output '      3 "ftrace"'
 }
 
 @test "auto-detection (issue 6.1): every shape is told without --format (tracefs with and without header, with tgid, trace-cmd report, atrace, systrace HTML, the syscall tracer, argus-record)" {

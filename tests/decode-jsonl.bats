@@ -48,10 +48,12 @@ load test_helper
 {"type":"exec","id":1,"ts":5,"tid":1,"pid":2,"path":"/bin/sh","note":"mine"}'
 }
 
-@test "empty input decodes to a stream with only its header" {
-    run sh -c 'argus-decode --format jsonl < /dev/null | argus-to-json'
-    assert_success
-    assert_output '{"type":"stream","format":"argus","version":1,"source":"jsonl","stages":["decode --format jsonl"]}'
+@test "empty input is refused: exit 65, nothing written" {
+    run sh -c 'argus-decode --format jsonl < /dev/null | wc -c'
+    assert_output 'argus-decode: <stdin>: empty input: no trace in it (0 bytes)
+0'
+    run argus-decode --format jsonl < /dev/null
+    assert_failure 65
 }
 
 @test "rendered stream: decode of to-json output is byte for byte the original" {

@@ -664,7 +664,7 @@ EOF
 @test "bad input: a zero-length file: exit 65, nothing written" {
     bad_file --empty --
     assert_failure 65
-    assert_output "argus-decode: $T: byte 0: the file is empty"
+    assert_output "argus-decode: $T: empty input: no trace in it (0 bytes)"
     [ ! -s "$OUT" ]
 }
 
@@ -752,7 +752,7 @@ EOF
     small_trace | mk --raw-version 0
     run sh -c "argus-decode < '$T' > /dev/null"
     assert_failure 65
-    assert_output "argus-decode: <stdin>: cannot tell the input format; give --format"
+    assert_output "argus-decode: <stdin>: cannot tell the input format: binary data, not a kdebug file nor an argus stream; give --format if it is one"
     run json --kdebug-v0
     assert_success
     assert_line --index 0 '{"type":"stream","format":"argus","version":1,"source":"kdebug-v0","stages":["decode --kdebug-v0"]}'

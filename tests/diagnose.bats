@@ -135,17 +135,89 @@ EOF
     assert_output '{"seg":1,"tid":1001,"class":"wait","indicator":"hang","at":2001210000}'
 }
 
-@test "argus diagnose: bad input exits 65, a missing trace 66, a bad option 64" {
+@test "argus diagnose: bad input exits 65 with the failing stage's message alone" {
     printf '{"type":"wait","ts":5,"tid":1}\n{"type":"wait","ts":1,"tid":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
     run argus diagnose "$BATS_TEST_TMPDIR/bad.jsonl"
     assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:1: event has no \"pid\" and no thread record gives tid 1 one"
     run argus diagnose --baseline "$BATS_TEST_TMPDIR/bad.jsonl" fixtures/demo/hang.jsonl
     assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:1: event has no \"pid\" and no thread record gives tid 1 one"
+    # a binary file: decode's message, not those of the stages left without input
+    run argus diagnose /bin/sh
+    assert_failure 65
+    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+}
+
+@test "argus diagnose: an empty trace or an empty baseline exits 65, saying it is empty" {
+    : > "$BATS_TEST_TMPDIR/empty.txt"
+    run argus diagnose "$BATS_TEST_TMPDIR/empty.txt"
+    assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/empty.txt: empty input: no trace in it (0 bytes)"
+    run argus diagnose --baseline "$BATS_TEST_TMPDIR/empty.txt" fixtures/demo/hang.jsonl
+    assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/empty.txt: empty input: no trace in it (0 bytes)"
+}
+
+@test "argus diagnose: a trace it cannot open exits 66 with the reason" {
     run argus diagnose fixtures/nonexistent.jsonl
     assert_failure 66
-    assert_output 'argus diagnose: fixtures/nonexistent.jsonl: cannot read it'
+    assert_output 'argus diagnose: fixtures/nonexistent.jsonl: No such file or directory'
+    run argus diagnose fixtures
+    assert_failure 66
+    assert_output 'argus diagnose: fixtures: Is a directory'
+    run argus diagnose --baseline fixtures fixtures/demo/hang.jsonl
+    assert_failure 66
+    assert_output 'argus diagnose: fixtures: Is a directory'
+}
+
+@test "argus diagnose: a usage error exits 64 with one line and where help is" {
     run argus diagnose --bogus fixtures/demo/hang.jsonl
     assert_failure 64
+    assert_output "argus diagnose: bad option '--bogus'
+Try 'argus diagnose --help' for more information."
     run argus diagnose
     assert_failure 64
+    assert_output "argus diagnose: no trace given
+Try 'argus diagnose --help' for more information."
+    run argus diagnose --output-format html fixtures/demo/hang.jsonl
+    assert_failure 64
+    assert_output "argus diagnose: --output-format must be text or markdown, not 'html'
+Try 'argus diagnose --help' for more information."
+}
+
+@test "argus diagnose answers --version and -h" {
+    run argus diagnose --version
+    assert_success
+    assert_output "argus 0.1.0"
+    run argus diagnose -h
+    assert_success
+    assert_line --index 0 "Usage: argus diagnose [--baseline BASE_TRACE] [-f FORMAT] [OPTIONS] TRACE"
+}
+
+@test "argus diagnose: -f/--format is the trace's format, --output-format the report's; --format markdown and --trace-format still work" {
+    run argus diagnose --format kdebug fixtures/demo/hang.jsonl
+    assert_failure 65
+    assert_output --partial "argus-decode: fixtures/demo/hang.jsonl: "
+    run argus diagnose -f jsonl fixtures/demo/hang.jsonl
+    assert_success
+    assert_line --index 0 --partial "Trace: "
+    run argus diagnose --trace-format jsonl --output-format markdown fixtures/demo/hang.jsonl
+    assert_success
+    md=$output
+    assert_line --regexp '^#'
+    run argus diagnose --format markdown fixtures/demo/hang.jsonl
+    assert_success
+    assert_equal "$output" "$md"
+}
+
+@test "argus diagnose: the report names the baseline compared with, or says none of its nodes is like the hang" {
+    run argus diagnose --baseline fixtures/demo/normal.jsonl fixtures/demo/hang.jsonl
+    assert_success
+    assert_line "    Seg 1 of fixtures/demo/normal.jsonl (rank 1 of 1): 0 edits between signatures of 3 and 3"
+    # another program's run
+    run argus diagnose --baseline fixtures/diagnose/installer.base.jsonl fixtures/demo/hang.jsonl
+    assert_success
+    assert_line "    None in fixtures/diagnose/installer.base.jsonl: no node of it is like this one (another"
+    assert_line "    program or action?); the culprits below are named without it."
 }

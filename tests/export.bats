@@ -286,16 +286,28 @@ check_fields() {
 @test "usage: --help lists the flags; an unknown --format, a bad --around or two files exit 64" {
     run argus export --help
     assert_success
-    assert_line "Usage: argus-export --format perfetto|dot|html [--around N] [GRAPH|-]"
-    assert_line --partial "  -f, --format F"
+    assert_line "Usage: argus-export [--output-format perfetto|dot|html] [--around N] [GRAPH|-]"
+    assert_line --partial "      --output-format F  perfetto (default), dot or html (-f, --format F:"
     assert_line --partial "  -a, --around N"
     run argus export --format svg
     assert_failure 64
-    assert_line "argus-export: --format must be perfetto, dot or html, not 'svg'"
+    assert_line "argus-export: --output-format must be perfetto, dot or html, not 'svg'"
     run argus export --around x
     assert_failure 64
     run argus export a b
     assert_failure 64
+}
+
+@test "--output-format names the export's format; -f and --format, its old spellings, are the same" {
+    argus graph fixtures/demo/hang.jsonl | argus find-spinning > "$BATS_TEST_TMPDIR/f.graph"
+    run argus export --output-format dot "$BATS_TEST_TMPDIR/f.graph"
+    assert_success
+    assert_line --index 0 --regexp '^digraph'
+    dot=$output
+    run argus export --format dot "$BATS_TEST_TMPDIR/f.graph"
+    assert_equal "$output" "$dot"
+    run argus export -f dot "$BATS_TEST_TMPDIR/f.graph"
+    assert_equal "$output" "$dot"
 }
 
 @test "perfetto: events whose ids lie far apart (1 and 2^40) export their edge as a flow, in memory that follows the events, not the ids" {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # argus-find-spinning: SPIN-INDICATOR, SPIN-HANG, SPIN-CLASS, SPIN-PATH.
-# Expected records were worked out by hand from graph-rules.md and
+# Expected records were worked out by hand from the rules of
 # docs/stages/find-spinning.md; each fixture under fixtures/spinning/ says
 # in its comments what it expects and why (segment numbers are the ones
 # argus graph gives, in order of each segment's first event).

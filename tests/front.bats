@@ -46,3 +46,79 @@ load test_helper
     assert_success
     assert_output "argus-decode 0.1.0"
 }
+
+@test "make install puts a man page for argus and for every program, made from its --help" {
+    make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
+    man1="$BATS_TEST_TMPDIR/root/opt/argus/share/man/man1"
+    for p in bin/argus bin/argus-*; do
+        [ -f "$man1/${p#bin/}.1" ] || fail "no man page for ${p#bin/}"
+    done
+    run sh -c "MANWIDTH=200 man -l '$man1/argus-decode.1' 2>/dev/null | sed -n '/^NAME/,/^SYNOPSIS/p' | sed 's/  */ /g'"
+    assert_output "NAME
+ argus-decode - Decode a trace into an argus event stream (CBOR) on stdout.
+
+SYNOPSIS"
+    run grep -c '^\.SH' "$man1/argus.1"
+    [ "$output" -ge 5 ]
+    run sh -c "MANWIDTH=200 man -l '$man1/argus.1' 2>/dev/null | grep -E '^(GRAPH|DIAGNOSE|SEE ALSO)\$'"
+    assert_output "GRAPH
+DIAGNOSE
+SEE ALSO"
+}
+
+@test "make install puts the bash completion: stages, their options, the formats" {
+    make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
+    comp="$BATS_TEST_TMPDIR/root/opt/argus/share/bash-completion/completions"
+    [ -L "$comp/argus-decode" ]
+    run bash -c "PATH='$BATS_TEST_TMPDIR/root/opt/argus/bin':\$PATH; source '$comp/argus'
+        t() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+              if [ \"\$1\" = argus ]; then _argus; else _argus_program; fi; echo \"\${COMPREPLY[*]}\"; }
+        t argus link-
+        t argus decode --form
+        t argus diagnose --format ''
+        t argus report --output-format ''
+        t argus-export --output-format ''
+        t argus-segment --no-w"
+    assert_output "link-dispatch link-flags link-ipc link-wakeups
+--format
+argus jsonl kdebug trace-text ftrace
+text markdown
+perfetto dot
+--no-wait-split"
+}
+
+@test "make install puts libargus.a, its headers and argus.pc: the example of docs/library.md builds with pkg-config and reads a stream" {
+    command -v pkg-config > /dev/null || skip "no pkg-config (Debian package pkg-config)"
+    make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
+    root="$BATS_TEST_TMPDIR/root/opt/argus"
+    [ -f "$root/lib/libargus.a" ]
+    [ -f "$root/include/argus/stream/stream.h" ]
+    flags=$(PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config --define-variable=prefix="$root" --cflags --libs argus)
+    cc -std=c11 -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/wait-times" \
+        "$root/share/doc/argus/examples/wait-times.c" $flags
+    run sh -c "argus decode fixtures/demo/hang.jsonl | '$BATS_TEST_TMPDIR/wait-times'"
+    assert_success
+    assert_output "tid 1001: 1 waits, 3199190000 ns waiting
+tid 2001: 1 waits, 3198890000 ns waiting
+tid 2002: 1 waits, 3198590000 ns waiting
+30 records"
+    run make -s uninstall DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
+    assert_success
+    run find "$root" -type f
+    assert_output ""
+}
+
+@test "argus, argus help, argus graph and argus diagnose answer -h and --version; a usage error is one line and where help is" {
+    for sub in "" help graph diagnose; do
+        run argus $sub --version
+        assert_success
+        assert_output "argus 0.1.0"
+        run argus $sub -h
+        assert_success
+        assert_line --index 0 --regexp "^Usage: argus( $sub)?"
+    done
+    run argus help --bogus
+    assert_failure 64
+    assert_output "argus help: bad argument '--bogus'
+Try 'argus help --help' for more information."
+}

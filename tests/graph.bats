@@ -56,7 +56,8 @@ seg_edges() {
     assert_output --partial '"segment --no-wait-split","link-ipc"'
     run argus graph -S 'frobnicate --x' fixtures/demo/hang.jsonl
     assert_failure 64
-    assert_output "argus graph: -S 'frobnicate --x': no stage 'frobnicate' in the pipeline (decode cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups)"
+    assert_output "argus graph: -S 'frobnicate --x': no stage 'frobnicate' in the pipeline (decode cull-interrupts segment link-ipc link-dispatch link-flags link-wakeups)
+Try 'argus graph --help' for more information."
 }
 
 @test "--cache: a rerun reuses every stage; changing segment's flags reruns segment and what follows only" {
@@ -123,6 +124,48 @@ argus graph: link-wakeups: ran, kept as'
     assert_output ""
     run sh -c "argus graph $BATS_TEST_TMPDIR/bad.jsonl > /dev/null"
     assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:2: ts 4 is before ts 5 of line 1: input must be in ts order"
+}
+
+@test "a failing stage's message is printed alone: not those of the stages after it, left with an empty input" {
+    run sh -c "argus graph /bin/sh > /dev/null"
+    assert_failure 65
+    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+    run sh -c "argus graph --no-chain /bin/sh > /dev/null"
+    assert_failure 65
+    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+    # a stage after decode fails: its message and status, not decode's SIGPIPE
+    run sh -c "argus graph -S 'segment --bogus' fixtures/demo/hang.jsonl > /dev/null"
+    assert_failure 64
+    assert_output "argus-segment: bad option '--bogus' (unknown, or missing its value)
+Try 'argus-segment --help' for more information."
+}
+
+@test "the messages of stages that succeed still reach stderr, in pipeline order" {
+    run sh -c "argus graph -S 'segment -v' -S 'link-wakeups -v' fixtures/demo/hang.jsonl 2>&1 >/dev/null | cut -d: -f1 | uniq"
+    assert_success
+    assert_output "argus-segment
+argus-link-wakeups"
+}
+
+@test "argus graph: a trace it cannot open exits 66 with the reason; a usage error is one line and where help is" {
+    run argus graph fixtures/nonexistent.txt
+    assert_failure 66
+    assert_output "argus graph: fixtures/nonexistent.txt: No such file or directory"
+    run argus graph fixtures
+    assert_failure 66
+    assert_output "argus graph: fixtures: Is a directory"
+    run argus graph --bogus
+    assert_failure 64
+    assert_output "argus graph: bad option '--bogus'
+Try 'argus graph --help' for more information."
+    run argus graph fixtures/demo/hang.jsonl fixtures/demo/normal.jsonl
+    assert_failure 64
+    assert_output "argus graph: more than one trace
+Try 'argus graph --help' for more information."
+    run argus graph --version
+    assert_success
+    assert_output "argus 0.1.0"
 }
 
 # A bin directory of links to the programs under test, in which a test

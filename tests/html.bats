@@ -85,7 +85,7 @@ need_browser() {
     run page-dom "$(D)/demo.dom" text verdict-culprit
     assert_output "Culprit syncd/net [2002], seg 3: blocked 3.199 s in soreceive. 2 culprits in all, ranked in the report."
     run page-dom "$(D)/demo.dom" text verdict-similar
-    assert_output "Baseline similar node: seg 1 of baseline.graph (0 edits between signatures, 0%)."
+    assert_output "Baseline similar node: seg 1 of fixtures/demo/normal.jsonl (0 edits between signatures, 0%)."
 }
 
 @test "browser: a row per thread of the hang's wait chain, and the baseline's threads beside them" {
@@ -290,7 +290,8 @@ EOF2
     assert_output "argus-export: no hang 3 in the stream (it has 1 hang record)"
     run argus diagnose --html
     assert_failure 64
-    assert_output "argus diagnose: --html needs a value"
+    assert_output "argus diagnose: --html needs a value
+Try 'argus diagnose --help' for more information."
 }
 
 @test "a real recording (fixtures/real/gui-dbus): the page of its hang draws the GTK app's main thread, blocked inside its key handler, and the D-Bus service's thread it waits on" {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # argus-link-flags: FLAG-RW, FLAG-CA. Expected outputs were worked out by
-# hand from graph-rules.md (see docs/stages/link-flags.md).
+# hand from the rules (docs/stages/link-flags.md).
 
 load test_helper
 

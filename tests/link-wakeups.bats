@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # argus-link-wakeups: WAKE-EDGE, WAKE-WEAK, WAKE-EXTERNAL, WAKE-WORKQ.
-# Expected outputs were worked out by hand from graph-rules.md (see
+# Expected outputs were worked out by hand from the rules (see
 # docs/stages/link-wakeups.md).
 
 load test_helper

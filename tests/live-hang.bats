@@ -49,7 +49,7 @@ setup_file() {
     argus-record --buffer-mb 64 -o "$dir/hang.txt" -- "$dir/hang-demo" \
         > "$dir/record-hang.out" 2>&1 || status=$?
     echo "$status" > "$dir/record-hang.status"
-    # from inside $dir, so that the report names baseline.graph the same way
+    # from inside $dir, so that the report names the baseline normal.txt
     status=0
     (cd "$dir" && argus diagnose --hang 500 --proc hangui --baseline normal.txt \
         --keep findings hang.txt > report 2> report.err) || status=$?
@@ -142,7 +142,7 @@ EOF
 
 @test "the culprit is cruncher's long work: busy about 1.5 s, the root, with hangsvc main blocked on it next (SIM-MATCH, DIFF-CULPRIT)" {
     run cat "$BATS_FILE_TMPDIR/report"
-    assert_line --regexp '^    Seg [0-9]+ of baseline\.graph \(rank 1 of [0-9]+\): '
+    assert_line --regexp '^    Seg [0-9]+ of normal\.txt \(rank 1 of [0-9]+\): '
     assert_line --regexp '^    1\. root: hangsvc/cruncher \[[0-9]+\], seg [0-9]+: busy [0-9.]+ s \([0-9.]+ s to [0-9.]+ s\)$'
     assert_line --regexp '^    2\. hangsvc/main \[[0-9]+\], seg [0-9]+: blocked [0-9.]+ s in futex( |$)'
     run found culprit 'select(.rank == 1) | {root, thread: $name[.tid | tostring], state, missing}'

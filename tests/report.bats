@@ -277,7 +277,7 @@ Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.20
 @test "usage: an unknown --format, an unknown option or two files exit 64; --help exits 0" {
     run argus-report --format html
     assert_failure 64
-    assert_line "argus-report: --format: unknown format 'html' (text or markdown)"
+    assert_line "argus-report: --output-format: unknown format 'html' (text or markdown)"
     run argus-report --no-such-flag
     assert_failure 64
     run argus-report a b
@@ -285,7 +285,19 @@ Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.20
     assert_line "argus-report: more than one input file"
     run argus-report --help
     assert_success
-    assert_line "Usage: argus-report [--format text|markdown] [FILE|-]"
+    assert_line "Usage: argus-report [--output-format text|markdown] [FILE|-]"
+}
+
+@test "--output-format names the report's format; --format, its old spelling, is the same" {
+    argus graph fixtures/demo/hang.jsonl | argus find-spinning > "$BATS_TEST_TMPDIR/f.graph"
+    run argus-report --output-format markdown "$BATS_TEST_TMPDIR/f.graph"
+    assert_success
+    assert_line --regexp '^#'
+    md=$output
+    run argus-report --format markdown "$BATS_TEST_TMPDIR/f.graph"
+    assert_equal "$output" "$md"
+    run argus-report --output-format text "$BATS_TEST_TMPDIR/f.graph"
+    refute_line --regexp '^#'
 }
 
 @test "a main thread named as its process (Linux: both are the comm) is shown as PROC/main; another thread keeps its name" {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# argus-segment: execution segments (SEG-* of graph-rules.md).
+# argus-segment: execution segments (SEG-* of docs/stages/segment.md).
 
 load test_helper
 

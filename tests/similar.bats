@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # argus-similar: SIM-SIG, SIM-MATCH. Expected records were worked out by
-# hand from graph-rules.md (see docs/stages/similar.md): a signature's
+# hand from the rules (docs/stages/similar.md): a signature's
 # size is its number of elements after collapsing, the distance is the
 # edit distance of two signatures, percent = distance * 100 / the longer.
 

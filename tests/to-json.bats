@@ -38,3 +38,17 @@ load test_helper
     assert_line --index 0 "Usage: argus-to-json [FILE|-]"
     assert_output --partial "reply_port"
 }
+
+@test "JSON lines or a trace given to a stage where a stream is read: exit 65 with a hint to run decode first" {
+    printf '{"type":"wait","ts":1,"tid":1,"pid":1}\n' > "$BATS_TEST_TMPDIR/t.jsonl"
+    run argus-to-json "$BATS_TEST_TMPDIR/t.jsonl"
+    assert_failure 65
+    assert_output "argus-to-json: $BATS_TEST_TMPDIR/t.jsonl: record 1 (byte 0): truncated: the stream ends 39 bytes into the record; it looks like JSON lines: run 'argus decode' on it first"
+    run sh -c "argus-to-json < fixtures/demo/hang.jsonl"
+    assert_failure 65
+    assert_output "argus-to-json: <stdin>: record 1 (byte 0): record is not a CBOR map; it looks like text (a trace?): run 'argus decode' on it first"
+    # a malformed stream gets no such hint
+    run sh -c "printf '\241\001' | argus-to-json"
+    assert_failure 65
+    assert_output "argus-to-json: <stdin>: record 1 (byte 0): a key is not a text string"
+}

@@ -1640,6 +1640,11 @@ static void section_branches(const branch_rec *b, uint32_t nb)
     }
 }
 
+/* The baseline the findings were compared with (argus_report_baseline). */
+static const char *report_baseline;
+
+void argus_report_baseline(const char *name) { report_baseline = name; }
+
 static void report_hang(const hang_rec *h)
 {
     section_hang(h);
@@ -1673,6 +1678,15 @@ static void report_hang(const hang_rec *h)
         }
     if (nm)
         section_match(&matches.v[m0], nm);
+    else if (report_baseline) { /* compared, but nothing to compare with */
+        heading(3, "Similar node in the baseline");
+        sb_clear(&line);
+        sb_puts(&line, "None in ");
+        sb_free_text(&line, report_baseline);
+        sb_puts(&line, ": no node of it is like this one (another program or action?); "
+                       "the culprits below are named without it.");
+        para(sb_str(&line));
+    }
 
     uint32_t nb = 0, b0 = 0;
     for (uint32_t i = 0; i < branches.n; i++)
@@ -1756,6 +1770,6 @@ bool argus_report_format(const char *arg)
     if (strcmp(arg, "markdown") == 0)
         return true;
     if (strcmp(arg, "text") != 0)
-        argus_usage_error("--format: unknown format '%s' (text or markdown)", arg);
+        argus_usage_error("--output-format: unknown format '%s' (text or markdown)", arg);
     return false;
 }

@@ -137,6 +137,11 @@ struct argus_ft {
                                  * thread is mostly one seen a moment ago) */
     bool start_waits_written;
 
+    /* lines that reach the window, and those of them with an ftrace
+     * head: a text none of whose lines has one is not ftrace (65) */
+    uint64_t n_content, n_heads;
+    char first_content[80];
+
     /* -v counters */
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
         n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq,
@@ -2495,6 +2500,23 @@ static bool html_skip(argus_ft *d, const char *p, size_t n)
     return false;
 }
 
+/* After this many lines none of which has an ftrace head, the input is
+ * taken for something else (perf script output, a log) and refused. */
+#define NOT_FTRACE_LINES 1000
+
+static int not_ftrace(argus_ft *d, bool all)
+{
+    if (!d->n_content)
+        return fail(d, "%s: no events: %llu comment and header lines, no trace line "
+                       "(an empty trace)",
+                    d->o.name, (unsigned long long)d->n_comments);
+    return fail(d, "%s: not ftrace text: none of its %s%llu lines has the head "
+                   "'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: '%s'); perf script "
+                   "output is not read",
+                d->o.name, all ? "" : "first ", (unsigned long long)d->n_content,
+                d->first_content);
+}
+
 int argus_ft_line(argus_ft *d, const char *p, size_t n)
 {
     d->line_no++;
@@ -2548,7 +2570,11 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     memcpy(s->text, p + i, n - i);
     s->len = (uint32_t)(n - i);
     s->line = d->line_no;
+    if (!d->n_content++)
+        snprintf(d->first_content, sizeof d->first_content, "%.*s",
+                 (int)(n - i < 60 ? n - i : 60), p + i);
     if (parse_head(s)) {
+        d->n_heads++;
         s->kind = HEAD_EVENT;
         if (d->have_last && s->ts < d->last_ts)
             return fail(d,
@@ -2561,6 +2587,8 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
                         (unsigned long long)(d->last_ts % 1000000000u), d->o.window);
         d->last_pushed_ts = s->ts;
     } else {
+        if (d->o.need_ftrace && d->n_content == NOT_FTRACE_LINES && !d->n_heads)
+            return not_ftrace(d, false);
         /* a line without a head stays where it is, at the time before it */
         s->kind = HEAD_NONE;
         s->tid = 0;
@@ -2582,6 +2610,8 @@ void argus_ft_drain(argus_ft *d)
 
 int argus_ft_finish(argus_ft *d)
 {
+    if (d->o.need_ftrace && !d->n_heads)
+        return not_ftrace(d, true);
     argus_ft_drain(d);
     if (!d->header_written)
         write_header(d);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FIRST_BLOCK (4u << 20)
@@ -19,6 +20,11 @@ void argus_input_open(argus_input *in, const char *path, size_t max)
         in->fd = open(path, O_RDONLY);
         if (in->fd < 0)
             argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
+        /* open(2) takes a directory; its read would fail later as an I/O
+         * error (74), where the input is the wrong thing to open (66) */
+        struct stat st;
+        if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode))
+            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(EISDIR));
         in->name = strdup(path);
     }
 #ifdef POSIX_FADV_SEQUENTIAL

@@ -702,8 +702,18 @@ static void reader_fail_at(const argus_reader *rd, uint64_t number,
 {
     char what[512];
     vsnprintf(what, sizeof what, fmt, ap);
-    argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s", rd->in.name,
-              (unsigned long long)number, (unsigned long long)offset, what);
+    /* A stream starts with a CBOR map (0xa0..0xbf); a first byte that is
+     * printable text is a trace or JSON lines given to a stage as they are */
+    const char *hint = "";
+    if (number == 1 && offset == 0 && rd->in.lo == 0 && rd->in.hi > 0) {
+        uint8_t c = rd->in.buf[0];
+        if (c == '{')
+            hint = "; it looks like JSON lines: run 'argus decode' on it first";
+        else if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r')
+            hint = "; it looks like text (a trace?): run 'argus decode' on it first";
+    }
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s%s", rd->in.name,
+              (unsigned long long)number, (unsigned long long)offset, what, hint);
 }
 
 void argus_record_fail(const argus_reader *rd, const argus_record *r,

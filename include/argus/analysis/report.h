@@ -11,6 +11,9 @@
  * match, culprit and branch records; G loaded with keep_key_events), as
  * text or MARKDOWN. Uses state of its own: one report at a time. */
 void argus_report_write(argus_graph *g, bool markdown);
+/* The baseline the findings were compared with (NULL: none), for a hang
+ * with no similar node in it, which the report names. */
+void argus_report_baseline(const char *name);
 /* --format's value: true for markdown, false for text; else a usage error. */
 bool argus_report_format(const char *arg);
 

@@ -25,6 +25,10 @@ typedef struct argus_ft_options {
     const char *command;  /* this decode's command line, for "stages" */
     size_t window;        /* reorder window in lines (0: default) */
     bool quiet;           /* no warnings (lost events) on stderr */
+    bool need_ftrace;     /* an error when no line has an ftrace head: a
+                           * text of comments only, or of something else
+                           * (perf script output), the first 1000 lines
+                           * of a long one (argus-decode sets it) */
 } argus_ft_options;
 
 #define ARGUS_FT_DEFAULT_WINDOW 16384

@@ -1,0 +1,167 @@
+#!/usr/bin/env bats
+# Every exit status the README's table "Each program's statuses" gives a
+# program is provoked here, with its exact message. The table is read
+# from the README, so a status added there without a case here fails.
+
+load test_helper
+
+# documented [STATUS]: "PROGRAM STATUS" lines of the README's table.
+documented() {
+    sed -n '/^| program | statuses | also |$/,/^$/p' README.md | sed '1,2d;/^$/d' |
+        while IFS='|' read -r _ progs statuses _; do
+            for p in $(echo "$progs" | grep -o '`[^`]*`' | tr -d '`' | tr ' ' '_'); do
+                for s in $(echo "$statuses" | tr -d ' ' | tr ',' ' '); do
+                    [ -z "${1-}" ] || [ "$s" = "$1" ] || continue
+                    echo "${p//_/ } $s"
+                done
+            done
+        done
+}
+
+setup_file() {
+    argus graph fixtures/demo/hang.jsonl > "$BATS_FILE_TMPDIR/g.graph"
+    argus graph fixtures/demo/normal.jsonl > "$BATS_FILE_TMPDIR/b.graph"
+}
+
+# The command line of a stream program on its input (a graph stream).
+stage_cmd() {
+    case $1 in
+        argus-similar) echo "argus-similar --in $BATS_FILE_TMPDIR/b.graph" ;;
+        argus-chain) echo "argus-chain segment" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# check PROGRAM STATUS: the case that exits STATUS, its status and its
+# whole stderr (stdout goes to a file, or to /dev/full for 74).
+check() {
+    local p=$1 st=$2 cmd expect
+    local G="$BATS_FILE_TMPDIR/g.graph" out="$BATS_TEST_TMPDIR/out"
+    case "$p:$st" in
+        "argus:0") cmd="argus --version" expect="" ;;
+        "argus:64") cmd="argus --bogus"
+            expect="argus: unknown option '--bogus'
+Try 'argus --help' for more information." ;;
+        "argus graph:0") cmd="argus graph fixtures/demo/hang.jsonl" expect="" ;;
+        "argus graph:64") cmd="argus graph --bogus"
+            expect="argus graph: bad option '--bogus'
+Try 'argus graph --help' for more information." ;;
+        "argus graph:65") cmd="argus graph /bin/sh"
+            expect="argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one" ;;
+        "argus graph:66") cmd="argus graph fixtures/none.txt"
+            expect="argus graph: fixtures/none.txt: No such file or directory" ;;
+        "argus graph:74") cmd="argus graph fixtures/demo/hang.jsonl" out=/dev/full
+            expect="argus-chain: write error: No space left on device" ;;
+        "argus diagnose:0") cmd="argus diagnose fixtures/demo/hang.jsonl" expect="" ;;
+        "argus diagnose:1") cmd="argus diagnose fixtures/demo/normal.jsonl" expect="" ;;
+        "argus diagnose:64") cmd="argus diagnose --bogus"
+            expect="argus diagnose: bad option '--bogus'
+Try 'argus diagnose --help' for more information." ;;
+        "argus diagnose:65") cmd="argus diagnose --format ftrace /bin/sh"
+            expect="argus-decode: /bin/sh: not ftrace text: binary data, an ELF executable or library (a NUL byte at byte 7)" ;;
+        "argus diagnose:66") cmd="argus diagnose fixtures"
+            expect="argus diagnose: fixtures: Is a directory" ;;
+        "argus diagnose:73") cmd="argus diagnose --html $BATS_TEST_TMPDIR/no/such/dir/p.html fixtures/demo/hang.jsonl"
+            expect="argus diagnose: $BATS_TEST_TMPDIR/no/such/dir/p.html: cannot write it (No such file or directory)" ;;
+        "argus diagnose:74") cmd="argus diagnose fixtures/demo/hang.jsonl" out=/dev/full
+            expect="argus-analyze: write error: No space left on device" ;;
+        "argus-decode:0") cmd="argus-decode fixtures/demo/hang.jsonl" expect="" ;;
+        "argus-decode:65") cmd="argus-decode --format ftrace fixtures/demo/hang.jsonl"
+            expect="argus-decode: fixtures/demo/hang.jsonl: not ftrace text: none of its 26 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: '{\"type\":\"thread\",\"tid\":1001,\"pid\":100,\"proc\":\"App\",\"name\":\"m'); perf script output is not read" ;;
+        "argus-decode:66") cmd="argus-decode fixtures"
+            expect="argus-decode: fixtures: Is a directory" ;;
+        "argus-decode:74") cmd="argus-decode fixtures/demo/hang.jsonl" out=/dev/full
+            expect="argus-decode: write error: No space left on device" ;;
+        "argus-export:1") cmd="argus-export --around 5 $G"
+            expect="argus-export: no hang 5 in the stream (it has 0 hang records)" ;;
+        "argus-cache-key:0") cmd="argus-cache-key --input $G x" expect="" ;;
+        "argus-cache-key:66") cmd="argus-cache-key --input fixtures/none.txt"
+            expect="argus-cache-key: fixtures/none.txt: No such file or directory" ;;
+        "argus-cache-key:74") cmd="argus-cache-key x" out=/dev/full
+            expect="argus-cache-key: write error: No space left on device" ;;
+        "argus-record:0") cmd="argus-record --help" expect="" ;;
+        "argus-record:69") [ "$(id -u)" = 0 ] || return 2
+            mkdir -p "$BATS_TEST_TMPDIR/notracefs"
+            cmd="env ARGUS_TRACEFS=$BATS_TEST_TMPDIR/notracefs argus-record -o $BATS_TEST_TMPDIR/t -- true"
+            expect="argus-record: tracefs unavailable: $BATS_TEST_TMPDIR/notracefs (ARGUS_TRACEFS) is not a tracefs directory with instances/" ;;
+        "argus-record:73") [ "$(id -u)" = 0 ] || return 2
+            cmd="argus-record -o $BATS_TEST_TMPDIR/no/such/dir/t -- true"
+            expect="argus-record: $BATS_TEST_TMPDIR/no/such/dir/t: cannot create (No such file or directory)" ;;
+        "argus-record:74") [ "$(id -u)" = 0 ] || return 2
+            cmd="argus-record --no-probes -o /dev/full -- true"
+            expect="argus-record: /dev/full: write error (No space left on device)" ;;
+        "argus-record:77") [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null || return 2
+            cmd="setpriv --reuid=nobody --regid=nogroup --clear-groups $ARGUS_BIN/argus-record -o $BATS_TEST_TMPDIR/t -- true"
+            expect="argus-record: needs root to use tracefs and perf (run it with sudo)" ;;
+        argus-*:0) cmd="$(stage_cmd "$p") $G" expect="" ;;
+        argus-*:64) cmd="$p --bogus"
+            expect="$p: bad option '--bogus' (unknown, or missing its value)
+Try '$p --help' for more information." ;;
+        argus-*:65) cmd="$(stage_cmd "$p") fixtures/demo/hang.jsonl"
+            expect="$p: fixtures/demo/hang.jsonl: record 1 (byte 0): record is not a CBOR map; it looks like text (a trace?): run 'argus decode' on it first" ;;
+        argus-*:66) cmd="$(stage_cmd "$p") fixtures/none.txt"
+            expect="$p: fixtures/none.txt: No such file or directory" ;;
+        argus-*:74) cmd="$(stage_cmd "$p") $G" out=/dev/full
+            expect="$p: write error: No space left on device" ;;
+        *) fail "no case for '$p' exiting $st: add one to tests/exit-status.bats" ;;
+    esac
+    run sh -c "$cmd > $out"
+    [ "$status" = "$st" ] || fail "$cmd: exit $status, not $st: $output"
+    [ "$output" = "$expect" ] || fail "$cmd: exit $st with
+$output
+instead of
+$expect"
+}
+
+# check_all STATUS: every program documented with STATUS.
+check_all() {
+    local n=0 p st rc
+    while read -r line; do
+        st=${line##* } p=${line% *}
+        rc=0
+        check "$p" "$st" || rc=$?
+        [ $rc = 0 ] || [ $rc = 2 ] || return $rc  # 2: needs root, checked below
+        n=$((n + 1))
+    done < <(documented "$1")
+    [ $n -gt 0 ] || fail "no program documents exit status $1"
+}
+
+@test "every program exits 0 on success, with nothing on stderr" {
+    check_all 0
+}
+
+@test "argus diagnose exits 1 when it finds no hang; argus-export when there is nothing to draw" {
+    check_all 1
+}
+
+@test "every program exits 64 on a usage error, with one line and where help is" {
+    check_all 64
+}
+
+@test "every program that reads input exits 65 on bad input, with the reason" {
+    check_all 65
+}
+
+@test "every program that reads a file exits 66 when it cannot open it, with strerror's reason" {
+    check_all 66
+}
+
+@test "every program that writes exits 74 on a write error" {
+    check_all 74
+}
+
+@test "argus diagnose exits 73 when its --html page cannot be written" {
+    check_all 73
+}
+
+@test "argus-record exits 69 without tracefs, 73 when -o cannot be created, 77 when not root" {
+    [ "$(id -u)" = 0 ] || skip "needs root: argus-record checks for it first"
+    check argus-record 69
+    check argus-record 73
+    check argus-record 77
+}
+
+@test "each status in the README's table is one of those provoked here" {
+    run bash -c "cd $ARGUS_ROOT; $(declare -f documented); documented | awk '{print \$NF}' | sort -un | tr '\n' ' '"
+    assert_output "0 1 64 65 66 69 73 74 77 "
+}
