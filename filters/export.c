@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "Usage: argus-export [--output-format perfetto|dot|html] [--around N] [GRAPH|-]\n"
+    "Usage: argus-export [--output-format perfetto|dot|html] [--around N]\n"
+    "                    [--window FROM..TO] [GRAPH|-]\n"
     "Export a graph stream and its findings for Perfetto's UI, Graphviz or a browser.\n"
     "Reads a graph stream (argus graph), with the findings of\n"
     "argus-find-spinning, argus-similar and argus-diff when it has them.\n"
@@ -56,6 +57,10 @@ static const char usage[] =
     "                   culprits between the first of those segments' start\n"
     "                   and the last one's end (html: the same, as a\n"
     "                   timeline); dot, those segments only\n"
+    "      --window FROM..TO  perfetto: only the segments ongoing between\n"
+    "                   FROM and TO, seconds from the trace's first event\n"
+    "                   (as the report counts them: 0.5..2.5), and their\n"
+    "                   threads\n"
     "  -r, --report FILE        html: the report's text (argus report) to show\n"
     "  -b, --baseline GRAPH     html: the baseline's graph stream, which the\n"
     "                           findings' match and culprit records name\n"
@@ -223,6 +228,9 @@ static bool have_findings;
 static uint64_t *cores;
 static size_t ncores, cap_cores;
 static long around = -1;
+/* --window: seconds from the trace's first event (as the report counts) */
+static bool windowed;
+static double window_from, window_to;
 
 static bool want_hang(uint64_t h) { return around < 0 || (uint64_t)around == h; }
 
@@ -558,7 +566,7 @@ static void take_event(const argus_reader *rd, const argus_record *r)
         si = (uint32_t)(nslots - 1);
         sl->tid = r->tid;
         sl->pid = r->pid;
-        sl->exported = around < 0 || argus_table_get(&keep_segs, seg);
+        sl->exported = (around < 0 && !windowed) || argus_table_get(&keep_segs, seg);
         sl->o = calloc(1, sizeof *sl->o);
         if (!sl->o)
             argus_die(ARGUS_EX_IOERR, "out of memory");
@@ -632,7 +640,7 @@ static void take_thread(const argus_record *r)
     uint64_t tid = 0, pid = 0;
     argus_get_uint(r, ARGUS_K_TID, &tid);
     argus_get_uint(r, ARGUS_K_PID, &pid);
-    if (around >= 0 && !argus_table_get(&keep_tids, tid))
+    if ((around >= 0 || windowed) && !argus_table_get(&keep_tids, tid))
         return;
     size_t plen = 0, nlen = 0;
     const char *proc = argus_get_text(r, ARGUS_K_PROC, &plen);
@@ -715,6 +723,22 @@ static void plan_around(argus_graph *g)
     }
 }
 
+/* --window: every segment ongoing in it (from its start to its resume),
+ * and the threads of those. */
+static void plan_window(argus_graph *g)
+{
+    uint64_t lo = g->t_first + (uint64_t)(window_from * 1e9 + 0.5);
+    uint64_t hi = g->t_first + (uint64_t)(window_to * 1e9 + 0.5);
+    for (uint32_t si = 0; si < g->nsegs; si++) {
+        const argus_seg *s = &g->segs[si];
+        if (s->begin > hi || argus_seg_until(g, s) < lo)
+            continue;
+        bool created;
+        argus_table_put(&keep_segs, s->seg, &created);
+        argus_table_put(&keep_tids, g->threads[s->thread].tid, &created);
+    }
+}
+
 /* Standard input read twice: a pipe is copied to an unlinked temporary
  * file first, which becomes standard input. */
 static void make_stdin_seekable(void)
@@ -763,12 +787,16 @@ static void export_perfetto(const char *input)
 {
     /* pass 1: the findings (at the stream's end) */
     argus_reader *rd = argus_reader_open(input);
-    if (around >= 0) {
+    if (around >= 0 || windowed) {
         argus_graph g;
         argus_graph_load(&g, rd, NULL);
         findings_from_graph(&g, rd);
-        check_around();
-        plan_around(&g);
+        if (windowed) {
+            plan_window(&g);
+        } else {
+            check_around();
+            plan_around(&g);
+        }
         argus_graph_free(&g);
     } else {
         const argus_record *r;
@@ -1670,6 +1698,7 @@ int main(int argc, char **argv)
         {"output-format", required_argument, 0, 'f'},
         {"format", required_argument, 0, 'f'}, /* the old spelling, as -f */
         {"around", required_argument, 0, 'a'},
+        {"window", required_argument, 0, 'w'},
         {"report", required_argument, 0, 'r'},
         {"baseline", required_argument, 0, 'b'},
         {"baseline-name", required_argument, 0, 'B'},
@@ -1682,7 +1711,7 @@ int main(int argc, char **argv)
     const char *report = NULL, *baseline = NULL, *base_name = NULL;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:a:r:b:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:a:r:b:w:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (strcmp(optarg, "perfetto") == 0)
@@ -1697,6 +1726,28 @@ int main(int argc, char **argv)
         case 'r': report = optarg; break;
         case 'b': baseline = optarg; break;
         case 'B': base_name = optarg; break;
+        case 'w': {
+            /* "0..4": strtod would take "0." of it */
+            const char *dots = strstr(optarg, "..");
+            char from[64], *end = from;
+            windowed = true;
+            bool ok = dots && dots > optarg && (size_t)(dots - optarg) < sizeof from;
+            if (ok) {
+                memcpy(from, optarg, (size_t)(dots - optarg));
+                from[dots - optarg] = 0;
+                window_from = strtod(from, &end);
+                ok = !*end && dots[2];
+            }
+            if (ok) {
+                window_to = strtod(dots + 2, &end);
+                ok = !*end;
+            }
+            if (!ok || !(window_from >= 0) || !(window_to > window_from) || window_to > 1e9)
+                argus_usage_error("--window must be FROM..TO, seconds from the "
+                                  "trace's first event, FROM < TO (as 0.5..2.5), not '%s'",
+                                  optarg);
+            break;
+        }
         case 'a': {
             around = (long)argus_parse_uint_option("--around", optarg, 0, INT32_MAX, NULL);
             break;
@@ -1706,6 +1757,8 @@ int main(int argc, char **argv)
         }
     }
     const char *input = argus_input_arg(argc, argv);
+    if (windowed && (format != PERFETTO || around >= 0))
+        argus_usage_error("--window is for --output-format perfetto, without --around");
     if (format != HTML && (report || baseline || base_name))
         argus_usage_error("--report, --baseline and --baseline-name are for --format html");
     argus_table_init(&marks, sizeof(mark));

@@ -173,6 +173,27 @@ check_fields() {
     assert_output "argus-export: no hang 3 in the stream (it has 1 hang record)"
 }
 
+@test "perfetto --window FROM..TO: the segments ongoing in that stretch (seconds from the first event) and the flows between them; a bad window or one with --around or dot exits 64" {
+    run sh -c "argus export --window 0.0005..0.0015 $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\") | .args.seg] | sort'"
+    assert_success
+    assert_output '[1,2,3]'
+    run sh -c "argus export --window 3..3.3 $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\") | .args.seg] | sort'"
+    assert_output '[1,2,3,5,6,7,8]'
+    sh -c "argus export --window 0.0005..0.0015 $(F) > $BATS_TEST_TMPDIR/w.json"
+    run check_trace "$BATS_TEST_TMPDIR/w.json"
+    assert_output --regexp '^slices 3 flows [0-9]+ unpaired 0 overlaps 0$'
+    for bad in 2..1 1.. 0.5 ..1; do
+        run argus export --window "$bad" "$(F)"
+        assert_failure 64
+        assert_line "argus-export: --window must be FROM..TO, seconds from the trace's first event, FROM < TO (as 0.5..2.5), not '$bad'"
+    done
+    run argus export --window 1..2 --around 0 "$(F)"
+    assert_failure 64
+    assert_line "argus-export: --window is for --output-format perfetto, without --around"
+    run argus export --window 1..2 --output-format dot "$(F)"
+    assert_failure 64
+}
+
 @test "perfetto: reads a pipe as well as a file, with the same output" {
     argus export "$(F)" > "$BATS_TEST_TMPDIR/file.json"
     cat "$(F)" | argus export > "$BATS_TEST_TMPDIR/pipe.json"
@@ -286,9 +307,11 @@ check_fields() {
 @test "usage: --help lists the flags; an unknown --format, a bad --around or two files exit 64" {
     run argus export --help
     assert_success
-    assert_line "Usage: argus-export [--output-format perfetto|dot|html] [--around N] [GRAPH|-]"
+    assert_line "Usage: argus-export [--output-format perfetto|dot|html] [--around N]"
+    assert_line "                    [--window FROM..TO] [GRAPH|-]"
     assert_line --partial "      --output-format F  perfetto (default), dot or html (-f, --format F:"
     assert_line --partial "  -a, --around N"
+    assert_line --partial "      --window FROM..TO"
     run argus export --format svg
     assert_failure 64
     assert_line "argus-export: --output-format must be perfetto, dot or html, not 'svg'"
