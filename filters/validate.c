@@ -34,39 +34,8 @@ static const char usage[] =
     "  -h, --help     show this help\n"
     "      --version  show the version\n";
 
-/* Ids seen so far, as runs of consecutive ids: ids only grow, so a new
- * id extends the last run or starts one; memory grows with the gaps. */
-typedef struct { uint64_t first, last; } id_run;
-static id_run *runs;
-static size_t nruns, runs_cap;
-
-static void ids_add(uint64_t id)
-{
-    if (nruns && runs[nruns - 1].last + 1 == id) {
-        runs[nruns - 1].last = id;
-        return;
-    }
-    if (nruns == runs_cap) {
-        runs_cap = runs_cap ? runs_cap * 2 : 1024;
-        runs = realloc(runs, runs_cap * sizeof *runs);
-        if (!runs)
-            abort();
-    }
-    runs[nruns++] = (id_run){id, id};
-}
-
-static bool ids_have(uint64_t id)
-{
-    size_t lo = 0, hi = nruns;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (runs[mid].last < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < nruns && runs[lo].first <= id;
-}
+/* Ids seen so far (argus_id_set: runs of consecutive ids). */
+static argus_id_set ids;
 
 static bool text_in(const argus_field *f, const char *const *allowed)
 {
@@ -257,19 +226,13 @@ int main(int argc, char **argv)
         if (r->type == ARGUS_T_THREAD) {
             argus_table_put(&threads, r->tid, NULL);
         } else if (r->type == ARGUS_T_EDGE) {
-            uint64_t from, to;
-            argus_get_uint(r, ARGUS_K_FROM, &from);
-            argus_get_uint(r, ARGUS_K_TO, &to);
-            if (!ids_have(from))
-                argus_record_fail(rd, r, "edge from %llu: no event %llu earlier in the stream",
-                                  (unsigned long long)from, (unsigned long long)from);
-            if (!ids_have(to))
-                argus_record_fail(rd, r, "edge to %llu: no event %llu earlier in the stream",
-                                  (unsigned long long)to, (unsigned long long)to);
+            char why[128];
+            if (argus_edge_unknown_end(&ids, r, why, sizeof why))
+                argus_record_fail(rd, r, "%s", why);
             edges++;
         } else if (r->is_event) {
             events++;
-            ids_add(r->id);
+            argus_id_set_add(&ids, r->id);
             argus_table_put(&threads, r->tid, NULL);
             uint64_t seg;
             if (argus_get_uint(r, ARGUS_K_SEG, &seg)) {
@@ -299,6 +262,6 @@ int main(int argc, char **argv)
     argus_close_stdout();
     argus_table_free(&threads);
     argus_reader_close(rd);
-    free(runs);
+    argus_id_set_free(&ids);
     return 0;
 }

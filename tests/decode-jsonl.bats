@@ -89,6 +89,22 @@ load test_helper
     assert_output "argus-decode: $BATS_TEST_TMPDIR/r.jsonl:3: event id 5 is not above the previous event id 5"
 }
 
+@test "an edge must join events that came before it: one to a later event, or from a missing one, exits 65 naming its line, what came before stays a valid stream" {
+    printf '%s\n' '{"type":"syscall","id":1,"ts":1,"tid":1,"pid":1,"name":"read"}' \
+        '{"type":"edge","from":1,"to":2,"kind":"wakeup"}' \
+        '{"type":"syscall","id":2,"ts":2,"tid":1,"pid":1,"name":"read"}' > "$BATS_TEST_TMPDIR/later.jsonl"
+    run sh -c "argus-decode $BATS_TEST_TMPDIR/later.jsonl 2>&1 > $BATS_TEST_TMPDIR/later.cbor"
+    assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/later.jsonl:2: edge to 2: no event 2 earlier in the stream"
+    run argus-validate "$BATS_TEST_TMPDIR/later.cbor"
+    assert_success
+    printf '%s\n' '{"type":"syscall","id":1,"ts":1,"tid":1,"pid":1,"name":"read"}' \
+        '{"type":"edge","from":7,"to":1,"kind":"wakeup"}' > "$BATS_TEST_TMPDIR/missing.jsonl"
+    run sh -c "argus-decode $BATS_TEST_TMPDIR/missing.jsonl > /dev/null"
+    assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/missing.jsonl:2: edge from 7: no event 7 earlier in the stream"
+}
+
 @test "64-bit integers are exact both ways" {
     line='{"type":"stream","format":"argus","version":1}
 {"type":"x","id":18446744073709551615,"ts":18446744073709551615,"tid":1,"pid":1,"big":-18446744073709551616,"small":-9223372036854775809,"port":"0xffffffffffffffff"}'

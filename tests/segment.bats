@@ -461,7 +461,7 @@ argus-segment: segments started by run loop entry (SEG-RUNLOOP): 1"
         '{"type":"thread","tid":1,"pid":1,"proc":"p","kernel":false}' \
         '{"type":"my_marker","label":"x"}' \
         '{"type":"exec","id":1,"ts":1,"tid":1,"pid":1,"path":"/bin/sh","note":"mine","seg":77}' \
-        '{"type":"edge","kind":"wakeup","from":1,"to":9}' \
+        '{"type":"edge","kind":"wakeup","from":1,"to":1}' \
         '{"type":"syscall","id":2,"ts":2,"tid":1,"pid":1,"seg":5,"name":"x"}' > "$BATS_TEST_TMPDIR/r.jsonl"
     run sh -c "argus-decode $BATS_TEST_TMPDIR/r.jsonl | argus-segment | argus-to-json"
     assert_success
@@ -469,7 +469,7 @@ argus-segment: segments started by run loop entry (SEG-RUNLOOP): 1"
 {"type":"thread","tid":1,"pid":1,"proc":"p","kernel":false}
 {"type":"my_marker","label":"x"}
 {"type":"exec","id":1,"ts":1,"tid":1,"pid":1,"path":"/bin/sh","note":"mine","seg":1}
-{"type":"edge","kind":"wakeup","from":1,"to":9}
+{"type":"edge","kind":"wakeup","from":1,"to":1}
 {"type":"syscall","id":2,"ts":2,"tid":1,"pid":1,"seg":1,"name":"x"}'
 }
 

@@ -55,6 +55,7 @@ struct argus_jsonl {
     uint64_t next_id;
     bool have_ts, have_id;
     uint64_t last_ts, last_ts_line, last_ts_id, last_id;
+    argus_id_set ids;          /* the events so far: an edge joins two */
     argus_table threads;
     argus_parser *check;
 };
@@ -450,6 +451,10 @@ static int emit(argus_jsonl *d)
                         (unsigned long long)r->id, (unsigned long long)d->last_id);
         d->have_id = true;
         d->last_id = r->id;
+        argus_id_set_add(&d->ids, r->id);
+    } else if (r->type == ARGUS_T_EDGE &&
+               argus_edge_unknown_end(&d->ids, r, err, sizeof err)) {
+        return fail(d, "%s", err);
     }
     argus_put_raw(d->w, d->out.p, d->out.len);
     argus_end_record(d->w);
@@ -714,6 +719,7 @@ void argus_jsonl_free(argus_jsonl *d)
     yajl_free(d->yajl);
     argus_parser_free(d->check);
     argus_table_free(&d->threads);
+    argus_id_set_free(&d->ids);
     argus_buf_free(&d->keys);
     argus_buf_free(&d->vals);
     argus_buf_free(&d->out);

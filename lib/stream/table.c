@@ -1,5 +1,7 @@
 #include "argus/stream/table.h"
 
+#include "argus/stream/stream.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +136,54 @@ bool argus_table_next(const argus_table *t, size_t *pos, uint64_t *key,
         }
     }
     return false;
+}
+
+void argus_id_set_add(argus_id_set *s, uint64_t id)
+{
+    if (s->n && s->runs[s->n - 1].last + 1 == id) {
+        s->runs[s->n - 1].last = id;
+        return;
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 1024;
+        s->runs = realloc(s->runs, s->cap * sizeof *s->runs);
+        if (!s->runs)
+            abort();
+    }
+    s->runs[s->n++] = (struct argus_id_run){id, id};
+}
+
+bool argus_id_set_has(const argus_id_set *s, uint64_t id)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->runs[mid].last < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->runs[lo].first <= id;
+}
+
+void argus_id_set_free(argus_id_set *s)
+{
+    free(s->runs);
+    memset(s, 0, sizeof *s);
+}
+
+const char *argus_edge_unknown_end(const argus_id_set *s, const argus_record *r,
+                                   char *buf, size_t size)
+{
+    static const int ends[2] = {ARGUS_K_FROM, ARGUS_K_TO};
+    for (int i = 0; i < 2; i++) {
+        uint64_t id = 0;
+        argus_get_uint(r, ends[i], &id);
+        if (!argus_id_set_has(s, id)) {
+            snprintf(buf, size, "edge %s %llu: no event %llu earlier in the stream",
+                     i ? "to" : "from", (unsigned long long)id, (unsigned long long)id);
+            return buf;
+        }
+    }
+    return NULL;
 }

@@ -33,4 +33,20 @@ bool argus_table_remove(argus_table *t, uint64_t key);
 bool argus_table_next(const argus_table *t, size_t *pos, uint64_t *key,
                       void **value);
 
+/* The event ids of a stream so far, as runs of consecutive ids: ids only
+ * grow, so a new id extends the last run or starts one; memory grows
+ * with the gaps, not with the ids' values. */
+typedef struct argus_id_set {
+    struct argus_id_run { uint64_t first, last; } *runs;
+    size_t n, cap;
+} argus_id_set;
+void argus_id_set_add(argus_id_set *s, uint64_t id);
+bool argus_id_set_has(const argus_id_set *s, uint64_t id);
+void argus_id_set_free(argus_id_set *s);
+/* For an edge record R: "edge from N: no event N earlier in the stream"
+ * (or "edge to N: ...") in BUF when an end is not in S, else NULL. */
+struct argus_record;
+const char *argus_edge_unknown_end(const argus_id_set *s, const struct argus_record *r,
+                                   char *buf, size_t size);
+
 #endif
