@@ -85,26 +85,20 @@ static long bad_utf8_items(const argus_record *r, size_t at, size_t end)
 }
 
 /* The offset in R of the first text string, key or value at any depth,
- * that is not valid UTF-8 (RFC 8949 3.1), or -1. A definite text value
- * comes decoded; keys, containers and strings of chunks are walked. */
+ * that is not valid UTF-8 (RFC 8949 3.1), or -1. Keys, text and
+ * containers are walked as they are in the record (a string of chunks
+ * is decoded elsewhere); scalars are skipped. */
 static long bad_utf8_at(const argus_record *r)
 {
     argus_record_load(r);
     for (unsigned i = 0; i < r->nfields; i++) {
         const argus_field *f = &r->fields[i];
         long bad = bad_utf8_items(r, f->key_off, f->val_off);
-        if (bad >= 0)
-            return bad;
-        bool in_raw = f->s >= (const char *)r->raw &&
-                      f->s < (const char *)r->raw + r->raw_len;
-        if (f->kind == ARGUS_V_TEXT && in_raw)
-            bad = bad_utf8((const uint8_t *)f->s, f->slen);
-        else if (f->kind == ARGUS_V_TEXT || f->kind == ARGUS_V_ARRAY ||
-                 f->kind == ARGUS_V_MAP || f->kind == ARGUS_V_TAG)
+        if (bad < 0 && (f->kind == ARGUS_V_TEXT || f->kind == ARGUS_V_ARRAY ||
+                        f->kind == ARGUS_V_MAP || f->kind == ARGUS_V_TAG))
             bad = bad_utf8_items(r, f->val_off, f->end_off);
         if (bad >= 0)
-            return f->kind == ARGUS_V_TEXT && in_raw
-                       ? (long)(f->s - (const char *)r->raw) + bad : bad;
+            return bad;
     }
     return -1;
 }
