@@ -511,7 +511,8 @@ static void sig_close(argus_graph *g, loading_thread *lt)
     g->sig_used += lt->sig_len;
     lt->sig_seg = ARGUS_NONE;
     lt->sig_len = 0;
-    /* given back: a thread may never run again */
+    /* given back: a thread holds what its open segment needs, not the
+     * most a long segment of its past took */
     free(lt->sig);
     lt->sig = NULL;
     lt->sig_cap = 0;
@@ -554,7 +555,7 @@ static void key_close(argus_graph *g, key_buf *kb)
     g->nkeys += kb->n;
     kb->seg = ARGUS_NONE;
     kb->n = 0;
-    free(kb->ev);               /* as a signature's buffer (sig_close) */
+    free(kb->ev);               /* as sig_close does a signature's */
     kb->ev = NULL;
     kb->cap = 0;
 }
@@ -1159,13 +1160,10 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
         if (opt && opt->pass)
             argus_write_record(opt->pass, r);
     }
-    for (uint32_t t = 0; t < ld.n; t++) {
+    for (uint32_t t = 0; t < ld.n; t++) {  /* each frees its buffer */
         sig_close(g, &ld.threads[t]);
-        free(ld.threads[t].sig);
-        if (ld.keep_keys) {
+        if (ld.keep_keys)
             key_close(g, &ld.keys[t]);
-            free(ld.keys[t].ev);
-        }
     }
     free(ld.threads);
     free(ld.keys);
