@@ -105,7 +105,11 @@ int main(int argc, char **argv)
     argus_graph base;
     pthread_t base_loader;
     if (baseline)
-        argus_graph_load_file_async(&base, baseline, true, &base_loader);
+        /* its key events read again when asked; --interactive lists a
+         * candidate's first ones, so keeps them */
+        argus_graph_load_file_async(&base, baseline, diff.interactive ? ARGUS_KEYS_KEPT
+                                                                       : ARGUS_KEYS_REREAD,
+                                    &base_loader);
     argus_reader *rd = argus_reader_open(input);
     int keep_fd = -1;
     argus_writer *keep = NULL;

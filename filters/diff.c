@@ -81,7 +81,11 @@ int main(int argc, char **argv)
     argus_graph base;
     pthread_t base_loader;
     if (baseline) {
-        argus_graph_load_file_async(&base, baseline, true, &base_loader);
+        /* its key events read again when asked; --interactive lists a
+         * candidate's first ones, so keeps them */
+        argus_graph_load_file_async(&base, baseline, c.interactive ? ARGUS_KEYS_KEPT
+                                                                    : ARGUS_KEYS_REREAD,
+                                    &base_loader);
     }
     argus_stage st;
     argus_stage_open(&st, input, common.verbose);

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
      * before anything is written. */
     argus_graph base;
     pthread_t base_loader;
-    argus_graph_load_file_async(&base, base_path, false, &base_loader);
+    argus_graph_load_file_async(&base, base_path, ARGUS_KEYS_NONE, &base_loader);
 
     argus_stage st;
     argus_stage_open(&st, input, common.verbose);

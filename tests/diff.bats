@@ -394,3 +394,24 @@ Try 'argus-diff --help' for more information."
     assert_success
     assert_output --regexp '^argus-diff [0-9]'
 }
+
+@test "DIFF-CULPRIT: the evidence names the baseline event of the edge, and acted is its ts, when it sits among many others in its segment (the baseline file is read again at that event)" {
+    # io's seg 10 of the baseline: the wakeup of the worker between eight
+    # syscalls before and eight after, so that it is not among the first
+    # six and last six key events a segment keeps
+    awk '/"ts":220000000,"tid":7002,"target":6002/ {
+             for (i = 1; i <= 8; i++)
+                 printf "{\"type\":\"syscall\",\"ts\":%d,\"tid\":7002,\"name\":\"before%d\"}\n", 210000000 + i * 1000000, i
+             print
+             for (i = 1; i <= 8; i++)
+                 printf "{\"type\":\"syscall\",\"ts\":%d,\"tid\":7002,\"name\":\"after%d\"}\n", 220000000 + i * 1000000, i
+             next }
+         { print }' fixtures/diff/chain.base.jsonl > "$TMP/long.base.jsonl"
+    run grep -c '"tid":7002,"name":"\(before\|after\)' "$TMP/long.base.jsonl"
+    assert_output 16
+    pair long "$TMP/long.base.jsonl" fixtures/diff/chain.bug.jsonl
+    run records long
+    assert_success
+    run pick 'select(.tid == 7102) | .evidence'
+    assert_output '"in the baseline it acted at +0.120 s (wakeup of syncd worker [6002], wakeup edge, baseline seg 10); here it was blocked 3.000 s in socket_read from 0.200 s, up to the hang at 2.120 s"'
+}

@@ -335,31 +335,32 @@ static bool state_at(const argus_graph *g, uint32_t t, uint64_t at, uint32_t *se
     return false;
 }
 
-/* What baseline event ID of segment S was, as "TYPE TEXT" (from the key
- * events kept for it); false when it was not kept. */
+/* What baseline event ID of segment S was, as "TYPE TEXT" (a key event
+ * of S: argus_graph_key_event); false when it is not known. */
 static bool describe_event(const argus_graph *g, const argus_seg *s,
                            uint64_t id, char *buf, size_t len)
 {
-    for (uint32_t k = 0; k < s->key_len; k++) {
-        const argus_key_event *ke = &g->keys[s->key_off + k];
-        if (ke->id != id)
-            continue;
-        const char *text = argus_graph_str(g, ke->text);
-        uint32_t t = ke->type == ARGUS_T_WAKEUP ? argus_graph_thread(g, ke->aux)
-                                                : ARGUS_NONE;
-        if (t != ARGUS_NONE)
-            snprintf(buf, len, "wakeup of %s %s [%llu]",
-                     argus_graph_str(g, g->threads[t].proc),
-                     thread_label_name(g, &g->threads[t]),
-                     (unsigned long long)ke->aux);
-        else if (ke->type == ARGUS_T_WAKEUP)
-            snprintf(buf, len, "wakeup of tid %llu", (unsigned long long)ke->aux);
-        else
-            snprintf(buf, len, "%s%s%s", argus_type_name(ke->type),
-                     *text ? " " : "", text);
-        return true;
+    argus_key_event ke;
+    char text[256];
+    if (!argus_graph_key_event(g, (uint32_t)(s - g->segs), id, &ke, text, sizeof text))
+        return false;
+    uint32_t t = ke.type == ARGUS_T_WAKEUP ? argus_graph_thread(g, ke.aux) : ARGUS_NONE;
+    if (t != ARGUS_NONE)
+        snprintf(buf, len, "wakeup of %s %s [%llu]", argus_graph_str(g, g->threads[t].proc),
+                 thread_label_name(g, &g->threads[t]), (unsigned long long)ke.aux);
+    else if (ke.type == ARGUS_T_WAKEUP)
+        snprintf(buf, len, "wakeup of tid %llu", (unsigned long long)ke.aux);
+    else {
+        int n = snprintf(buf, len, "%s%s", argus_type_name(ke.type), *text ? " " : "");
+        if (n >= 0 && (size_t)n < len) { /* the text cut to what is left */
+            size_t tl = strlen(text);
+            if (tl > len - (size_t)n - 1)
+                tl = len - (size_t)n - 1;
+            memcpy(buf + n, text, tl);
+            buf[(size_t)n + tl] = 0;
+        }
     }
-    return false;
+    return true;
 }
 
 static void describe_state(char *buf, size_t len, const argus_graph *g,
@@ -433,10 +434,11 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
         /* when it acted in the baseline (the event of its edge toward the
          * hang), aligned to the similar node */
         uint64_t acted = p->begin;
-        if (wn->edge != ARGUS_NONE)
-            for (uint32_t k = 0; k < p->key_len; k++)
-                if (b->keys[p->key_off + k].id == b->edges[wn->edge].from)
-                    acted = b->keys[p->key_off + k].ts;
+        argus_key_event ke;
+        char text[256];
+        if (wn->edge != ARGUS_NONE &&
+            argus_graph_key_event(b, wn->seg, b->edges[wn->edge].from, &ke, text, sizeof text))
+            acted = ke.ts;
         /* a = the hang node's begin moved by (acted - the similar node's
          * begin), kept within [t_first, at]; in unsigned arithmetic, as
          * either trace's ts may be anywhere in 0..2^64-1 */

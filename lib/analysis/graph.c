@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #define NO_ID UINT64_MAX
@@ -39,6 +42,15 @@ struct argus_graph_priv {
         cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
         cap_ipcs;
     argus_parser *parser;
+    /* ARGUS_KEYS_REREAD: each event's stream offset, beside id_seg (0
+     * for a filled gap: offset 0 is the header), and the file to read
+     * an event again from (-1: none) */
+    uint64_t *id_off;
+    size_t id_off_cap;
+    int reread_fd;
+    argus_parser *reread_parser;
+    uint8_t *reread_buf;
+    size_t reread_cap;
     void *mapped[24];           /* arrays grown in reserved address space */
     int nmapped;
 };
@@ -213,7 +225,8 @@ uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg)
     return lo < g->nsegs && g->segs[lo].seg == seg ? lo : ARGUS_NONE;
 }
 
-uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
+/* Where event ID is in id_seg (and id_off), or SIZE_MAX. */
+static size_t id_slot(const argus_graph *g, uint64_t id)
 {
     const struct argus_graph_priv *p = g->p;
     size_t lo = 0, hi = p->nid_runs;
@@ -225,12 +238,18 @@ uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
             hi = mid;
     }
     if (lo == 0)
-        return ARGUS_NONE;
+        return SIZE_MAX;
     const struct id_run *run = &p->id_runs[lo - 1];
     size_t end = lo < p->nid_runs ? p->id_runs[lo].at : p->id_len;
     if (id - run->first_id >= end - run->at)
-        return ARGUS_NONE;
-    return p->id_seg[run->at + (id - run->first_id)];
+        return SIZE_MAX;
+    return run->at + (id - run->first_id);
+}
+
+uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
+{
+    size_t at = id_slot(g, id);
+    return at == SIZE_MAX ? ARGUS_NONE : g->p->id_seg[at];
 }
 
 uint32_t argus_graph_thread(const argus_graph *g, uint64_t tid)
@@ -678,6 +697,59 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
                                         (uint16_t)r->type, 1};
 }
 
+/* Event ID read again from the file (ARGUS_KEYS_REREAD), parsed by a
+ * parser of its own (argus_graph_parse_extra's records stay valid). */
+static const argus_record *reread_event(const argus_graph *g, uint64_t id)
+{
+    struct argus_graph_priv *p = g->p;
+    size_t at = id_slot(g, id);
+    if (at == SIZE_MAX || !p->id_off[at])
+        return NULL;
+    if (!p->reread_parser)
+        p->reread_parser = argus_parser_new();
+    for (size_t want = 4096;; want *= 2) {
+        if (want > p->reread_cap) {
+            uint8_t *b = realloc(p->reread_buf, want);
+            if (!b)
+                return NULL;
+            p->reread_buf = b;
+            p->reread_cap = want;
+        }
+        ssize_t n = pread(p->reread_fd, p->reread_buf, want, (off_t)p->id_off[at]);
+        if (n <= 0)
+            return NULL;
+        argus_record *r;
+        char err[256];
+        long len = argus_parse_record(p->reread_parser, p->reread_buf, (size_t)n, &r,
+                                      err, sizeof err);
+        if (len > 0)            /* the file changed since: not that event */
+            return r->is_event && r->id == id ? r : NULL;
+        if (len < 0 || (size_t)n < want || want >= (256u << 20))
+            return NULL;
+    }
+}
+
+bool argus_graph_key_event(const argus_graph *g, uint32_t si, uint64_t id,
+                           argus_key_event *ke, char *buf, size_t size)
+{
+    const argus_seg *s = &g->segs[si];
+    for (uint32_t k = 0; k < s->key_len; k++)
+        if (g->keys[s->key_off + k].id == id) {
+            *ke = g->keys[s->key_off + k];
+            snprintf(buf, size, "%s", argus_graph_str(g, ke->text));
+            return true;
+        }
+    if (g->p->reread_fd < 0 || argus_graph_seg_of(g, id) != si)
+        return false;
+    const argus_record *r = reread_event(g, id);
+    uint64_t aux;
+    if (!r || argus_key_event_text(r, buf, size, &aux) < 0)
+        return false;
+    *ke = (argus_key_event){.id = id, .ts = r->ts, .aux = aux,
+                            .type = (uint16_t)r->type, .extra = 1};
+    return true;
+}
+
 #define GRAPH_PUSH(g, v, n, cap)                                            \
     ((v) = graph_grow((g), (v), &(cap), (size_t)(n) + 1, sizeof *(v)),       \
      memset(&(v)[(n)], 0, sizeof *(v)), &(v)[(n)++])
@@ -686,7 +758,7 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
  * longer one starts a new run. */
 #define ID_GAP_FILL 64
 
-static void map_id(argus_graph *g, uint64_t id, uint32_t seg)
+static void map_id(argus_graph *g, uint64_t id, uint32_t seg, uint64_t offset)
 {
     struct argus_graph_priv *p = g->p;
     uint64_t gap = id - p->id_last - 1;
@@ -697,6 +769,12 @@ static void map_id(argus_graph *g, uint64_t id, uint32_t seg)
         gap = 0;
     }
     p->id_seg = graph_grow(g, p->id_seg, &p->id_cap, p->id_len + gap + 1, sizeof *p->id_seg);
+    if (p->reread_fd >= 0) {
+        p->id_off = graph_grow(g, p->id_off, &p->id_off_cap, p->id_len + gap + 1,
+                               sizeof *p->id_off);
+        memset(p->id_off + p->id_len, 0, gap * sizeof *p->id_off);
+        p->id_off[p->id_len + gap] = offset;
+    }
     for (uint64_t i = 0; i < gap; i++)
         p->id_seg[p->id_len++] = ARGUS_NONE;
     p->id_seg[p->id_len++] = seg;
@@ -839,7 +917,7 @@ static void load_event(argus_graph *g, const argus_record *r,
         g->t_first = r->ts;
     g->nevents++;
     g->t_last = r->ts;
-    map_id(g, r->id, si);
+    map_id(g, r->id, si, r->offset);
     s->last_id = r->id;
     s->end = r->ts;
     s->nevents++;
@@ -1128,13 +1206,16 @@ static void index_edges(argus_graph *g)
     free(nout);
 }
 
-void argus_graph_load(argus_graph *g, argus_reader *rd,
-                      const argus_graph_options *opt)
+/* argus_graph_load, with REREAD_FD (or -1) the file RD reads, when its
+ * key events are to be read again from it (ARGUS_KEYS_REREAD). */
+static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_options *opt,
+                       int reread_fd)
 {
     memset(g, 0, sizeof *g);
     g->p = calloc(1, sizeof *g->p);
     if (!g->p)
         argus_die(ARGUS_EX_IOERR, "out of memory");
+    g->p->reread_fd = reread_fd;
     g->name = argus_reader_name(rd);
     argus_table_init(&g->p->seg_index, sizeof(uint32_t));
     g->p->segs_sorted = true;
@@ -1177,19 +1258,34 @@ void argus_graph_load(argus_graph *g, argus_reader *rd,
                                   offsetof(argus_seg, iw_len));
 }
 
+void argus_graph_load(argus_graph *g, argus_reader *rd,
+                      const argus_graph_options *opt)
+{
+    graph_load(g, rd, opt, -1);
+}
+
 typedef struct async_load {
     argus_graph *g;
     const char *path;           /* the caller's, for messages */
     argus_input in;             /* opened by the caller's thread */
-    bool keep_keys;
+    enum argus_key_mode keys;
 } async_load;
 
-/* Loads G from RD, nothing passed through, and closes RD. */
-static void load_reader(argus_graph *g, argus_reader *rd, const char *path,
-                        bool keep_keys)
+/* Loads G from IN (opened on PATH), nothing passed through, and closes
+ * it. ARGUS_KEYS_REREAD keeps the file open when it is a regular file;
+ * any other (a pipe, a FIFO) cannot be read twice, and keeps its key
+ * events instead. */
+static void load_input(argus_graph *g, argus_input *in, const char *path,
+                       enum argus_key_mode keys)
 {
-    argus_graph_options opt = {.keep_key_events = keep_keys, .no_ipcs = true};
-    argus_graph_load(g, rd, &opt);
+    int fd = -1;
+    struct stat st;
+    if (keys == ARGUS_KEYS_REREAD && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+        fd = fcntl(in->fd, F_DUPFD_CLOEXEC, 0);
+    argus_graph_options opt = {.keep_key_events = keys != ARGUS_KEYS_NONE && fd < 0,
+                               .no_ipcs = true};
+    argus_reader *rd = argus_reader_from_input(in);
+    graph_load(g, rd, &opt, fd);
     g->name = path;
     argus_reader_close(rd);
 }
@@ -1197,13 +1293,13 @@ static void load_reader(argus_graph *g, argus_reader *rd, const char *path,
 static void *load_thread_main(void *arg)
 {
     async_load *a = arg;
-    load_reader(a->g, argus_reader_from_input(&a->in), a->path, a->keep_keys);
+    load_input(a->g, &a->in, a->path, a->keys);
     free(a);
     return NULL;
 }
 
 void argus_graph_load_file_async(argus_graph *g, const char *path,
-                                 bool keep_keys, pthread_t *thread)
+                                 enum argus_key_mode keys, pthread_t *thread)
 {
     /* the reader's name index is built on first use: build it here,
      * before two readers race for it */
@@ -1217,7 +1313,7 @@ void argus_graph_load_file_async(argus_graph *g, const char *path,
      * caller's input) */
     a->g = g;
     a->path = path;
-    a->keep_keys = keep_keys;
+    a->keys = keys;
     argus_input_open(&a->in, strcmp(path, "-") == 0 ? "./-" : path, SIZE_MAX);
     if (pthread_create(thread, NULL, load_thread_main, a) != 0) {
         free(a);
@@ -1225,9 +1321,11 @@ void argus_graph_load_file_async(argus_graph *g, const char *path,
     }
 }
 
-void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys)
+void argus_graph_load_file(argus_graph *g, const char *path, enum argus_key_mode keys)
 {
-    load_reader(g, argus_reader_open(path), path, keep_keys);
+    argus_input in;
+    argus_input_open(&in, path, SIZE_MAX);
+    load_input(g, &in, path, keys);
 }
 
 void argus_graph_free(argus_graph *g)
@@ -1241,7 +1339,12 @@ void argus_graph_free(argus_graph *g)
     argus_table_free(&p->str_index);
     if (p->parser)
         argus_parser_free(p->parser);
-    void *arrays[] = {p->id_seg, p->id_runs, g->threads, g->segs, g->edges,
+    if (p->reread_parser)
+        argus_parser_free(p->reread_parser);
+    free(p->reread_buf);
+    if (p->reread_fd >= 0)
+        close(p->reread_fd);
+    void *arrays[] = {p->id_seg, p->id_off, p->id_runs, g->threads, g->segs, g->edges,
                       g->sig_pool, g->keys, g->strings, g->extras, g->extra_pool,
                       g->locks, g->preempts, g->ipcs, g->inner_waits};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)

@@ -187,14 +187,26 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
  * reader) on an event without seg: the stream was not segmented. */
 void argus_graph_load(argus_graph *g, argus_reader *rd,
                       const argus_graph_options *opt);
+/* What a baseline keeps of its key events: none, all in keys[] (as
+ * keep_key_events), or only each event's place in the file, to read the
+ * few asked for again (argus_graph_key_event): a key event costs time
+ * and memory at every event, and a baseline's are asked for a handful of
+ * times. A file that cannot be read twice (a pipe, a FIFO) keeps them. */
+enum argus_key_mode { ARGUS_KEYS_NONE, ARGUS_KEYS_KEPT, ARGUS_KEYS_REREAD };
 /* Opens FILE, loads it (nothing passed through), closes it: a baseline,
- * so with KEEP_KEYS its key events but no ipcs[]. */
-void argus_graph_load_file(argus_graph *g, const char *path, bool keep_keys);
+ * so with KEYS its key events but no ipcs[]. */
+void argus_graph_load_file(argus_graph *g, const char *path, enum argus_key_mode keys);
 /* The same in a new thread, while the caller reads its own input: join
  * THREAD before using G. (Two graphs load in the time of one on two
  * cores; an error in either ends the program.) */
 void argus_graph_load_file_async(argus_graph *g, const char *path,
-                                 bool keep_keys, pthread_t *thread);
+                                 enum argus_key_mode keys, pthread_t *thread);
+/* Event ID of segment SI as a key event (argus_key_event_text): *KE and
+ * its text in BUF of SIZE bytes (ke->text is not set when it was read
+ * again). Found among SI's kept key events, or read again from the file
+ * (ARGUS_KEYS_REREAD: any event of SI); false when neither has it. */
+bool argus_graph_key_event(const argus_graph *g, uint32_t si, uint64_t id,
+                           argus_key_event *ke, char *buf, size_t size);
 void argus_graph_free(argus_graph *g);
 
 const char *argus_graph_str(const argus_graph *g, uint32_t off);
