@@ -4,6 +4,7 @@
 #include "argus/stream/cli.h"
 #include "argus/stream/input.h"
 #include "argus/stream/table.h"
+#include "argus/stream/text.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -192,12 +193,7 @@ uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len)
 #define TEXT_MAX 255
 static uint32_t intern_cut(argus_graph *g, const char *s, size_t len)
 {
-    if (len > TEXT_MAX) {
-        len = TEXT_MAX;
-        while (len > 0 && (s[len] & 0xc0) == 0x80)
-            len--;              /* s[len], a continuation byte, goes too */
-    }
-    return argus_graph_intern(g, s, len);
+    return argus_graph_intern(g, s, argus_utf8_cut(s, len, TEXT_MAX));
 }
 
 static uint32_t intern_field(argus_graph *g, const argus_record *r, int key)
@@ -600,7 +596,7 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
         int at = 0;
         for (int i = 0; i < n && at < (int)size - 8; i++)
             at += snprintf(buf + at, size - (size_t)at, "%s%.*s",
-                           i ? " < " : "", (int)(fr[i].len < 80 ? fr[i].len : 80),
+                           i ? " < " : "", (int)argus_utf8_cut(fr[i].s, fr[i].len, 80),
                            fr[i].s);
         break;
     }
@@ -621,8 +617,9 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
     case ARGUS_T_IPC:
         s = argus_get_text(r, ARGUS_K_DIR, &len);
         if (argus_get_uint(r, ARGUS_K_MSG_ID, &u))
-            snprintf(buf, size, "%.*s msg_id %llu", (int)(s ? len : 0),
-                     s ? s : "", (unsigned long long)u);
+            snprintf(buf, size, "%.*s msg_id %llu",
+                     s ? (int)argus_utf8_cut(s, len, size - 32) : 0, s ? s : "",
+                     (unsigned long long)u);
         else
             key = ARGUS_K_DIR;
         if (!argus_get_uint(r, ARGUS_K_PEER, &aux))
@@ -632,8 +629,9 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
     case ARGUS_T_FLAG_READ:
         if (argus_get_uint(r, ARGUS_K_VALUE, &u)) {
             s = argus_get_text(r, ARGUS_K_NAME, &len);
-            snprintf(buf, size, "%.*s = %llu", (int)(s ? len : 0),
-                     s ? s : "", (unsigned long long)u);
+            snprintf(buf, size, "%.*s = %llu",
+                     s ? (int)argus_utf8_cut(s, len, size - 24) : 0, s ? s : "",
+                     (unsigned long long)u);
         } else {
             key = ARGUS_K_NAME;
         }
@@ -661,8 +659,7 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
         s = argus_get_text(r, key, &len);
     if (!s)
         return (int)strlen(buf);
-    if (len > size - 1)
-        len = size - 1;
+    len = argus_utf8_cut(s, len, size - 1);
     memcpy(buf, s, len);
     buf[len] = 0;
     return (int)len;

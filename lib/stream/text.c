@@ -43,3 +43,12 @@ size_t argus_utf8_copy(char *dst, size_t cap, const char *src, size_t len)
     dst[o] = '\0';
     return o;
 }
+
+size_t argus_utf8_cut(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+        max--;                  /* s[max], a continuation byte, goes too */
+    return max;
+}

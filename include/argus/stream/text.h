@@ -12,5 +12,8 @@ size_t argus_utf8_char(const uint8_t *s, size_t n);
  * invalid byte becomes '?', the copy is cut at a character boundary to
  * fit, and NUL-terminated. Returns the bytes copied. */
 size_t argus_utf8_copy(char *dst, size_t cap, const char *src, size_t len);
+/* The length of valid UTF-8 text S (LEN bytes) cut to at most MAX bytes
+ * at a character boundary: a cut never leaves half a character. */
+size_t argus_utf8_cut(const char *s, size_t len, size_t max);
 
 #endif
