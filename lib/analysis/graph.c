@@ -955,9 +955,7 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (r->type == ARGUS_T_WAIT) {
             s->wait_id = r->id;
             s->wait_resource = 0;
-            s->wait_timeout = 0;
             argus_get_uint(r, ARGUS_K_RESOURCE, &s->wait_resource);
-            argus_get_uint(r, ARGUS_K_TIMEOUT, &s->wait_timeout);
             s->wait_reason = intern_field(g, r, ARGUS_K_REASON);
             lt->blocked_seg = si;
             lt->wait_ts = r->ts;

@@ -54,7 +54,7 @@ typedef struct argus_seg {
     uint64_t cpu_holder;        /* tid that held that CPU, 0 if unknown */
     uint64_t lock_failed;       /* ts of its last failed file-lock try
                                    (fcntl F_SETLK, flock), 0: none */
-    uint64_t wait_resource, wait_timeout;
+    uint64_t wait_resource;
     uint64_t ui_id;             /* first ui_event, UINT64_MAX if none */
     uint64_t send_id;           /* last ipc send, UINT64_MAX if none */
     uint64_t send_peer;         /* its peer's pid, UINT64_MAX if unknown */
