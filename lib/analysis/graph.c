@@ -36,17 +36,21 @@ struct argus_graph_priv {
      * ids, each a stretch of id_seg; memory follows the events, not the
      * ids' values. */
     uint32_t *id_seg;
-    struct id_run { uint64_t first_id, at; } *id_runs;
+    struct id_run {
+        uint64_t first_id, at;
+        uint64_t base_off;      /* id_off's entries count from here */
+    } *id_runs;
     size_t id_len, nid_runs;
     uint64_t id_last;
     size_t id_cap, cap_id_runs, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
         cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
         cap_ipcs;
     argus_parser *parser;
-    /* ARGUS_KEYS_REREAD: each event's stream offset, beside id_seg (0
-     * for a filled gap: offset 0 is the header), and the file to read
-     * an event again from (-1: none) */
-    uint64_t *id_off;
+    /* ARGUS_KEYS_REREAD: each event's stream offset, beside id_seg, as 1
+     * + its distance from its run's base_off (0: a filled gap; a run
+     * ends where that would not fit), and the file to read an event
+     * again from (-1: none) */
+    uint32_t *id_off;
     size_t id_off_cap;
     int reread_fd;
     argus_parser *reread_parser;
@@ -221,8 +225,9 @@ uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg)
     return lo < g->nsegs && g->segs[lo].seg == seg ? lo : ARGUS_NONE;
 }
 
-/* Where event ID is in id_seg (and id_off), or SIZE_MAX. */
-static size_t id_slot(const argus_graph *g, uint64_t id)
+/* Where event ID is in id_seg (and id_off), or SIZE_MAX; its run in
+ * *RUN_OUT when not NULL. */
+static size_t id_slot(const argus_graph *g, uint64_t id, const struct id_run **run_out)
 {
     const struct argus_graph_priv *p = g->p;
     size_t lo = 0, hi = p->nid_runs;
@@ -239,12 +244,14 @@ static size_t id_slot(const argus_graph *g, uint64_t id)
     size_t end = lo < p->nid_runs ? p->id_runs[lo].at : p->id_len;
     if (id - run->first_id >= end - run->at)
         return SIZE_MAX;
+    if (run_out)
+        *run_out = run;
     return run->at + (id - run->first_id);
 }
 
 uint32_t argus_graph_seg_of(const argus_graph *g, uint64_t id)
 {
-    size_t at = id_slot(g, id);
+    size_t at = id_slot(g, id, NULL);
     return at == SIZE_MAX ? ARGUS_NONE : g->p->id_seg[at];
 }
 
@@ -699,9 +706,11 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
 static const argus_record *reread_event(const argus_graph *g, uint64_t id)
 {
     struct argus_graph_priv *p = g->p;
-    size_t at = id_slot(g, id);
+    const struct id_run *run;
+    size_t at = id_slot(g, id, &run);
     if (at == SIZE_MAX || !p->id_off[at])
         return NULL;
+    uint64_t offset = run->base_off + p->id_off[at] - 1;
     if (!p->reread_parser)
         p->reread_parser = argus_parser_new();
     for (size_t want = 4096;; want *= 2) {
@@ -712,7 +721,7 @@ static const argus_record *reread_event(const argus_graph *g, uint64_t id)
             p->reread_buf = b;
             p->reread_cap = want;
         }
-        ssize_t n = pread(p->reread_fd, p->reread_buf, want, (off_t)p->id_off[at]);
+        ssize_t n = pread(p->reread_fd, p->reread_buf, want, (off_t)offset);
         if (n <= 0)
             return NULL;
         argus_record *r;
@@ -759,10 +768,14 @@ static void map_id(argus_graph *g, uint64_t id, uint32_t seg, uint64_t offset)
 {
     struct argus_graph_priv *p = g->p;
     uint64_t gap = id - p->id_last - 1;
-    if (p->nid_runs == 0 || id <= p->id_last || gap > ID_GAP_FILL) {
+    bool off_fits = p->nid_runs &&
+                    offset - p->id_runs[p->nid_runs - 1].base_off < UINT32_MAX;
+    if (p->nid_runs == 0 || id <= p->id_last || gap > ID_GAP_FILL ||
+        (p->reread_fd >= 0 && !off_fits)) {
         struct id_run *run = GRAPH_PUSH(g, p->id_runs, p->nid_runs, p->cap_id_runs);
         run->first_id = id;
         run->at = p->id_len;
+        run->base_off = offset;
         gap = 0;
     }
     p->id_seg = graph_grow(g, p->id_seg, &p->id_cap, p->id_len + gap + 1, sizeof *p->id_seg);
@@ -770,7 +783,8 @@ static void map_id(argus_graph *g, uint64_t id, uint32_t seg, uint64_t offset)
         p->id_off = graph_grow(g, p->id_off, &p->id_off_cap, p->id_len + gap + 1,
                                sizeof *p->id_off);
         memset(p->id_off + p->id_len, 0, gap * sizeof *p->id_off);
-        p->id_off[p->id_len + gap] = offset;
+        p->id_off[p->id_len + gap] =
+            (uint32_t)(offset - p->id_runs[p->nid_runs - 1].base_off + 1);
     }
     for (uint64_t i = 0; i < gap; i++)
         p->id_seg[p->id_len++] = ARGUS_NONE;
