@@ -29,7 +29,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -96,6 +96,9 @@ bench/gen-kdebug: bench/gen-kdebug.c bench/rng.h
 
 bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ftrace.c
+
+bench/first-touch: bench/first-touch.c
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c
 
 # Installs what the build and the tests need (apt-get as root), or says
 # what to install.
@@ -230,4 +233,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/out
