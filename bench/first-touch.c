@@ -17,13 +17,13 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
+    if (argc < 2 || strtoul(argv[1], NULL, 10) == 0) {
         fprintf(stderr, "usage: first-touch MB [huge]\n");
         return 64;
     }
     size_t mb = strtoul(argv[1], NULL, 10), len = mb << 20;
     char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mb == 0 || p == MAP_FAILED) {
+    if (p == MAP_FAILED) {
         fprintf(stderr, "first-touch: cannot map %zu MB\n", mb);
         return 71;
     }
