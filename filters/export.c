@@ -1147,6 +1147,8 @@ typedef struct panel {
     uint32_t *row_of_seg;       /* seg index -> index into shown, or NONE32 */
     uint64_t lo, hi;
     size_t left_out;            /* segments past HTML_SEGS_MAX */
+    size_t *left_of;            /* of them, per thread (as threads[]) */
+    size_t ncore;               /* core segments drawn (first) */
     html_event *ev;
     size_t nev, cap_ev;
     uint32_t *listed, *more;    /* per shown segment: events listed, not */
@@ -1266,15 +1268,30 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
         if (until > p->hi)
             p->hi = until;
     }
+    /* the core segments first, so that a timeline with more segments
+       than HTML_SEGS_MAX still draws the hang, its path, chain and
+       culprits; then the others, thread by thread in row order */
+    for (size_t i = 0; i < nsegs && p->nshown < HTML_SEGS_MAX; i++) {
+        uint32_t si = argus_graph_find_seg(g, segs[i]);
+        if (si == ARGUS_NONE || p->row_of_seg[si] != NONE32)
+            continue;
+        p->row_of_seg[si] = (uint32_t)p->nshown;
+        *ARGUS_PUSH(p->shown, p->nshown, p->cap_shown) = si;
+        p->ncore++;
+    }
+    p->left_of = calloc(p->nthreads ? p->nthreads : 1, sizeof *p->left_of);
+    if (!p->left_of)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
     for (size_t ti = 0; ti < p->nthreads; ti++) {
         uint32_t t = p->threads[ti];
         for (uint32_t k = g->seg_first[t]; k < g->seg_first[t + 1]; k++) {
             uint32_t si = g->thread_segs[k];
             const argus_seg *s = &g->segs[si];
-            if (s->begin > p->hi || argus_seg_until(g, s) < p->lo)
+            if (s->begin > p->hi || argus_seg_until(g, s) < p->lo || p->row_of_seg[si] != NONE32)
                 continue;
             if (p->nshown == HTML_SEGS_MAX) {
                 p->left_out++;
+                p->left_of[ti]++;
                 continue;
             }
             p->row_of_seg[si] = (uint32_t)p->nshown;
@@ -1363,6 +1380,7 @@ static void panel_free(panel *p)
     free(p->ev);
     free(p->more);
     free(p->listed);
+    free(p->left_of);
     free(p->pool);
     argus_table_free(&p->ts_of);
 }
@@ -1395,6 +1413,60 @@ static void baseline_classes(uint64_t seg, char *dst, size_t size, uint32_t *ran
     snprintf(dst, size, "%s%s", seg == match_seg ? " similar" : "", *rank ? " counterpart" : "");
 }
 
+/* What a timeline past HTML_SEGS_MAX leaves out, and how to see it all,
+ * as the page says it above the timeline. */
+static uint64_t note_hang;       /* the hang drawn */
+static const char *note_base;   /* what the page calls the baseline */
+static void put_left_note(const panel *p, bool trace)
+{
+    char text[4096], who[256];
+    size_t n = 0, nthr = 0;
+#define SAY(...) (n += (size_t)snprintf(text + n, n < sizeof text ? sizeof text - n : 0, __VA_ARGS__))
+    for (size_t i = 0; i < p->nthreads; i++)
+        nthr += p->left_of[i] > 0;
+    SAY("Not all drawn: these threads have %zu segments in this time, and a page draws "
+        "at most %d. Drawn: %s (%zu), then the others thread by thread. Left out: %zu "
+        "segments of %zu thread%s, with their arrows: ",
+        p->nshown + p->left_out, HTML_SEGS_MAX,
+        trace ? "the segments of the hang, its causal path, wait chain and culprits"
+              : "the similar node and the culprits' counterparts",
+        p->ncore, p->left_out, nthr, nthr == 1 ? "" : "s");
+    size_t listed = 0;
+    for (size_t i = 0; i < p->nthreads && listed < 5; i++) {
+        if (!p->left_of[i])
+            continue;
+        thread_label(p->g, p->threads[i], who, sizeof who);
+        SAY("%s%s (%zu)", listed ? ", " : "", who, p->left_of[i]);
+        listed++;
+    }
+    if (nthr > listed)
+        SAY(" and %zu more thread%s", nthr - listed, nthr - listed == 1 ? "" : "s");
+    if (trace) {
+        SAY(". To see every segment, open the Perfetto export of this hang in "
+            "ui.perfetto.dev: argus export --output-format perfetto --around %llu FINDINGS "
+            "> hang.json, FINDINGS being the findings stream (argus diagnose --keep FILE "
+            "keeps it).", (unsigned long long)note_hang);
+    } else {
+        /* the panel's time, in seconds from the trace's first event,
+           widened to whole microseconds */
+        uint64_t from = p->lo > p->g->t_first ? p->lo - p->g->t_first : 0;
+        uint64_t to = p->hi > p->g->t_first ? p->hi - p->g->t_first : 0;
+        from /= 1000;
+        to = (to + 999) / 1000;
+        if (to <= from)
+            to = from + 1;
+        SAY(". To see every segment, open the Perfetto export of this stretch of the "
+            "baseline in ui.perfetto.dev: argus export --output-format perfetto --window "
+            "%llu.%06llu..%llu.%06llu BASELINE > baseline.json, BASELINE being the graph "
+            "of %s (argus graph).",
+            (unsigned long long)(from / 1000000), (unsigned long long)(from % 1000000),
+            (unsigned long long)(to / 1000000), (unsigned long long)(to % 1000000),
+            note_base ? note_base : "the baseline");
+    }
+#undef SAY
+    put_str(text);
+}
+
 static void put_panel(panel *p, const char *id, const char *title, seg_classes classes,
                       const uint64_t *chain, size_t nchain)
 {
@@ -1405,8 +1477,13 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
     put_str(id);
     out(",\"title\":");
     put_str(title);
-    printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu,\"threads\":[",
+    printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu",
            (unsigned long long)p->lo, (unsigned long long)(p->hi - p->lo), p->left_out);
+    if (p->left_out) {
+        out(",\"left_note\":");
+        put_left_note(p, classes == trace_classes);
+    }
+    out(",\"threads\":[");
     for (size_t i = 0; i < p->nthreads; i++) {
         thread_label(g, p->threads[i], buf, sizeof buf);
         printf("%s{\"tid\":%llu,\"label\":", i ? "," : "",
@@ -1700,6 +1777,8 @@ static void put_data(void)
         char title[256];
         snprintf(title, sizeof title, "Hang %llu: its threads",
                  (unsigned long long)page.hang->hang);
+        note_hang = page.hang->hang;
+        note_base = page.base_name;
         put_panel(&page.trace, "trace", title, trace_classes, page.chain, page.nchain);
         if (page.have_base) {
             snprintf(title, sizeof title, "Baseline (%s): the similar node and the culprits' "
