@@ -1270,36 +1270,42 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
         if (until > p->hi)
             p->hi = until;
     }
-    /* the core segments first, so that a timeline with more segments
-       than HTML_SEGS_MAX still draws the hang, its path, chain and
-       culprits; then the others, thread by thread in row order */
-    for (size_t i = 0; i < nsegs && p->nshown < HTML_SEGS_MAX; i++) {
+    /* the core segments are drawn whatever their number, so that a
+       timeline with more segments than HTML_SEGS_MAX still draws the hang,
+       its path, chain and culprits; the others fill what is left, thread
+       by thread in row order; all in that order (rows, then time) */
+#define CORE (NONE32 - 1)       /* in row_of_seg: a core segment, not placed yet */
+    for (size_t i = 0; i < nsegs && p->ncore < HTML_SEGS_MAX; i++) {
         uint32_t si = argus_graph_find_seg(g, segs[i]);
         if (si == ARGUS_NONE || p->row_of_seg[si] != NONE32)
             continue;
-        p->row_of_seg[si] = (uint32_t)p->nshown;
-        *ARGUS_PUSH(p->shown, p->nshown, p->cap_shown) = si;
+        p->row_of_seg[si] = CORE;
         p->ncore++;
     }
     p->left_of = calloc(p->nthreads ? p->nthreads : 1, sizeof *p->left_of);
     if (!p->left_of)
         argus_die(ARGUS_EX_IOERR, "out of memory");
+    size_t others = 0;
     for (size_t ti = 0; ti < p->nthreads; ti++) {
         uint32_t t = p->threads[ti];
         for (uint32_t k = g->seg_first[t]; k < g->seg_first[t + 1]; k++) {
             uint32_t si = g->thread_segs[k];
             const argus_seg *s = &g->segs[si];
-            if (s->begin > p->hi || argus_seg_until(g, s) < p->lo || p->row_of_seg[si] != NONE32)
+            if (s->begin > p->hi || argus_seg_until(g, s) < p->lo)
                 continue;
-            if (p->nshown == HTML_SEGS_MAX) {
-                p->left_out++;
-                p->left_of[ti]++;
-                continue;
+            if (p->row_of_seg[si] != CORE) {
+                if (others == HTML_SEGS_MAX - p->ncore) {
+                    p->left_out++;
+                    p->left_of[ti]++;
+                    continue;
+                }
+                others++;
             }
             p->row_of_seg[si] = (uint32_t)p->nshown;
             *ARGUS_PUSH(p->shown, p->nshown, p->cap_shown) = si;
         }
     }
+#undef CORE
     p->more = calloc(p->nshown ? p->nshown : 1, sizeof *p->more);
     p->listed = calloc(p->nshown ? p->nshown : 1, sizeof *p->listed);
     if (!p->more || !p->listed)
