@@ -93,6 +93,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rows=()
 notes=()
+export_rows=()
+export_rss=()
 failed=0
 
 # measure NAME EVENTS BYTES CMD...: runs CMD $runs times with stdout to
@@ -195,6 +197,25 @@ for n in $sizes; do
                 | bin/argus-diff --baseline '$base' | bin/argus-report" && pipe_cpu=$cpu
             notes+=("$(awk -v lab="$lab" -v a="$analyze_cpu" -v p="$pipe_cpu" -v v="$validate_cpu" 'BEGIN {
                 printf "- %s: the diagnosis half with a baseline: argus-analyze %.2f s CPU, the pipe of find-spinning, similar, diff and report %.2f s, one argus-validate of the graph %.2f s: analyze / validate **%.1fx** (target <= 3x), pipe / validate %.1fx", lab, a, p, v, a / (v > 0 ? v : 0.01), p / (v > 0 ? v : 0.01) }')")
+        fi
+        # The whole Perfetto export streams: its peak RSS stays the same
+        # from one size to the next (docs/performance.md, "The Perfetto export")
+        if [ -x bin/argus-export ]; then
+            if best_of_runs bin/argus-export --output-format perfetto "$graph"; then
+                bin/argus-export --output-format perfetto "$graph" >"$tmp/export.json"
+                say "  argus-export $lab: best ${best}s, peak RSS ${rss} KB"
+                export_rss+=("$rss")
+                export_rows+=("$(awk -v lab="$lab" -v ev="$n" -v b="$(size_of "$graph")" \
+                    -v o="$(size_of "$tmp/export.json")" -v s="$best" -v c="$cpu" -v kb="$rss" 'BEGIN {
+                    printf "| %s | %.1f | %.1f | %.3f | %.2f | %.2f | %.1f |", lab, b / 1e6, o / 1e6, s, c,
+                        ev / (s > 0 ? s : 0.001) / 1e6, kb * 1024 / 1e6 }')")
+                rm -f "$tmp/export.json"
+            else
+                say "argus-export failed on $graph"
+                tail -5 "$tmp/err" >&2
+                export_rows+=("| $lab | | | | | | failed |")
+                failed=1
+            fi
         fi
         notes+=("- $lab: find-spinning found $(bin/argus-find-spinning -v "$graph" 2>&1 >/dev/null | sed -n 's/.*hang nodes: //p' | head -1) hang nodes; similar and diff read the hang graph and a baseline graph of seed $((seed + 1)) (the baseline in a second thread).")
         rm -f "$graph" "$base"
@@ -502,6 +523,26 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     elif [ -n "$kdebug_sizes" ]; then
         echo
         echo "- kdebug decoding: skipped (bench/gen-kdebug not built, or argus-decode does not read kdebug)."
+    fi
+    if [ ${#export_rows[@]} -gt 0 ]; then
+        echo
+        echo "## The Perfetto export"
+        echo
+        echo "- input: the graph of \`bench/gen -n N -s $seed | argus graph\` (no findings);"
+        echo "  \`bin/argus-export --output-format perfetto GRAPH\` to /dev/null; seconds: wall"
+        echo "  time, best of $runs runs; CPU: user + system seconds of that run; peak RSS:"
+        echo "  GNU time %M, largest of the runs; MB = 10^6 bytes"
+        echo
+        echo "| events | graph MB | JSON MB | seconds | CPU s | Mevents/s | peak RSS MB |"
+        echo "|---|---|---|---|---|---|---|"
+        printf '%s\n' "${export_rows[@]}"
+        if [ ${#export_rss[@]} -ge 2 ]; then
+            echo
+            printf '%s\n' "${export_rss[@]}" | sort -n | awk '
+                NR == 1 { lo = $1 } { hi = $1 }
+                END { printf "- peak RSS from %.1f to %.1f MB across the sizes: %s (target: flat, the largest within 1.5x of the smallest)\n",
+                      lo * 1024 / 1e6, hi * 1024 / 1e6, hi <= 1.5 * lo ? "flat" : "**NOT FLAT**" }'
+        fi
     fi
     if [ ${#graph_rows[@]} -gt 0 ]; then
         echo

@@ -29,8 +29,13 @@ static const char usage[] =
     "            \"edge,weak\"); the hang, causal path, wait chain and\n"
     "            culprit segments marked by category (\"hang\", \"path\",\n"
     "            \"chain\", \"culprit\"), an instant event at each hang.\n"
-    "            Times are microseconds on the trace's own clock. Streams:\n"
-    "            memory grows with segments and 12 bytes per event id.\n"
+    "            Times are microseconds on the trace's own clock. The\n"
+    "            whole export streams in bounded memory (--around and\n"
+    "            --window load the graph): the open segments and the edges\n"
+    "            not yet drawn, whatever the trace's length; where past events\n"
+    "            were goes to a temporary file in TMPDIR (32 bytes an\n"
+    "            event). Reads GRAPH twice (findings come last); standard\n"
+    "            input is first copied to a temporary file.\n"
     "  dot:      Graphviz of the hangs' causal paths, wait chains and\n"
     "            culprits (a graph without findings: the whole graph up to\n"
     "            200 segments, else exit 1): a node per segment, a cluster\n"
@@ -43,7 +48,9 @@ static const char usage[] =
     "            segments as bars (running, blocked, runnable), edges as\n"
     "            arrows, zoom and pan, a segment's events on hover and\n"
     "            click; with --baseline, the baseline's similar node and\n"
-    "            the culprits' counterparts on a second timeline.\n"
+    "            the culprits' counterparts on a second timeline. At\n"
+    "            most 5000 segments a timeline, the hang's, path's, chain's\n"
+    "            and culprits' first; the page says what it left out.\n"
     "\n"
     "Exit status: 0 when written; 1 when there is nothing to draw (dot) or\n"
     "no hang N; 64 on a bad command line; 65 on bad input; 66 when GRAPH\n"
@@ -393,39 +400,162 @@ typedef struct open_seg {
     namer nm;
     key_line first[KEEP_KEYS], last[KEEP_KEYS];
     uint32_t nfirst, nlast_total;   /* nlast_total: lines past the first */
-    flow_end *flows;
+    flow_end *flows;            /* flow ends waiting for this slice */
     size_t nflows, cap_flows;
 } open_seg;
 
-typedef struct slot {
-    open_seg *o;                /* NULL once written */
-    uint64_t tid, pid;
-    bool exported;
-} slot;
-
 #define STACK_MAX 8
 typedef struct thread_state {
-    uint32_t stack[STACK_MAX];  /* open slots, innermost last */
+    open_seg *stack[STACK_MAX]; /* open segments, innermost last */
     uint32_t depth;
 } thread_state;
 
-static slot *slots;
-static size_t nslots, cap_slots;
-/* Each event's time and slot, by id, for the flows of the edges: in a
- * table, so that memory follows the events the stream holds, whatever
- * their ids (a stream may skip ids). */
-typedef struct event_place {
-    uint64_t ts;
-    uint32_t slot;
-} event_place;
-static argus_table events;      /* id -> event_place */
 static argus_table threads;     /* tid -> thread_state */
-static argus_table keep_segs;   /* --around: seg -> 1 */
-static argus_table keep_tids;   /* --around: tid -> 1 */
+static argus_table keep_segs;   /* --around, --window: seg -> 1 */
+static argus_table keep_tids;   /* --around, --window: tid -> 1 */
 static char **kinds;
 static size_t nkinds, cap_kinds;
 static uint64_t last_ts, nflows_written, edges_skipped;
 
+/* ---- where each event was, for the edges that name it later ------------------------------ */
+/* An edge comes after both its events (right after the later one), but
+ * its earlier end may be any distance back: a wait's edge to the wakeup
+ * that ended it seconds later. So each event's place (time, thread,
+ * segment) is kept by id: the latest ones in memory, the older ones in an
+ * unlinked temporary file (in TMPDIR) read back by pread, in id order as
+ * the stream has them (ids strictly increase), found by a binary search.
+ * Memory stays the same whatever the trace's length. */
+typedef struct event_place {
+    uint64_t id, ts, seg;
+    uint32_t thr;               /* into places' threads */
+    uint32_t unused;
+} event_place;
+
+#define PLACE_BLOCK 32768       /* events written to the file at a time */
+static struct {
+    event_place recent[2 * PLACE_BLOCK];    /* the latest, by id */
+    size_t nrecent;
+    int fd;                     /* the file, -1 until the first block */
+    char path[4096];
+    uint64_t nfile, file_first;             /* entries in it, the first's id */
+    struct thr {
+        uint64_t tid, pid;
+    } *thr;                     /* the threads events were on, by index */
+    size_t nthr, cap_thr;
+    argus_table thr_of;         /* tid -> its latest index */
+} places = {.fd = -1};
+
+static uint32_t place_thread(uint64_t tid, uint64_t pid)
+{
+    bool created;
+    uint32_t *t = argus_table_put(&places.thr_of, tid, &created);
+    if (created || places.thr[*t].pid != pid) {   /* a tid used again */
+        struct thr *th = ARGUS_PUSH(places.thr, places.nthr, places.cap_thr);
+        th->tid = tid;
+        th->pid = pid;
+        *t = (uint32_t)(places.nthr - 1);
+    }
+    return *t;
+}
+
+static void place_flush(void)
+{
+    if (places.fd < 0) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(places.path, sizeof places.path, "%s/argus-export-places.XXXXXX",
+                 dir && *dir ? dir : "/tmp");
+        places.fd = mkstemp(places.path);
+        if (places.fd < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: %s", places.path, strerror(errno));
+        unlink(places.path);
+        places.file_first = places.recent[0].id;
+    }
+    const char *p = (const char *)places.recent;
+    size_t left = PLACE_BLOCK * sizeof *places.recent;
+    while (left) {
+        ssize_t w = write(places.fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: write error: %s", places.path, strerror(errno));
+        p += w;
+        left -= (size_t)w;
+    }
+    places.nfile += PLACE_BLOCK;
+    memmove(places.recent, places.recent + PLACE_BLOCK, PLACE_BLOCK * sizeof *places.recent);
+    places.nrecent -= PLACE_BLOCK;
+}
+
+static void place_add(uint64_t id, uint64_t ts, uint64_t seg, uint64_t tid, uint64_t pid)
+{
+    if (places.nrecent == 2 * PLACE_BLOCK)
+        place_flush();
+    event_place *e = &places.recent[places.nrecent++];
+    e->id = id;
+    e->ts = ts;
+    e->seg = seg;
+    e->thr = place_thread(tid, pid);
+    e->unused = 0;
+}
+
+static void place_read(uint64_t i, event_place *e)
+{
+    off_t at = (off_t)(i * sizeof *e);
+    for (size_t got = 0; got < sizeof *e;) {
+        ssize_t n = pread(places.fd, (char *)e + got, sizeof *e - got, at + (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", places.path,
+                      n < 0 ? strerror(errno) : "short file");
+        got += (size_t)n;
+    }
+}
+
+/* The place of event ID, or false when the stream had no such event. */
+static bool place_find(uint64_t id, event_place *out)
+{
+    if (places.nrecent && id >= places.recent[0].id) {
+        size_t lo = 0, hi = places.nrecent;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (places.recent[mid].id < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == places.nrecent || places.recent[lo].id != id)
+            return false;
+        *out = places.recent[lo];
+        return true;
+    }
+    if (!places.nfile || id < places.file_first)
+        return false;
+    /* ids strictly increase: entry I's id is at least file_first + I, so ID
+       is at index id - file_first or before, there when ids are dense */
+    uint64_t lo = 0, hi = places.nfile;
+    if (id - places.file_first < hi)
+        hi = id - places.file_first + 1;
+    place_read(hi - 1, out);
+    if (out->id == id)
+        return true;
+    if (out->id < id)
+        return false;
+    hi--;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        place_read(mid, out);
+        if (out->id == id)
+            return true;
+        if (out->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+/* ---- slices and flows ------------------------------------------------------------------- */
 static uint32_t kind_index(const char *s, size_t len)
 {
     for (size_t i = 0; i < nkinds; i++)
@@ -438,15 +568,16 @@ static uint32_t kind_index(const char *s, size_t len)
     return (uint32_t)(nkinds - 1);
 }
 
-static void write_flow(const slot *sl, const flow_end *f)
+static void write_flow(uint64_t tid, uint64_t pid, const flow_end *f)
 {
     begin_event();
     printf("{\"ph\":\"%s\",\"id\":%llu,\"pid\":%llu,\"tid\":%llu,\"ts\":", f->start ? "s" : "f",
-           (unsigned long long)f->id, (unsigned long long)sl->pid, (unsigned long long)sl->tid);
+           (unsigned long long)f->id, (unsigned long long)pid, (unsigned long long)tid);
     put_us(f->ts);
     out(",\"name\":");
     put_str(kinds[f->kind]);
     printf(",\"cat\":\"%s\"%s}", f->weak ? "edge,weak" : "edge", f->start ? "" : ",\"bp\":\"e\"");
+    nflows_written++;
 }
 
 static void put_key_line(const key_line *k, bool *first)
@@ -460,13 +591,13 @@ static void put_key_line(const key_line *k, bool *first)
     putchar('"');
 }
 
-static void close_slot(uint32_t si, uint64_t end)
+/* A segment ends: its slice, then the flow ends that waited for it (so
+ * that a viewer reading in file order finds the slice they bind to). */
+static void close_seg(open_seg *o, uint64_t end)
 {
-    slot *sl = &slots[si];
-    open_seg *o = sl->o;
     if (!o)
         return;
-    if (sl->exported) {
+    if (o->exported) {
         if (o->last_wait)
             namer_final_wait(&o->nm, o->wait_desc);
         if (end < o->last_ts)
@@ -509,12 +640,10 @@ static void close_slot(uint32_t si, uint64_t end)
             put_key_line(&o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
         out("]}}");
         for (size_t k = 0; k < o->nflows; k++)
-            write_flow(sl, &o->flows[k]);
-        nflows_written += o->nflows;
+            write_flow(o->tid, o->pid, &o->flows[k]);
     }
     free(o->flows);
     free(o);
-    sl->o = NULL;
 }
 
 static void add_key_line(open_seg *o, const char *desc)
@@ -534,11 +663,9 @@ static void add_key_line(open_seg *o, const char *desc)
     k->count = 1;
 }
 
-static void map_event(uint64_t id, uint64_t ts, uint32_t si)
+static bool seg_exported(uint64_t seg)
 {
-    event_place *e = argus_table_put(&events, id, NULL);
-    e->ts = ts;
-    e->slot = si;
+    return (around < 0 && !windowed) || argus_table_get(&keep_segs, seg);
 }
 
 static void take_event(const argus_reader *rd, const argus_record *r)
@@ -549,42 +676,37 @@ static void take_event(const argus_reader *rd, const argus_record *r)
                           "(argus graph) first", (unsigned long long)r->id);
     bool created;
     thread_state *ts = argus_table_put(&threads, r->tid, &created);
-    uint32_t si = NONE32;
+    open_seg *o = NULL;
     for (uint32_t d = ts->depth; d-- > 0;)
-        if (slots[ts->stack[d]].o && slots[ts->stack[d]].o->seg == seg) {
+        if (ts->stack[d]->seg == seg) {
             while (ts->depth > d + 1)
-                close_slot(ts->stack[--ts->depth], r->ts);
-            si = ts->stack[d];
+                close_seg(ts->stack[--ts->depth], r->ts);
+            o = ts->stack[d];
             break;
         }
-    if (si == NONE32) {
+    if (!o) {
         bool window = argus_get(r, ARGUS_K_CTX) != NULL;
         if (!window || ts->depth == STACK_MAX)
             while (ts->depth)
-                close_slot(ts->stack[--ts->depth], r->ts);
-        slot *sl = ARGUS_PUSH(slots, nslots, cap_slots);
-        si = (uint32_t)(nslots - 1);
-        sl->tid = r->tid;
-        sl->pid = r->pid;
-        sl->exported = (around < 0 && !windowed) || argus_table_get(&keep_segs, seg);
-        sl->o = calloc(1, sizeof *sl->o);
-        if (!sl->o)
+                close_seg(ts->stack[--ts->depth], r->ts);
+        o = calloc(1, sizeof *o);
+        if (!o)
             argus_die(ARGUS_EX_IOERR, "out of memory");
-        sl->o->seg = seg;
-        sl->o->begin = r->ts;
-        sl->o->first_id = r->id;
-        sl->o->tid = r->tid;
-        sl->o->pid = r->pid;
-        ts->stack[ts->depth++] = si;
+        o->seg = seg;
+        o->begin = r->ts;
+        o->first_id = r->id;
+        o->tid = r->tid;
+        o->pid = r->pid;
+        o->exported = seg_exported(seg);
+        ts->stack[ts->depth++] = o;
     }
-    open_seg *o = slots[si].o;
     o->nevents++;
     o->last_ts = r->ts;
     o->last_wait = false;
-    map_event(r->id, r->ts, slots[si].exported ? si : NONE32);
+    place_add(r->id, r->ts, seg, r->tid, r->pid);
     if (r->ts > last_ts)
         last_ts = r->ts;
-    if (!slots[si].exported)
+    if (!o->exported)
         return;
     char text[256], desc[200];
     uint64_t aux = 0;
@@ -599,17 +721,24 @@ static void take_event(const argus_reader *rd, const argus_record *r)
     }
 }
 
+/* The open segment SEG of thread TID, or NULL once it has ended. */
+static open_seg *open_seg_of(uint64_t tid, uint64_t seg)
+{
+    thread_state *ts = argus_table_get(&threads, tid);
+    for (uint32_t d = 0; ts && d < ts->depth; d++)
+        if (ts->stack[d]->seg == seg)
+            return ts->stack[d];
+    return NULL;
+}
+
 static void take_edge(const argus_record *r)
 {
     uint64_t from, to;
     argus_get_uint(r, ARGUS_K_FROM, &from);
     argus_get_uint(r, ARGUS_K_TO, &to);
-    const event_place *pa = argus_table_get(&events, from);
-    event_place pfrom = pa ? *pa : (event_place){0, NONE32};
-    const event_place *pb = argus_table_get(&events, to);
-    event_place pto = pb ? *pb : (event_place){0, NONE32};
-    uint32_t a = pfrom.slot, b = pto.slot;
-    if (a == NONE32 || b == NONE32) {
+    event_place at[2];
+    if (!place_find(from, &at[0]) || !place_find(to, &at[1]) || !seg_exported(at[0].seg) ||
+        !seg_exported(at[1].seg)) {
         edges_skipped++;
         return;
     }
@@ -619,19 +748,15 @@ static void take_edge(const argus_record *r)
     argus_get_bool(r, ARGUS_K_WEAK, &weak);
     static uint64_t next_flow;
     next_flow++;
-    flow_end ends[2] = {{next_flow, pfrom.ts, true, weak, kind_index(k ? k : "edge", k ? len : 4)},
-                        {next_flow, pto.ts, false, weak, 0}};
-    ends[1].kind = ends[0].kind;
-    uint32_t at[2] = {a, b};
+    uint32_t kind = kind_index(k ? k : "edge", k ? len : 4);
     for (int e = 0; e < 2; e++) {
-        slot *sl = &slots[at[e]];
-        if (sl->o) {
-            open_seg *o = sl->o;
-            *ARGUS_PUSH(o->flows, o->nflows, o->cap_flows) = ends[e];
-        } else {
-            write_flow(sl, &ends[e]);
-            nflows_written++;
-        }
+        flow_end end = {next_flow, at[e].ts, e == 0, weak, kind};
+        uint64_t tid = places.thr[at[e].thr].tid, pid = places.thr[at[e].thr].pid;
+        open_seg *o = open_seg_of(tid, at[e].seg);
+        if (o)                  /* written after its slice */
+            *ARGUS_PUSH(o->flows, o->nflows, o->cap_flows) = end;
+        else
+            write_flow(tid, pid, &end);
     }
 }
 
@@ -838,10 +963,9 @@ static void export_perfetto(const char *input)
     while (argus_table_next(&threads, &pos, &key, &val)) {
         thread_state *ts = val;
         while (ts->depth) {
-            uint32_t si = ts->stack[--ts->depth];
-            open_seg *o = slots[si].o;
+            open_seg *o = ts->stack[--ts->depth];
             /* a segment still in its final wait lasts to the trace's end */
-            close_slot(si, o && o->last_wait ? last_ts : o ? o->last_ts : 0);
+            close_seg(o, o->last_wait ? last_ts : o->last_ts);
         }
     }
     write_hang_instants();
@@ -1025,6 +1149,8 @@ typedef struct panel {
     uint32_t *row_of_seg;       /* seg index -> index into shown, or NONE32 */
     uint64_t lo, hi;
     size_t left_out;            /* segments past HTML_SEGS_MAX */
+    size_t *left_of;            /* of them, per thread (as threads[]) */
+    size_t ncore;               /* core segments drawn (first) */
     html_event *ev;
     size_t nev, cap_ev;
     uint32_t *listed, *more;    /* per shown segment: events listed, not */
@@ -1144,6 +1270,22 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
         if (until > p->hi)
             p->hi = until;
     }
+    /* the core segments are drawn whatever their number, so that a
+       timeline with more segments than HTML_SEGS_MAX still draws the hang,
+       its path, chain and culprits; the others fill what is left, thread
+       by thread in row order; all in that order (rows, then time) */
+#define CORE (NONE32 - 1)       /* in row_of_seg: a core segment, not placed yet */
+    for (size_t i = 0; i < nsegs && p->ncore < HTML_SEGS_MAX; i++) {
+        uint32_t si = argus_graph_find_seg(g, segs[i]);
+        if (si == ARGUS_NONE || p->row_of_seg[si] != NONE32)
+            continue;
+        p->row_of_seg[si] = CORE;
+        p->ncore++;
+    }
+    p->left_of = calloc(p->nthreads ? p->nthreads : 1, sizeof *p->left_of);
+    if (!p->left_of)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    size_t others = 0;
     for (size_t ti = 0; ti < p->nthreads; ti++) {
         uint32_t t = p->threads[ti];
         for (uint32_t k = g->seg_first[t]; k < g->seg_first[t + 1]; k++) {
@@ -1151,14 +1293,19 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
             const argus_seg *s = &g->segs[si];
             if (s->begin > p->hi || argus_seg_until(g, s) < p->lo)
                 continue;
-            if (p->nshown == HTML_SEGS_MAX) {
-                p->left_out++;
-                continue;
+            if (p->row_of_seg[si] != CORE) {
+                if (others == HTML_SEGS_MAX - p->ncore) {
+                    p->left_out++;
+                    p->left_of[ti]++;
+                    continue;
+                }
+                others++;
             }
             p->row_of_seg[si] = (uint32_t)p->nshown;
             *ARGUS_PUSH(p->shown, p->nshown, p->cap_shown) = si;
         }
     }
+#undef CORE
     p->more = calloc(p->nshown ? p->nshown : 1, sizeof *p->more);
     p->listed = calloc(p->nshown ? p->nshown : 1, sizeof *p->listed);
     if (!p->more || !p->listed)
@@ -1241,6 +1388,7 @@ static void panel_free(panel *p)
     free(p->ev);
     free(p->more);
     free(p->listed);
+    free(p->left_of);
     free(p->pool);
     argus_table_free(&p->ts_of);
 }
@@ -1273,6 +1421,60 @@ static void baseline_classes(uint64_t seg, char *dst, size_t size, uint32_t *ran
     snprintf(dst, size, "%s%s", seg == match_seg ? " similar" : "", *rank ? " counterpart" : "");
 }
 
+/* What a timeline past HTML_SEGS_MAX leaves out, and how to see it all,
+ * as the page says it above the timeline. */
+static uint64_t note_hang;       /* the hang drawn */
+static const char *note_base;   /* what the page calls the baseline */
+static void put_left_note(const panel *p, bool trace)
+{
+    char text[4096], who[256];
+    size_t n = 0, nthr = 0;
+#define SAY(...) (n += (size_t)snprintf(text + n, n < sizeof text ? sizeof text - n : 0, __VA_ARGS__))
+    for (size_t i = 0; i < p->nthreads; i++)
+        nthr += p->left_of[i] > 0;
+    SAY("Not all drawn: these threads have %zu segments in this time, and a page draws "
+        "at most %d. Drawn: %s (%zu), then the others thread by thread. Left out: %zu "
+        "segments of %zu thread%s, with their arrows: ",
+        p->nshown + p->left_out, HTML_SEGS_MAX,
+        trace ? "the segments of the hang, its causal path, wait chain and culprits"
+              : "the similar node and the culprits' counterparts",
+        p->ncore, p->left_out, nthr, nthr == 1 ? "" : "s");
+    size_t listed = 0;
+    for (size_t i = 0; i < p->nthreads && listed < 5; i++) {
+        if (!p->left_of[i])
+            continue;
+        thread_label(p->g, p->threads[i], who, sizeof who);
+        SAY("%s%s (%zu)", listed ? ", " : "", who, p->left_of[i]);
+        listed++;
+    }
+    if (nthr > listed)
+        SAY(" and %zu more thread%s", nthr - listed, nthr - listed == 1 ? "" : "s");
+    if (trace) {
+        SAY(". To see every segment, open the Perfetto export of this hang in "
+            "ui.perfetto.dev: argus export --output-format perfetto --around %llu FINDINGS "
+            "> hang.json, FINDINGS being the findings stream (argus diagnose --keep FILE "
+            "keeps it).", (unsigned long long)note_hang);
+    } else {
+        /* the panel's time, in seconds from the trace's first event,
+           widened to whole microseconds */
+        uint64_t from = p->lo > p->g->t_first ? p->lo - p->g->t_first : 0;
+        uint64_t to = p->hi > p->g->t_first ? p->hi - p->g->t_first : 0;
+        from /= 1000;
+        to = (to + 999) / 1000;
+        if (to <= from)
+            to = from + 1;
+        SAY(". To see every segment, open the Perfetto export of this stretch of the "
+            "baseline in ui.perfetto.dev: argus export --output-format perfetto --window "
+            "%llu.%06llu..%llu.%06llu BASELINE > baseline.json, BASELINE being the graph "
+            "of %s (argus graph).",
+            (unsigned long long)(from / 1000000), (unsigned long long)(from % 1000000),
+            (unsigned long long)(to / 1000000), (unsigned long long)(to % 1000000),
+            note_base ? note_base : "the baseline");
+    }
+#undef SAY
+    put_str(text);
+}
+
 static void put_panel(panel *p, const char *id, const char *title, seg_classes classes,
                       const uint64_t *chain, size_t nchain)
 {
@@ -1283,8 +1485,13 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
     put_str(id);
     out(",\"title\":");
     put_str(title);
-    printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu,\"threads\":[",
+    printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu",
            (unsigned long long)p->lo, (unsigned long long)(p->hi - p->lo), p->left_out);
+    if (p->left_out) {
+        out(",\"left_note\":");
+        put_left_note(p, classes == trace_classes);
+    }
+    out(",\"threads\":[");
     for (size_t i = 0; i < p->nthreads; i++) {
         thread_label(g, p->threads[i], buf, sizeof buf);
         printf("%s{\"tid\":%llu,\"label\":", i ? "," : "",
@@ -1578,6 +1785,8 @@ static void put_data(void)
         char title[256];
         snprintf(title, sizeof title, "Hang %llu: its threads",
                  (unsigned long long)page.hang->hang);
+        note_hang = page.hang->hang;
+        note_base = page.base_name;
         put_panel(&page.trace, "trace", title, trace_classes, page.chain, page.nchain);
         if (page.have_base) {
             snprintf(title, sizeof title, "Baseline (%s): the similar node and the culprits' "
@@ -1763,7 +1972,7 @@ int main(int argc, char **argv)
         argus_usage_error("--report, --baseline and --baseline-name are for --format html");
     argus_table_init(&marks, sizeof(mark));
     argus_table_init(&threads, sizeof(thread_state));
-    argus_table_init(&events, sizeof(event_place));
+    argus_table_init(&places.thr_of, sizeof(uint32_t));
     argus_table_init(&keep_segs, 1);
     argus_table_init(&keep_tids, 1);
     static char obuf[1 << 20];

@@ -311,3 +311,66 @@ Try 'argus diagnose --help' for more information."
     run jq -c '.panels[0].segs[] | select(.seg == 125) | [.cls, (.iw | length > 0)]' "$BATS_TEST_TMPDIR/real.json"
     assert_output '[" hang path chain",true]'
 }
+
+# many_segments FILE: a hand-written trace whose hang's threads have more
+# segments than a page draws (5000): App's main thread blocked 1.8 s on a
+# reply from busyd, whose thread meanwhile waits 6000 times before it
+# replies; the hang's wait chain ends at busyd's last segment (6001).
+many_segments() {
+    awk 'BEGIN {
+        print "{\"type\":\"thread\",\"tid\":101,\"pid\":50,\"proc\":\"App\",\"main\":true}"
+        print "{\"type\":\"thread\",\"tid\":201,\"pid\":60,\"proc\":\"busyd\"}"
+        print "{\"type\":\"ui_event\",\"ts\":1000,\"tid\":101,\"kind\":\"keyDown\"}"
+        print "{\"type\":\"ipc\",\"ts\":1200,\"tid\":101,\"dir\":\"send\",\"port\":\"0x1a03\",\"msg\":\"0x99\",\"reply_port\":\"0x2b07\",\"peer\":60}"
+        print "{\"type\":\"wait\",\"ts\":1300,\"tid\":101,\"resource\":\"0x2b07\",\"reason\":\"mach_msg\"}"
+        print "{\"type\":\"ipc\",\"ts\":1500,\"tid\":201,\"dir\":\"recv\",\"port\":\"0x1a03\",\"msg\":\"0x99\"}"
+        ts = 2000
+        for (i = 0; i < 6000; i++) {
+            printf "{\"type\":\"syscall\",\"ts\":%d,\"tid\":201,\"name\":\"read\",\"phase\":\"begin\"}\n", ts; ts += 100
+            printf "{\"type\":\"wait\",\"ts\":%d,\"tid\":201,\"resource\":\"0x%x\",\"reason\":\"psynch_mutexwait\"}\n", ts, 20480 + i % 7; ts += 300000
+            printf "{\"type\":\"woken\",\"ts\":%d,\"tid\":201,\"result\":\"awakened\"}\n", ts; ts += 100
+        }
+        printf "{\"type\":\"ipc\",\"ts\":%d,\"tid\":201,\"dir\":\"send\",\"port\":\"0x2b07\",\"msg\":\"0x77\",\"peer\":50}\n", ts; ts += 100
+        printf "{\"type\":\"wakeup\",\"ts\":%d,\"tid\":201,\"target\":101}\n", ts; ts += 100
+        printf "{\"type\":\"woken\",\"ts\":%d,\"tid\":101,\"result\":\"awakened\"}\n", ts; ts += 100
+        printf "{\"type\":\"ipc\",\"ts\":%d,\"tid\":101,\"dir\":\"recv\",\"port\":\"0x2b07\",\"msg\":\"0x77\"}\n", ts
+    }' > "$1"
+}
+
+@test "past 5000 segments a timeline draws the hang's, its wait chain's and culprits' segments whatever it leaves out, and says plainly what it left out and the Perfetto export that shows it all (whose command, run, exports every segment)" {
+    local d=$BATS_TEST_TMPDIR
+    many_segments "$d/many.jsonl"
+    run argus diagnose --hang 500 --baseline "$d/many.jsonl" --keep "$d/many.findings" \
+        --html "$d/many.html" "$d/many.jsonl"
+    assert_success
+    page_data "$d/many.html" > "$d/data.json"
+    # the hang (seg 1), the end of its wait chain (6001) and its culprit
+    # drawn, with the chain's arrow, though 1003 of busyd's segments are not
+    run jq -c '.panels[0] | [(.segs | length), .left_out, [.segs[] | select(.cls != "") | .seg], .links]' "$d/data.json"
+    assert_output '[5000,1003,[1,1667,6001],[[1,6001]]]'
+    run jq -r '.panels[0].left_note' "$d/data.json"
+    assert_output "Not all drawn: these threads have 6003 segments in this time, and a page draws at most 5000. Drawn: the segments of the hang, its causal path, wait chain and culprits (3), then the others thread by thread. Left out: 1003 segments of 1 thread, with their arrows: busyd/? [201] (1003). To see every segment, open the Perfetto export of this hang in ui.perfetto.dev: argus export --output-format perfetto --around 0 FINDINGS > hang.json, FINDINGS being the findings stream (argus diagnose --keep FILE keeps it)."
+    run jq -r '.panels[1] | [(.segs | length), .left_out, .left_note] | @tsv' "$d/data.json"
+    assert_output --partial "5000	1003	Not all drawn: these threads have 6003 segments in this time, and a page draws at most 5000. Drawn: the similar node and the culprits' counterparts (2), then the others thread by thread."
+    # the commands the notes give draw every segment
+    run sh -c "argus export --output-format perfetto --around 0 '$d/many.findings' | grep -c '\"ph\":\"X\"'"
+    assert_output 6003
+    window=$(jq -r '.panels[1].left_note' "$d/data.json" | sed -n 's/.* --window \([0-9.]*\) BASELINE .*/\1/p')
+    assert_equal "$window" "0.000000..1.801202"
+    run sh -c "argus graph '$d/many.jsonl' | argus export --output-format perfetto --window $window | grep -c '\"ph\":\"X\"'"
+    assert_output 6003
+    # in the browser (the hang's timeline alone: 5000 bars are enough), the
+    # note stands above the timeline, and the script draws it all with no
+    # console message
+    command -v chromium >/dev/null 2>&1 || skip "no chromium (Debian package chromium)"
+    argus export --output-format html "$d/many.findings" > "$d/one.html"
+    browse "file://$d/one.html" "$d/many"
+    run page-dom "$d/many.dom" text left-out-trace
+    assert_output "$(jq -r '.panels[0].left_note' "$d/data.json")"
+    run page-dom "$d/many.dom" links
+    assert_output "trace 1->6001"
+    run page-dom "$d/many.dom" body
+    assert_output "data-ready=1"
+    run grep -c 'INFO:CONSOLE' "$d/many.log"
+    assert_output 0
+}
