@@ -145,7 +145,7 @@ static void begin_event(void)
 /* SRC cut to fit DST of SIZE bytes. */
 static void copy_text(char *dst, size_t size, const char *src)
 {
-    size_t n = strnlen(src, size - 1);
+    size_t n = argus_utf8_cut(src, strlen(src), size - 1);
     memcpy(dst, src, n);
     dst[n] = 0;
 }
@@ -176,6 +176,7 @@ static void describe(char *dst, size_t size, int type, const char *text, uint64_
     default:
         snprintf(dst, size, "%s", argus_type_name(type < ARGUS_T_COUNT ? type : 0));
     }
+    dst[argus_utf8_whole(dst, strlen(dst))] = 0;   /* as snprintf may cut it */
 }
 
 /* The most telling event: a UI event, else a callout (run loop, dispatch),
@@ -291,7 +292,7 @@ static void opt_text(const argus_record *r, const char *key, char *dst, size_t s
     const argus_field *f = argus_get_named(r, key);
     dst[0] = 0;
     if (f && f->kind == ARGUS_V_TEXT && f->s)
-        snprintf(dst, size, "%.*s", (int)f->slen, f->s);
+        snprintf(dst, size, "%.*s", (int)argus_utf8_cut(f->s, f->slen, size - 1), f->s);
 }
 
 /* A wait chain's links (dot draws them: link I, segs[I] waits on

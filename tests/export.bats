@@ -378,3 +378,29 @@ export_counts() {
         assert_output ""
     done
 }
+
+@test "perfetto and dot: names of 200 two-byte characters are cut at a character boundary in slice names, key events and labels, never into half a character" {
+    /usr/bin/python3 - > "$BATS_TEST_TMPDIR/in" <<'PY'
+import cbor2, sys
+o = sys.stdout.buffer
+o.write(cbor2.dumps({'type': 'stream', 'format': 'argus', 'version': 1,
+                     'source': 'test', 'stages': ['decode x', 'segment']}))
+o.write(cbor2.dumps({'type': 'thread', 'tid': 2, 'pid': 2, 'proc': 'app'}))
+o.write(cbor2.dumps({'type': 'flag_write', 'id': 1, 'ts': 10, 'tid': 2, 'pid': 2,
+                     'name': '\u00e9' * 200, 'value': 1, 'addr': 4096, 'seg': 1}))
+o.write(cbor2.dumps({'type': 'syscall', 'id': 2, 'ts': 20, 'tid': 2, 'pid': 2,
+                     'name': '\u00e9' * 200, 'phase': 'begin', 'seg': 1}))
+PY
+    argus-export --output-format perfetto "$BATS_TEST_TMPDIR/in" > "$BATS_TEST_TMPDIR/json"
+    run /usr/bin/python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))   # strict
+x = [e for e in d["traceEvents"] if e.get("ph") == "X"][0]
+print(x["name"] == "\u00e9" * 79, [k[:13] + "..." + str(len(k.encode())) for k in x["args"]["key_events"]])
+' "$BATS_TEST_TMPDIR/json"
+    assert_success
+    assert_output "True ['write flag éé...119', 'ééééééééééééé...118']"
+    run bash -c "argus-export --format dot '$BATS_TEST_TMPDIR/in' | iconv -f UTF-8 -t UTF-8 | grep -c 'ééé'"
+    assert_success
+    assert_output 1
+}

@@ -52,3 +52,16 @@ size_t argus_utf8_cut(const char *s, size_t len, size_t max)
         max--;                  /* s[max], a continuation byte, goes too */
     return max;
 }
+
+size_t argus_utf8_whole(const char *s, size_t len)
+{
+    size_t start = len;
+    while (start > 0 && len - start < 4 && ((unsigned char)s[start - 1] & 0xc0) == 0x80)
+        start--;
+    if (start == 0)
+        return len;
+    start--;                    /* the last character's first byte */
+    unsigned char c = (unsigned char)s[start];
+    size_t need = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return len - start < need ? start : len;
+}

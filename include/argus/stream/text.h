@@ -15,5 +15,8 @@ size_t argus_utf8_copy(char *dst, size_t cap, const char *src, size_t len);
 /* The length of valid UTF-8 text S (LEN bytes) cut to at most MAX bytes
  * at a character boundary: a cut never leaves half a character. */
 size_t argus_utf8_cut(const char *s, size_t len, size_t max);
+/* The length of S (LEN bytes of valid UTF-8 but for its end) without a
+ * last character cut short: what snprintf left of a text it cut. */
+size_t argus_utf8_whole(const char *s, size_t len);
 
 #endif
