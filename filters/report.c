@@ -35,7 +35,10 @@ static const char usage[] =
     "      --output-format F  text (default) or markdown (headings, a table\n"
     "                   for the path, code spans for symbols); --format F\n"
     "                   is its old spelling\n"
-    "  -v, --verbose    accepted, prints nothing more\n"
+    "  -v, --verbose    add a details section to each hang: segment ids,\n"
+    "                   path ranks and scores, the similar node, the\n"
+    "                   culprits' baseline segments, missing edges, depths\n"
+    "                   and branches, the branch points\n"
     "  -h, --help       show this help\n"
     "      --version    show the version\n";
 
@@ -102,6 +105,8 @@ int main(int argc, char **argv)
     char *baseline = similar_baseline(argus_reader_header(rd));
     if (baseline)
         argus_report_baseline(baseline);
+    argus_report_header(argus_reader_header(rd));
+    argus_report_verbose(common.verbose);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
     argus_report_write(&g, markdown);
