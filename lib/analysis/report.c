@@ -2037,6 +2037,7 @@ static void report_reset(void)
     memset(&culprits, 0, sizeof culprits);
     memset(&branches, 0, sizeof branches);
     in_table = false;
+    details = false;
     G = NULL;
 }
 
