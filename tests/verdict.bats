@@ -82,6 +82,12 @@ judge() {
     assert_output --regexp '^Verdict: tk-busy-app/main \[13660\] ran [0-9.]+ s on the CPU without blocking; the [A-Za-z]+ at [0-9]+\.[0-9]{6} s started it\. Culprit: tk-busy-app/main \[13660\] itself, busy in its own code\.$'
 }
 
+@test "cpu-starved: a thread woken in time but kept off the CPU is 'held off it by' the thread that ran there, not 'waiting on' it" {
+    argus diagnose --proc redis-cli "$R/cpu-starved.txt" > "$R/cs.report"
+    run verdict "$R/cs.report"
+    assert_output --regexp '^Verdict: redis-cli/main \[1110\] was runnable [0-9.]+ s, waiting for a CPU, held off it by stress-ng-cpu/main \[1114\], which was running [0-9.]+ s on the CPU; '
+}
+
 @test "times on the trace's own clock: the report's first and last times are the first and last TIMESTAMPs of the trace's lines" {
     argus diagnose "$R/redis-sleep.txt" > "$R/rs.report"
     first=$(grep -v '^#' "$R/redis-sleep.txt" | head -1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')

@@ -1843,10 +1843,14 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
     } else if (c && c->nsegs >= 2) {
         sb_puts(b, " ");
         sb_link_state(b, c, 0, false);
-        sb_puts(b, ", waiting");
-        if (chain_over_dbus(c))
-            sb_puts(b, " over D-Bus");
-        sb_puts(b, " on ");
+        if (c->nvia >= 1 && strcmp(c->via[0], "cpu") == 0) {
+            sb_puts(b, ", held off it by ");    /* the thread that held its CPU */
+        } else {
+            sb_puts(b, ", waiting");
+            if (chain_over_dbus(c))
+                sb_puts(b, " over D-Bus");
+            sb_puts(b, " on ");
+        }
         int last = c->nsegs - 1;
         etid = seg_tid(c->segs[last]);
         sb_thread(b, etid, NONE, NULL, NULL);
