@@ -334,7 +334,7 @@ seconds from the trace's zero."
     assert_line "argus-report: more than one input file"
     run argus-report --help
     assert_success
-    assert_line "Usage: argus-report [--output-format text|markdown] [FILE|-]"
+    assert_line "Usage: argus-report [--output-format text|markdown] [-v] [FILE|-]"
 }
 
 @test "--output-format names the report's format; --format, its old spelling, is the same" {
