@@ -127,7 +127,7 @@ EOF
     # the report names it. (The line may wrap at 98 columns before "in" or
     # "futex": the wait is checked below, in the findings.)
     assert_line --regexp '^    2\. hangsvc/main \[[0-9]+\], seg [0-9]+, which sent 1 a message through an fd: blocked [0-9.]+ s( |$)'
-    assert_line --regexp '^    3\. hangsvc/cruncher \[[0-9]+\], seg [0-9]+, which woke 2: running [0-9.]+ m?s, [0-9.]+\.\.[0-9.]+ s$'
+    assert_line --regexp '^    3\. hangsvc/cruncher \[[0-9]+\], which woke 2: running [0-9.]+ m?s, [0-9.]+\.\.[0-9.]+ s$'
     assert_line '    Ends: the last thread was running, not blocked.'
     assert_line '    Ends: running, the last thread was running, not blocked.'
     run found wait_chain '{names: [.tids[] | $name[tostring]], links, "end": .end}'
