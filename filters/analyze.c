@@ -19,7 +19,8 @@
 static const char usage[] =
     "Usage: argus-analyze [--baseline BASELINE [--baseline-name NAME]]\n"
     "                     [find-spinning, similar and diff options]\n"
-    "                     [--output-format text|markdown] [--keep FILE] [-v] [GRAPH|-]\n"
+    "                     [--output-format text|markdown] [--keep FILE] [--counts] [-v]\n"
+    "                     [GRAPH|-]\n"
     "Find the hangs of a graph, their culprits against a baseline, and print the report.\n"
     "\n"
     "Runs in one process, over one load of GRAPH (and of BASELINE):\n"
@@ -44,15 +45,17 @@ static const char usage[] =
     "  report: --output-format text|markdown (--format: its old spelling)\n"
     "      --keep FILE        also write the findings stream to FILE: the\n"
     "                         graph and every stage's records\n"
-    "  -v, --verbose          print each stage's counts to stderr at the end,\n"
+    "  -v, --verbose          the report's details section (argus-report -v),\n"
+    "                         and each stage's counts on stderr at the end,\n"
     "                         as argus-STAGE -v would\n"
+    "      --counts           only those counts on stderr (argus diagnose's)\n"
     "  -h, --help             show this help\n"
     "      --version          show the version\n";
 
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_BASELINE = 256, OPT_BASELINE_NAME, OPT_MAX, OPT_FORMAT, OPT_KEEP };
+    enum { OPT_BASELINE = 256, OPT_BASELINE_NAME, OPT_MAX, OPT_FORMAT, OPT_KEEP, OPT_COUNTS };
     static const struct option opts[] = {
         {"baseline", required_argument, 0, OPT_BASELINE},
         {"baseline-name", required_argument, 0, OPT_BASELINE_NAME},
@@ -60,6 +63,7 @@ int main(int argc, char **argv)
         {"output-format", required_argument, 0, OPT_FORMAT},
         {"format", required_argument, 0, OPT_FORMAT}, /* the old spelling */
         {"keep", required_argument, 0, OPT_KEEP},
+        {"counts", no_argument, 0, OPT_COUNTS},
         ARGUS_SPIN_LONG_OPTIONS,
         ARGUS_DIFF_LONG_OPTIONS,
         ARGUS_OPTION_VERBOSE,
@@ -72,7 +76,7 @@ int main(int argc, char **argv)
     argus_diff_options diff = ARGUS_DIFF_DEFAULTS;
     const char *baseline = NULL, *baseline_name = NULL, *keep_path = NULL;
     uint64_t max = 5;
-    bool markdown = false;
+    bool markdown = false, counts_only = false;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
@@ -86,6 +90,7 @@ int main(int argc, char **argv)
         case OPT_FORMAT:
             markdown = argus_report_format(optarg);
             break;
+        case OPT_COUNTS: counts_only = true; break;
         case OPT_KEEP:
             if (!*optarg)
                 argus_usage_error("--keep: needs a file name");
@@ -159,8 +164,10 @@ int main(int argc, char **argv)
 
     if (baseline)
         argus_report_baseline(baseline_name ? baseline_name : baseline);
+    argus_report_header(argus_reader_header(rd));
+    argus_report_verbose(common.verbose);
     argus_report_write(&g, markdown);
-    if (common.verbose)
+    if (common.verbose || counts_only)
         for (int i = 0; i < 3; i++)
             if (i != 1 || baseline)
                 argus_counters_print(counts[i], progs[i]);

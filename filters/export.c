@@ -1651,8 +1651,64 @@ static struct {
 
 static void put_seconds(uint64_t ns) { printf("%.3f s", (double)ns / 1e9); }
 
+/* The report's own verdict and baseline paragraphs (its first lines,
+ * "Verdict: ..." and "Baseline: ...", markdown's bold marks dropped), each
+ * as one paragraph, so that the page says what the report says. */
+static void put_report_verdict(void)
+{
+    if (!page.report)
+        return;
+    FILE *f = fopen(page.report, "r");
+    if (!f)
+        return;
+    char *ln = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    bool open = false;
+    while ((n = getline(&ln, &cap, f)) > 0) {
+        while (n > 0 && (ln[n - 1] == '\n' || ln[n - 1] == '\r'))
+            ln[--n] = 0;
+        const char *p = ln;
+        bool bold = strncmp(p, "**", 2) == 0;
+        if (bold)
+            p += 2;
+        bool verdict = strncmp(p, "Verdict", 7) == 0, base = strncmp(p, "Baseline:", 9) == 0;
+        if (verdict || base) {
+            if (open)
+                out("</p>\n");
+            printf("<p class=\"verdict words\" id=\"verdict-%s\">", verdict ? "words" : "baseline");
+            open = true;
+        } else if (!*p || strncmp(p, "Trace:", 6) == 0 || strncmp(p, "# ", 2) == 0) {
+            if (open)
+                break;
+            continue;
+        } else if (!open) {
+            break;
+        } else {
+            out(" ");
+        }
+        /* markdown's marks: ** and the backslash escapes */
+        for (const char *q = p; *q; q++) {
+            if (q[0] == '*' && q[1] == '*') {
+                q++;
+                continue;
+            }
+            if (q[0] == '`')
+                continue;
+            if (q[0] == '\\' && q[1])
+                q++;
+            put_html(q, 1);
+        }
+    }
+    if (open)
+        out("</p>\n");
+    free(ln);
+    fclose(f);
+}
+
 static void put_verdict(void)
 {
+    put_report_verdict();
     const hang_info *h = page.hang;
     if (!h) {
         out("<p class=\"verdict none\" id=\"verdict\">No hang found");

@@ -11,23 +11,26 @@
 #include <string.h>
 
 static const char usage[] =
-    "Usage: argus-report [--output-format text|markdown] [FILE|-]\n"
+    "Usage: argus-report [--output-format text|markdown] [-v] [FILE|-]\n"
     "Render the findings of a graph stream as a report to read.\n"
     "\n"
     "Reads a segmented graph stream (argus graph) with the records that\n"
     "argus-find-spinning (hang, path, wait_chain), argus-similar (match)\n"
-    "and argus-diff (culprit, branch) appended, and prints for each hang:\n"
-    "where and when it was, its class (SPIN-CLASS) and the indicator that\n"
-    "found it (SPIN-INDICATOR, SPIN-HANG); the UI events that led to it\n"
-    "and the causal path (SPIN-PATH: rank 1 in full, one segment a line\n"
-    "with its key events and the edge to the next; other ranks one line\n"
-    "each); what it waits on (the wait chain: each link with the wakeup,\n"
-    "or the message an ipc edge explains it by, that held the one before\n"
-    "up); the similar node of the baseline (SIM-MATCH); the culprits with\n"
-    "their evidence (DIFF-CULPRIT) and the branch points met (DIFF-ASK).\n"
+    "and argus-diff (culprit, branch) appended. It opens with the verdict:\n"
+    "for each hang, in one or two sentences, the hung thread and what it\n"
+    "did, the thread its wait chain ended at, the UI event that started it\n"
+    "and the culprit; then the baseline compared with, or why none. Then for\n"
+    "each hang: where and when it was, its class (SPIN-CLASS) and what found\n"
+    "it (SPIN-INDICATOR, SPIN-HANG); the UI events that led to it and the\n"
+    "causal path (SPIN-PATH); what it waits on (the wait chain: each link\n"
+    "with the wakeup, or the message an ipc edge explains it by, that held\n"
+    "the one before up); the culprits (DIFF-CULPRIT). Segment ids, path\n"
+    "ranks and scores, the similar node (SIM-MATCH), the culprits' evidence\n"
+    "and the branch points (DIFF-ASK) are in a details section, with -v.\n"
     "Without a hang record it prints 'no hang found' and a one-line\n"
-    "summary of the trace. Times are seconds on the trace's clock (ts 0 is\n"
-    "the start of the trace).\n"
+    "summary of the trace. Times are on the trace's own clock where the\n"
+    "header has its origin (DEC-ORIGIN), else seconds of ts; with the wall\n"
+    "clock where it has t0 (docs/stages/report.md).\n"
     "\n"
     "Exit status: 0 when the report is printed (found a hang or not), 64\n"
     "on a bad command line, 65 on bad input, 66 when FILE is missing.\n"
@@ -35,7 +38,10 @@ static const char usage[] =
     "      --output-format F  text (default) or markdown (headings, a table\n"
     "                   for the path, code spans for symbols); --format F\n"
     "                   is its old spelling\n"
-    "  -v, --verbose    accepted, prints nothing more\n"
+    "  -v, --verbose    add a details section to each hang: segment ids,\n"
+    "                   path ranks and scores, the similar node, the\n"
+    "                   culprits' baseline segments, missing edges, depths\n"
+    "                   and branches, the branch points\n"
     "  -h, --help       show this help\n"
     "      --version    show the version\n";
 
@@ -102,6 +108,8 @@ int main(int argc, char **argv)
     char *baseline = similar_baseline(argus_reader_header(rd));
     if (baseline)
         argus_report_baseline(baseline);
+    argus_report_header(argus_reader_header(rd));
+    argus_report_verbose(common.verbose);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
     argus_report_write(&g, markdown);

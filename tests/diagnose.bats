@@ -4,6 +4,8 @@
 # run. Each test asserts the hang found (node, thread, class), the UI event
 # its path leads back to, and the culprit (thread and node) ranked first.
 
+bats_require_minimum_version 1.5.0
+
 load test_helper
 
 # diagnose NAME [ARGS...]: argus diagnose on NAME's two runs, keeping the
@@ -201,7 +203,7 @@ Try 'argus diagnose --help' for more information."
     assert_output --partial "argus-decode: fixtures/demo/hang.jsonl: "
     run argus diagnose -f jsonl fixtures/demo/hang.jsonl
     assert_success
-    assert_line --index 0 --partial "Trace: "
+    assert_line --index 0 --partial "Verdict: App/main [1001] was blocked"
     run argus diagnose --trace-format jsonl --output-format markdown fixtures/demo/hang.jsonl
     assert_success
     md=$output
@@ -211,13 +213,23 @@ Try 'argus diagnose --help' for more information."
     assert_equal "$output" "$md"
 }
 
-@test "argus diagnose: the report names the baseline compared with, or says none of its nodes is like the hang" {
+@test "argus diagnose: the report names the baseline compared with, or says none of its nodes is like the hang; another program's baseline exits 65 (SIM-BASELINE)" {
     run argus diagnose --baseline fixtures/demo/normal.jsonl fixtures/demo/hang.jsonl
     assert_success
+    assert_line "Baseline: compared with fixtures/demo/normal.jsonl, a normal run."
+    run argus diagnose -v --baseline fixtures/demo/normal.jsonl fixtures/demo/hang.jsonl
     assert_line "    Seg 1 of fixtures/demo/normal.jsonl (rank 1 of 1): 0 edits between signatures of 3 and 3"
-    # another program's run
-    run argus diagnose --baseline fixtures/diagnose/installer.base.jsonl fixtures/demo/hang.jsonl
+    # App's threads there, but nothing of App's done in it: no node like the hang
+    local t=$BATS_TEST_TMPDIR/no-app.jsonl
+    { grep '"type":"thread"' fixtures/demo/normal.jsonl
+      grep -v '^#' fixtures/demo/normal.jsonl | grep -v '"type":"thread"' | grep -v '"tid":300[12]'; } > "$t"
+    run argus diagnose --baseline "$t" fixtures/demo/hang.jsonl
     assert_success
-    assert_line "    None in fixtures/diagnose/installer.base.jsonl: no node of it is like this one (another"
-    assert_line "    program or action?); the culprits below are named without it."
+    assert_output --partial "Baseline: compared with $t, a normal run. No part of it is
+like hang 0, so that hang's culprits are named from this trace alone."
+    # another program's run
+    run --separate-stderr argus diagnose --baseline fixtures/diagnose/installer.base.jsonl fixtures/demo/hang.jsonl
+    assert_failure 65
+    assert_output ""
+    assert_equal "$stderr" "argus-analyze: fixtures/diagnose/installer.base.jsonl: a baseline of another program: no thread of it is in a process named App, as the hung thread is (its programs: Installer, authd, SecurityAgent)"
 }

@@ -54,9 +54,9 @@ need_browser() {
 
 @test "diagnose --html writes the page and still prints the report" {
     run cat "$(D)/report.txt"
-    assert_line --index 0 --partial "Trace: 5 threads in 3 processes, 8 segments"
-    assert_line "Hang 0: App/main [1001] (pid 100), seg 1"
-    run grep -c '<pre id="report">Trace: 5 threads in 3 processes' "$(D)/demo.html"
+    assert_line --index 0 --partial "Verdict: App/main [1001] was blocked 3.199 s in mach_msg receive"
+    assert_line "Hang 0: App/main [1001] (pid 100)"
+    run grep -c '<pre id="report">Verdict: App/main \[1001\] was blocked' "$(D)/demo.html"
     assert_output 1
 }
 
@@ -86,6 +86,16 @@ need_browser() {
     assert_output "Culprit syncd/net [2002], seg 3: blocked 3.199 s in soreceive. 2 culprits in all, ranked in the report."
     run page-dom "$(D)/demo.dom" text verdict-similar
     assert_output "Baseline similar node: seg 1 of fixtures/demo/normal.jsonl (0 edits between signatures, 0%)."
+}
+
+@test "browser: the page shows the report's own verdict and baseline, word for word" {
+    need_browser
+    run page-dom "$(D)/demo.dom" text verdict-words
+    assert_output "$(sed -n '/^Verdict/,/^Baseline/p' "$(D)/report.txt" | sed '$d' | tr '\n' ' ' | sed 's/ $//')"
+    assert_output --partial "Verdict: App/main [1001] was blocked 3.199 s in mach_msg receive on 0x5207, waiting on syncd/net [2002]"
+    assert_output --partial "Culprit: syncd/net [2002]"
+    run page-dom "$(D)/demo.dom" text verdict-baseline
+    assert_output "Baseline: compared with fixtures/demo/normal.jsonl, a normal run."
 }
 
 @test "browser: a row per thread of the hang's wait chain, and the baseline's threads beside them" {

@@ -52,7 +52,7 @@ setup_file() {
     # from inside $dir, so that the report names the baseline normal.txt
     status=0
     (cd "$dir" && argus diagnose --hang 500 --proc hangui --baseline normal.txt \
-        --keep findings hang.txt > report 2> report.err) || status=$?
+        -v --keep findings hang.txt > report 2> report.err) || status=$?
     echo "$status" > "$dir/report.status"
 }
 
@@ -104,10 +104,12 @@ EOF
     [ "$(cat "$BATS_FILE_TMPDIR/report.status")" = 0 ] \
         || fail "argus diagnose failed: $(cat "$BATS_FILE_TMPDIR/report.err")"
     run cat "$BATS_FILE_TMPDIR/report"
-    assert_line --regexp '^Hang 0: hangui/main \[[0-9]+\] \(pid [0-9]+\), seg [0-9]+$'
+    assert_line --regexp '^Verdict: hangui/main \[[0-9]+\] was blocked [0-9.]+ s in read on fd [0-9]+, waiting on'
+    assert_line --regexp '^Hang 0: hangui/main \[[0-9]+\] \(pid [0-9]+\)$'
+    assert_line --regexp '^    The hang is seg [0-9]+ \(hang 0\)\.$'
     refute_line --regexp '^Hang 1:'
     # (a CPU wait at its end is told when it is a tenth of it or more)
-    assert_line --regexp '^  Class: +wait - blocked [0-9.]+ s in read on 0x[0-9a-f]+, then woken(;.*)?$'
+    assert_line --regexp '^  Class: +wait - blocked [0-9.]+ s in read on fd [0-9]+, then woken(;.*)?$'
     assert_line --regexp '^  Found by: +the --hang threshold, crossed at [0-9.]+ s \([0-9.]+ ms into the segment\)$'
     run found hang '{hang, thread: $name[.tid | tostring], class, indicator, reason, result}'
     assert_output '{"hang":0,"thread":"hangui/main","class":"wait","indicator":"hang","reason":"read","result":"awakened"}'
@@ -119,12 +121,14 @@ EOF
 @test "what it waits on: hangui main -> hangsvc main, which sent it its reply through the pipe -> cruncher, which woke that and was running (SPIN-PATH wait_chain, IPC-MSG)" {
     run cat "$BATS_FILE_TMPDIR/report"
     assert_line '  What it waits on:'
-    assert_line --regexp '^    1\. hangui/main \[[0-9]+\], seg [0-9]+: blocked [0-9.]+ s in read on 0x[0-9a-f]+$'
+    assert_line --regexp '^    1\. hangui/main \[[0-9]+\]: blocked [0-9.]+ s in read on fd [0-9]+$'
+    assert_line --regexp '^    1\. hangui/main \[[0-9]+\], seg [0-9]+: blocked [0-9.]+ s in read on fd [0-9]+$'
     # hangsvc's reply is an ipc pair via fd (its write woke hangui's read):
     # the report names it. (The line may wrap at 98 columns before "in" or
     # "futex": the wait is checked below, in the findings.)
     assert_line --regexp '^    2\. hangsvc/main \[[0-9]+\], seg [0-9]+, which sent 1 a message through an fd: blocked [0-9.]+ s( |$)'
-    assert_line --regexp '^    3\. hangsvc/cruncher \[[0-9]+\], seg [0-9]+, which woke 2: running [0-9.]+ m?s, [0-9.]+\.\.[0-9.]+ s$'
+    assert_line --regexp '^    3\. hangsvc/cruncher \[[0-9]+\], which woke 2: running [0-9.]+ m?s, [0-9.]+\.\.[0-9.]+ s$'
+    assert_line '    Ends: the last thread was running, not blocked.'
     assert_line '    Ends: running, the last thread was running, not blocked.'
     run found wait_chain '{names: [.tids[] | $name[tostring]], links, "end": .end}'
     assert_output '{"names":["hangui/main","hangsvc/main","hangsvc/cruncher"],"links":["wakeup","wakeup"],"end":"running"}'

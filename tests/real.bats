@@ -41,8 +41,11 @@ setup_file() {
     diagnose redis-sleep --proc redis-cli
     run records redis-sleep 'select(.type == "wait_chain") | [.tids, .states, .end, .reason]'
     assert_output '[[28116,28100],["blocked","blocked"],"timeout","clock_nanosleep"]'
-    run grep -F "Ends: timeout, the last thread's own timer ended its wait: the sleep or timeout expired." "$R/redis-sleep.report"
+    run grep -F "Ends: the last thread's own timer ended its wait: the sleep or timeout expired." "$R/redis-sleep.report"
     assert_success
+    # and the verdict says it in a word: the server slept
+    run grep -c -F "redis-server/main [28100], which slept 2.000 s in clock_nanosleep;" "$R/redis-sleep.report"
+    assert_output 1
 }
 
 @test "the wait chain follows what ended the hang (issue 12 1.4, pg-rowlock): psql W -> its backend (one wait, the 1 s deadlock-check timeout inside it) -> the holder's backend asleep in pg_sleep; the same with --hang 500 and --hang 1200" {

@@ -228,6 +228,12 @@ after: not mounted"
     assert_output "# tracer: nop"
     run grep -E '^# recorded by' "$T"
     assert_output --regexp "^# recorded by argus-record 0\.1\.0: instance $NAME, trace_clock mono, 16 MB per CPU, overwrite, [0-9]+ events enabled$"
+    # one moment on the trace's clock and on the wall clock: decode's t0
+    # (DEC-ORIGIN) is the wall clock of the first event, within a minute of now
+    run grep -cE '^# argus-clock: mono=[0-9]+\.[0-9]{9} realtime=[0-9]+\.[0-9]{9}$' "$T"
+    assert_output 1
+    run sh -c "argus-decode '$T' | argus-to-json | head -1 | jq '(.t0 / 1e9 - $(date +%s) | fabs) < 60 and (.origin > 0)'"
+    assert_output true
     # kthreadd, and the command's process as it was at the start (forked,
     # not yet exec'd)
     run grep -E '^# argus-thread: tid=(2|'"$pid"') ' "$T"

@@ -34,10 +34,36 @@ edited() {
     sed "$2" "fixtures/report/$1-findings.jsonl" > "$T"
 }
 
-@test "SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT: the demo's wait hang, its chain to the network thread and the culprits, as fixtures/report/demo-findings.expected.txt" {
+@test "SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT: the demo's wait hang, its chain to the network thread and the culprits, in plain words, as fixtures/report/demo-findings.expected.txt" {
     run report demo
     assert_success
     assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
+}
+
+@test "the verdict opens the report: the hung thread, its wait, the thread at the end of its wait chain, the UI event, the culprit; then the baseline compared with" {
+    run report demo
+    assert_success
+    assert_line --index 0 "Verdict: App/main [1001] was blocked 3.199 s in mach_msg receive on 0x5207, waiting on"
+    assert_line --index 1 "syncd/net [2002] (through 1 other thread), which was blocked 3.199 s in soreceive on 0x9c00 until"
+    assert_line --index 2 "an interrupt (I/O) ended it; the keyDown at 0.001 s started it. Culprit: syncd/net [2002], the"
+    assert_line --index 3 "thread at the end of that wait."
+    assert_line --index 4 "Baseline: compared with demo-base.cbor, a normal run."
+    # without argus-similar's stage in the header: no baseline, said so
+    grep -v '^#' fixtures/report/demo-findings.jsonl |
+        jq -c 'if .type == "stream" then .stages |= map(select(startswith("similar") | not)) else . end' > "$T"
+    run report_of "$T"
+    assert_line --index 4 "Baseline: none given (--baseline), so the culprits are named from this trace alone."
+}
+
+@test "--verbose: the report, then a details section per hang with the paper's terms (segment ids, ranks, scores, the similar node, missing edges, depths, branches, evidence, branch points), as demo-findings.verbose.txt" {
+    run report demo -v
+    assert_success
+    assert_output "$(cat fixtures/report/demo-findings.verbose.txt)"
+    # the plain report is its start
+    plain=$(cat fixtures/report/demo-findings.expected.txt)
+    [ "${output:0:${#plain}}" = "$plain" ]
+    run report demo
+    refute_output --partial "Details"
 }
 
 @test "SPIN-CLASS: a wait hang says how long it was blocked, in what wait on which resource, and how the wait ended" {
@@ -57,9 +83,14 @@ edited() {
 @test "SPIN-PATH: the wait chain names each link, the thread that woke the one before, and how it ends" {
     run report demo
     assert_success
+    assert_line "    1. App/main [1001]: blocked 3.199 s in mach_msg receive on 0x5207"
+    assert_line "    2. syncd/main [2001], which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    assert_line "    3. syncd/net [2002], which woke 2: blocked 3.199 s in soreceive on 0x9c00"
+    assert_line "    Ends: an interrupt (I/O) ended the last wait, not another thread."
+    # --verbose: with the segment ids and the chain's end as find-spinning names it
+    run report demo -v
     assert_line "    1. App/main [1001], seg 1: blocked 3.199 s in mach_msg receive on 0x5207"
-    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
-    assert_line "    3. syncd/net [2002], seg 3, which woke 2: blocked 3.199 s in soreceive on 0x9c00"
+    assert_line "    2. syncd/main [2001], which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
     assert_line "    Ends: io, an interrupt (I/O) ended the last wait, not another thread."
 }
 
@@ -76,15 +107,15 @@ chain_of() {
     run chain_of fixtures/demo/hang.jsonl
     assert_success
     assert_output "  What it waits on:
-    1. App/main [1001], seg 1: blocked 3.199 s in mach_msg receive on 0x5207
-    2. syncd/main [2001], seg 2, which sent 1 a message (msg_id 4342): blocked 3.199 s in
-       psynch_cvwait on 0x6a10
-    3. syncd/net [2002], seg 3, which woke 2: blocked 3.199 s in soreceive on 0x9c00
-    Ends: io, an interrupt (I/O) ended the last wait, not another thread."
+    1. App/main [1001]: blocked 3.199 s in mach_msg receive on 0x5207
+    2. syncd/main [2001], which sent 1 a message (msg_id 4342): blocked 3.199 s in psynch_cvwait
+       on 0x6a10
+    3. syncd/net [2002], which woke 2: blocked 3.199 s in soreceive on 0x9c00
+    Ends: an interrupt (I/O) ended the last wait, not another thread."
     run chain_of fixtures/demo/hang.jsonl --format markdown
     assert_success
-    assert_line "2. syncd/main [2001], seg 2, which sent 1 a message (msg_id 4342): blocked 3.199 s in"
-    assert_line '   `psynch_cvwait` on `0x6a10`'
+    assert_line '2. syncd/main [2001], which sent 1 a message (msg_id 4342): blocked 3.199 s in `psynch_cvwait` on'
+    assert_line '   `0x6a10`'
 }
 
 @test "SPIN-PATH, IPC-MSG: no message is named where the ipc edge does not explain the wakeup: sent by another process than the waker's, sent before the wait began, or not the first message the woken thread received" {
@@ -93,7 +124,7 @@ chain_of() {
     sed 's/"ts":3200300000,"tid":2001,"dir":"send"/"ts":3200300000,"tid":1002,"dir":"send"/' \
         fixtures/demo/hang.jsonl > "$t"
     run chain_of "$t"
-    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    assert_line "    2. syncd/main [2001], which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
     # the reply sent at 1.205 ms, before App's wait (1.210 ms): the edge is
     # there, the message was waiting before App did
     sed -e '/"ts":3200300000,"tid":2001,"dir":"send"/d' \
@@ -103,24 +134,31 @@ chain_of() {
     assert_output '{"type":"edge","kind":"ipc","from":3,"to":6}
 {"type":"edge","kind":"ipc","from":4,"to":23}'
     run chain_of "$t"
-    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    assert_line "    2. syncd/main [2001], which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
     # once woken, App first reads a message of its own NSEventThread, then
     # syncd's reply
     sed '/"ts":3200310000,"tid":2001,"target":1001/a {"type":"ipc","ts":3200320000,"tid":1002,"dir":"send","port":"0x6003","msg":"0xffffff80a1b2e000","msg_id":77,"peer":100}\n{"type":"ipc","ts":3200350000,"tid":1001,"dir":"recv","port":"0x6003","msg":"0xffffff80a1b2e000","msg_id":77,"peer":100}' \
         fixtures/demo/hang.jsonl > "$t"
     run chain_of "$t"
-    assert_line "    2. syncd/main [2001], seg 2, which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
+    assert_line "    2. syncd/main [2001], which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
 }
 
 @test "SPIN-PATH: a path segment shows its key events: backtrace frames, the IPC peer by process name, the wait" {
     run report demo
     assert_success
-    assert_line "    seg 1  App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
+    assert_line "    App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
     assert_line "        -[SyncClient fetch] < mach_msg; send msg_id 4242 -> syncd(200); wait mach_msg receive on"
+    run report demo -v
+    assert_line "    seg 1  App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
 }
 
-@test "DIFF-CULPRIT: culprits in rank order, the root marked, with what they waited on, baseline seg, missing edge and evidence" {
+@test "DIFF-CULPRIT: culprits in rank order, the root marked, with what they waited on, in words; --verbose adds the baseline seg, missing edge and evidence" {
     run report demo
+    assert_success
+    assert_line "    1. syncd/net [2002] (the root cause): blocked 3.199 s in soreceive on 0x9c00 (0.002 s to"
+    assert_line "       in the baseline it handed the work on by waking the next thread; here that never came"
+    refute_output --partial "baseline seg"
+    run report demo -v
     assert_success
     assert_line "    1. root: syncd/net [2002], seg 3: blocked 3.199 s in soreceive on 0x9c00 (0.002 s to 3.200 s)"
     assert_line "       baseline seg 5, missing edge: wakeup, depth 0, branch 1"
@@ -129,8 +167,11 @@ chain_of() {
     assert_line --partial "       evidence: in the baseline it acted at +0.002 s"
 }
 
-@test "SIM-MATCH, DIFF-ASK: the baseline's similar node and the branch points are shown" {
+@test "SIM-MATCH, DIFF-ASK: the baseline's similar node and the branch points are shown with --verbose" {
     run report demo
+    refute_output --partial "Similar node"
+    refute_output --partial "Branch points"
+    run report demo -v
     assert_success
     assert_line "    Seg 1 of demo-base.cbor (rank 1 of 1): 0 edits between signatures of 3 and 3 elements (0%)."
     assert_line "    at baseline seg 6, the path goes on from seg 5 or seg 2; every branch reported"
@@ -148,11 +189,14 @@ chain_of() {
     assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
 }
 
-@test "SPIN-CLASS, SPIN-PATH: a busy hang ran 2.4 s without blocking; rank 1 in full from the paste keyDown through pboard, the other ranks one line each, as busy-findings.expected.txt" {
+@test "SPIN-CLASS, SPIN-PATH: a busy hang ran 2.4 s without blocking; the best path in full from the paste keyDown through pboard, as busy-findings.expected.txt; --verbose adds the other ranks one line each" {
     run report busy
     assert_success
     assert_output "$(cat fixtures/report/busy-findings.expected.txt)"
     assert_line "  Class:     busy - ran 2.400 s without blocking (45 events)"
+    assert_line "      -> ipc"
+    refute_output --partial "rank 2"
+    run report busy -v
     assert_line "      -> ipc, event 3 -> 5"
     assert_line "      rank 2, score -2, complete (keyDown): seg 1 -ipc-> seg 2 -ipc-> seg 3"
 }
@@ -175,6 +219,9 @@ chain_of() {
     run report busy --format markdown
     assert_success
     assert_output "$(cat fixtures/report/busy-findings.expected.md)"
+    assert_line '| thread | time | key events | next edge |'
+    assert_line --partial '| pboard/main [4001] | 0.500..0.501 s | recv msg_id 9001 <- TextEdit(300); `read`;'
+    run report busy --format markdown -v
     assert_line '| seg | thread | time | key events | next edge |'
     assert_line --partial '| 2 | pboard/main [4001] | 0.500..0.501 s | recv msg_id 9001 <- TextEdit(300); `read`;'
 }
@@ -218,12 +265,14 @@ chain_of() {
     run sh -c "argus graph fixtures/demo/hang.jsonl | argus-report"
     assert_success
     assert_output "no hang found
-Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.200 s)."
+Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.200 s), times in
+seconds from the trace's zero."
     run sh -c "argus graph fixtures/demo/hang.jsonl | argus-report --format markdown"
     assert_success
     assert_output "# No hang found
 
-Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.200 s)."
+Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.200 s), times in
+seconds from the trace's zero."
 }
 
 @test "the stream can be given as a FILE" {
@@ -285,7 +334,7 @@ Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.20
     assert_line "argus-report: more than one input file"
     run argus-report --help
     assert_success
-    assert_line "Usage: argus-report [--output-format text|markdown] [FILE|-]"
+    assert_line "Usage: argus-report [--output-format text|markdown] [-v] [FILE|-]"
 }
 
 @test "--output-format names the report's format; --format, its old spelling, is the same" {
@@ -304,6 +353,6 @@ Trace: 5 threads in 3 processes, 8 segments, 24 events, 0.001 s to 3.201 s (3.20
     edited demo 's/"tid":1001,"pid":100,"proc":"App","name":"main"/"tid":1001,"pid":100,"proc":"App","name":"App"/; s/"tid":2001,"pid":200,"proc":"syncd","name":"main","main":true/"tid":2001,"pid":200,"proc":"syncd","name":"syncd"/'
     run report_of "$T"
     assert_success
-    assert_line --index 1 "Hang 0: App/main [1001] (pid 100), seg 1"
-    assert_line --partial "2. syncd/syncd [2001], seg 2, which woke 1"
+    assert_line "Hang 0: App/main [1001] (pid 100)"
+    assert_line --partial "2. syncd/syncd [2001], which woke 1"
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The output: a file descriptor and a buffer of our own, so that a write
@@ -163,6 +164,13 @@ static void write_argus_header(const struct thread_list *start, const struct thr
 {
     out_printf("# recorded by argus-record %s: instance %s, trace_clock mono, %llu MB per CPU, overwrite, %zu events enabled\n",
                ARGUS_VERSION, opt.instance_name, (unsigned long long)opt.buffer_mb, n_enabled);
+    /* one moment on the trace's clock (mono) and on the wall clock: what
+     * argus-decode sets the stream's t0 from (DEC-ORIGIN) */
+    struct timespec mono, real;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    out_printf("# argus-clock: mono=%lld.%09ld realtime=%lld.%09ld\n", (long long)mono.tv_sec,
+               mono.tv_nsec, (long long)real.tv_sec, real.tv_nsec);
     write_probes_header();
     write_watch_header();
     write_threads(start, end);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NONE UINT64_MAX
 #define WIDTH 98                /* columns a line may fill */
@@ -18,6 +19,14 @@
 #define NBS "\x01"
 
 static bool md;                 /* --format markdown */
+/* The baseline the findings were compared with (argus_report_baseline). */
+static const char *report_baseline;
+static bool verbose;            /* --verbose: the details section too */
+static bool details;            /* rendering the details section */
+/* The header's clocks (argus_report_header): "origin", the trace's own
+ * timestamp of ts 0, and "t0", its wall clock (Unix epoch ns). */
+static bool have_origin, have_t0;
+static uint64_t origin, t0;
 static bool in_table;           /* escaping for a markdown table cell */
 static const argus_graph *G;
 
@@ -221,10 +230,17 @@ static void emit(const char *first, const char *cont, const char *text)
 static void blank(void) { putchar('\n'); }
 
 /* ---- numbers, times ------------------------------------------------------- */
-/* Times are seconds on the trace's ts clock (ts 0 is the start of the
- * trace), rounded to the millisecond. */
+/* A moment: seconds on the trace's own clock, the number its lines carry
+ * (the header's origin added to ts), to the microsecond; without an origin,
+ * seconds of ts (ts 0 is the trace's zero), to the millisecond. */
 static void sb_secs(sb *b, uint64_t ns)
 {
+    if (have_origin) {
+        uint64_t t = ns + origin, us = t / 1000u + (t % 1000u >= 500u);
+        sb_printf(b, "%llu.%06llu", (unsigned long long)(us / 1000000u),
+                  (unsigned long long)(us % 1000000u));
+        return;
+    }
     uint64_t ms = ns / 1000000u + (ns % 1000000u >= 500000u);
     sb_printf(b, "%llu.%03llu", (unsigned long long)(ms / 1000u),
               (unsigned long long)(ms % 1000u));
@@ -243,11 +259,29 @@ static void sb_range(sb *b, uint64_t from, uint64_t to)
     sb_time(b, to);
 }
 
+/* The wall clock of a moment, where the header's t0 says it: " (UTC
+ * 2026-11-26 10:41:07.120)", else nothing. */
+static void sb_wall(sb *b, uint64_t ns)
+{
+    if (!have_t0)
+        return;
+    uint64_t t = t0 + ns;
+    time_t sec = (time_t)(t / 1000000000u);
+    struct tm tm;
+    if (!gmtime_r(&sec, &tm))
+        return;
+    sb_printf(b, " (%04d-%02d-%02d" NBS "%02d:%02d:%02d.%03u" NBS "UTC)", tm.tm_year + 1900,
+              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+              (unsigned)(t % 1000000000u / 1000000u));
+}
+
 /* Durations: seconds with ms from 1 s, else ms with a tenth, else us. */
 static void sb_dur(sb *b, uint64_t ns)
 {
     if (ns >= 999500000u) {
-        sb_time(b, ns);
+        uint64_t ms = ns / 1000000u + (ns % 1000000u >= 500000u);
+        sb_printf(b, "%llu.%03llu" NBS "s", (unsigned long long)(ms / 1000u),
+                  (unsigned long long)(ms % 1000u));
     } else if (ns >= 999500u) {
         uint64_t t = ns / 100000u + (ns % 100000u >= 50000u);
         sb_printf(b, "%llu.%llu" NBS "ms", (unsigned long long)(t / 10u),
@@ -351,7 +385,22 @@ static uint64_t wait_began(uint32_t si)
 
 static bool ends_in_wait(const argus_seg *s) { return s->wait_id != NONE; }
 
-/* "REASON on 0xRES" of a wait. */
+/* Linux system calls whose wait's resource is a file descriptor (the
+ * first argument, as argus-decode --format ftrace records it). */
+static bool fd_syscall(const char *reason)
+{
+    static const char *const fds[] = {
+        "read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom",
+        "recvmsg", "recvmmsg", "sendto", "sendmsg", "sendmmsg", "accept",
+        "accept4", "connect", "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
+    for (int i = 0; reason && fds[i]; i++)
+        if (strcmp(reason, fds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* "REASON on 0xRES" of a wait: "read on fd 5" for a file descriptor,
+ * "futex on 0x7f..." for an address or a port. */
 static void sb_wait_what(sb *b, const char *reason, uint64_t resource)
 {
     if (reason && *reason)
@@ -360,7 +409,10 @@ static void sb_wait_what(sb *b, const char *reason, uint64_t resource)
         sb_puts(b, "a" NBS "wait");
     if (resource != NONE && resource != 0) {
         sb_puts(b, " on ");
-        sb_addr(b, resource);
+        if (fd_syscall(reason) && resource < 1u << 31)
+            sb_printf(b, "fd" NBS "%llu", (unsigned long long)resource);
+        else
+            sb_addr(b, resource);
     }
 }
 
@@ -978,7 +1030,9 @@ static void trace_summary(sb *b)
         sb_time(b, G->t_last);
         sb_puts(b, " (");
         sb_dur(b, G->t_last - G->t_first);
-        sb_puts(b, ")");
+        sb_puts(b, have_origin ? "), times on the trace's own clock" : "), times in seconds from the trace's zero");
+        if (have_t0)
+            sb_puts(b, " (wall clock UTC in brackets)");
     }
     sb_puts(b, ".");
 }
@@ -1128,12 +1182,12 @@ static void section_hang(const hang_rec *h)
     sb_thread(&line, h->tid != NONE ? h->tid : G->threads[G->segs[h->si].thread].tid,
               h->pid, h->proc, h->thread);
     uint64_t pid = h->pid != NONE ? h->pid : G->threads[G->segs[h->si].thread].pid;
-    sb_printf(&line, " (pid %llu), seg %llu", (unsigned long long)pid,
-              (unsigned long long)h->seg);
+    sb_printf(&line, " (pid %llu)", (unsigned long long)pid);
     heading(2, sb_str(&line));
 
     sb_clear(&line);
     sb_time(&line, hang_begin(h));
+    sb_wall(&line, hang_begin(h));
     sb_puts(&line, " to ");
     sb_time(&line, hang_end(h));
     sb_puts(&line, " (");
@@ -1157,7 +1211,8 @@ static void sb_ui(sb *b, uint64_t ui, const char *kind)
                          ? argus_graph_str(G, G->segs[si].ui_kind)
                          : "ui_event";
     sb_sym(b, kd);
-    sb_printf(b, ", event %llu", (unsigned long long)ui);
+    if (details || si == ARGUS_NONE)
+        sb_printf(b, ", event %llu", (unsigned long long)ui);
     if (si == ARGUS_NONE)
         return;
     sb_puts(b, " at ");
@@ -1187,7 +1242,7 @@ static void section_ui(const path_rec *p, uint32_t np)
         const path_rec *x = &p[first[k]];
         sb_clear(&line);
         sb_ui(&line, x->ui, x->ui_kind);
-        if (nseen > 1)
+        if (nseen > 1 && details)
             sb_printf(&line, " (path rank %llu)", (unsigned long long)x->rank);
         item(sb_str(&line));
     }
@@ -1200,7 +1255,7 @@ static void section_ui(const path_rec *p, uint32_t np)
 static void sb_edge(sb *b, const path_rec *p, int i)
 {
     sb_sym(b, i < p->nkinds ? p->kinds[i] : "edge");
-    if (i < p->nfrom && i < p->nto)
+    if (details && i < p->nfrom && i < p->nto)
         sb_printf(b, ", event %llu" NBS "->" NBS "%llu", (unsigned long long)p->from[i],
                   (unsigned long long)p->to[i]);
 }
@@ -1221,23 +1276,39 @@ static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
     }
     const path_rec *best = &p[0];
     sb_clear(&line);
-    sb_printf(&line, "Rank %llu of %u, score %lld, ", (unsigned long long)best->rank,
-              np, (long long)best->score);
-    if (best->complete) {
-        sb_puts(&line, "complete: from ");
-        if (best->ui != NONE)
-            sb_printf(&line, "the UI event (event %llu)", (unsigned long long)best->ui);
-        else
-            sb_puts(&line, "a UI event");
-        sb_puts(&line, " to the hang.");
+    if (!details) {
+        /* the best path in words: from which UI event, through which threads */
+        if (best->complete && best->ui != NONE) {
+            sb_puts(&line, "From the ");
+            sb_ui(&line, best->ui, best->ui_kind);
+            sb_puts(&line, " to the hang, the work went through:");
+        } else if (best->complete) {
+            sb_puts(&line, "From a UI event to the hang, the work went through:");
+        } else {
+            sb_puts(&line, "It does not reach back to a UI event; the work went through:");
+        }
     } else {
-        sb_puts(&line, "incomplete: it stops before any UI event.");
+        sb_printf(&line, "Rank %llu of %u, score %lld, ", (unsigned long long)best->rank,
+                  np, (long long)best->score);
+        if (best->complete) {
+            sb_puts(&line, "complete: from ");
+            if (best->ui != NONE)
+                sb_printf(&line, "the UI event (event %llu)", (unsigned long long)best->ui);
+            else
+                sb_puts(&line, "a UI event");
+            sb_puts(&line, " to the hang.");
+        } else {
+            sb_puts(&line, "incomplete: it stops before any UI event.");
+        }
     }
     para(sb_str(&line));
     md_gap();
-    if (md) {
+    if (md && details) {
         puts("| seg | thread | time | key events | next edge |");
         puts("|---:|---|---|---|---|");
+    } else if (md) {
+        puts("| thread | time | key events | next edge |");
+        puts("|---|---|---|---|");
     }
     for (int i = 0; i < best->nsegs; i++) {
         uint32_t si = argus_graph_find_seg(G, best->segs[i]);
@@ -1246,9 +1317,14 @@ static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
         sb_clear(&line);
         if (md) {
             in_table = true;
-            sb_printf(&line, "| %llu%s | ", (unsigned long long)s->seg,
-                      is_hang ? " (hang)" : "");
+            if (details)
+                sb_printf(&line, "| %llu%s | ", (unsigned long long)s->seg,
+                          is_hang ? " (hang)" : "");
+            else
+                sb_puts(&line, "| ");
             sb_seg_thread(&line, si);
+            if (!details && is_hang)
+                sb_puts(&line, " (hang)");
             sb_puts(&line, " | ");
             sb_range(&line, s->begin, seg_shown_end(s));
             sb_puts(&line, " | ");
@@ -1262,7 +1338,8 @@ static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
             putchar('\n');
             continue;
         }
-        sb_printf(&line, "seg" NBS "%llu" NBS NBS, (unsigned long long)s->seg);
+        if (details)
+            sb_printf(&line, "seg" NBS "%llu" NBS NBS, (unsigned long long)s->seg);
         sb_seg_thread(&line, si);
         sb_puts(&line, NBS NBS);
         sb_range(&line, s->begin, seg_shown_end(s));
@@ -1278,7 +1355,7 @@ static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
             emit("      ", "        ", sb_str(&line));
         }
     }
-    if (np < 2)
+    if (np < 2 || !details)
         return;
     md_gap();
     para("Other paths:");
@@ -1500,7 +1577,8 @@ static void section_chain(const chain_rec *c)
         uint32_t si = argus_graph_find_seg(G, c->segs[i]);
         sb_clear(&line);
         sb_seg_thread(&line, si);
-        sb_printf(&line, ", seg %llu", (unsigned long long)c->segs[i]);
+        if (details)
+            sb_printf(&line, ", seg %llu", (unsigned long long)c->segs[i]);
         if (i > 0)
             sb_chain_via(&line, c, i);
         sb_puts(&line, ": ");
@@ -1511,10 +1589,12 @@ static void section_chain(const chain_rec *c)
     sb_clear(&line);
     sb_puts(&line, "Ends: ");
     const char *end = c->end ? c->end : "unknown";
-    sb_sym(&line, end);
     const char *meaning = chain_end_meaning(end);
+    if (details || !meaning)
+        sb_sym(&line, end);
     if (meaning) {
-        sb_puts(&line, ", ");
+        if (details)
+            sb_puts(&line, ", ");
         sb_puts(&line, meaning);
     }
     uint32_t last = c->nsegs ? argus_graph_find_seg(G, c->segs[c->nsegs - 1]) : ARGUS_NONE;
@@ -1558,10 +1638,12 @@ static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch
     for (uint32_t i = 0; i < nc; i++) {
         const culprit_rec *x = &c[i];
         sb_clear(&line);
-        if (x->root)
+        if (x->root && details)
             sb_puts(&line, md ? "**root:** " : "root: ");
         sb_thread(&line, x->tid, x->pid, x->proc, x->thread);
-        if (x->seg != NONE)
+        if (x->root && !details)
+            sb_puts(&line, md ? " (**the root cause**)" : " (the root cause)");
+        if (x->seg != NONE && details)
             sb_printf(&line, ", seg %llu", (unsigned long long)x->seg);
         const char *state = x->state ? x->state : "blocked";
         sb_puts(&line, ": ");
@@ -1590,6 +1672,24 @@ static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch
         }
         numbered(x->rank != NONE ? (unsigned)x->rank : i + 1, sb_str(&line));
 
+        if (!details) {
+            /* DIFF-MISSING in words: what the baseline has that this run lacks */
+            if (x->missing && x->baseline_seg != NONE) {
+                sb_clear(&line);
+                const char *k = x->missing;
+                sb_puts(&line, "in the baseline it handed the work on by ");
+                sb_puts(&line, strcmp(k, "wakeup") == 0   ? "waking the next thread"
+                               : strcmp(k, "ipc") == 0    ? "a message"
+                               : strcmp(k, "dispatch") == 0 ? "a dispatched block"
+                               : strcmp(k, "runloop") == 0 ? "a run-loop callout"
+                               : strcmp(k, "timer") == 0  ? "a timer"
+                               : strcmp(k, "flag") == 0   ? "a shared flag"
+                                                          : "an event");
+                sb_puts(&line, "; here that never came before the hang");
+                detail(sb_str(&line));
+            }
+            continue;
+        }
         sb_clear(&line);
         bool any = false;
         if (x->baseline_seg != NONE) {
@@ -1640,42 +1740,269 @@ static void section_branches(const branch_rec *b, uint32_t nb)
     }
 }
 
-/* The baseline the findings were compared with (argus_report_baseline). */
-static const char *report_baseline;
 
-void argus_report_baseline(const char *name) { report_baseline = name; }
+/* ---- the verdict ------------------------------------------------------------
+ * One or two sentences a developer reads first: the hung thread and what
+ * it did, what it waited on at the end of its wait chain, the UI event that
+ * started it, the culprit. */
+static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t *res)
+{
+    argus_wait_info wi;
+    const argus_seg *s = &G->segs[si];
+    if (i >= c->nsince || !argus_wait_at(G, si, c->since[i], &wi))
+        wi = (argus_wait_info){.reason = s->wait_reason, .resource = s->wait_resource};
+    *res = wi.resource;
+    return wi.reason ? argus_graph_str(G, wi.reason) : NULL;
+}
+
+static bool is_sleep(const char *reason)
+{
+    return reason && (strstr(reason, "sleep") || strcmp(reason, "pause") == 0);
+}
+
+/* "was blocked 3.000 s in poll" of link I of chain C (its state over its
+ * stretch), with how the chain ended when it is the last link. */
+static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
+{
+    uint32_t si = argus_graph_find_seg(G, c->segs[i]);
+    const char *state = i < c->nstates ? c->states[i] : "blocked";
+    uint64_t from = i < c->nsince ? c->since[i] : wait_began(si);
+    uint64_t to = i < c->nuntil ? c->until[i] : argus_seg_until(G, &G->segs[si]);
+    uint64_t d = to > from ? to - from : 0;
+    const char *end = c->end ? c->end : "";
+    if (strcmp(state, "running") == 0) {
+        sb_puts(b, "was running ");
+        sb_dur(b, d);
+        sb_puts(b, " on the CPU");
+        return;
+    }
+    if (strcmp(state, "runnable") == 0) {
+        sb_puts(b, "was runnable ");
+        sb_dur(b, d);
+        sb_puts(b, ", waiting for a CPU");
+        return;
+    }
+    uint64_t res;
+    const char *reason = chain_reason(c, i, si, &res);
+    bool sleep = last && strcmp(end, "timeout") == 0 && is_sleep(reason);
+    sb_puts(b, sleep ? "slept " : "was blocked ");
+    sb_dur(b, d);
+    sb_puts(b, " in ");
+    sb_wait_what(b, reason, res);
+    if (!last || sleep)
+        return;
+    if (strcmp(end, "timeout") == 0)
+        sb_puts(b, " until its own timeout expired");
+    else if (strcmp(end, "io") == 0)
+        sb_puts(b, " until an interrupt (I/O) ended it");
+    else if (strcmp(end, "not_woken") == 0)
+        sb_puts(b, ", and nothing in the trace woke it");
+    else if (strcmp(end, "no_reply") == 0)
+        sb_puts(b, ", and its request got no reply in the trace");
+    else if (strcmp(end, "cycle") == 0)
+        sb_puts(b, ", waiting on a thread already in this chain (a cycle)");
+    else if (strcmp(end, "runnable") == 0)
+        sb_puts(b, ", then waited for a CPU");
+    else if (strcmp(end, "depth") == 0)
+        sb_puts(b, " (the chain goes on past the depth limit)");
+}
+
+static bool chain_over_dbus(const chain_rec *c)
+{
+    for (int i = 1; i < c->nsegs; i++) {
+        const argus_ipc_info *m = i - 1 < c->nvia && strcmp(c->via[i - 1], "wakeup") == 0
+                                      ? hop_message(c, i) : NULL;
+        if (m && m->via && strcmp(argus_graph_str(G, m->via), "dbus") == 0)
+            return true;
+    }
+    return false;
+}
+
+static uint64_t seg_tid(uint64_t seg)
+{
+    uint32_t si = argus_graph_find_seg(G, seg);
+    return si == ARGUS_NONE ? NONE : G->threads[G->segs[si].thread].tid;
+}
+
+static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
+                       const chain_rec *c, const culprit_rec *cul)
+{
+    uint64_t htid = h->tid != NONE ? h->tid : G->threads[G->segs[h->si].thread].tid;
+    sb_thread(b, htid, h->pid, h->proc, h->thread);
+    const char *cls = h->cls ? h->cls : "";
+    const argus_seg *s = &G->segs[h->si];
+    uint64_t etid = NONE;
+    if (strcmp(cls, "busy") == 0) {
+        sb_puts(b, " ran ");
+        sb_dur(b, hang_duration(h));
+        sb_puts(b, " on the CPU without blocking");
+    } else if (strcmp(cls, "yield") == 0) {
+        sb_puts(b, " spun ");
+        sb_dur(b, hang_duration(h));
+        sb_puts(b, " in a yield loop");
+    } else if (c && c->nsegs >= 2) {
+        sb_puts(b, " ");
+        sb_link_state(b, c, 0, false);
+        if (c->nvia >= 1 && strcmp(c->via[0], "cpu") == 0) {
+            sb_puts(b, ", held off it by ");    /* the thread that held its CPU */
+        } else {
+            sb_puts(b, ", waiting");
+            if (chain_over_dbus(c))
+                sb_puts(b, " over D-Bus");
+            sb_puts(b, " on ");
+        }
+        int last = c->nsegs - 1;
+        etid = seg_tid(c->segs[last]);
+        sb_thread(b, etid, NONE, NULL, NULL);
+        if (last > 1)
+            sb_printf(b, " (through %d other thread%s)", last - 1, last > 2 ? "s" : "");
+        sb_puts(b, ", which ");
+        sb_link_state(b, c, last, true);
+    } else if (c && c->nsegs == 1) {
+        sb_puts(b, " ");
+        sb_link_state(b, c, 0, true);
+    } else if (strcmp(cls, "wait") == 0 && ends_in_wait(s)) {
+        sb_puts(b, " was blocked ");
+        sb_dur(b, h->blocked != NONE ? h->blocked : hang_duration(h));
+        sb_puts(b, " in ");
+        sb_wait_what(b, h->reason ? h->reason
+                        : s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
+                     h->resource != NONE ? h->resource : s->wait_resource);
+    } else {
+        sb_puts(b, " hung ");
+        sb_dur(b, hang_duration(h));
+    }
+    if (best && best->complete && best->ui != NONE) {
+        uint32_t si = argus_graph_seg_of(G, best->ui);
+        const argus_key_event *k = key_of(si, best->ui);
+        const char *kd = best->ui_kind ? best->ui_kind
+                         : si != ARGUS_NONE && G->segs[si].ui_kind
+                             ? argus_graph_str(G, G->segs[si].ui_kind) : "UI event";
+        sb_puts(b, "; the ");
+        sb_sym(b, kd);
+        if (si != ARGUS_NONE) {
+            sb_puts(b, " at ");
+            sb_time(b, k ? k->ts : G->segs[si].begin);
+        }
+        sb_puts(b, " started it.");
+    } else {
+        sb_puts(b, "; no UI event was found that led to it.");
+    }
+    if (!cul) {
+        sb_puts(b, " No culprit named.");
+        return;
+    }
+    sb_puts(b, md ? " **Culprit:** " : " Culprit: ");
+    sb_thread(b, cul->tid, cul->pid, cul->proc, cul->thread);
+    if (cul->tid == htid) {
+        sb_puts(b, " itself");
+        if (strcmp(cls, "busy") == 0)
+            sb_puts(b, ", busy in its own code");
+    } else if (cul->tid == etid) {
+        sb_puts(b, ", the thread at the end of that wait");
+    } else {
+        sb_puts(b, ", ");
+        sb_free_text(b, cul->state ? cul->state : "blocked");
+        uint64_t dur = cul->duration != NONE ? cul->duration
+                       : cul->since != NONE && cul->until != NONE && cul->until > cul->since
+                           ? cul->until - cul->since : NONE;
+        if (dur != NONE) {
+            sb_puts(b, " ");
+            sb_dur(b, dur);
+        }
+        if (cul->reason || (cul->resource != NONE && cul->resource != 0)) {
+            sb_puts(b, " in ");
+            sb_wait_what(b, cul->reason, cul->resource);
+        }
+    }
+    sb_puts(b, ".");
+}
+
+/* The records of hang H in list L (sorted by hang): the first, and how many. */
+#define OF_HANG(l, h, first, count)                                          \
+    do {                                                                     \
+        (first) = 0;                                                         \
+        (count) = 0;                                                         \
+        for (uint32_t i_ = 0; i_ < (l).n; i_++)                              \
+            if ((l).v[i_].hang == (h)) {                                     \
+                if (!(count))                                                \
+                    (first) = i_;                                            \
+                (count)++;                                                   \
+            }                                                                \
+    } while (0)
+
+static const chain_rec *chain_of(const hang_rec *h)
+{
+    /* SPIN-PATH follows the wait of a wait node only: a busy or yield
+     * node's last wait is not what held it up */
+    bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0;
+    for (uint32_t i = 0; is_wait && i < chains.n; i++)
+        if (chains.v[i].hang == h->hang)
+            return &chains.v[i];
+    return NULL;
+}
+
+/* "Baseline: compared with NAME." or why there was none. */
+static void sb_baseline(sb *b)
+{
+    sb_puts(b, md ? "**Baseline:** " : "Baseline: ");
+    if (!report_baseline) {
+        sb_puts(b, "none given (--baseline), so the culprits are named from this trace alone.");
+        return;
+    }
+    sb_puts(b, "compared with ");
+    sb_free_text(b, report_baseline);
+    sb_puts(b, ", a normal run.");
+    for (uint32_t i = 0; i < hangs.n; i++) {
+        uint32_t m0, nm;
+        OF_HANG(matches, hangs.v[i].hang, m0, nm);
+        (void)m0;
+        if (nm)
+            continue;
+        sb_printf(b, " No part of it is like hang %llu, so that hang's culprits are named "
+                     "from this trace alone.", (unsigned long long)hangs.v[i].hang);
+    }
+}
 
 static void report_hang(const hang_rec *h)
 {
     section_hang(h);
 
-    uint32_t p0 = 0, np = 0;
-    for (uint32_t i = 0; i < paths.n; i++)
-        if (paths.v[i].hang == h->hang) {
-            if (!np)
-                p0 = i;
-            np++;
-        }
+    uint32_t p0, np, m0, nm, b0, nb, c0, nc;
+    OF_HANG(paths, h->hang, p0, np);
+    OF_HANG(matches, h->hang, m0, nm);
+    OF_HANG(branches, h->hang, b0, nb);
+    OF_HANG(culprits, h->hang, c0, nc);
     const path_rec *mine = np ? paths.v + p0 : NULL;  /* none: paths.v may be NULL */
+    const chain_rec *chain = chain_of(h);
     section_ui(mine, np);
     section_path(h, mine, np);
+    if (chain)
+        section_chain(chain);
+    if (nc)
+        section_culprits(&culprits.v[c0], nc, nb > 0);
+    if (!verbose)
+        return;
 
-    /* SPIN-PATH follows the wait of a wait node only: a busy or yield
-     * node's last wait is not what held it up */
-    bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0;
-    for (uint32_t i = 0; is_wait && i < chains.n; i++)
-        if (chains.v[i].hang == h->hang) {
-            section_chain(&chains.v[i]);
-            break;
-        }
-
-    uint32_t m0 = 0, nm = 0;
-    for (uint32_t i = 0; i < matches.n; i++)
-        if (matches.v[i].hang == h->hang) {
-            if (!nm)
-                m0 = i;
-            nm++;
-        }
+    /* the details: the paper's terms, segment ids, ranks and scores */
+    details = true;
+    heading(3, "Details (--verbose)");
+    sb_clear(&line);
+    sb_printf(&line, "The hang is seg %llu (hang %llu).", (unsigned long long)h->seg,
+              (unsigned long long)h->hang);
+    para(sb_str(&line));
+    if (np) {
+        sb_clear(&line);
+        sb_puts(&line, "UI event: ");
+        if (mine->complete && mine->ui != NONE)
+            sb_ui(&line, mine->ui, mine->ui_kind);
+        else
+            sb_puts(&line, "none reached");
+        para(sb_str(&line));
+    }
+    section_path(h, mine, np);
+    if (chain)
+        section_chain(chain);
     if (nm)
         section_match(&matches.v[m0], nm);
     else if (report_baseline) { /* compared, but nothing to compare with */
@@ -1683,31 +2010,16 @@ static void report_hang(const hang_rec *h)
         sb_clear(&line);
         sb_puts(&line, "None in ");
         sb_free_text(&line, report_baseline);
-        sb_puts(&line, ": no node of it is like this one (another program or action?); "
-                       "the culprits below are named without it.");
+        sb_puts(&line, ": no node of it is like this one (another action?); "
+                       "the culprits are named without it.");
         para(sb_str(&line));
     }
-
-    uint32_t nb = 0, b0 = 0;
-    for (uint32_t i = 0; i < branches.n; i++)
-        if (branches.v[i].hang == h->hang) {
-            if (!nb)
-                b0 = i;
-            nb++;
-        }
-    uint32_t c0 = 0, nc = 0;
-    for (uint32_t i = 0; i < culprits.n; i++)
-        if (culprits.v[i].hang == h->hang) {
-            if (!nc)
-                c0 = i;
-            nc++;
-        }
     if (nc)
         section_culprits(&culprits.v[c0], nc, nb > 0);
     if (nb)
         section_branches(&branches.v[b0], nb);
+    details = false;
 }
-
 
 /* Empties the report's state: after a report, and before one (a report
  * cut short by a bad record, where a caller goes on, as the fuzzer does). */
@@ -1729,6 +2041,7 @@ static void report_reset(void)
     memset(&culprits, 0, sizeof culprits);
     memset(&branches, 0, sizeof branches);
     in_table = false;
+    details = false;
     G = NULL;
 }
 
@@ -1756,6 +2069,28 @@ void argus_report_write(argus_graph *g, bool markdown)
     } else {
         if (md)
             puts("# Hang report\n");
+        for (uint32_t i = 0; i < hangs.n; i++) {
+            const hang_rec *h = &hangs.v[i];
+            uint32_t p0, np, c0, nc;
+            OF_HANG(paths, h->hang, p0, np);
+            OF_HANG(culprits, h->hang, c0, nc);
+            sb v = {0};
+            if (hangs.n > 1)
+                sb_printf(&v, md ? "**Verdict (hang %llu):** " : "Verdict (hang %llu): ",
+                          (unsigned long long)h->hang);
+            else
+                sb_puts(&v, md ? "**Verdict:** " : "Verdict: ");
+            sb_verdict(&v, h, np ? &paths.v[p0] : NULL, chain_of(h),
+                       nc ? &culprits.v[c0] : NULL);
+            emit("", "", sb_str(&v));
+            md_gap();
+            free(v.p);
+        }
+        sb v = {0};
+        sb_baseline(&v);
+        emit("", "", sb_str(&v));
+        free(v.p);
+        blank();
         emit("", "", sb_str(&line));
         for (uint32_t i = 0; i < hangs.n; i++)
             report_hang(&hangs.v[i]);
@@ -1763,6 +2098,20 @@ void argus_report_write(argus_graph *g, bool markdown)
     argus_close_stdout();
 
     report_reset();
+}
+
+void argus_report_baseline(const char *name) { report_baseline = name; }
+
+void argus_report_verbose(bool on) { verbose = on; }
+
+void argus_report_header(const argus_record *hdr)
+{
+    const argus_field *f = argus_get_named(hdr, "origin");
+    have_origin = f && f->kind == ARGUS_V_UINT;
+    origin = have_origin ? f->u : 0;
+    f = argus_get_named(hdr, "t0");
+    have_t0 = f && f->kind == ARGUS_V_UINT;
+    t0 = have_t0 ? f->u : 0;
 }
 
 bool argus_report_format(const char *arg)

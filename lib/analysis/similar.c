@@ -8,6 +8,7 @@
 #include "argus/stream/table.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -256,6 +257,50 @@ static void put_match(argus_writer *w, const query *q, uint32_t rank,
 }
 
 
+/* SIM-BASELINE: a baseline is a run of the program that hung. One with no
+ * segment, or with no thread in a process of the name of any hung
+ * thread's, is not one: exit 65, saying what it holds instead. */
+static void check_baseline(const argus_graph *g, const query_list *hangs,
+                           const argus_graph *base, const char *name)
+{
+    if (base->nsegs == 0)
+        argus_die(ARGUS_EX_DATAERR, "%s: an empty baseline: no thread ran in it "
+                  "(%llu events)", name, (unsigned long long)base->nevents);
+    const char *want = NULL;
+    for (size_t i = 0; i < hangs->n; i++) {
+        const argus_gthread *t = &g->threads[g->segs[argus_graph_find_seg(g, hangs->q[i].seg)].thread];
+        if (!t->proc)
+            return;             /* a hang with no process name: nothing to check */
+        want = argus_graph_str(g, t->proc);
+        for (uint32_t k = 0; k < base->nthreads; k++)
+            if (base->threads[k].proc &&
+                strcmp(argus_graph_str(base, base->threads[k].proc), want) == 0)
+                return;
+    }
+    if (!want)
+        return;
+    char seen[400] = "";
+    size_t len = 0;
+    unsigned shown = 0, more = 0;
+    for (uint32_t k = 0; k < base->nthreads; k++) {
+        const argus_gthread *t = &base->threads[k];
+        if (!t->proc || t->kernel || !t->main)
+            continue;
+        const char *p = argus_graph_str(base, t->proc);
+        if (strstr(seen, p))
+            continue;
+        if (shown == 6 || len + strlen(p) + 3 >= sizeof seen) {
+            more++;
+            continue;
+        }
+        len += (size_t)snprintf(seen + len, sizeof seen - len, "%s%s", shown ? ", " : "", p);
+        shown++;
+    }
+    argus_die(ARGUS_EX_DATAERR, "%s: a baseline of another program: no thread of it is in a "
+              "process named %s, as the hung thread is (its programs: %s%s%s)", name, want,
+              shown ? seen : "none named", more ? ", ..." : "", "");
+}
+
 void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
                          uint64_t max, const argus_graph *base,
                          const argus_sim_index *ix, const char *base_name,
@@ -268,6 +313,7 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
     if (nsegs == 0) {
         hang_queries(g, &hangs);
         nodes = &hangs;
+        check_baseline(g, &hangs, base, base_name ? base_name : base->name);
     }
     /* never more matches than baseline nodes */
     uint64_t most = max < base->nsegs ? max : base->nsegs;

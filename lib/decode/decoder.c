@@ -60,7 +60,14 @@ void *argus_threads_add(argus_threads *ts, uint64_t tid, bool *created)
 void argus_put_stream_header(argus_writer *w, const char *source, bool have_t0,
                              uint64_t t0, const char *command)
 {
-    argus_put_map(w, 5 + have_t0);
+    argus_put_stream_header_origin(w, source, have_t0, t0, false, 0, command);
+}
+
+void argus_put_stream_header_origin(argus_writer *w, const char *source, bool have_t0,
+                                    uint64_t t0, bool have_origin, uint64_t origin,
+                                    const char *command)
+{
+    argus_put_map(w, 5 + have_t0 + have_origin);
     PUT_LIT(w, "type");
     PUT_LIT(w, "stream");
     PUT_LIT(w, "format");
@@ -72,6 +79,10 @@ void argus_put_stream_header(argus_writer *w, const char *source, bool have_t0,
     if (have_t0) {
         PUT_LIT(w, "t0");
         argus_put_uint(w, t0);
+    }
+    if (have_origin) {
+        PUT_LIT(w, "origin");
+        argus_put_uint(w, origin);
     }
     PUT_LIT(w, "stages");
     argus_put_array(w, 1);

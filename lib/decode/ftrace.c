@@ -84,6 +84,7 @@ typedef struct line_slot {
     int kind;
     char irq_ctx;          /* the flags' hardirq/softirq mark (h, H, s, z, Z), '.'
                             * in task context, 0 without flags */
+    bool counter;          /* TS had no fraction: a counter clock's ticks */
 } line_slot;
 
 struct argus_ft {
@@ -105,6 +106,10 @@ struct argus_ft {
     bool html, in_script, script_checked;
     bool header_written, have_zero, have_last;
     uint64_t zero, last_ts, next_id, next_msg;
+    /* "# argus-clock: mono=S realtime=S" (argus-record): one moment on the
+     * trace's clock (mono) and on the wall clock, ns */
+    bool have_clock;
+    uint64_t clock_mono, clock_real;
     uint64_t last_pushed_ts;
 
     /* per cpu: the irq_handler/softirq windows open (a bit per depth: a
@@ -435,7 +440,7 @@ static bool field_hex(span body, const char *key, uint64_t *v)
 /* ---- The line head ----------------------------------------------------- */
 
 /* A timestamp "SECONDS[.FRACTION]" at P, to ns; P moves past it. */
-static bool parse_ts(const char **pp, const char *end, uint64_t *ns)
+static bool parse_ts(const char **pp, const char *end, uint64_t *ns, bool *counter)
 {
     const char *p = *pp;
     uint64_t sec = 0, frac = 0;
@@ -456,8 +461,10 @@ static bool parse_ts(const char **pp, const char *end, uint64_t *ns)
         if (sec > (UINT64_MAX - frac) / 1000000000u)
             return false;
         *ns = sec * 1000000000u + frac;
+        *counter = false;
     } else {
         *ns = sec; /* a counter clock: taken as ns */
+        *counter = true;
     }
     *pp = p;
     return true;
@@ -528,7 +535,7 @@ static bool parse_head_how(line_slot *s, bool who_only)
             tp = memchr(p, ':', (size_t)(end - p));
             if (!tp || tp == p || !is_digit(tp[-1]))
                 return false;
-        } else if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':') {
+        } else if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
             /* FLAGS: irqs-off, need-resched, hardirq/softirq, ... */
             const char *flags = p;
             while (p < end && *p != ' ')
@@ -538,7 +545,7 @@ static bool parse_head_how(line_slot *s, bool who_only)
             while (p < end && *p == ' ')
                 p++;
             tp = p;
-            if (!parse_ts(&tp, end, &ns) || tp >= end || *tp != ':')
+            if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':')
                 return false;
         }
         tp++;
@@ -604,10 +611,36 @@ static void put_text_utf8(argus_writer *w, const char *s, size_t n)
     free(tmp);
 }
 
-static void write_header(argus_ft *d)
+/* The header, written when the first line S leaves the window: its
+ * TIMESTAMP is ts 0, the header's "origin" (DEC-ORIGIN); with argus-record's
+ * clock line, "t0" too: the wall clock of ts 0. A counter clock's ticks, or a
+ * first line without a head, give neither. */
+static void write_header(argus_ft *d, const line_slot *s)
 {
-    argus_put_stream_header(d->w, "ftrace", false, 0, d->o.command);
+    bool origin = s->kind == HEAD_EVENT && !s->counter;
+    bool t0 = origin && d->have_clock &&
+              d->clock_real + s->ts >= d->clock_mono; /* not before 1970 */
+    argus_put_stream_header_origin(d->w, "ftrace", t0,
+                                   t0 ? d->clock_real + s->ts - d->clock_mono : 0, origin,
+                                   s->ts, d->o.command);
     d->header_written = true;
+}
+
+/* "mono=SECONDS.FRACTION realtime=SECONDS.FRACTION" of a clock line. */
+static void map_clock_line(argus_ft *d, const char *p, size_t n)
+{
+    const char *end = p + n, *m = memmem(p, n, "mono=", 5), *r = memmem(p, n, "realtime=", 9);
+    if (!m || !r)
+        return;
+    m += 5;
+    r += 9;
+    bool cm, cr;
+    uint64_t mono, real;
+    if (parse_ts(&m, end, &mono, &cm) && parse_ts(&r, end, &real, &cr) && !cm && !cr) {
+        d->have_clock = true;
+        d->clock_mono = mono;
+        d->clock_real = real;
+    }
 }
 
 static thread *find_thread(argus_ft *d, uint64_t tid)
@@ -2434,7 +2467,7 @@ static void take_oldest(argus_ft *d)
 {
     line_slot *s = argus_reorder_oldest(&d->window);
     if (!d->header_written)
-        write_header(d);
+        write_header(d, s);
     if (!d->have_zero) {
         d->have_zero = s->kind == HEAD_EVENT; /* not a headless line's 0 */
         d->zero = s->ts;
@@ -2540,8 +2573,11 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     if (p[i] == '#') {
         d->n_comments++;
         static const char tag[] = "# argus-thread:";
+        static const char clock[] = "# argus-clock:";
         if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0)
             map_thread_line(d, p + i + sizeof tag - 1, n - i - (sizeof tag - 1));
+        else if (n - i > sizeof clock - 1 && memcmp(p + i, clock, sizeof clock - 1) == 0)
+            map_clock_line(d, p + i + sizeof clock - 1, n - i - (sizeof clock - 1));
         return 0;
     }
     /* trace-cmd report and atrace preambles, overwrite-mode markers */
@@ -2614,7 +2650,7 @@ int argus_ft_finish(argus_ft *d)
         return not_ftrace(d, true);
     argus_ft_drain(d);
     if (!d->header_written)
-        write_header(d);
+        write_header(d, &(line_slot){.kind = HEAD_NONE});
     /* synthetic interrupt windows still open end with the trace */
     for (uint32_t cpu = 0; cpu < d->ncpus; cpu++)
         if (d->cpus[cpu].synth_open) {

@@ -30,6 +30,11 @@ void *argus_threads_at(const argus_threads *ts, size_t i);
 /* {"type":"stream", ..., "source", ["t0",] "stages": [COMMAND]} */
 void argus_put_stream_header(argus_writer *w, const char *source, bool have_t0,
                              uint64_t t0, const char *command);
+/* The same with "origin" (after "t0"): the trace's own timestamp of ts 0,
+ * in ns of its clock (docs/stream-format.md). */
+void argus_put_stream_header_origin(argus_writer *w, const char *source, bool have_t0,
+                                    uint64_t t0, bool have_origin, uint64_t origin,
+                                    const char *command);
 /* A thread record; NAME may be empty or NULL (left out), PROC empty is
  * "unknown"; main and kernel are written when true. */
 void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
