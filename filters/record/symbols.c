@@ -74,6 +74,7 @@ static bool elf_open(const char *path, struct elf_file *ef)
     if (memcmp(id, ELFMAG, SELFMAG) != 0 || id[EI_CLASS] != ELFCLASS64 ||
         id[EI_DATA] != ELFDATA2LSB || ef->eh->e_shentsize != sizeof(Elf64_Shdr) ||
         ef->eh->e_phentsize != sizeof(Elf64_Phdr) ||
+        ef->eh->e_shoff % 8 || ef->eh->e_phoff % 8 || /* the tables' alignment */
         ef->eh->e_shoff > ef->size ||
         (uint64_t)ef->eh->e_shnum * sizeof(Elf64_Shdr) > ef->size - ef->eh->e_shoff ||
         ef->eh->e_phoff > ef->size ||
@@ -125,7 +126,8 @@ static bool elf_search(const struct elf_file *ef, unsigned type, bool code, cons
             sh[i].sh_link >= ef->eh->e_shnum)
             continue;
         const Elf64_Shdr *strs = &sh[sh[i].sh_link];
-        if (sh[i].sh_offset > ef->size || sh[i].sh_size > ef->size - sh[i].sh_offset ||
+        if (sh[i].sh_offset % 8 || /* Elf64_Sym's alignment */
+            sh[i].sh_offset > ef->size || sh[i].sh_size > ef->size - sh[i].sh_offset ||
             strs->sh_offset > ef->size || strs->sh_size > ef->size - strs->sh_offset)
             continue;
         const Elf64_Sym *sym = (const Elf64_Sym *)(ef->data + sh[i].sh_offset);
