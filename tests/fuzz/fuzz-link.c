@@ -14,8 +14,9 @@
  * by name, as a program opens its input).
  *
  * The programs end at the first bad record (exit 65); here argus_die's
- * flush hook jumps back, and what the stages held is left behind, so
- * LeakSanitizer is off for this target, as for fuzz-graph (the suite on
+ * flush hook jumps back, and what the stages held is left behind (the
+ * reader is closed), so LeakSanitizer is off for this target, as for
+ * fuzz-graph (the suite on
  * the sanitizer build runs the programs with it). Checks besides the
  * sanitizers, on what the last stage wrote: a header first and only
  * there, its "stages" (when the input's was an array of text) ending in
@@ -227,12 +228,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argus_table_init(&seen.in_edges, 0);
     argus_table_init(&seen.out_ids, 0);
 
+    static argus_reader *in;
+    in = NULL;
     argus_cli_on_die(escape, NULL);
     if (setjmp(escape_to)) {
+        /* the reader's block is most of what a cut-short run leaves */
+        if (in)
+            argus_reader_close(in);
         close(fd);
         return 0;
     }
-    argus_reader *in = argus_reader_open(path);
+    in = argus_reader_open(path);
     for (int i = NSTAGES - 1; i >= 0; i--) {
         links[i].def = defs[i];
         links[i].next = i + 1 < NSTAGES ? &links[i + 1] : NULL;
