@@ -160,6 +160,11 @@ build-san/fuzz-lib/%.o: lib/%.c $(HEADERS)
 build-san/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJ)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
 
+# fuzz-record drives argus-record's parsers, compiled in with the harness.
+RECORD_PARSERS := filters/record/parse.c filters/record/symbols.c
+build-san/fuzz-record: tests/fuzz/fuzz-record.c $(RECORD_PARSERS) filters/record/record.h $(FUZZ_OBJ)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(RECORD_PARSERS) $(FUZZ_OBJ) $(LDLIBS)
+
 bench: all
 	bench/run.sh
 

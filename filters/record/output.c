@@ -94,49 +94,6 @@ void out_printf(const char *fmt, ...)
     free(big);
 }
 
-/* The timestamp of an event line "COMM-TID [(TGID)] [CPU] [FLAGS] S.F: ..."
- * in ns; false for other lines. COMM may hold " [", so each " [" is tried. */
-static bool line_time(const char *line, uint64_t *ns)
-{
-    for (const char *p = strstr(line, " ["); p; p = strstr(p + 1, " [")) {
-        const char *q = p + 2;
-        if (!isdigit((unsigned char)*q))
-            continue;
-        while (isdigit((unsigned char)*q))
-            q++;
-        if (*q++ != ']')
-            continue;
-        while (*q == ' ')
-            q++;
-        /* FLAGS, when the column is there: a word not starting with a digit */
-        if (*q && !isdigit((unsigned char)*q)) {
-            while (*q && *q != ' ')
-                q++;
-            while (*q == ' ')
-                q++;
-        }
-        uint64_t sec = 0, frac = 0;
-        int digits = 0;
-        if (!isdigit((unsigned char)*q))
-            continue;
-        while (isdigit((unsigned char)*q))
-            sec = sec * 10 + (uint64_t)(*q++ - '0');
-        if (*q++ != '.')
-            continue;
-        while (isdigit((unsigned char)*q) && digits < 9) {
-            frac = frac * 10 + (uint64_t)(*q++ - '0');
-            digits++;
-        }
-        if (*q != ':' || digits < 1)
-            continue;
-        for (; digits < 9; digits++)
-            frac *= 10;
-        *ns = sec * 1000000000u + frac;
-        return true;
-    }
-    return false;
-}
-
 uint64_t overwritten; /* events the ring buffer dropped */
 unsigned n_threads_out;
 
@@ -194,14 +151,13 @@ void write_output(const struct thread_list *start, const struct thread_list *end
             header_done = true;
         }
         uint64_t ns;
-        if (header_done && line_time(line, &ns)) {
+        if (header_done && trace_line_time(line, &ns)) {
             hits_out += write_watch_hits(ns, start, end);
             events_out++;
         } else if (!header_done) {
-            unsigned long long in_buffer, written;
-            const char *e = strstr(line, "entries-in-buffer/entries-written:");
-            if (e && sscanf(e + 34, " %llu/%llu", &in_buffer, &written) == 2 && written > in_buffer)
-                overwritten = written - in_buffer;
+            uint64_t lost;
+            if (trace_header_overwritten(line, &lost))
+                overwritten = lost;
         }
         out_put(line, (size_t)len);
     }

@@ -9,7 +9,8 @@
  *   threads.c  the threads in /proc at the start and at the end
  *   symbols.c  ELF symbols of a running process
  *   watch.c    --watch: hardware watchpoints, perf rings, BPF
- *   output.c   writing the trace and argus's lines */
+ *   output.c   writing the trace and argus's lines
+ *   parse.c    what it parses of the kernel's text (trace, maps, stat) */
 #ifndef ARGUS_RECORD_H
 #define ARGUS_RECORD_H
 
@@ -131,6 +132,8 @@ struct thread_list {
 };
 
 bool read_thread(int tgid, int tid, struct thread_info *t);
+/* T's comm and kernel flag from the text of a /proc stat file (parse.c) */
+bool parse_thread_stat(const char *buf, struct thread_info *t);
 void scan_threads(struct thread_list *list);
 void sort_threads(struct thread_list *list);
 /* in a sorted list */
@@ -158,10 +161,17 @@ struct symbol_hit {
 };
 
 bool read_maps(pid_t pid, struct maps *m);
+/* One line of /proc/PID/maps into MP (parse.c) (its path strdup'ed, NULL when not
+ * a file); false when the line is not one (LINE is changed). */
+bool parse_maps_line(char *line, struct mapping *mp);
 void free_maps(struct maps *m);
 /* NAME (or, NAME NULL, the data symbol at ADDR) in the files PID maps */
 bool find_symbol(pid_t pid, const struct maps *maps, const char *name, uint64_t addr,
                  struct symbol_hit *hit);
+/* NAME (or the data symbol at ADDR) in ELF file FILE, mapped by MAPS as
+ * PATH (which gives the load bias); HIT->file is PATH */
+bool symbol_in_file(const char *file, const struct maps *maps, const char *path,
+                    const char *name, uint64_t addr, struct symbol_hit *hit);
 /* the file offset of function NAME in ELF file PATH (a uprobe's place) */
 bool function_offset(const char *path, const char *name, uint64_t *offset);
 
@@ -204,5 +214,10 @@ extern unsigned n_threads_out;
 const char *output_name(void);
 void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void write_output(const struct thread_list *start, const struct thread_list *end);
+/* The ns timestamp of an event line of the trace file; false for other
+ * lines (parse.c) */
+bool trace_line_time(const char *line, uint64_t *ns);
+/* The events dropped, from the trace file's entries-in-buffer header line */
+bool trace_header_overwritten(const char *line, uint64_t *lost);
 
 #endif

@@ -22,23 +22,14 @@ bool read_maps(pid_t pid, struct maps *m)
     m->v = NULL;
     m->n = 0;
     while (getline(&line, &cap, f) > 0) {
-        unsigned long long start, end, offset;
-        int name_at = 0;
-        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &offset, &name_at) != 3)
-            continue;
-        char *name = line + name_at;
-        name[strcspn(name, "\n")] = 0;
         if (m->n == alloc) {
             alloc = alloc ? alloc * 2 : 64;
             m->v = realloc(m->v, alloc * sizeof *m->v);
             if (!m->v)
                 abort();
         }
-        struct mapping *mp = &m->v[m->n++];
-        mp->start = start;
-        mp->end = end;
-        mp->offset = offset;
-        mp->path = name[0] == '/' ? strdup(name) : NULL;
+        if (parse_maps_line(line, &m->v[m->n]))
+            m->n++;
     }
     free(line);
     fclose(f);
@@ -83,6 +74,7 @@ static bool elf_open(const char *path, struct elf_file *ef)
     if (memcmp(id, ELFMAG, SELFMAG) != 0 || id[EI_CLASS] != ELFCLASS64 ||
         id[EI_DATA] != ELFDATA2LSB || ef->eh->e_shentsize != sizeof(Elf64_Shdr) ||
         ef->eh->e_phentsize != sizeof(Elf64_Phdr) ||
+        ef->eh->e_shoff % 8 || ef->eh->e_phoff % 8 || /* the tables' alignment */
         ef->eh->e_shoff > ef->size ||
         (uint64_t)ef->eh->e_shnum * sizeof(Elf64_Shdr) > ef->size - ef->eh->e_shoff ||
         ef->eh->e_phoff > ef->size ||
@@ -134,7 +126,8 @@ static bool elf_search(const struct elf_file *ef, unsigned type, bool code, cons
             sh[i].sh_link >= ef->eh->e_shnum)
             continue;
         const Elf64_Shdr *strs = &sh[sh[i].sh_link];
-        if (sh[i].sh_offset > ef->size || sh[i].sh_size > ef->size - sh[i].sh_offset ||
+        if (sh[i].sh_offset % 8 || /* Elf64_Sym's alignment */
+            sh[i].sh_offset > ef->size || sh[i].sh_size > ef->size - sh[i].sh_offset ||
             strs->sh_offset > ef->size || strs->sh_size > ef->size - strs->sh_offset)
             continue;
         const Elf64_Sym *sym = (const Elf64_Sym *)(ef->data + sh[i].sh_offset);
@@ -181,21 +174,27 @@ bool find_symbol(pid_t pid, const struct maps *maps, const char *name, uint64_t 
         char file[96];
         snprintf(file, sizeof file, "/proc/%d/map_files/%llx-%llx", (int)pid,
                  (unsigned long long)maps->v[m].start, (unsigned long long)maps->v[m].end);
-        struct elf_file ef;
-        if (!elf_open(file, &ef))
-            continue;
-        uint64_t bias;
-        bool found = false;
-        if (elf_bias(&ef, maps, path, &bias))
-            found = elf_search(&ef, SHT_SYMTAB, false, name, addr, bias, hit) ||
-                    elf_search(&ef, SHT_DYNSYM, false, name, addr, bias, hit);
-        elf_close(&ef);
-        if (found) {
-            snprintf(hit->file, sizeof hit->file, "%s", path);
+        if (symbol_in_file(file, maps, path, name, addr, hit))
             return true;
-        }
     }
     return false;
+}
+
+bool symbol_in_file(const char *file, const struct maps *maps, const char *path,
+                    const char *name, uint64_t addr, struct symbol_hit *hit)
+{
+    struct elf_file ef;
+    if (!elf_open(file, &ef))
+        return false;
+    uint64_t bias;
+    bool found = false;
+    if (elf_bias(&ef, maps, path, &bias))
+        found = elf_search(&ef, SHT_SYMTAB, false, name, addr, bias, hit) ||
+                elf_search(&ef, SHT_DYNSYM, false, name, addr, bias, hit);
+    elf_close(&ef);
+    if (found)
+        snprintf(hit->file, sizeof hit->file, "%s", path);
+    return found;
 }
 
 /* A uprobe's place: the file offset of the instruction, from the PT_LOAD

@@ -10,8 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PF_KTHREAD_FLAG 0x00200000u
-
 /* Reads /proc/TGID/task/TID/stat into T; false when the thread is gone. */
 bool read_thread(int tgid, int tid, struct thread_info *t)
 {
@@ -25,27 +23,10 @@ bool read_thread(int tgid, int tid, struct thread_info *t)
     if (n <= 0)
         return false;
     buf[n] = 0;
-    /* "TID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may
-     * hold spaces and parentheses, so it ends at the last ')' */
-    char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
-    if (!open_paren || !close_paren || close_paren < open_paren)
-        return false;
-    size_t len = (size_t)(close_paren - open_paren - 1);
-    if (len >= sizeof t->comm)
-        len = sizeof t->comm - 1;
-    memcpy(t->comm, open_paren + 1, len);
-    t->comm[len] = 0;
-    for (char *c = t->comm; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?'; /* one line per thread */
-    unsigned long long flags;
-    if (sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+    if (!parse_thread_stat(buf, t))
         return false;
     t->tid = tid;
     t->tgid = tgid;
-    /* every kernel thread, kthreadd's children too, has PF_KTHREAD; a
-     * parent pid of 2 is no proof (in a pid namespace, 2 is a process) */
-    t->kernel = (flags & PF_KTHREAD_FLAG) != 0;
     return true;
 }
 

@@ -1,21 +1,26 @@
 #include "argus/stream/cbor.h"
+#include "argus/stream/cli.h"
 
 #include <cbor.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 void argus_buf_reserve(argus_buf *b, size_t more)
 {
     if (b->cap - b->len >= more)
         return;
+    /* MORE is what was read or is to be written, never a length the
+     * input only claims; beyond half the address space, doubling would
+     * wrap */
+    if (more > SIZE_MAX / 4 - b->len)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a buffer of %zu bytes)", more);
     size_t cap = b->cap ? b->cap : 4096;
     while (cap - b->len < more)
         cap *= 2;
     uint8_t *p = realloc(b->p, cap);
-    if (!p) {
-        fputs("argus: out of memory\n", stderr);
-        abort();
-    }
+    if (!p)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a buffer of %zu bytes)", cap);
     b->p = p;
     b->cap = cap;
 }

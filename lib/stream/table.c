@@ -1,5 +1,6 @@
 #include "argus/stream/table.h"
 
+#include "argus/stream/cli.h"
 #include "argus/stream/stream.h"
 
 #include <stdio.h>
@@ -17,10 +18,8 @@ static void alloc_slots(argus_table *t, size_t slots)
     t->keys = calloc(slots, sizeof *t->keys);
     t->used = calloc(slots, 1);
     t->values = calloc(slots, t->value_size ? t->value_size : 1);
-    if (!t->keys || !t->used || !t->values) {
-        fputs("argus: out of memory\n", stderr);
-        abort();
-    }
+    if (!t->keys || !t->used || !t->values)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a table of %zu entries)", slots);
     t->mask = slots - 1;
 }
 

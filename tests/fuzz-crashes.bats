@@ -1,0 +1,42 @@
+#!/usr/bin/env bats
+# The reproducers of tests/fuzz/crashes/ whose target is no program's
+# input (argus-record's parsers run as root on a live system), replayed
+# through their libFuzzer harness without libFuzzer
+# (tests/tools/fuzz-replay.c), with AddressSanitizer and UBSan, on any
+# build. The other targets' reproducers replay through the programs in
+# the tests of those programs.
+
+load test_helper
+
+setup() {
+    tmp=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$tmp"
+}
+
+# The fuzz-record harness with argus-record's parsers, sanitized.
+build_record_replay() {
+    ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -g \
+        -fsanitize=address,undefined -fno-sanitize-recover=all \
+        -o "$tmp/replay" tests/fuzz/fuzz-record.c tests/tools/fuzz-replay.c \
+        filters/record/parse.c filters/record/symbols.c
+}
+
+@test "argus-record's ELF reader refuses a section table at an offset that is not 8-byte aligned (record-elf-misaligned-section-table): no misaligned read" {
+    build_record_replay
+    ASAN_OPTIONS=detect_leaks=0 run "$tmp/replay" tests/fuzz/crashes/record-elf-misaligned-section-table
+    assert_success
+    assert_output "tests/fuzz/crashes/record-elf-misaligned-section-table: ok"
+    refute_output --partial "runtime error"
+}
+
+@test "argus-record's parsers take the fuzz-record seeds and every record-* reproducer with no sanitizer report" {
+    build_record_replay
+    ASAN_OPTIONS=detect_leaks=0 run "$tmp/replay" tests/fuzz/corpus/fuzz-record/* tests/fuzz/crashes/record-*
+    assert_success
+    refute_output --partial "runtime error"
+    refute_output --partial "Sanitizer"
+    [ "$(grep -c ': ok$' <<<"$output")" -eq "$(ls tests/fuzz/corpus/fuzz-record/* tests/fuzz/crashes/record-* | wc -l)" ]
+}
