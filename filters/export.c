@@ -65,8 +65,8 @@ static const char usage[] =
     "                   and the last one's end (html: the same, as a\n"
     "                   timeline); dot, those segments only\n"
     "      --window FROM..TO  perfetto: only the segments ongoing between\n"
-    "                   FROM and TO, seconds from the trace's first event\n"
-    "                   (as the report counts them: 0.5..2.5), and their\n"
+    "                   FROM and TO, in seconds as the report prints times\n"
+    "                   (the trace's own clock: 1076.5..1078.5), and their\n"
     "                   threads\n"
     "  -r, --report FILE        html: the report's text (argus report) to show\n"
     "  -b, --baseline GRAPH     html: the baseline's graph stream, which the\n"
@@ -236,9 +236,31 @@ static bool have_findings;
 static uint64_t *cores;
 static size_t ncores, cap_cores;
 static long around = -1;
-/* --window: seconds from the trace's first event (as the report counts) */
+/* --window: times as the report prints them, in ns: on the trace's own
+ * clock (ts + the header's origin), or ts where there is no origin */
 static bool windowed;
-static double window_from, window_to;
+static uint64_t window_from, window_to;
+
+/* SECONDS[.FRACTION] of S (LEN bytes) in *NS, to the nanosecond, with no
+ * rounding through a double (a trace clock's 13507.243398 is exact). */
+static bool parse_secs(const char *s, size_t len, uint64_t *ns)
+{
+    uint64_t whole = 0, frac = 0, scale = 1000000000u;
+    size_t i = 0, digits = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+        whole = whole * 10 + (uint64_t)(s[i] - '0');
+        if (whole > 10000000000u)       /* 317 years: no trace's clock */
+            return false;
+    }
+    if (i < len && s[i] == '.')
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+            if (scale > 1) {
+                scale /= 10;
+                frac += (uint64_t)(s[i] - '0') * scale;
+            }
+    *ns = whole * 1000000000u + frac;
+    return digits > 0 && i == len;
+}
 
 static bool want_hang(uint64_t h) { return around < 0 || (uint64_t)around == h; }
 
@@ -853,8 +875,10 @@ static void plan_around(argus_graph *g)
  * and the threads of those. */
 static void plan_window(argus_graph *g)
 {
-    uint64_t lo = g->t_first + (uint64_t)(window_from * 1e9 + 0.5);
-    uint64_t hi = g->t_first + (uint64_t)(window_to * 1e9 + 0.5);
+    if (window_to < g->origin)
+        return;                 /* all of it before the trace */
+    uint64_t lo = window_from > g->origin ? window_from - g->origin : 0;
+    uint64_t hi = window_to - g->origin;
     for (uint32_t si = 0; si < g->nsegs; si++) {
         const argus_seg *s = &g->segs[si];
         if (s->begin > hi || argus_seg_until(g, s) < lo)
@@ -1456,10 +1480,9 @@ static void put_left_note(const panel *p, bool trace)
             "> hang.json, FINDINGS being the findings stream (argus diagnose --keep FILE "
             "keeps it).", (unsigned long long)note_hang);
     } else {
-        /* the panel's time, in seconds from the trace's first event,
+        /* the panel's time as the report prints times (--window),
            widened to whole microseconds */
-        uint64_t from = p->lo > p->g->t_first ? p->lo - p->g->t_first : 0;
-        uint64_t to = p->hi > p->g->t_first ? p->hi - p->g->t_first : 0;
+        uint64_t from = p->lo + p->g->origin, to = p->hi + p->g->origin;
         from /= 1000;
         to = (to + 999) / 1000;
         if (to <= from)
@@ -1993,24 +2016,13 @@ int main(int argc, char **argv)
         case 'b': baseline = optarg; break;
         case 'B': base_name = optarg; break;
         case 'w': {
-            /* "0..4": strtod would take "0." of it */
             const char *dots = strstr(optarg, "..");
-            char from[64], *end = from;
             windowed = true;
-            bool ok = dots && dots > optarg && (size_t)(dots - optarg) < sizeof from;
-            if (ok) {
-                memcpy(from, optarg, (size_t)(dots - optarg));
-                from[dots - optarg] = 0;
-                window_from = strtod(from, &end);
-                ok = !*end && dots[2];
-            }
-            if (ok) {
-                window_to = strtod(dots + 2, &end);
-                ok = !*end;
-            }
-            if (!ok || !(window_from >= 0) || !(window_to > window_from) || window_to > 1e9)
-                argus_usage_error("--window must be FROM..TO, seconds from the "
-                                  "trace's first event, FROM < TO (as 0.5..2.5), not '%s'",
+            if (!dots || !parse_secs(optarg, (size_t)(dots - optarg), &window_from) ||
+                !parse_secs(dots + 2, strlen(dots + 2), &window_to) ||
+                window_to <= window_from)
+                argus_usage_error("--window must be FROM..TO, times as the report "
+                                  "prints them, FROM < TO (as 0.5..2.5), not '%s'",
                                   optarg);
             break;
         }

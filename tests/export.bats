@@ -173,7 +173,7 @@ check_fields() {
     assert_output "argus-export: no hang 3 in the stream (it has 1 hang record)"
 }
 
-@test "perfetto --window FROM..TO: the segments ongoing in that stretch (seconds from the first event) and the flows between them; a bad window or one with --around or dot exits 64" {
+@test "perfetto --window FROM..TO: the segments ongoing in that stretch (times as the report prints them; the demo has no clock of its own, so seconds of ts) and the flows between them; a bad window or one with --around or dot exits 64" {
     run sh -c "argus export --window 0.0005..0.0015 $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\") | .args.seg] | sort'"
     assert_success
     assert_output '[1,2,3]'
@@ -182,10 +182,10 @@ check_fields() {
     sh -c "argus export --window 0.0005..0.0015 $(F) > $BATS_TEST_TMPDIR/w.json"
     run check_trace "$BATS_TEST_TMPDIR/w.json"
     assert_output --regexp '^slices 3 flows [0-9]+ unpaired 0 overlaps 0$'
-    for bad in 2..1 1.. 0.5 ..1; do
+    for bad in 2..1 1.. 0.5 ..1 1..1 -1..2 1..2x 99999999999..99999999999.5; do
         run argus export --window "$bad" "$(F)"
         assert_failure 64
-        assert_line "argus-export: --window must be FROM..TO, seconds from the trace's first event, FROM < TO (as 0.5..2.5), not '$bad'"
+        assert_line "argus-export: --window must be FROM..TO, times as the report prints them, FROM < TO (as 0.5..2.5), not '$bad'"
     done
     run argus export --window 1..2 --around 0 "$(F)"
     assert_failure 64
@@ -403,4 +403,17 @@ print(x["name"] == "\u00e9" * 79, [k[:13] + "..." + str(len(k.encode())) for k i
     run bash -c "argus-export --format dot '$BATS_TEST_TMPDIR/in' | iconv -f UTF-8 -t UTF-8 | grep -c 'ééé'"
     assert_success
     assert_output 1
+}
+
+@test "perfetto --window: a time copied from the report (the trace's own clock, a recording's timestamps) keeps the hang's segment there" {
+    gzip -dc "$ARGUS_ROOT/fixtures/real/gui-dbus/hang.txt.gz" > "$BATS_TEST_TMPDIR/t.txt"
+    argus graph "$BATS_TEST_TMPDIR/t.txt" | argus-find-spinning > "$BATS_TEST_TMPDIR/f" || true
+    when=$(argus-report "$BATS_TEST_TMPDIR/f" | sed -n 's/^  When: *\([0-9.]*\) s to .*/\1/p')
+    assert_equal "$when" 13507.243398
+    run sh -c "argus export --window '$when..${when}5' '$BATS_TEST_TMPDIR/f' | jq -c '[.traceEvents[] | select(.ph == \"X\" and (.cat | test(\"hang\")))] | length'"
+    assert_success
+    assert_output 1
+    # before the trace's first timestamp (13507.171125): nothing
+    run sh -c "argus export --window 1..2 '$BATS_TEST_TMPDIR/f' | jq -c '[.traceEvents[] | select(.ph == \"X\")] | length'"
+    assert_output 0
 }

@@ -1226,6 +1226,9 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
         argus_die(ARGUS_EX_IOERR, "out of memory");
     g->p->reread_fd = reread_fd;
     g->name = argus_reader_name(rd);
+    const argus_field *origin = argus_get_named(argus_reader_header(rd), "origin");
+    if (origin && origin->kind == ARGUS_V_UINT)
+        g->origin = origin->u;
     argus_table_init(&g->p->seg_index, sizeof(uint32_t));
     g->p->segs_sorted = true;
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));

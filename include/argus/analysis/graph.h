@@ -149,6 +149,8 @@ typedef struct argus_graph {
     argus_ipc_info *ipcs; uint32_t nipcs;   /* keep_key_events: in id (and ts) order */
     uint8_t *extra_pool; uint64_t extra_used;
     uint64_t t_first, t_last;   /* ts of the first and last event */
+    uint64_t origin;            /* the header's "origin": ts + origin is the
+                                   trace's own clock, in ns (0: none) */
     uint64_t nevents;
     /* private */
     struct argus_graph_priv *p;
