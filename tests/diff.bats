@@ -415,3 +415,15 @@ Try 'argus-diff --help' for more information."
     run pick 'select(.tid == 7102) | .evidence'
     assert_output '"in the baseline it acted at +0.120 s (wakeup of syncd worker [6002], wakeup edge, baseline seg 10); here it was blocked 3.000 s in socket_read from 0.200 s, up to the hang at 2.120 s"'
 }
+
+@test "DIFF-CULPRIT: on a recording with a clock of its own (the header's origin), the evidence's times are on that clock, as the report prints them: the root culprit blocked from a timestamp of the trace" {
+    gzip -dc "$ARGUS_ROOT/fixtures/real/gui-dbus/hang.txt.gz" > "$TMP/hang.txt"
+    gzip -dc "$ARGUS_ROOT/fixtures/real/gui-dbus/normal.txt.gz" > "$TMP/normal.txt"
+    argus graph "$TMP/normal.txt" > "$TMP/normal.graph"
+    argus graph "$TMP/hang.txt" | argus-find-spinning > "$TMP/hang.findings" || true
+    run sh -c "argus-diff --baseline '$TMP/normal.graph' '$TMP/hang.findings' | argus-to-json | jq -r 'select(.type == \"culprit\" and .root) | .evidence'"
+    assert_success
+    assert_output "in the baseline it acted at +0.002 s (ipc send, ipc edge, baseline seg 151); here it was blocked 3.000 s in clock_nanosleep from 13507.256807 s, up to the hang at 13509.243398 s"
+    run grep -c ' 13507\.256807: ' "$TMP/hang.txt"
+    assert_success
+}

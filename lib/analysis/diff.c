@@ -304,9 +304,21 @@ static culprit *culprit_add(culprits *cs)
 
 /* Seconds on the trace's clock (ts 0, the header's t0), as the report
  * prints them. */
-static double secs(uint64_t ts)
+/* A moment as the report prints it (TIME of 24 bytes): on the trace's own
+ * clock (ts + the header's origin) to the microsecond, or seconds of ts
+ * to the millisecond where the stream has no origin. */
+typedef struct { char s[24]; } moment;
+static moment at_time(const argus_graph *g, uint64_t ts)
 {
-    return (double)ts / 1e9;
+    moment m;
+    if (g->origin) {
+        uint64_t t = ts + g->origin, us = t / 1000u + (t % 1000u >= 500u);
+        snprintf(m.s, sizeof m.s, "%llu.%06llu", (unsigned long long)(us / 1000000u),
+                 (unsigned long long)(us % 1000000u));
+    } else {
+        snprintf(m.s, sizeof m.s, "%.3f", (double)ts / 1e9);
+    }
+    return m;
 }
 
 /* Where thread T of the buggy graph was at time AT: blocked (in *WAIT)
@@ -367,16 +379,16 @@ static void describe_state(char *buf, size_t len, const argus_graph *g,
                            const culprit *c)
 {
     if (c->runnable)
-        snprintf(buf, len, "was runnable %.3f s from %.3f s, waiting for a CPU",
-                 (double)(c->until - c->since) / 1e9, secs(c->since));
+        snprintf(buf, len, "was runnable %.3f s from %s s, waiting for a CPU",
+                 (double)(c->until - c->since) / 1e9, at_time(g, c->since).s);
     else if (c->busy)
-        snprintf(buf, len, "was running %.3f s without blocking from %.3f s",
-                 (double)(c->until - c->since) / 1e9, secs(c->since));
+        snprintf(buf, len, "was running %.3f s without blocking from %s s",
+                 (double)(c->until - c->since) / 1e9, at_time(g, c->since).s);
     else
-        snprintf(buf, len, "was blocked %.3f s in %s from %.3f s",
+        snprintf(buf, len, "was blocked %.3f s in %s from %s s",
                  (double)(c->until - c->since) / 1e9,
                  c->blocked && c->wait.reason ? argus_graph_str(g, c->wait.reason) : "a wait",
-                 secs(c->since));
+                 at_time(g, c->since).s);
 }
 
 static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
@@ -519,15 +531,15 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                 describe_event(b, p, b->edges[wn->edge].from, what, sizeof what))
                 snprintf(x->evidence, sizeof x->evidence,
                          "in the baseline it acted at %+.3f s (%s, %s edge, "
-                         "baseline seg %llu); here it %s, up to the hang at %.3f s",
+                         "baseline seg %llu); here it %s, up to the hang at %s s",
                          offset / 1e9, what, kind,
-                         (unsigned long long)p->seg, state, secs(at));
+                         (unsigned long long)p->seg, state, at_time(g, at).s);
             else
                 snprintf(x->evidence, sizeof x->evidence,
                          "in the baseline it acted at %+.3f s (%s edge, baseline "
-                         "seg %llu); here it %s, up to the hang at %.3f s",
-                         offset / 1e9, *kind ? kind : "no", 
-                         (unsigned long long)p->seg, state, secs(at));
+                         "seg %llu); here it %s, up to the hang at %s s",
+                         offset / 1e9, *kind ? kind : "no",
+                         (unsigned long long)p->seg, state, at_time(g, at).s);
             break;
         }
     }
