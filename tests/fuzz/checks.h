@@ -18,14 +18,7 @@ static int in_fd = -1, out_fd = -1, saved_stdout = -1;
 static char in_path[64];
 static FILE *devnull;
 
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, HARNESS ": %s:%d: check failed: %s\n",           \
-                    __FILE__, __LINE__, #cond);                             \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
+#include "check.h"
 
 #define FAIL(...)                                                           \
     do {                                                                    \

@@ -33,25 +33,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "fuzz-graph: %s:%d: check failed: %s\n",        \
-                    __FILE__, __LINE__, #cond);                             \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
+#define HARNESS "fuzz-graph"
+#include "check.h"
 
-static jmp_buf escape_to;
-
-static void escape(void *arg)
-{
-    (void)arg;
-    longjmp(escape_to, 1);
-}
-
-int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void) { return 1; }
+#include "escape.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -40,27 +40,11 @@
 #include <unistd.h>
 
 #define HARNESS "fuzz-link"
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, HARNESS ": %s:%d: check failed: %s\n",          \
-                    __FILE__, __LINE__, #cond);                             \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
+#include "check.h"
 
 #define NSTAGES 6
 
-static jmp_buf escape_to;
-
-static void escape(void *arg)
-{
-    (void)arg;
-    longjmp(escape_to, 1);
-}
-
-int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void) { return 1; }
+#include "escape.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -29,14 +29,7 @@
 #include <unistd.h>
 
 #define HARNESS "fuzz-record"
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, HARNESS ": %s:%d: check failed: %s\n",          \
-                    __FILE__, __LINE__, #cond);                             \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
+#include "check.h"
 
 static int elf_fd = -1;
 static char elf_path[64];
