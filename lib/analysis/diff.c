@@ -7,6 +7,7 @@
 #include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/table.h"
+#include "argus/stream/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,22 +303,13 @@ static culprit *culprit_add(culprits *cs)
     return c;
 }
 
-/* Seconds on the trace's clock (ts 0, the header's t0), as the report
- * prints them. */
-/* A moment as the report prints it (TIME of 24 bytes): on the trace's own
- * clock (ts + the header's origin) to the microsecond, or seconds of ts
- * to the millisecond where the stream has no origin. */
+/* A moment as the report prints it (argus_moment_text), as a value that
+ * lives through the printf it is an argument of. */
 typedef struct { char s[24]; } moment;
 static moment at_time(const argus_graph *g, uint64_t ts)
 {
     moment m;
-    if (g->origin) {
-        uint64_t t = ts + g->origin, us = t / 1000u + (t % 1000u >= 500u);
-        snprintf(m.s, sizeof m.s, "%llu.%06llu", (unsigned long long)(us / 1000000u),
-                 (unsigned long long)(us % 1000000u));
-    } else {
-        snprintf(m.s, sizeof m.s, "%.3f", (double)ts / 1e9);
-    }
+    argus_moment_text(m.s, sizeof m.s, ts, g->origin != 0, g->origin);
     return m;
 }
 
@@ -365,9 +357,7 @@ static bool describe_event(const argus_graph *g, const argus_seg *s,
     else {
         int n = snprintf(buf, len, "%s%s", argus_type_name(ke.type), *text ? " " : "");
         if (n >= 0 && (size_t)n < len) { /* the text cut to what is left */
-            size_t tl = strlen(text);
-            if (tl > len - (size_t)n - 1)
-                tl = len - (size_t)n - 1;
+            size_t tl = argus_utf8_cut(text, strlen(text), len - (size_t)n - 1);
             memcpy(buf + n, text, tl);
             buf[(size_t)n + tl] = 0;
         }

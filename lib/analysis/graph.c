@@ -730,7 +730,7 @@ static const argus_record *reread_event(const argus_graph *g, uint64_t id)
                                       err, sizeof err);
         if (len > 0)            /* the file changed since: not that event */
             return r->is_event && r->id == id ? r : NULL;
-        if (len < 0 || (size_t)n < want || want >= (256u << 20))
+        if (len < 0 || (size_t)n < want || want >= ARGUS_MAX_RECORD)
             return NULL;
     }
 }
@@ -768,10 +768,9 @@ static void map_id(argus_graph *g, uint64_t id, uint32_t seg, uint64_t offset)
 {
     struct argus_graph_priv *p = g->p;
     uint64_t gap = id - p->id_last - 1;
-    bool off_fits = p->nid_runs &&
-                    offset - p->id_runs[p->nid_runs - 1].base_off < UINT32_MAX;
     if (p->nid_runs == 0 || id <= p->id_last || gap > ID_GAP_FILL ||
-        (p->reread_fd >= 0 && !off_fits)) {
+        (p->reread_fd >= 0 &&
+         offset - p->id_runs[p->nid_runs - 1].base_off >= UINT32_MAX)) {
         struct id_run *run = GRAPH_PUSH(g, p->id_runs, p->nid_runs, p->cap_id_runs);
         run->first_id = id;
         run->at = p->id_len;
@@ -1367,6 +1366,20 @@ void argus_graph_free(argus_graph *g)
     free(g->thread_segs);
     free(g->seg_first);
     memset(g, 0, sizeof *g);
+}
+
+void argus_moment_text(char *buf, size_t size, uint64_t ts, bool have_origin,
+                       uint64_t origin)
+{
+    if (have_origin) {
+        uint64_t t = ts + origin, us = t / 1000u + (t % 1000u >= 500u);
+        snprintf(buf, size, "%llu.%06llu", (unsigned long long)(us / 1000000u),
+                 (unsigned long long)(us % 1000000u));
+        return;
+    }
+    uint64_t ms = ts / 1000000u + (ts % 1000000u >= 500000u);
+    snprintf(buf, size, "%llu.%03llu", (unsigned long long)(ms / 1000u),
+             (unsigned long long)(ms % 1000u));
 }
 
 /* ---- extra records ----------------------------------------------------------- */

@@ -230,20 +230,12 @@ static void emit(const char *first, const char *cont, const char *text)
 static void blank(void) { putchar('\n'); }
 
 /* ---- numbers, times ------------------------------------------------------- */
-/* A moment: seconds on the trace's own clock, the number its lines carry
- * (the header's origin added to ts), to the microsecond; without an origin,
- * seconds of ts (ts 0 is the trace's zero), to the millisecond. */
+/* A moment (argus_moment_text). */
 static void sb_secs(sb *b, uint64_t ns)
 {
-    if (have_origin) {
-        uint64_t t = ns + origin, us = t / 1000u + (t % 1000u >= 500u);
-        sb_printf(b, "%llu.%06llu", (unsigned long long)(us / 1000000u),
-                  (unsigned long long)(us % 1000000u));
-        return;
-    }
-    uint64_t ms = ns / 1000000u + (ns % 1000000u >= 500000u);
-    sb_printf(b, "%llu.%03llu", (unsigned long long)(ms / 1000u),
-              (unsigned long long)(ms % 1000u));
+    char m[24];
+    argus_moment_text(m, sizeof m, ns, have_origin, origin);
+    sb_puts(b, m);
 }
 
 static void sb_time(sb *b, uint64_t ns)

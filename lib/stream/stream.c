@@ -678,7 +678,6 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
 
 /* ---- reader ------------------------------------------------------------- */
 
-#define MAX_RECORD (256u << 20)
 
 struct argus_reader {
     argus_input in;
@@ -738,7 +737,7 @@ static void refill(argus_reader *rd)
 {
     if (!argus_input_fill(&rd->in))
         fail_at(rd, rd->records + 1, rd->offset, "record larger than %u MiB",
-                MAX_RECORD >> 20);
+                ARGUS_MAX_RECORD >> 20);
 }
 
 /* Room for N fields. */
@@ -1038,7 +1037,7 @@ static argus_record *next_record(argus_reader *rd, argus_parser *p)
 argus_reader *argus_reader_open(const char *path)
 {
     argus_input in;
-    argus_input_open(&in, path, MAX_RECORD);
+    argus_input_open(&in, path, ARGUS_MAX_RECORD);
     return argus_reader_from_input(&in);
 }
 
@@ -1048,7 +1047,7 @@ argus_reader *argus_reader_from_input(argus_input *in)
     if (!rd)
         abort();
     rd->in = *in;
-    rd->in.max = MAX_RECORD;
+    rd->in.max = ARGUS_MAX_RECORD;
     memset(in, 0, sizeof *in);
     rd->parser = argus_parser_new();
     rd->header_parser = argus_parser_new();

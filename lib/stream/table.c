@@ -147,7 +147,7 @@ void argus_id_set_add(argus_id_set *s, uint64_t id)
         s->cap = s->cap ? s->cap * 2 : 1024;
         s->runs = realloc(s->runs, s->cap * sizeof *s->runs);
         if (!s->runs)
-            abort();
+            argus_die(ARGUS_EX_IOERR, "out of memory (a set of %zu id runs)", s->cap);
     }
     s->runs[s->n++] = (struct argus_id_run){id, id};
 }

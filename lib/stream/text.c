@@ -61,7 +61,5 @@ size_t argus_utf8_whole(const char *s, size_t len)
     if (start == 0)
         return len;
     start--;                    /* the last character's first byte */
-    unsigned char c = (unsigned char)s[start];
-    size_t need = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    return len - start < need ? start : len;
+    return argus_utf8_char((const uint8_t *)s + start, len - start) ? len : start;
 }

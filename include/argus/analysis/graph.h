@@ -240,6 +240,14 @@ static inline uint64_t argus_seg_until(const argus_graph *g, const argus_seg *s)
     return s->resume == UINT64_MAX ? g->t_last : s->resume;
 }
 
+/* Moment TS as the report and the evidence print it, in BUF of SIZE
+ * bytes (24 are enough): seconds on the trace's own clock, the number its
+ * lines carry (ORIGIN added to ts), to the microsecond; without an origin
+ * (HAVE_ORIGIN false), seconds of ts (ts 0 is the trace's zero), to the
+ * millisecond. */
+void argus_moment_text(char *buf, size_t size, uint64_t ts, bool have_origin,
+                       uint64_t origin);
+
 /* Keeps R (a record the graph does not model) as the next extra record:
  * the loader does it for every such record it reads, and argus-analyze
  * for the records each stage writes, as the next program would read them. */

@@ -158,6 +158,9 @@ int argus_get_text_array(const argus_record *r, int key, argus_text *out,
 /* ---- reader ------------------------------------------------------------- */
 typedef struct argus_reader argus_reader;
 
+/* The largest record the reader takes (its input buffer's limit). */
+#define ARGUS_MAX_RECORD (256u << 20)
+
 /* Opens FILE (NULL or "-" for stdin) and reads the header. On a missing or
  * unknown header, or an unreadable file, reports and exits (65 / 66). */
 argus_reader *argus_reader_open(const char *path);
