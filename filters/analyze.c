@@ -109,12 +109,13 @@ int main(int argc, char **argv)
     /* the baseline loads in a second thread while the graph loads here */
     argus_graph base;
     pthread_t base_loader;
+    argus_sim_index *ix = NULL; /* similar's and diff's, made in the loading thread */
     if (baseline)
         /* its key events read again when asked; --interactive lists a
          * candidate's first ones, so keeps them */
         argus_graph_load_file_async(&base, baseline, diff.interactive ? ARGUS_KEYS_KEPT
                                                                        : ARGUS_KEYS_REREAD,
-                                    &base_loader);
+                                    argus_sim_index_hook, &ix, &base_loader);
     argus_reader *rd = argus_reader_open(input);
     int keep_fd = -1;
     argus_writer *keep = NULL;
@@ -136,16 +137,14 @@ int main(int argc, char **argv)
     argus_counters_use(counts[0]);
     argus_spin *sp = argus_spin_start(&spin, argus_reader_header(rd));
     argus_graph g;
-    argus_graph_options gopt = {.keep_key_events = true, .pass = keep,
+    argus_graph_options gopt = {.keep_key_events = true, .keys_lazily = true, .pass = keep,
                                 .on_event = argus_spin_on_event, .ctx = sp};
     argus_graph_load(&g, rd, &gopt);
     argus_spin_finish(sp, &g, out);
     argus_findings_add(&found, &g, keep);
 
-    argus_sim_index *ix = NULL;
     if (baseline) {
         pthread_join(base_loader, NULL);
-        ix = argus_sim_index_new(&base); /* similar's, and diff's */
         argus_counters_use(counts[1]);
         argus_similar_write(&g, NULL, 0, max, &base, ix,
                             baseline_name ? baseline_name : baseline, out);

@@ -80,23 +80,21 @@ int main(int argc, char **argv)
 
     argus_graph base;
     pthread_t base_loader;
+    argus_sim_index *ix = NULL; /* made in the loading thread */
     if (baseline) {
         /* its key events read again when asked; --interactive lists a
          * candidate's first ones, so keeps them */
         argus_graph_load_file_async(&base, baseline, c.interactive ? ARGUS_KEYS_KEPT
                                                                     : ARGUS_KEYS_REREAD,
-                                    &base_loader);
+                                    argus_sim_index_hook, &ix, &base_loader);
     }
     argus_stage st;
     argus_stage_open(&st, input, common.verbose);
     argus_graph g;
     argus_graph_options gopt = {.pass = st.out};
     argus_graph_load(&g, st.in, &gopt);
-    argus_sim_index *ix = NULL;
-    if (baseline) {
+    if (baseline)
         pthread_join(base_loader, NULL);
-        ix = argus_sim_index_new(&base);
-    }
     argus_diff_write(&g, baseline ? &base : NULL, ix, &c, st.out);
     argus_diff_options_free(&c);
     argus_graph_free(&g);

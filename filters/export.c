@@ -1013,8 +1013,10 @@ static void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t
                  s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0);
         namer_add(&nm, ARGUS_T_UI_EVENT, desc);
     }
-    for (uint32_t k = 0; k < s->key_len; k++) {
-        const argus_key_event *ke = &g->keys[s->key_off + k];
+    uint32_t nkeys;
+    const argus_key_event *keys = argus_graph_seg_keys(g, (uint32_t)(s - g->segs), &nkeys);
+    for (uint32_t k = 0; k < nkeys; k++) {
+        const argus_key_event *ke = &keys[k];
         describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux);
         namer_add(&nm, ke->type, desc);
     }

@@ -111,7 +111,8 @@ int main(int argc, char **argv)
     argus_report_header(argus_reader_header(rd));
     argus_report_verbose(common.verbose);
     argus_graph g;
-    argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
+    argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true,
+                                                      .keys_lazily = true});
     argus_report_write(&g, markdown);
     argus_graph_free(&g);
     argus_reader_close(rd);

@@ -96,7 +96,9 @@ int main(int argc, char **argv)
      * before anything is written. */
     argus_graph base;
     pthread_t base_loader;
-    argus_graph_load_file_async(&base, base_path, ARGUS_KEYS_NONE, &base_loader);
+    argus_sim_index *ix;        /* made in the loading thread */
+    argus_graph_load_file_async(&base, base_path, ARGUS_KEYS_NONE, argus_sim_index_hook, &ix,
+                                &base_loader);
 
     argus_stage st;
     argus_stage_open(&st, input, common.verbose);
@@ -112,7 +114,6 @@ int main(int argc, char **argv)
                           (unsigned long long)segs[i],
                           (unsigned long long)segs[i], g.name);
     }
-    argus_sim_index *ix = argus_sim_index_new(&base);
     argus_similar_write(&g, segs, nsegs, max, &base, ix, base_path, st.out);
     argus_sim_index_free(ix);
     free(segs);

@@ -191,3 +191,32 @@ PY
     assert_success
     assert_output "    label=\"$(printf '\303\251%.0s' $(seq 127)) (2)\";"
 }
+
+@test "a graph read from a file keeps no key events but reads a segment's again when the report asks: the same report as from stdin, with -v, on every diagnosis fixture and real recording (GRAPH-LOAD)" {
+    local n=0 g b fmt t=$BATS_TEST_TMPDIR
+    while read -r g b; do
+        for fmt in text markdown; do
+            argus-analyze -v --baseline "$b" --format "$fmt" --keep "$t/findings" < "$g" > "$t/kept" 2>&1
+            argus-analyze -v --baseline "$b" --format "$fmt" "$g" > "$t/read" 2>&1
+            cmp "$t/kept" "$t/read" || { echo "differs: $g $fmt"; return 1; }
+            argus-report -v --format "$fmt" < "$t/findings" > "$t/report-kept"
+            argus-report -v --format "$fmt" "$t/findings" > "$t/report-read"
+            cmp "$t/report-kept" "$t/report-read" || { echo "report differs: $g $fmt"; return 1; }
+            # a hang's segment shown by what it did, not as "N events"
+            if [ "$fmt" = text ] && grep -qE '\(hang\): [a-z]' "$t/read"; then
+                n=$((n + 1))
+            fi
+        done
+    done < <(graph_pairs)
+    [ "$n" -ge 20 ] || { echo "only $n reports show a hang's key events"; return 1; }
+}
+
+@test "a segment that holds another thread's events shows its own thread's key events, whether its graph is read from a file or from stdin (GRAPH-LOAD, reproducer graph-segment-of-two-threads)" {
+    local f=tests/fuzz/crashes/graph-segment-of-two-threads
+    argus-report -v "$f" > "$BATS_TEST_TMPDIR/read"
+    argus-report -v < "$f" > "$BATS_TEST_TMPDIR/kept"
+    cmp "$BATS_TEST_TMPDIR/kept" "$BATS_TEST_TMPDIR/read"
+    # seg 1 is thread 16001's keyDown; the write in it is thread 16009's
+    run grep -c 'seg 1  Terminal \[16001\]  0.001..0.002 s: ui keyDown$' "$BATS_TEST_TMPDIR/read"
+    assert_output 1
+}

@@ -126,8 +126,10 @@ static uint32_t ask(ctx *c, uint32_t at, const uint32_t *cand, uint32_t n)
         fprintf(t, "  %u) seg %llu ", i + 1, (unsigned long long)s->seg);
         put_thread_label(t, b, s->thread);
         fprintf(t, " via %s%s\n", argus_graph_str(b, e->kind), e->weak ? " (weak)" : "");
-        for (uint32_t k = 0; k < s->key_len && k < 6; k++) {
-            const argus_key_event *ke = &b->keys[s->key_off + k];
+        uint32_t nkeys;
+        const argus_key_event *keys = argus_graph_seg_keys(b, e->from_seg, &nkeys);
+        for (uint32_t k = 0; k < nkeys && k < 6; k++) {
+            const argus_key_event *ke = &keys[k];
             char what[160];
             describe_event(b, s, ke->id, what, sizeof what);
             fprintf(t, "       %s%s\n", what, ke->extra > 1 ? " (repeated)" : "");

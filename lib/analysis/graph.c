@@ -38,7 +38,6 @@ struct argus_graph_priv {
     uint32_t *id_seg;
     struct id_run {
         uint64_t first_id, at;
-        uint64_t base_off;      /* id_off's entries count from here */
     } *id_runs;
     size_t id_len, nid_runs;
     uint64_t id_last;
@@ -46,16 +45,24 @@ struct argus_graph_priv {
         cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
         cap_ipcs;
     argus_parser *parser;
-    /* ARGUS_KEYS_REREAD: each event's stream offset, beside id_seg, as 1
-     * + its distance from its run's base_off (0: a filled gap; a run
-     * ends where that would not fit), and the file to read an event
-     * again from (-1: none) */
-    uint32_t *id_off;
-    size_t id_off_cap;
+    /* ARGUS_KEYS_REREAD and keys_lazily: where to read events again.
+     * For each block of ID_BLOCK slots of id_seg, 1 + the stream offset
+     * of its first event (0: none); an event is found by reading on from
+     * there. The file to read (-1: none). */
+    uint64_t *blk_off;
+    size_t nblk, blk_cap;
     int reread_fd;
     argus_parser *reread_parser;
     uint8_t *reread_buf;
     size_t reread_cap;
+    /* keys_lazily: a segment's key events, made when first asked for
+     * (segment index -> struct lazy_keys *), and their texts, apart
+     * from strings[] so that no text already handed out moves */
+    bool lazy_keys;
+    argus_table lazy_segs;
+    char **lazy_text;
+    size_t nlazy_text, cap_lazy_text;
+    argus_table lazy_text_index;
     void *mapped[24];           /* arrays grown in reserved address space */
     int nmapped;
 };
@@ -163,8 +170,14 @@ static void graph_release(struct argus_graph_priv *p, void *a)
 }
 
 /* ---- strings ------------------------------------------------------------- */
+/* A string offset with this bit: a key event's text made after the load
+ * (keys_lazily), lazy_text[offset without it]. */
+#define LAZY_TEXT 0x80000000u
+
 const char *argus_graph_str(const argus_graph *g, uint32_t off)
 {
+    if (off & LAZY_TEXT)
+        return g->p->lazy_text[off & ~LAZY_TEXT];
     return off ? g->strings + off : "";
 }
 
@@ -225,7 +238,7 @@ uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg)
     return lo < g->nsegs && g->segs[lo].seg == seg ? lo : ARGUS_NONE;
 }
 
-/* Where event ID is in id_seg (and id_off), or SIZE_MAX; its run in
+/* Where event ID is in id_seg, or SIZE_MAX; its run in
  * *RUN_OUT when not NULL. */
 static size_t id_slot(const argus_graph *g, uint64_t id, const struct id_run **run_out)
 {
@@ -672,14 +685,16 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
     return (int)len;
 }
 
-static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
+/* Adds event R to KB, its text made a string of G by INTERN. */
+static void key_add(argus_graph *g, key_buf *kb, const argus_record *r,
+                    uint32_t (*intern)(argus_graph *g, const char *s, size_t len))
 {
     char buf[256];
     uint64_t aux;
     int n = argus_key_event_text(r, buf, sizeof buf, &aux);
     if (n < 0)
         return;
-    uint32_t text = argus_graph_intern(g, buf, (size_t)n);
+    uint32_t text = intern(g, buf, (size_t)n);
     if (kb->n) {                /* a repeat of the last one: count it */
         argus_key_event *last = &kb->ev[kb->n - 1];
         if (last->type == r->type && last->text == text && last->aux == aux) {
@@ -701,51 +716,186 @@ static void key_add(argus_graph *g, key_buf *kb, const argus_record *r)
                                         (uint16_t)r->type, 1};
 }
 
-/* Event ID read again from the file (ARGUS_KEYS_REREAD), parsed by a
- * parser of its own (argus_graph_parse_extra's records stay valid). */
-static const argus_record *reread_event(const argus_graph *g, uint64_t id)
+/* ---- reading events again ---------------------------------------------------- */
+/* Slots of id_seg per block whose first event's offset is kept: an
+ * event is read again by reading on from there, past at most this many
+ * events (and the records between them). */
+#define ID_BLOCK 64
+
+/* Reading the file on from OFF, one record after another, through the
+ * graph's reread buffer and parser (argus_graph_parse_extra's records
+ * stay valid). */
+typedef struct file_cursor {
+    uint64_t off;               /* stream offset of buf[lo] */
+    size_t lo, hi;
+} file_cursor;
+
+static const argus_record *cursor_next(const argus_graph *g, file_cursor *c)
 {
     struct argus_graph_priv *p = g->p;
-    const struct id_run *run;
-    size_t at = id_slot(g, id, &run);
-    if (at == SIZE_MAX || !p->id_off[at])
-        return NULL;
-    uint64_t offset = run->base_off + p->id_off[at] - 1;
     if (!p->reread_parser)
         p->reread_parser = argus_parser_new();
-    for (size_t want = 4096;; want *= 2) {
-        if (want > p->reread_cap) {
-            uint8_t *b = realloc(p->reread_buf, want);
-            if (!b)
+    for (;;) {
+        if (c->hi > c->lo) {
+            argus_record *r;
+            /* the head only, as the reader does: most records read on
+             * the way are not asked for */
+            long len = argus_scan_record(p->reread_parser, p->reread_buf + c->lo,
+                                         c->hi - c->lo, &r);
+            if (len < 0) {
+                char err[256];
+                len = argus_parse_record(p->reread_parser, p->reread_buf + c->lo,
+                                         c->hi - c->lo, &r, err, sizeof err);
+            }
+            if (len < 0)
+                return NULL;    /* the file changed since it loaded */
+            if (len > 0) {
+                r->offset = c->off;
+                c->lo += (size_t)len;
+                c->off += (uint64_t)len;
+                return r;
+            }
+        }
+        size_t rest = c->hi - c->lo;
+        if (c->lo)
+            memmove(p->reread_buf, p->reread_buf + c->lo, rest);
+        c->lo = 0;
+        c->hi = rest;
+        if (rest == p->reread_cap) {
+            size_t want = p->reread_cap ? p->reread_cap * 2 : 65536;
+            if (p->reread_cap >= ARGUS_MAX_RECORD)
                 return NULL;
-            p->reread_buf = b;
+            uint8_t *buf = realloc(p->reread_buf, want);
+            if (!buf)
+                return NULL;
+            p->reread_buf = buf;
             p->reread_cap = want;
         }
-        ssize_t n = pread(p->reread_fd, p->reread_buf, want, (off_t)offset);
+        ssize_t n = pread(p->reread_fd, p->reread_buf + rest, p->reread_cap - rest,
+                          (off_t)(c->off + rest));
         if (n <= 0)
             return NULL;
-        argus_record *r;
-        char err[256];
-        long len = argus_parse_record(p->reread_parser, p->reread_buf, (size_t)n, &r,
-                                      err, sizeof err);
-        if (len > 0)            /* the file changed since: not that event */
-            return r->is_event && r->id == id ? r : NULL;
-        if (len < 0 || (size_t)n < want || want >= ARGUS_MAX_RECORD)
-            return NULL;
+        c->hi += (size_t)n;
     }
+}
+
+/* A cursor at the block of id_seg's slot AT, or false. */
+static bool cursor_at_slot(const argus_graph *g, size_t at, file_cursor *c)
+{
+    const struct argus_graph_priv *p = g->p;
+    size_t b = at / ID_BLOCK;
+    if (p->reread_fd < 0 || b >= p->nblk || !p->blk_off[b])
+        return false;
+    *c = (file_cursor){.off = p->blk_off[b] - 1};
+    return true;
+}
+
+/* Event ID read again from the file. */
+static const argus_record *reread_event(const argus_graph *g, uint64_t id)
+{
+    size_t at = id_slot(g, id, NULL);
+    file_cursor c;
+    if (at == SIZE_MAX || g->p->id_seg[at] == ARGUS_NONE || !cursor_at_slot(g, at, &c))
+        return NULL;
+    const argus_record *r;
+    while ((r = cursor_next(g, &c)))
+        if (r->is_event && r->id >= id)
+            return r->id == id ? r : NULL;
+    return NULL;
+}
+
+/* A text of a key event made after the load, kept apart from strings[]
+ * (whose texts the caller may hold) and marked by LAZY_TEXT. */
+static uint32_t lazy_intern(argus_graph *g, const char *s, size_t len)
+{
+    struct argus_graph_priv *p = g->p;
+    if (!s || !len)
+        return 0;
+    uint64_t h = XXH3_64bits(s, len);
+    uint32_t *slot = argus_table_get(&p->lazy_text_index, h);
+    if (slot && strlen(p->lazy_text[*slot]) == len && memcmp(p->lazy_text[*slot], s, len) == 0)
+        return LAZY_TEXT | *slot;
+    if (p->nlazy_text >= LAZY_TEXT - 1)
+        return 0;
+    p->lazy_text = argus_grow(p->lazy_text, &p->cap_lazy_text, p->nlazy_text + 1,
+                              sizeof *p->lazy_text);
+    char *copy = strndup(s, len);
+    if (!copy)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a key event's text)");
+    uint32_t at = (uint32_t)p->nlazy_text++;
+    p->lazy_text[at] = copy;
+    if (!slot) {
+        bool created;
+        *(uint32_t *)argus_table_put(&p->lazy_text_index, h, &created) = at;
+    }
+    return LAZY_TEXT | at;
+}
+
+/* A segment's key events made when first asked for (keys_lazily). */
+struct lazy_keys {
+    uint32_t n;
+    argus_key_event ev[];
+};
+
+/* Segment SI's key events, as the load would have kept them: its events
+ * read again, from its first to its last, through key_add. */
+static struct lazy_keys *lazy_keys_make(argus_graph *g, uint32_t si)
+{
+    const argus_seg *s = &g->segs[si];
+    key_buf kb = {.seg = si};
+    size_t at = id_slot(g, s->first_id, NULL);
+    file_cursor c;
+    if (at != SIZE_MAX && cursor_at_slot(g, at, &c)) {
+        const argus_record *r;
+        while ((r = cursor_next(g, &c))) {
+            if (!r->is_event || r->id < s->first_id)
+                continue;
+            if (r->id > s->last_id)
+                break;
+            if (argus_graph_seg_of(g, r->id) == si &&
+                argus_graph_thread(g, r->tid) == s->thread)
+                key_add(g, &kb, r, lazy_intern);
+        }
+    }
+    key_compact(&kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2);
+    struct lazy_keys *k = malloc(sizeof *k + kb.n * sizeof *kb.ev);
+    if (!k)
+        argus_die(ARGUS_EX_IOERR, "out of memory (key events)");
+    k->n = kb.n;
+    if (kb.n)
+        memcpy(k->ev, kb.ev, kb.n * sizeof *kb.ev);
+    free(kb.ev);
+    return k;
+}
+
+const argus_key_event *argus_graph_seg_keys(const argus_graph *g, uint32_t si, uint32_t *n)
+{
+    struct argus_graph_priv *p = g->p;
+    if (!p->lazy_keys) {
+        *n = g->segs[si].key_len;
+        return g->keys + g->segs[si].key_off;
+    }
+    bool created;
+    struct lazy_keys **k = argus_table_put(&p->lazy_segs, si, &created);
+    if (created)                /* g is the caller's, made once per segment */
+        *k = lazy_keys_make((argus_graph *)g, si);
+    *n = (*k)->n;
+    return (*k)->ev;
 }
 
 bool argus_graph_key_event(const argus_graph *g, uint32_t si, uint64_t id,
                            argus_key_event *ke, char *buf, size_t size)
 {
-    const argus_seg *s = &g->segs[si];
-    for (uint32_t k = 0; k < s->key_len; k++)
-        if (g->keys[s->key_off + k].id == id) {
-            *ke = g->keys[s->key_off + k];
+    uint32_t n;
+    const argus_key_event *keys = argus_graph_seg_keys(g, si, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (keys[k].id == id) {
+            *ke = keys[k];
             snprintf(buf, size, "%s", argus_graph_str(g, ke->text));
             return true;
         }
-    if (g->p->reread_fd < 0 || argus_graph_seg_of(g, id) != si)
+    /* a graph keys_lazily gives what one with its keys kept would */
+    if (g->p->reread_fd < 0 || g->p->lazy_keys || argus_graph_seg_of(g, id) != si)
         return false;
     const argus_record *r = reread_event(g, id);
     uint64_t aux;
@@ -768,25 +918,25 @@ static void map_id(argus_graph *g, uint64_t id, uint32_t seg, uint64_t offset)
 {
     struct argus_graph_priv *p = g->p;
     uint64_t gap = id - p->id_last - 1;
-    if (p->nid_runs == 0 || id <= p->id_last || gap > ID_GAP_FILL ||
-        (p->reread_fd >= 0 &&
-         offset - p->id_runs[p->nid_runs - 1].base_off >= UINT32_MAX)) {
+    if (p->nid_runs == 0 || id <= p->id_last || gap > ID_GAP_FILL) {
         struct id_run *run = GRAPH_PUSH(g, p->id_runs, p->nid_runs, p->cap_id_runs);
         run->first_id = id;
         run->at = p->id_len;
-        run->base_off = offset;
         gap = 0;
     }
     p->id_seg = graph_grow(g, p->id_seg, &p->id_cap, p->id_len + gap + 1, sizeof *p->id_seg);
-    if (p->reread_fd >= 0) {
-        p->id_off = graph_grow(g, p->id_off, &p->id_off_cap, p->id_len + gap + 1,
-                               sizeof *p->id_off);
-        memset(p->id_off + p->id_len, 0, gap * sizeof *p->id_off);
-        p->id_off[p->id_len + gap] =
-            (uint32_t)(offset - p->id_runs[p->nid_runs - 1].base_off + 1);
-    }
     for (uint64_t i = 0; i < gap; i++)
         p->id_seg[p->id_len++] = ARGUS_NONE;
+    if (p->reread_fd >= 0) {
+        size_t b = p->id_len / ID_BLOCK;
+        if (b >= p->nblk) {
+            p->blk_off = graph_grow(g, p->blk_off, &p->blk_cap, b + 1, sizeof *p->blk_off);
+            memset(p->blk_off + p->nblk, 0, (b + 1 - p->nblk) * sizeof *p->blk_off);
+            p->nblk = b + 1;
+        }
+        if (!p->blk_off[b])
+            p->blk_off[b] = offset + 1;
+    }
     p->id_seg[p->id_len++] = seg;
     p->id_last = id;
 }
@@ -1023,7 +1173,9 @@ static void load_event(argus_graph *g, const argus_record *r,
     uint32_t e = sig_element(g, r);
     if (e && !wait_of_syscall(lt, r))
         sig_push(lt, e);
-    if (ld->keep_keys) {
+    /* a segment's key events are its thread's (another thread's events
+     * in it, in a stream that is not one, are not shown) */
+    if (ld->keep_keys && s->thread == lt->thread) {
         key_buf *kb = &ld->keys[lt->thread];
         if (kb->seg != si) {
             key_close(g, kb);
@@ -1034,10 +1186,10 @@ static void load_event(argus_graph *g, const argus_record *r,
                 kb->n = s->key_len;
             }
         }
-        key_add(g, kb, r);
-        if (r->type == ARGUS_T_IPC && ld->keep_ipcs)
-            keep_ipc(g, r);
+        key_add(g, kb, r, argus_graph_intern);
     }
+    if (r->type == ARGUS_T_IPC && ld->keep_ipcs)
+        keep_ipc(g, r);
 }
 
 static void load_edge(argus_graph *g, const argus_record *r)
@@ -1233,8 +1385,18 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
-    loader ld = {.keep_keys = opt && opt->keep_key_events,
-                 .keep_ipcs = opt && opt->keep_key_events && !opt->no_ipcs};
+    bool keep_keys = opt && opt->keep_key_events;
+    if (keep_keys && opt->keys_lazily && reread_fd < 0) {
+        int fd = argus_reader_file(rd);
+        if (fd >= 0 && (fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) >= 0) {
+            g->p->reread_fd = fd;
+            g->p->lazy_keys = true;
+            argus_table_init(&g->p->lazy_segs, sizeof(struct lazy_keys *));
+            argus_table_init(&g->p->lazy_text_index, sizeof(uint32_t));
+        }
+    }
+    loader ld = {.keep_keys = keep_keys && !g->p->lazy_keys,
+                 .keep_ipcs = keep_keys && !opt->no_ipcs};
     const argus_record *r;
     while ((r = argus_read(rd))) {
         /* loaded first: a record it refuses is not passed through */
@@ -1280,6 +1442,8 @@ typedef struct async_load {
     const char *path;           /* the caller's, for messages */
     argus_input in;             /* opened by the caller's thread */
     enum argus_key_mode keys;
+    void (*then)(argus_graph *g, void *ctx);
+    void *ctx;
 } async_load;
 
 /* Loads G from IN (opened on PATH), nothing passed through, and closes
@@ -1305,12 +1469,16 @@ static void *load_thread_main(void *arg)
 {
     async_load *a = arg;
     load_input(a->g, &a->in, a->path, a->keys);
+    if (a->then)
+        a->then(a->g, a->ctx);
     free(a);
     return NULL;
 }
 
 void argus_graph_load_file_async(argus_graph *g, const char *path,
-                                 enum argus_key_mode keys, pthread_t *thread)
+                                 enum argus_key_mode keys,
+                                 void (*then)(argus_graph *g, void *ctx), void *ctx,
+                                 pthread_t *thread)
 {
     /* the reader's name index is built on first use: build it here,
      * before two readers race for it */
@@ -1325,6 +1493,8 @@ void argus_graph_load_file_async(argus_graph *g, const char *path,
     a->g = g;
     a->path = path;
     a->keys = keys;
+    a->then = then;
+    a->ctx = ctx;
     argus_input_open(&a->in, strcmp(path, "-") == 0 ? "./-" : path, SIZE_MAX);
     if (pthread_create(thread, NULL, load_thread_main, a) != 0) {
         free(a);
@@ -1355,7 +1525,18 @@ void argus_graph_free(argus_graph *g)
     free(p->reread_buf);
     if (p->reread_fd >= 0)
         close(p->reread_fd);
-    void *arrays[] = {p->id_seg, p->id_off, p->id_runs, g->threads, g->segs, g->edges,
+    if (p->lazy_keys) {
+        uint64_t si;
+        void *v;
+        for (size_t i = 0; argus_table_next(&p->lazy_segs, &i, &si, &v);)
+            free(*(struct lazy_keys **)v);
+        argus_table_free(&p->lazy_segs);
+        for (size_t i = 0; i < p->nlazy_text; i++)
+            free(p->lazy_text[i]);
+        free(p->lazy_text);
+        argus_table_free(&p->lazy_text_index);
+    }
+    void *arrays[] = {p->id_seg, p->blk_off, p->id_runs, g->threads, g->segs, g->edges,
                       g->sig_pool, g->keys, g->strings, g->extras, g->extra_pool,
                       g->locks, g->preempts, g->ipcs, g->inner_waits};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)

@@ -359,10 +359,11 @@ static const argus_key_event *key_of(uint32_t si, uint64_t id)
 {
     if (si == ARGUS_NONE || id == NONE)
         return NULL;
-    const argus_seg *s = &G->segs[si];
-    for (uint32_t k = 0; k < s->key_len; k++)
-        if (G->keys[s->key_off + k].id == id)
-            return &G->keys[s->key_off + k];
+    uint32_t n;
+    const argus_key_event *keys = argus_graph_seg_keys(G, si, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (keys[k].id == id)
+            return &keys[k];
     return NULL;
 }
 
@@ -528,15 +529,16 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
 
 static void sb_seg_events(sb *b, uint32_t si)
 {
-    const argus_seg *s = &G->segs[si];
-    if (s->key_len == 0) {
-        sb_printf(b, "%u" NBS "events", s->nevents);
+    uint32_t n;
+    const argus_key_event *keys = argus_graph_seg_keys(G, si, &n);
+    if (n == 0) {
+        sb_printf(b, "%u" NBS "events", G->segs[si].nevents);
         return;
     }
-    for (uint32_t k = 0; k < s->key_len; k++) {
+    for (uint32_t k = 0; k < n; k++) {
         if (k)
             sb_puts(b, "; ");
-        sb_key_event(b, si, &G->keys[s->key_off + k]);
+        sb_key_event(b, si, &keys[k]);
     }
 }
 

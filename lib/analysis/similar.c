@@ -55,15 +55,39 @@ static void list_add(argus_sim_index *ix, uint64_t key, uint32_t seg)
     *ARGUS_PUSH(l->segs, l->n, l->cap) = seg;
 }
 
-static const argus_graph *sort_graph;
+/* A list's entry while it is sorted: its keys copied beside it, so that
+ * the sort does not reach into segs[] at every comparison. */
+typedef struct sort_entry {
+    uint64_t begin;
+    uint32_t pos;               /* its place in the list: equal keys keep
+                                   their order */
+    uint32_t sig_len;
+} sort_entry;
 
 static int by_sig_len(const void *a, const void *b)
 {
-    const argus_seg *x = &sort_graph->segs[*(const uint32_t *)a];
-    const argus_seg *y = &sort_graph->segs[*(const uint32_t *)b];
+    const sort_entry *x = a, *y = b;
     if (x->sig_len != y->sig_len)
         return x->sig_len < y->sig_len ? -1 : 1;
-    return x->begin < y->begin ? -1 : x->begin > y->begin;
+    if (x->begin != y->begin)
+        return x->begin < y->begin ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Sorts list L by signature length, then start (then its order). */
+static void sort_list(const argus_graph *g, role_list *l, sort_entry **tmp, size_t *cap)
+{
+    *tmp = argus_grow(*tmp, cap, l->n, sizeof **tmp);
+    sort_entry *e = *tmp;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const argus_seg *s = &g->segs[l->segs[i]];
+        e[i] = (sort_entry){s->begin, i, s->sig_len};
+    }
+    qsort(e, l->n, sizeof *e, by_sig_len);
+    for (uint32_t i = 0; i < l->n; i++)     /* the segs in the new order */
+        e[i].pos = l->segs[e[i].pos];
+    for (uint32_t i = 0; i < l->n; i++)
+        l->segs[i] = e[i].pos;
 }
 
 argus_sim_index *argus_sim_index_new(const argus_graph *base)
@@ -87,10 +111,17 @@ argus_sim_index *argus_sim_index_new(const argus_graph *base)
                 list_add(ix, by_main, i);
         }
     }
-    sort_graph = base;
+    sort_entry *tmp = NULL;
+    size_t cap = 0;
     for (uint32_t i = 0; i < ix->nlists; i++)
-        qsort(ix->lists[i].segs, ix->lists[i].n, sizeof(uint32_t), by_sig_len);
+        sort_list(base, &ix->lists[i], &tmp, &cap);
+    free(tmp);
     return ix;
+}
+
+void argus_sim_index_hook(argus_graph *base, void *out)
+{
+    *(argus_sim_index **)out = argus_sim_index_new(base);
 }
 
 void argus_sim_index_free(argus_sim_index *ix)

@@ -66,7 +66,7 @@ typedef struct argus_seg {
     uint32_t sig_off, sig_len;  /* into sig_pool */
     uint32_t in_off, in_len;    /* incoming edges: in_edges[in_off..] */
     uint32_t out_off, out_len;
-    uint32_t key_off, key_len;  /* key events (keep_key_events) */
+    uint32_t key_off, key_len;  /* key events: argus_graph_seg_keys */
     uint32_t pre_off, pre_len;  /* its preemptions: preempts[pre_off..] */
     uint32_t iw_off, iw_len;    /* its inner waits: inner_waits[iw_off..] */
     uint8_t wake;               /* enum argus_wake of the final wait */
@@ -160,6 +160,11 @@ typedef struct argus_graph_options {
     bool keep_key_events;       /* fill keys[] and ipcs[] for the report */
     bool no_ipcs;               /* ... but not ipcs[] (a baseline: only
                                    the report's own graph names messages) */
+    bool keys_lazily;           /* ... and where the reader reads a regular
+                                   file, the key events not in keys[] but
+                                   read again when argus_graph_seg_keys
+                                   first asks for a segment's: the report
+                                   shows a few segments of millions */
     argus_writer *pass;         /* write every record read here (or NULL) */
     /* called for every event after it is loaded (indicators, ...) */
     void (*on_event)(const argus_record *r, void *ctx);
@@ -184,6 +189,10 @@ void *argus_grow(void *p, size_t *cap, size_t need, size_t size);
  * (an end phase, a type the report does not show). */
 int argus_key_event_text(const argus_record *r, char *buf, size_t size,
                          uint64_t *aux);
+/* Segment SI's key events (*N of them): keys[] of a graph loaded with
+ * keep_key_events, made on first use with keys_lazily (the same ones),
+ * none otherwise. Valid as long as the graph. */
+const argus_key_event *argus_graph_seg_keys(const argus_graph *g, uint32_t si, uint32_t *n);
 
 /* Reads the whole stream of RD into G. Fails (exit 65, named by the
  * reader) on an event without seg: the stream was not segmented. */
@@ -198,11 +207,14 @@ enum argus_key_mode { ARGUS_KEYS_NONE, ARGUS_KEYS_KEPT, ARGUS_KEYS_REREAD };
 /* Opens FILE, loads it (nothing passed through), closes it: a baseline,
  * so with KEYS its key events but no ipcs[]. */
 void argus_graph_load_file(argus_graph *g, const char *path, enum argus_key_mode keys);
-/* The same in a new thread, while the caller reads its own input: join
- * THREAD before using G. (Two graphs load in the time of one on two
- * cores; an error in either ends the program.) */
+/* The same in a new thread, while the caller reads its own input, then
+ * THEN(G, CTX) there when THEN is not NULL: join THREAD before using G.
+ * (Two graphs load in the time of one on two cores; an error in either
+ * ends the program.) */
 void argus_graph_load_file_async(argus_graph *g, const char *path,
-                                 enum argus_key_mode keys, pthread_t *thread);
+                                 enum argus_key_mode keys,
+                                 void (*then)(argus_graph *g, void *ctx), void *ctx,
+                                 pthread_t *thread);
 /* Event ID of segment SI as a key event (argus_key_event_text): *KE and
  * its text in BUF of SIZE bytes (ke->text is not set when it was read
  * again). Found among SI's kept key events, or read again from the file
@@ -293,6 +305,10 @@ typedef struct argus_match {
 } argus_match;
 
 argus_sim_index *argus_sim_index_new(const argus_graph *base);
+/* argus_sim_index_new of BASE into *(argus_sim_index **)OUT: the hook
+ * of argus_graph_load_file_async that builds the index in the loading
+ * thread. */
+void argus_sim_index_hook(argus_graph *base, void *out);
 void argus_sim_index_free(argus_sim_index *ix);
 /* Nodes of the indexed graph similar to segment SEG of G, best first
  * (fewest edits, then closest event count, then earliest): up to MAX in

@@ -177,6 +177,10 @@ const argus_record *argus_read(argus_reader *rd);
 /* Name of the input for messages ("<stdin>" or the path). */
 const char *argus_reader_name(const argus_reader *rd);
 uint64_t argus_reader_bytes(const argus_reader *rd);
+/* The descriptor of the regular file RD reads, where a record's offset
+ * is its place in that file (a path was opened); -1 for stdin, a pipe
+ * or a FIFO. */
+int argus_reader_file(const argus_reader *rd);
 void argus_reader_close(argus_reader *rd);
 /* Reports "PROGRAM: FILE: record N (byte OFFSET): WHAT" and exits 65. */
 void argus_record_fail(const argus_reader *rd, const argus_record *r,
