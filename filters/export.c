@@ -1562,8 +1562,11 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         printf(",\"n\":%u,\"more\":%u", s->nevents, p->more[k]);
         /* runnable stretches inside it (preempted), and waits inside it */
         out(",\"pre\":[");
-        for (uint32_t i = 0; i < s->pre_len; i++) {
-            const argus_preempt *pr = &g->preempts[s->pre_off + i];
+        uint32_t npre, niw;
+        const argus_preempt *pres = argus_seg_preempts(g, (uint32_t)(s - g->segs), &npre);
+        const argus_inner_wait *iws = argus_seg_inner_waits(g, (uint32_t)(s - g->segs), &niw);
+        for (uint32_t i = 0; i < npre; i++) {
+            const argus_preempt *pr = &pres[i];
             printf("%s[", i ? "," : "");
             put_rel(p, pr->from < p->lo ? p->lo : pr->from);
             out(",");
@@ -1571,8 +1574,8 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
             out("]");
         }
         out("],\"iw\":[");
-        for (uint32_t i = 0; i < s->iw_len; i++) {
-            const argus_inner_wait *w = &g->inner_waits[s->iw_off + i];
+        for (uint32_t i = 0; i < niw; i++) {
+            const argus_inner_wait *w = &iws[i];
             uint64_t run_from = w->runnable <= w->to - w->from ? w->to - w->runnable : w->to;
             printf("%s[", i ? "," : "");
             put_rel(p, w->from < p->lo ? p->lo : w->from);

@@ -179,9 +179,10 @@ static void inner_wait_info(const argus_inner_wait *w, argus_wait_info *out)
 
 bool argus_wait_at(const argus_graph *g, uint32_t s, uint64_t t, argus_wait_info *out)
 {
-    const argus_seg *x = &g->segs[s];
-    for (uint32_t k = 0; k < x->iw_len; k++) {
-        const argus_inner_wait *w = &g->inner_waits[x->iw_off + k];
+    uint32_t n;
+    const argus_inner_wait *iw = argus_seg_inner_waits(g, s, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        const argus_inner_wait *w = &iw[k];
         if (w->from <= t && t < w->to) {
             inner_wait_info(w, out);
             return true;
@@ -193,11 +194,12 @@ bool argus_wait_at(const argus_graph *g, uint32_t s, uint64_t t, argus_wait_info
 bool argus_longest_inner_wait(const argus_graph *g, uint32_t s, uint64_t from, uint64_t to,
                               argus_wait_info *out)
 {
-    const argus_seg *x = &g->segs[s];
+    uint32_t n;
+    const argus_inner_wait *iw = argus_seg_inner_waits(g, s, &n);
     const argus_inner_wait *best = NULL;
     uint64_t best_len = 0;
-    for (uint32_t k = 0; k < x->iw_len; k++) {
-        const argus_inner_wait *w = &g->inner_waits[x->iw_off + k];
+    for (uint32_t k = 0; k < n; k++) {
+        const argus_inner_wait *w = &iw[k];
         uint64_t a = w->from > from ? w->from : from, b = w->to < to ? w->to : to;
         if (b > a && (!best || b - a > best_len)) {
             best = w;
@@ -348,10 +350,12 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
         const argus_seg *s = &g->segs[cur];
         /* it ran, but for the stretches it was preempted and the waits
          * inside it (a callout's), latest first */
-        uint32_t kp = s->pre_len, kw = s->iw_len;
+        uint32_t kp, kw;
+        const argus_preempt *pres = argus_seg_preempts(g, cur, &kp);
+        const argus_inner_wait *iws = argus_seg_inner_waits(g, cur, &kw);
         while (kp > 0 || kw > 0) {
-            const argus_preempt *pr = kp ? &g->preempts[s->pre_off + kp - 1] : NULL;
-            const argus_inner_wait *iw = kw ? &g->inner_waits[s->iw_off + kw - 1] : NULL;
+            const argus_preempt *pr = kp ? &pres[kp - 1] : NULL;
+            const argus_inner_wait *iw = kw ? &iws[kw - 1] : NULL;
             if (iw && (!pr || iw->to > pr->to)) {
                 kw--;
                 if (iw->to > t || iw->from < s->begin)
@@ -423,8 +427,9 @@ static uint32_t lock_releaser(const argus_graph *g, const piece *d, uint64_t *at
 {
     uint64_t failed = 0;
     for (uint32_t s = d->first; s != ARGUS_NONE; s = argus_next_own(g, s)) {
-        if (g->segs[s].lock_failed > failed)
-            failed = g->segs[s].lock_failed;
+        uint64_t ts = argus_seg_lock_failed(g, s);
+        if (ts > failed)
+            failed = ts;
         if (s == d->seg)
             break;
     }
@@ -573,7 +578,9 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
     memset(out, 0, sizeof *out);
     const argus_seg *h = &g->segs[start];
     piece v[MAX_PIECES];
-    if (h->wait_id == UINT64_MAX && h->iw_len == 0) {
+    uint32_t n_inner;
+    argus_seg_inner_waits(g, start, &n_inner);
+    if (h->wait_id == UINT64_MAX && n_inner == 0) {
         chain_add(out, start, ARGUS_LINK_RUNNING, h->begin, h->end, 0, NULL);
         out->end = "running";
         return;

@@ -221,8 +221,10 @@ static uint64_t inner_blocked(const argus_graph *g, const argus_seg *s, uint64_t
                               uint64_t to)
 {
     uint64_t sum = 0;
-    for (uint32_t k = 0; k < s->iw_len; k++) {
-        const argus_inner_wait *w = &g->inner_waits[s->iw_off + k];
+    uint32_t n;
+    const argus_inner_wait *iw = argus_seg_inner_waits(g, (uint32_t)(s - g->segs), &n);
+    for (uint32_t k = 0; k < n; k++) {
+        const argus_inner_wait *w = &iw[k];
         uint64_t a = w->from > from ? w->from : from, b = w->to < to ? w->to : to;
         if (b > a)
             sum += b - a;

@@ -60,6 +60,11 @@ struct argus_graph_priv {
      * from strings[] so that no text already handed out moves */
     bool lazy_keys;
     argus_table lazy_segs;
+    /* keys kept (keep_key_events, not lazily): each segment's in keys[] */
+    struct seg_keys { uint32_t off, len; } *seg_keys;
+    size_t nseg_keys, cap_seg_keys;
+    argus_table lock_failed;    /* segment index -> ts of its last failed
+                                   file-lock try (few segments have one) */
     char **lazy_text;
     size_t nlazy_text, cap_lazy_text;
     argus_table lazy_text_index;
@@ -585,8 +590,15 @@ static void key_close(argus_graph *g, key_buf *kb)
     g->keys = graph_grow(g, g->keys, &g->p->cap_keys, g->nkeys + kb->n, sizeof *g->keys);
     if (kb->n)
         memcpy(g->keys + g->nkeys, kb->ev, kb->n * sizeof *kb->ev);
-    g->segs[kb->seg].key_off = (uint32_t)g->nkeys;
-    g->segs[kb->seg].key_len = kb->n;
+    struct argus_graph_priv *p = g->p;
+    if (kb->seg >= p->nseg_keys) {
+        p->seg_keys = graph_grow(g, p->seg_keys, &p->cap_seg_keys, (size_t)kb->seg + 1,
+                                 sizeof *p->seg_keys);
+        memset(p->seg_keys + p->nseg_keys, 0,
+               (kb->seg + 1 - p->nseg_keys) * sizeof *p->seg_keys);
+        p->nseg_keys = (size_t)kb->seg + 1;
+    }
+    p->seg_keys[kb->seg] = (struct seg_keys){(uint32_t)g->nkeys, kb->n};
     g->nkeys += kb->n;
     kb->seg = ARGUS_NONE;
     kb->n = 0;
@@ -872,8 +884,10 @@ const argus_key_event *argus_graph_seg_keys(const argus_graph *g, uint32_t si, u
 {
     struct argus_graph_priv *p = g->p;
     if (!p->lazy_keys) {
-        *n = g->segs[si].key_len;
-        return g->keys + g->segs[si].key_off;
+        /* seg_keys[] grows as segments close: a segment past it has none */
+        bool kept = si < p->nseg_keys;
+        *n = kept ? p->seg_keys[si].len : 0;
+        return kept ? g->keys + p->seg_keys[si].off : NULL;
     }
     bool created;
     struct lazy_keys **k = argus_table_put(&p->lazy_segs, si, &created);
@@ -980,7 +994,8 @@ static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
     if (!argus_get_int(r, ARGUS_K_RET, &ret))
         return;
     if (ret < 0) {
-        g->segs[si].lock_failed = r->ts;
+        bool created;
+        *(uint64_t *)argus_table_put(&g->p->lock_failed, si, &created) = r->ts;
         return;
     }
     argus_lock_op *op = GRAPH_PUSH(g, g->locks, g->nlocks, g->p->cap_locks);
@@ -1002,7 +1017,6 @@ static void add_inner_wait(argus_graph *g, const loading_thread *lt, uint32_t si
                             .cpu_holder = s->cpu_holder, .seg = si,
                             .resource = s->wait_resource, .reason = s->wait_reason,
                             .wake = s->wake ? s->wake : (uint8_t)ARGUS_WAKE_AWAKENED};
-    s->iw_len++;
 }
 
 static uint32_t intern_named(argus_graph *g, const argus_record *r, const char *key)
@@ -1152,7 +1166,6 @@ static void load_event(argus_graph *g, const argus_record *r,
             pr->seg = si;
             if (!argus_get_uint(r, ARGUS_K_CPU_HOLDER, &pr->holder))
                 pr->holder = 0;
-            s->pre_len++;
         }
     }
     if (r->type == ARGUS_T_UI_EVENT && s->ui_id == NO_ID) {
@@ -1180,10 +1193,12 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (kb->seg != si) {
             key_close(g, kb);
             kb->seg = si;
-            if (s->key_len) {
-                kb->ev = argus_grow(kb->ev, &kb->cap, s->key_len, sizeof *kb->ev);
-                memcpy(kb->ev, g->keys + s->key_off, s->key_len * sizeof *kb->ev);
-                kb->n = s->key_len;
+            uint32_t n;
+            const argus_key_event *kept = argus_graph_seg_keys(g, si, &n);
+            if (n) {
+                kb->ev = argus_grow(kb->ev, &kb->cap, n, sizeof *kb->ev);
+                memcpy(kb->ev, kept, n * sizeof *kb->ev);
+                kb->n = n;
             }
         }
         key_add(g, kb, r, argus_graph_intern);
@@ -1268,36 +1283,72 @@ void argus_findings_free(argus_findings *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Items of N, SIZE bytes each, grouped by their segment (the uint32_t at
- * SEG_AT in each), each segment's in the order read (a stable counting
- * sort); the segment's range goes to its uint32_t fields at OFF_AT and
- * LEN_AT (LEN_AT counted while loading). Frees ITEMS, returns the new
- * array. */
-static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, size_t seg_at,
-                          size_t off_at, size_t len_at)
+/* ITEMS (N of SIZE bytes, each with its segment index at SEG_AT) in
+ * segment order, keeping their order within a segment (a counting
+ * sort). Frees ITEMS, returns the new array. */
+static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, size_t seg_at)
 {
     if (!n)
         return items;
-#define SEG_FIELD(i, at) (*(uint32_t *)((char *)&g->segs[i] + (at)))
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < g->nsegs; i++) {
-        SEG_FIELD(i, off_at) = at;
-        at += SEG_FIELD(i, len_at);
-        SEG_FIELD(i, len_at) = 0;
-    }
+    uint32_t *next = calloc((size_t)g->nsegs + 1, sizeof *next);
     char *sorted = malloc((size_t)n * size);
-    if (!sorted)
+    if (!next || !sorted)
         argus_die(ARGUS_EX_IOERR, "out of memory (grouping by segment)");
+#define ITEM_SEG(item) (*(const uint32_t *)((const char *)(item) + seg_at))
+    for (uint32_t k = 0; k < n; k++)
+        next[ITEM_SEG((const char *)items + (size_t)k * size) + 1]++;
+    for (uint32_t i = 0; i < g->nsegs; i++)
+        next[i + 1] += next[i];
     for (uint32_t k = 0; k < n; k++) {
         const char *item = (const char *)items + (size_t)k * size;
-        uint32_t seg;
-        memcpy(&seg, item + seg_at, sizeof seg);
-        memcpy(sorted + (size_t)(SEG_FIELD(seg, off_at) + SEG_FIELD(seg, len_at)++) * size, item,
-               size);
+        memcpy(sorted + (size_t)next[ITEM_SEG(item)]++ * size, item, size);
     }
-#undef SEG_FIELD
+#undef ITEM_SEG
+    free(next);
     graph_release(g->p, items);
     return sorted;
+}
+
+/* Where segment SI's items begin in ITEMS (N of SIZE bytes, grouped by
+ * segment, the segment index at SEG_AT), and *COUNT of them. */
+static uint32_t seg_items(const void *items, uint32_t n, size_t size, size_t seg_at,
+                          uint32_t si, uint32_t *count)
+{
+#define ITEM_SEG(k) (*(const uint32_t *)((const char *)items + (size_t)(k) * size + seg_at))
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {           /* the first item of SI or later */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ITEM_SEG(mid) < si)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t end = lo;
+    while (end < n && ITEM_SEG(end) == si)
+        end++;
+#undef ITEM_SEG
+    *count = end - lo;
+    return lo;
+}
+
+const argus_preempt *argus_seg_preempts(const argus_graph *g, uint32_t si, uint32_t *n)
+{
+    uint32_t at = seg_items(g->preempts, g->npreempts, sizeof *g->preempts,
+                            offsetof(argus_preempt, seg), si, n);
+    return g->preempts + at;
+}
+
+const argus_inner_wait *argus_seg_inner_waits(const argus_graph *g, uint32_t si, uint32_t *n)
+{
+    uint32_t at = seg_items(g->inner_waits, g->ninner_waits, sizeof *g->inner_waits,
+                            offsetof(argus_inner_wait, seg), si, n);
+    return g->inner_waits + at;
+}
+
+uint64_t argus_seg_lock_failed(const argus_graph *g, uint32_t si)
+{
+    const uint64_t *ts = argus_table_get(&g->p->lock_failed, si);
+    return ts ? *ts : 0;
 }
 
 /* Each thread's segments as one array, for binary search by time: a
@@ -1385,6 +1436,7 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
+    argus_table_init(&g->p->lock_failed, sizeof(uint64_t));
     bool keep_keys = opt && opt->keep_key_events;
     if (keep_keys && opt->keys_lazily && reread_fd < 0) {
         int fd = argus_reader_file(rd);
@@ -1424,11 +1476,9 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
     index_edges(g);
     index_threads(g);
     g->preempts = group_by_seg(g, g->preempts, g->npreempts, sizeof *g->preempts,
-                               offsetof(argus_preempt, seg), offsetof(argus_seg, pre_off),
-                               offsetof(argus_seg, pre_len));
+                               offsetof(argus_preempt, seg));
     g->inner_waits = group_by_seg(g, g->inner_waits, g->ninner_waits, sizeof *g->inner_waits,
-                                  offsetof(argus_inner_wait, seg), offsetof(argus_seg, iw_off),
-                                  offsetof(argus_seg, iw_len));
+                                  offsetof(argus_inner_wait, seg));
 }
 
 void argus_graph_load(argus_graph *g, argus_reader *rd,
@@ -1518,6 +1568,7 @@ void argus_graph_free(argus_graph *g)
     argus_table_free(&p->thread_index);
     argus_table_free(&p->pid_proc);
     argus_table_free(&p->str_index);
+    argus_table_free(&p->lock_failed);
     if (p->parser)
         argus_parser_free(p->parser);
     if (p->reread_parser)
@@ -1536,7 +1587,7 @@ void argus_graph_free(argus_graph *g)
         free(p->lazy_text);
         argus_table_free(&p->lazy_text_index);
     }
-    void *arrays[] = {p->id_seg, p->blk_off, p->id_runs, g->threads, g->segs, g->edges,
+    void *arrays[] = {p->id_seg, p->blk_off, p->id_runs, p->seg_keys, g->threads, g->segs, g->edges,
                       g->sig_pool, g->keys, g->strings, g->extras, g->extra_pool,
                       g->locks, g->preempts, g->ipcs, g->inner_waits};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)

@@ -52,8 +52,6 @@ typedef struct argus_seg {
     uint64_t runnable;          /* ns the thread then waited for a CPU
                                    (its woken's `runnable`, 0 if unknown) */
     uint64_t cpu_holder;        /* tid that held that CPU, 0 if unknown */
-    uint64_t lock_failed;       /* ts of its last failed file-lock try
-                                   (fcntl F_SETLK, flock), 0: none */
     uint64_t wait_resource;
     uint64_t ui_id;             /* first ui_event, UINT64_MAX if none */
     uint64_t send_id;           /* last ipc send, UINT64_MAX if none */
@@ -66,9 +64,9 @@ typedef struct argus_seg {
     uint32_t sig_off, sig_len;  /* into sig_pool */
     uint32_t in_off, in_len;    /* incoming edges: in_edges[in_off..] */
     uint32_t out_off, out_len;
-    uint32_t key_off, key_len;  /* key events: argus_graph_seg_keys */
-    uint32_t pre_off, pre_len;  /* its preemptions: preempts[pre_off..] */
-    uint32_t iw_off, iw_len;    /* its inner waits: inner_waits[iw_off..] */
+    /* rarer: its key events (argus_graph_seg_keys), preemptions
+     * (argus_seg_preempts), inner waits (argus_seg_inner_waits) and
+     * failed file-lock tries (argus_seg_lock_failed) are kept apart */
     uint8_t wake;               /* enum argus_wake of the final wait */
     bool ctx;                   /* an interrupt/maintenance window */
     bool woken_external;        /* the wait ended by resume (no waker) */
@@ -193,6 +191,12 @@ int argus_key_event_text(const argus_record *r, char *buf, size_t size,
  * keep_key_events, made on first use with keys_lazily (the same ones),
  * none otherwise. Valid as long as the graph. */
 const argus_key_event *argus_graph_seg_keys(const argus_graph *g, uint32_t si, uint32_t *n);
+/* Segment SI's preemptions and inner waits (*N of them), in time order. */
+const argus_preempt *argus_seg_preempts(const argus_graph *g, uint32_t si, uint32_t *n);
+const argus_inner_wait *argus_seg_inner_waits(const argus_graph *g, uint32_t si, uint32_t *n);
+/* The ts of segment SI's last failed file-lock try (fcntl F_SETLK,
+ * flock), 0: none. */
+uint64_t argus_seg_lock_failed(const argus_graph *g, uint32_t si);
 
 /* Reads the whole stream of RD into G. Fails (exit 65, named by the
  * reader) on an event without seg: the stream was not segmented. */
