@@ -29,4 +29,4 @@ if command -v dot >/dev/null 2>&1; then
     argus export --output-format dot build/demo.findings | dot -Tsvg > build/demo.svg
     echo "   build/demo.svg   the causal path and wait chain (Graphviz)"
 fi
-echo "   build/demo.json  open in ui.perfetto.dev or chrome://tracing: every thread"
+echo "   build/demo.json  open in ui.perfetto.dev or Chromium's DevTools (Performance): every thread"

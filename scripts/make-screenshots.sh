@@ -4,6 +4,10 @@
 #   docs/images/demo-html.png    the page of argus diagnose --html, as the
 #                                browser tests see it (tests/html.bats'
 #                                own screenshot, headless Chromium)
+#   docs/images/demo-devtools.png  that export opened in the Performance
+#                                panel of Chromium's own DevTools front end
+#                                (tests/export.bats' own screenshot, headless
+#                                Chromium: tests/tools/devtools-trace)
 #   docs/images/demo-dot.svg     argus export --output-format dot | dot -Tsvg
 #   docs/images/demo-perfetto.json  argus export --output-format perfetto, to
 #                                open in ui.perfetto.dev or chrome://tracing
@@ -16,10 +20,14 @@ out=docs/images
 command -v chromium >/dev/null 2>&1 || { echo "make-screenshots: no chromium (apt-get install chromium)" >&2; exit 1; }
 command -v dot >/dev/null 2>&1 || { echo "make-screenshots: no dot (apt-get install graphviz)" >&2; exit 1; }
 mkdir -p "$out"
-rm -f "$out/demo-html.png"
+rm -f "$out/demo-html.png" "$out/demo-devtools.png"
 ARGUS_SCREENSHOTS="$root/$out" ARGUS_BIN="$root/bin" ARGUS_ROOT="$root" \
     BATS_LIB_PATH="${BATS_LIB_PATH:-/usr/lib/bats}" bats tests/html.bats
-[ -s "$out/demo-html.png" ] || { echo "make-screenshots: the tests made no screenshot" >&2; exit 1; }
+ARGUS_SCREENSHOTS="$root/$out" ARGUS_BIN="$root/bin" ARGUS_ROOT="$root" \
+    BATS_LIB_PATH="${BATS_LIB_PATH:-/usr/lib/bats}" bats --filter DevTools tests/export.bats
+for f in demo-html.png demo-devtools.png; do
+    [ -s "$out/$f" ] || { echo "make-screenshots: the tests made no $f" >&2; exit 1; }
+done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/argus-shots.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

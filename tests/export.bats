@@ -1,7 +1,11 @@
 #!/usr/bin/env bats
 # argus export: the graph and its findings as Chrome trace-event JSON
 # (Perfetto's UI, chrome://tracing) and as Graphviz DOT
-# (docs/stages/export.md).
+# (docs/stages/export.md). The demo's JSON is also opened in a viewer of
+# that format, the Performance panel of Chromium's own DevTools front end
+# (headless, tests/tools/devtools-trace; skipped without chromium), whose
+# screenshot scripts/make-screenshots.sh keeps for docs/viewing.md
+# (ARGUS_SCREENSHOTS=DIR: copied there).
 
 load test_helper
 
@@ -9,6 +13,12 @@ setup_file() {
     # the demo's findings stream: graph, hang, path, wait chain, culprits
     argus diagnose --baseline fixtures/demo/normal.jsonl \
         --keep "$BATS_FILE_TMPDIR/demo.findings" fixtures/demo/hang.jsonl >/dev/null
+}
+
+teardown_file() {
+    if [ -n "${ARGUS_SCREENSHOTS-}" ] && [ -s "$BATS_FILE_TMPDIR/devtools.png" ]; then
+        cp "$BATS_FILE_TMPDIR/devtools.png" "$ARGUS_SCREENSHOTS/demo-devtools.png"
+    fi
 }
 
 F() { echo "$BATS_FILE_TMPDIR/demo.findings"; }
@@ -416,4 +426,56 @@ print(x["name"] == "\u00e9" * 79, [k[:13] + "..." + str(len(k.encode())) for k i
     # before the trace's first timestamp (13507.171125): nothing
     run sh -c "argus export --window 1..2 '$BATS_TEST_TMPDIR/f' | jq -c '[.traceEvents[] | select(.ph == \"X\")] | length'"
     assert_output 0
+}
+
+# What a viewer of the export FILE should show, as tests/tools/devtools-trace
+# prints it, sorted: a track per process ("App (100)", from its
+# process_name) and per thread ("App (100) / main (1001)", thread_name),
+# a slice per X event on its thread's track ("App (100) / main (1001) |
+# ui keyDown").
+viewer_expects() {
+    jq -r '
+      (reduce (.traceEvents[] | select(.ph == "M" and .name == "process_name")) as $e
+        ({}; .["\($e.pid)"] = "\($e.args.name) (\($e.pid))")) as $p
+      | (reduce (.traceEvents[] | select(.ph == "M" and .name == "thread_name")) as $e
+        ({}; .["\($e.pid)/\($e.tid)"] = "\($p["\($e.pid)"]) / \($e.args.name) (\($e.tid))")) as $t
+      | ($p[] | "track: \(.)"), ($t[] | "track: \(.)"),
+        (.traceEvents[] | select(.ph == "X") | "slice: \($t["\(.pid)/\(.tid)"]) | \(.name)")' "$1" | sort
+}
+
+@test "perfetto, opened in Chromium's DevTools Performance panel: no error, a track per process and per thread named as in the export, one slice per segment on its thread's track, the culprit's category and rank in its details" {
+    command -v chromium >/dev/null 2>&1 || skip "no chromium (Debian package chromium)"
+    local d=$BATS_TEST_TMPDIR
+    argus export --output-format perfetto "$(F)" > "$d/demo.json"
+    # seg 3, the culprit ranked first, selected, as in the HTML page's picture
+    run timeout 120 devtools-trace "$d/demo.json" "$d/profile" --select "wait soreceive" \
+        --screenshot "$BATS_FILE_TMPDIR/devtools.png"
+    assert_success
+    assert_line --index 0 "loaded: yes"
+    refute_line --partial "console:"
+    refute_line --partial "status:"
+    assert_equal "$(printf '%s\n' "${lines[@]}" | grep -E '^(track|slice): ' | sort)" \
+        "$(viewer_expects "$d/demo.json")"
+    assert_line "slices: $(jq '[.traceEvents[] | select(.ph == "X")] | length' "$d/demo.json")"
+    assert_line "slices: 8"
+    # DevTools binds a flow event only to a slice that starts at the flow's
+    # own time in the flow's category; the export binds each flow to its
+    # enclosing slice (bp e), as Perfetto does: the panel draws no arrows
+    # (docs/viewing.md says so)
+    assert_line "flows: 0"
+    assert_line --regexp '^summary: wait soreceive Duration 3\.20 s .*"culprit_rank" ?: ?1 ?,.*"tid" ?: ?2002 ?,.*"cat" ?: ?"segment,chain,culprit"'
+    run png-colours "$BATS_FILE_TMPDIR/devtools.png"
+    assert_line "size 1280 820"
+}
+
+@test "perfetto, in DevTools' Performance panel: a truncated export is an error there and draws nothing (the check above can fail)" {
+    command -v chromium >/dev/null 2>&1 || skip "no chromium (Debian package chromium)"
+    local d=$BATS_TEST_TMPDIR
+    argus export --output-format perfetto "$(F)" | head -c 2000 > "$d/cut.json"
+    run timeout 120 devtools-trace "$d/cut.json" "$d/profile"
+    assert_success
+    assert_line --index 0 "loaded: no"
+    assert_line "slices: 0"
+    assert_line --regexp '^console: exception SyntaxError: .*JSON'
+    refute_line --partial "track:"
 }
