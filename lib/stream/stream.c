@@ -816,6 +816,10 @@ static inline uint8_t scan_bit(int key)
  * fields left for argus_record_decode. The record's length; -1 for any
  * other record, or one that is not all in BUF (argus_parse_record then
  * reads it, and says what is wrong with it). */
+/* A field's key_id before decode_field: its key is still to be looked up
+ * (scan_event sets the ids of the keys it tells apart). */
+#define KEY_UNSCANNED UINT16_MAX
+
 static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
 {
     argus_cbor_head_info h;
@@ -844,7 +848,11 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         if (vlen == 0)
             return -1;
         int slot = -1;
+        /* the keys told apart here need no lookup when the fields are
+         * decoded (decode_field) */
+        r->fields[i].key_id = KEY_UNSCANNED;
         if (key_len == 4 && memcmp(key, "type", 4) == 0) {
+            r->fields[i].key_id = ARGUS_K_TYPE;
             argus_cbor_head_info v;
             if (type || !scan_head(buf + at, len - at, &v) || v.major != CBOR_TEXT)
                 return -1;
@@ -859,10 +867,15 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
             slot = key[0] == 't' ? 2 : 3;
         } else if (key_len == 3 && memcmp(key, "ctx", 3) == 0) {
             keys |= scan_bit(ARGUS_K_CTX);
+            r->fields[i].key_id = ARGUS_K_CTX;
         } else if (key_len == 3 && memcmp(key, "seg", 3) == 0) {
             keys |= scan_bit(ARGUS_K_SEG);
+            r->fields[i].key_id = ARGUS_K_SEG;
         }
         if (slot >= 0) {
+            static const uint16_t slot_key[] = {ARGUS_K_ID, ARGUS_K_TS, ARGUS_K_TID,
+                                                ARGUS_K_PID};
+            r->fields[i].key_id = slot_key[slot];
             argus_cbor_head_info v;
             if ((have & 1u << slot) || !scan_head(buf + at, len - at, &v) ||
                 v.major != CBOR_UINT)
@@ -907,7 +920,8 @@ static bool decode_field(argus_field *f, const uint8_t *buf, size_t len,
     scan_head(buf + at, len - at, &k);
     f->key = (const char *)buf + at + k.len;
     f->key_len = (uint32_t)k.arg;
-    f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
+    if (f->key_id == KEY_UNSCANNED)
+        f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
     at = f->val_off;
     scan_head(buf + at, len - at, &v);
     f->u = v.arg;
@@ -1282,6 +1296,7 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
         if (pending) {
             f->key_off = (uint32_t)(r->fields[i].key_off + shift);
             f->val_off = (uint32_t)(r->fields[i].val_off + shift);
+            f->key_id = r->fields[i].key_id;    /* as scan_event set it */
             continue;
         }
         *f = r->fields[i];
@@ -1303,6 +1318,7 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
         at = f->val_off + argus_cbor_definite_len(w->b.p + f->val_off,
                                                   w->b.len - f->val_off, 2);
         keys |= scan_bit(sets[i].key);
+        f->key_id = KEY_UNSCANNED;
         if (!pending)
             decode_field(f, w->b.p, w->b.len, (uint32_t)at);
     }
