@@ -401,11 +401,17 @@ fd_verdict() {
     assert_output 0
 }
 
-@test "DEC-FD: an fd another thread of the process named is named with that thread; an fd_origin this report does not know says nothing" {
+@test "DEC-FD: an fd another thread of the process named is named with that thread; connect_started and flock in words; an fd_origin this report does not know says nothing" {
     argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json |
         sed 's/"fd_origin_tid":5000/"fd_origin_tid":5001/; 1a {"type":"thread","tid":5001,"pid":5000,"proc":"webd","name":"acceptor"}' > "$T"
     run fd_verdict "$T"
     assert_output --partial "was blocked 2.000 s in read on fd 5 (a connection webd/acceptor [5001] accepted on fd 3 at 100.000020 s), waiting on"
+    argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json | sed 's/"fd_origin":"accept"/"fd_origin":"connect_started"/' > "$T"
+    run fd_verdict "$T"
+    assert_output --partial "was blocked 2.000 s in read on fd 5 (a socket it began to connect at 100.000020 s), waiting on"
+    argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json | sed 's/"fd_origin":"accept"/"fd_origin":"flock"/' > "$T"
+    run fd_verdict "$T"
+    assert_output --partial "was blocked 2.000 s in read on fd 5 (a file it locked at 100.000020 s), waiting on"
     argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json | sed 's/"fd_origin":"accept"/"fd_origin":"inherited"/' > "$T"
     run fd_verdict "$T"
     assert_output --partial "was blocked 2.000 s in read on fd 5, waiting on"
