@@ -122,6 +122,32 @@ setup() {
   2 ipc events paired from a send waking a receive"
 }
 
+@test "DEC-FD: a wait on the fd an accept4 returned carries fd_origin accept, the accept's enter ts, its thread and the listening fd" {
+    fixture fd-accept.txt
+    run sh -c "argus-decode --format ftrace fixtures/ftrace/fd-accept.txt | argus-to-json | jq -c 'select(.type == \"wait\" and .reason == \"read\")'"
+    assert_output '{"type":"wait","id":6,"ts":50000,"tid":5000,"pid":5000,"cpu":0,"reason":"read","resource":"0x5","fd_origin":"accept","fd_origin_ts":20000,"fd_origin_tid":5000,"fd_listen":3}'
+}
+
+@test "DEC-FD: no fd_origin when the trace does not show where the fd came from, nor after a close freed its number" {
+    fixture fd-unknown.txt
+    fixture fd-closed.txt
+    run sh -c "cat fixtures/ftrace/fd-unknown.expected.jsonl fixtures/ftrace/fd-closed.expected.jsonl | grep -c fd_origin"
+    assert_output 0
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/fd-closed.txt 2>&1 >/dev/null | grep DEC-FD'
+    assert_output "  2 fds named by an accept, connect or flock (DEC-FD)
+  1 fd names forgotten on close, dup2, dup3, close_range, exec or exit (DEC-FD)"
+}
+
+@test "DEC-FD: a connect begun (EINPROGRESS) names the fd for every thread of the process, a failed connect names nothing, a flock names a file; dup2 and exec forget" {
+    fixture fd-origins.txt
+    run sh -c "argus-decode --format ftrace fixtures/ftrace/fd-origins.txt | argus-to-json | jq -r 'select(.type == \"wait\") | [.tid, .resource, .fd_origin // \"-\", .fd_origin_ts // \"-\", .fd_origin_tid // \"-\"] | @tsv'"
+    assert_output "$(printf '%s\t%s\t%s\t%s\t%s\n' 7000 0x3 connect_started 0 7000 7001 0x3 connect_started 0 7000 \
+        7000 0x4 - - - 7000 0x6 flock 190000 7000 7000 0x3 - - - 7000 0x6 - - -)"
+    run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/fd-origins.txt 2>&1 >/dev/null | grep DEC-FD'
+    assert_output "  2 fds named by an accept, connect or flock (DEC-FD)
+  2 fd names forgotten on close, dup2, dup3, close_range, exec or exit (DEC-FD)"
+}
+
 @test "sched_waking and its sched_wakeup count once; a sched_wakeup alone counts; -v says how many were dropped (issue 6.1)" {
     {
         echo '  waker-10  [000] d... 1.000001: sched_waking: comm=a pid=20 prio=120 target_cpu=001'

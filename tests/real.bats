@@ -9,7 +9,7 @@ load real_helper
 
 setup_file() {
     unpack redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus-kernel \
-           gui-dbus qt-dbus gui-worker gui-busy
+           gui-dbus qt-dbus gui-worker gui-busy redis-script
 }
 
 @test "CULL-SYSCALL (issue 12 1.1, redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
@@ -138,3 +138,36 @@ setup_file() {
     assert_line 'no hang found'
     assert_line --partial 'Linux trace: no main thread of redis-cli blocked or ran 500 ms or more (--hang MS sets how long'
 }
+
+@test "DEC-FD (redis-sleep, redis-script, cpu-starved): redis-cli's recvfrom on fd 3 is on the socket it connected, at the connect line whose exit returned 0; the backend's epoll fd of pg-rowlock, made by a call the trace lacks, stays 'fd 8'" {
+    diagnose redis-sleep --proc redis-cli
+    run sed -n 1,4p "$R/redis-sleep.report"
+    assert_output "Verdict: redis-cli/main [28116] was blocked 2.001 s in recvfrom on fd 3 (a socket it connected at
+498.036807 s), waiting on redis-server/main [28100], which slept 2.000 s in clock_nanosleep; no UI
+event was found that led to it. Culprit: redis-server/main [28100], the thread at the end of that
+wait."
+    # its first connect (498.036655) returned -EINPROGRESS; the second, at
+    # 498.036807, returned 0; fd 3 was a library file read before them
+    run grep -E '^ +redis-cli-28116 .* (498\.036655|498\.036800|498\.036807|498\.036812): sys_connect' "$R/redis-sleep.txt"
+    assert_output "       redis-cli-28116   (  28116) [000] .....   498.036655: sys_connect(fd: 3, uservaddr: 0x7f4309033030, addrlen: 0x10)
+       redis-cli-28116   (  28116) [000] .....   498.036800: sys_connect -> 0xffffffffffffff8d
+       redis-cli-28116   (  28116) [000] .....   498.036807: sys_connect(fd: 3, uservaddr: 0x7f4309020020, addrlen: 0x10)
+       redis-cli-28116   (  28116) [000] .....   498.036812: sys_connect -> 0x0"
+    run cat "$R/redis-sleep.report"
+    assert_line "    1. redis-cli/main [28116]: blocked 2.001 s in recvfrom on fd 3 (a socket it connected at"
+    assert_line "       498.036807 s)"
+    diagnose redis-script --proc redis-cli
+    run sed -n 1,2p "$R/redis-script.report"
+    assert_output "Verdict: redis-cli/main [2704] was blocked 2.004 s in recvfrom on fd 3 (a socket it connected at
+813.573744 s), waiting on redis-server/main [2625], which was running 394.6 ms on the CPU; no UI"
+    diagnose cpu-starved --proc redis-cli
+    run grep -A1 '^  Class:' "$R/cpu-starved.report"
+    assert_output "  Class:     wait - blocked 2.121 s in recvfrom on fd 3 (a socket it connected at 790.506854 s),
+             then woken; the last 1.820 s of it runnable (woken, waiting for a CPU)"
+    diagnose pg-rowlock
+    run grep -cE 'on fd [0-9]+ \(a ' "$R/pg-rowlock.report"
+    assert_output 0
+    run grep -c 'epoll_wait on fd 8' "$R/pg-rowlock.report"
+    refute_output 0
+}
+

@@ -78,7 +78,7 @@ expected_events() {
     for x in futex read write readv writev pread64 pwrite64 recvfrom recvmsg recvmmsg sendto \
              sendmsg sendmmsg poll ppoll select pselect6 epoll_wait epoll_pwait epoll_pwait2 \
              nanosleep clock_nanosleep wait4 waitid accept accept4 connect pipe pipe2 socketpair \
-             fcntl flock sched_yield; do
+             fcntl flock sched_yield close close_range dup2 dup3; do
         for side in enter exit; do
             [ -d "$TFS/events/syscalls/sys_${side}_$x" ] && echo "syscalls:sys_${side}_$x"
         done
@@ -137,7 +137,7 @@ symbol_offset() {
     assert_success
     assert_line --index 0 "Usage: argus-record [OPTIONS] [--] [CMD [ARGS...]]"
     assert_line "      --watch 0xADDR[@PID]"
-    assert_line "socketpair, fcntl, flock, sched_yield; with trace_clock mono and the"
+    assert_line "socketpair, fcntl, flock, sched_yield, close, close_range, dup2, dup3;"
     assert_line "77 not root, 126/127 CMD not executable/not found."
 }
 

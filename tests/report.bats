@@ -356,3 +356,64 @@ seconds from the trace's zero."
     assert_line "Hang 0: App/main [1001] (pid 100)"
     assert_line --partial "2. syncd/syncd [2001], which woke 1"
 }
+
+# ---- what a file descriptor is (argus-decode's DEC-FD on the wait) ----------
+
+# fd_verdict FILE [ARGS...]: the first verdict paragraph of argus diagnose
+# --proc webd on FILE (a hand-written ftrace of fixtures/ftrace), on one line
+fd_verdict() {
+    local f=$1
+    shift
+    argus diagnose --proc webd "$@" "$f" | awk '/^(\*\*)?Verdict/ { on = 1 }
+        on && (/^$/ || /^(\*\*)?Baseline/) { exit }
+        on { printf "%s%s", (n++ ? " " : ""), $0 } END { print "" }'
+}
+
+@test "DEC-FD: a thread that accepted a connection and blocks reading it while the client sleeps: the verdict, Class, wait chain say which fd it is and when it was accepted (fixtures/ftrace/fd-accept.txt)" {
+    run fd_verdict fixtures/ftrace/fd-accept.txt
+    assert_output "Verdict: webd/main [5000] was blocked 2.000 s in read on fd 5 (a connection it accepted on fd 3 at 100.000020 s), waiting on slowcli/main [6000], which slept 2.000 s in clock_nanosleep; no UI event was found that led to it. Culprit: slowcli/main [6000], the thread at the end of that wait."
+    run argus diagnose --proc webd fixtures/ftrace/fd-accept.txt
+    assert_line "  Class:     wait - blocked 2.000 s in read on fd 5 (a connection it accepted on fd 3 at"
+    assert_line "             100.000020 s), then woken"
+    assert_line "    1. webd/main [5000]: blocked 2.000 s in read on fd 5 (a connection it accepted on fd 3 at"
+    assert_line "       100.000020 s)"
+    # the path's key event stays short
+    assert_line "    webd/main [5000]  100.000020..102.000120 s (hang): accept4; read; wait read on fd 5 (2.000 s)"
+    # that moment is the accept4 line's, the one that names the listening fd
+    run grep -c ' 100\.000020: sys_enter_accept4: fd: 0x00000003' fixtures/ftrace/fd-accept.txt
+    assert_output 1
+}
+
+@test "DEC-FD: the same words in --output-format markdown and in the HTML page's verdict" {
+    run fd_verdict fixtures/ftrace/fd-accept.txt --output-format markdown
+    assert_output "**Verdict:** webd/main [5000] was blocked 2.000 s in \`read\` on fd 5 (a connection it accepted on fd 3 at 100.000020 s), waiting on slowcli/main [6000], which slept 2.000 s in \`clock_nanosleep\`; no UI event was found that led to it. **Culprit:** slowcli/main [6000], the thread at the end of that wait."
+    argus diagnose --proc webd --html "$BATS_TEST_TMPDIR/fd.html" fixtures/ftrace/fd-accept.txt > /dev/null
+    run grep -c 'blocked 2.000 s in read on fd 5 (a connection it accepted on fd 3 at 100.000020 s), waiting on' "$BATS_TEST_TMPDIR/fd.html"
+    refute_output 0
+}
+
+@test "DEC-FD: where the trace does not show the fd's origin (fd-unknown.txt), or a close freed the number since (fd-closed.txt), the report says 'fd 5' alone" {
+    run fd_verdict fixtures/ftrace/fd-unknown.txt
+    assert_output "Verdict: webd/main [5000] was blocked 2.000 s in read on fd 5, waiting on slowcli/main [6000], which slept 2.000 s in clock_nanosleep; no UI event was found that led to it. Culprit: slowcli/main [6000], the thread at the end of that wait."
+    run fd_verdict fixtures/ftrace/fd-closed.txt
+    assert_output "Verdict: webd/main [5000] was blocked 2.000 s in read on fd 5, waiting on slowcli/main [6000], which slept 2.000 s in clock_nanosleep; no UI event was found that led to it. Culprit: slowcli/main [6000], the thread at the end of that wait."
+    run sh -c "argus diagnose --proc webd fixtures/ftrace/fd-closed.txt | grep -c 'accepted'"
+    assert_output 0
+}
+
+@test "DEC-FD: an fd another thread of the process named is named with that thread; connect_started and flock in words; an fd_origin this report does not know says nothing" {
+    argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json |
+        sed 's/"fd_origin_tid":5000/"fd_origin_tid":5001/; 1a {"type":"thread","tid":5001,"pid":5000,"proc":"webd","name":"acceptor"}' > "$T"
+    run fd_verdict "$T"
+    assert_output --partial "was blocked 2.000 s in read on fd 5 (a connection webd/acceptor [5001] accepted on fd 3 at 100.000020 s), waiting on"
+    argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json | sed 's/"fd_origin":"accept"/"fd_origin":"connect_started"/' > "$T"
+    run fd_verdict "$T"
+    assert_output --partial "was blocked 2.000 s in read on fd 5 (a socket it began to connect at 100.000020 s), waiting on"
+    argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json | sed 's/"fd_origin":"accept"/"fd_origin":"flock"/' > "$T"
+    run fd_verdict "$T"
+    assert_output --partial "was blocked 2.000 s in read on fd 5 (a file it locked at 100.000020 s), waiting on"
+    argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json | sed 's/"fd_origin":"accept"/"fd_origin":"inherited"/' > "$T"
+    run fd_verdict "$T"
+    assert_output --partial "was blocked 2.000 s in read on fd 5, waiting on"
+}
+

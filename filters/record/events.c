@@ -17,14 +17,15 @@ static const char *const base_events[] = {
 };
 
 /* The syscalls whose blocking the decoder explains (futex addresses, fds
- * of reads and writes, sleeps, waits, pipes and sockets). */
+ * of reads and writes, sleeps, waits, pipes and sockets), and those that
+ * close an fd, so that the decoder forgets what an fd was (DEC-FD). */
 static const char *const syscall_names[] = {
     "futex", "read", "write", "readv", "writev", "pread64", "pwrite64",
     "recvfrom", "recvmsg", "recvmmsg", "sendto", "sendmsg", "sendmmsg",
     "poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait",
     "epoll_pwait2", "nanosleep", "clock_nanosleep", "wait4", "waitid",
     "accept", "accept4", "connect", "pipe", "pipe2", "socketpair",
-    "fcntl", "flock", "sched_yield",
+    "fcntl", "flock", "sched_yield", "close", "close_range", "dup2", "dup3",
 };
 
 size_t n_enabled;

@@ -43,7 +43,7 @@ struct argus_graph_priv {
     uint64_t id_last;
     size_t id_cap, cap_id_runs, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
         cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
-        cap_ipcs;
+        cap_ipcs, cap_fds;
     argus_parser *parser;
     /* ARGUS_KEYS_REREAD and keys_lazily: where to read events again.
      * For each block of ID_BLOCK slots of id_seg, 1 + the stream offset
@@ -1044,6 +1044,33 @@ static void keep_ipc(argus_graph *g, const argus_record *r)
     m->dbus_type = intern_named(g, r, "dbus_type");
 }
 
+/* A wait's fd_origin fields (DEC-FD), when it has them. */
+static void keep_fd_info(argus_graph *g, const argus_record *r, uint64_t fd)
+{
+    uint32_t how = intern_named(g, r, "fd_origin");
+    const argus_field *ts = argus_get_named(r, "fd_origin_ts");
+    const argus_field *tid = argus_get_named(r, "fd_origin_tid");
+    if (!how || !ts || ts->kind != ARGUS_V_UINT || !tid || tid->kind != ARGUS_V_UINT)
+        return;
+    const argus_field *l = argus_get_named(r, "fd_listen");
+    argus_fd_info *f = GRAPH_PUSH(g, g->fds, g->nfds, g->p->cap_fds);
+    *f = (argus_fd_info){.wait_id = r->id, .fd = fd, .ts = ts->u, .tid = tid->u,
+                         .listen = l && l->kind == ARGUS_V_UINT ? l->u : NO_ID, .how = how};
+}
+
+const argus_fd_info *argus_graph_fd_info(const argus_graph *g, uint64_t wait_id)
+{
+    uint32_t lo = 0, hi = g->nfds;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->fds[mid].wait_id < wait_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->nfds && g->fds[lo].wait_id == wait_id ? &g->fds[lo] : NULL;
+}
+
 /* The loading state of each thread, by thread index (as g->threads). */
 typedef struct loader {
     loading_thread *threads;
@@ -1134,6 +1161,8 @@ static void load_event(argus_graph *g, const argus_record *r,
             s->wait_resource = 0;
             argus_get_uint(r, ARGUS_K_RESOURCE, &s->wait_resource);
             s->wait_reason = intern_field(g, r, ARGUS_K_REASON);
+            if (s->wait_resource && argus_get_named(r, "fd_origin"))
+                keep_fd_info(g, r, s->wait_resource);
             lt->blocked_seg = si;
             lt->wait_ts = r->ts;
         } else if (s->wait_id != NO_ID && r->type != ARGUS_T_WOKEN) {
@@ -1589,7 +1618,7 @@ void argus_graph_free(argus_graph *g)
     }
     void *arrays[] = {p->id_seg, p->blk_off, p->id_runs, p->seg_keys, g->threads, g->segs, g->edges,
                       g->sig_pool, g->keys, g->strings, g->extras, g->extra_pool,
-                      g->locks, g->preempts, g->ipcs, g->inner_waits};
+                      g->locks, g->preempts, g->ipcs, g->inner_waits, g->fds};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         graph_release(p, arrays[i]);
     free(p);

@@ -392,9 +392,46 @@ static bool fd_syscall(const char *reason)
     return false;
 }
 
+/* What the trace showed fd FD of wait WAIT to be (DEC-FD, the wait's
+ * fd_origin): " (a socket it connected at 498.036807 s)", the moment
+ * being that of the syscall that showed it; nothing when the trace did
+ * not show it, or in words this report does not know: never a guess. */
+static void sb_fd_origin(sb *b, uint64_t wait, uint64_t fd)
+{
+    const argus_fd_info *f = wait != NONE ? argus_graph_fd_info(G, wait) : NULL;
+    if (!f || f->fd != fd)
+        return;
+    const char *how = argus_graph_str(G, f->how);
+    const char *what, *did;
+    if (strcmp(how, "connect") == 0)
+        what = "a socket", did = "connected";
+    else if (strcmp(how, "connect_started") == 0)
+        what = "a socket", did = "began to connect";
+    else if (strcmp(how, "accept") == 0)
+        what = "a connection", did = "accepted";
+    else if (strcmp(how, "flock") == 0)
+        what = "a file", did = "locked";
+    else
+        return; /* a value this report does not know: nothing said */
+    uint32_t si = argus_graph_seg_of(G, wait);
+    uint64_t waiter = si != ARGUS_NONE ? G->threads[G->segs[si].thread].tid : NONE;
+    sb_printf(b, " (%s ", what);
+    if (f->tid == waiter)
+        sb_puts(b, "it");
+    else
+        sb_thread(b, f->tid, NONE, NULL, NULL);
+    sb_printf(b, " %s", did);
+    if (strcmp(how, "accept") == 0 && f->listen < 1u << 31)
+        sb_printf(b, " on fd" NBS "%llu", (unsigned long long)f->listen);
+    sb_puts(b, " at ");
+    sb_time(b, f->ts);
+    sb_puts(b, ")");
+}
+
 /* "REASON on 0xRES" of a wait: "read on fd 5" for a file descriptor,
- * "futex on 0x7f..." for an address or a port. */
-static void sb_wait_what(sb *b, const char *reason, uint64_t resource)
+ * with what the trace showed it to be when WAIT (the wait event's id, or
+ * NONE) says it, "futex on 0x7f..." for an address or a port. */
+static void sb_wait_what(sb *b, const char *reason, uint64_t resource, uint64_t wait)
 {
     if (reason && *reason)
         sb_sym(b, reason);
@@ -402,10 +439,12 @@ static void sb_wait_what(sb *b, const char *reason, uint64_t resource)
         sb_puts(b, "a" NBS "wait");
     if (resource != NONE && resource != 0) {
         sb_puts(b, " on ");
-        if (fd_syscall(reason) && resource < 1u << 31)
+        if (fd_syscall(reason) && resource < 1u << 31) {
             sb_printf(b, "fd" NBS "%llu", (unsigned long long)resource);
-        else
+            sb_fd_origin(b, wait, resource);
+        } else {
             sb_addr(b, resource);
+        }
     }
 }
 
@@ -465,7 +504,7 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
         break;
     case ARGUS_T_WAIT:
         sb_puts(b, "wait ");
-        sb_wait_what(b, text, k->aux);
+        sb_wait_what(b, text, k->aux, NONE);
         if (k->id == s->wait_id && s->resume == NONE) {
             sb_puts(b, " (not woken in the trace)");
         } else if (k->id == s->wait_id) {
@@ -1069,7 +1108,7 @@ static void sb_class(sb *b, const hang_rec *h)
         sb_puts(b, "blocked ");
         sb_dur(b, h->blocked != NONE && h->blocked ? h->blocked : to > from ? to - from : 0);
         sb_puts(b, " in ");
-        sb_wait_what(b, reason, res);
+        sb_wait_what(b, reason, res, w);
         if (h->waits != NONE && h->waits > 1)
             sb_printf(b, ", over %llu waits taken up again one after the other (retried after "
                       "timeouts, or woken by its own threads)", (unsigned long long)h->waits);
@@ -1393,7 +1432,7 @@ static void sb_blocked(sb *b, uint32_t si)
         sb_puts(b, " to the end of the trace");
     sb_puts(b, " in ");
     sb_wait_what(b, s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
-                 s->wait_resource);
+                 s->wait_resource, s->wait_id);
 }
 
 static const char *chain_end_meaning(const char *end)
@@ -1556,8 +1595,9 @@ static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
          * its final one */
         argus_wait_info wi;
         if (!argus_wait_at(G, si, from, &wi))
-            wi = (argus_wait_info){.reason = s->wait_reason, .resource = s->wait_resource};
-        sb_wait_what(b, wi.reason ? argus_graph_str(G, wi.reason) : NULL, wi.resource);
+            wi = (argus_wait_info){.id = s->wait_id, .reason = s->wait_reason,
+                               .resource = s->wait_resource};
+        sb_wait_what(b, wi.reason ? argus_graph_str(G, wi.reason) : NULL, wi.resource, wi.id);
         if (waits > 1)
             sb_printf(b, " (%llu waits, taken up again one after the other)",
                       (unsigned long long)waits);
@@ -1596,7 +1636,7 @@ static void section_chain(const chain_rec *c)
                  G->segs[last].wait_resource == c->resource;
     if (!shown && (c->reason || (c->resource != NONE && c->resource != 0))) {
         sb_puts(&line, " (");
-        sb_wait_what(&line, c->reason, c->resource);
+        sb_wait_what(&line, c->reason, c->resource, NONE);
         sb_puts(&line, ")");
     }
     sb_puts(&line, ".");
@@ -1651,7 +1691,7 @@ static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch
         }
         if (x->reason || (x->resource != NONE && x->resource != 0)) {
             sb_puts(&line, " in ");
-            sb_wait_what(&line, x->reason, x->resource);
+            sb_wait_what(&line, x->reason, x->resource, x->wait);
         }
         if (x->since != NONE && x->until != NONE) {
             sb_puts(&line, " (");
@@ -1739,13 +1779,16 @@ static void section_branches(const branch_rec *b, uint32_t nb)
  * One or two sentences a developer reads first: the hung thread and what
  * it did, what it waited on at the end of its wait chain, the UI event that
  * started it, the culprit. */
-static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t *res)
+static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t *res,
+                                uint64_t *wait)
 {
     argus_wait_info wi;
     const argus_seg *s = &G->segs[si];
     if (i >= c->nsince || !argus_wait_at(G, si, c->since[i], &wi))
-        wi = (argus_wait_info){.reason = s->wait_reason, .resource = s->wait_resource};
+        wi = (argus_wait_info){.id = s->wait_id, .reason = s->wait_reason,
+                               .resource = s->wait_resource};
     *res = wi.resource;
+    *wait = wi.id;
     return wi.reason ? argus_graph_str(G, wi.reason) : NULL;
 }
 
@@ -1776,13 +1819,13 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
         sb_puts(b, ", waiting for a CPU");
         return;
     }
-    uint64_t res;
-    const char *reason = chain_reason(c, i, si, &res);
+    uint64_t res, wait;
+    const char *reason = chain_reason(c, i, si, &res, &wait);
     bool sleep = last && strcmp(end, "timeout") == 0 && is_sleep(reason);
     sb_puts(b, sleep ? "slept " : "was blocked ");
     sb_dur(b, d);
     sb_puts(b, " in ");
-    sb_wait_what(b, reason, res);
+    sb_wait_what(b, reason, res, wait);
     if (!last || sleep)
         return;
     if (strcmp(end, "timeout") == 0)
@@ -1861,7 +1904,8 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
         sb_puts(b, " in ");
         sb_wait_what(b, h->reason ? h->reason
                         : s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
-                     h->resource != NONE ? h->resource : s->wait_resource);
+                     h->resource != NONE ? h->resource : s->wait_resource,
+                     h->wait != NONE ? h->wait : s->wait_id);
     } else {
         sb_puts(b, " hung ");
         sb_dur(b, hang_duration(h));
@@ -1906,7 +1950,7 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
         }
         if (cul->reason || (cul->resource != NONE && cul->resource != 0)) {
             sb_puts(b, " in ");
-            sb_wait_what(b, cul->reason, cul->resource);
+            sb_wait_what(b, cul->reason, cul->resource, cul->wait);
         }
     }
     sb_puts(b, ".");

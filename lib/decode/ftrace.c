@@ -45,7 +45,8 @@ typedef struct thread {
     bool waking_pending;   /* a sched_waking counted; its sched_wakeup is not */
     bool in_syscall;
     char sys[SYSNAME_MAX]; /* the syscall in progress */
-    uint64_t sys_arg0;
+    uint64_t sys_arg0, sys_arg1;
+    uint64_t sys_ts;       /* its enter line's ts (stream ns) */
     uint64_t ipc_msg;      /* an ipc recv to write when the syscall ends */
     uint64_t ipc_peer;
     const char *ipc_via;
@@ -86,6 +87,16 @@ typedef struct line_slot {
                             * in task context, 0 without flags */
     bool counter;          /* TS had no fraction: a counter clock's ticks */
 } line_slot;
+
+/* What the trace showed a file descriptor to be (DEC-FD): the syscall of
+ * its process that gave it that meaning, when, and by which thread. */
+enum fd_how { FD_CONNECT = 1, FD_CONNECTING, FD_ACCEPT, FD_FLOCK };
+struct fd_origin {
+    uint64_t ts;           /* stream ns of the syscall's enter line */
+    uint64_t tid;          /* the thread that made it */
+    uint64_t listen;       /* FD_ACCEPT: the listening fd */
+    uint8_t how;           /* enum fd_how */
+};
 
 struct argus_ft {
     argus_writer *w;
@@ -136,6 +147,7 @@ struct argus_ft {
     bool line_own_irq;     /* its interrupt begin/end is of an own softirq */
     const struct cpu_ctx *line_cpu;
     argus_table timer_armer; /* timer -> the arming process + 1 */
+    argus_table fds;       /* (pid << 32 | fd) -> struct fd_origin (DEC-FD) */
     argus_table prescan;   /* tid -> struct prescan (argus_ft_prescan) */
     uint64_t prescan_done[256]; /* tid + 1 by tid modulo 256: nothing more
                                  * for its own lines to tell (a line's
@@ -150,7 +162,8 @@ struct argus_ft {
     /* -v counters */
     uint64_t n_lines, n_events, n_raw, n_comments, n_skipped_html, n_woken,
         n_synth_woken, n_pair_wakeups, n_lost, n_failed_wakeups, n_ipc, n_synth_irq,
-        n_own_softirq, n_timer_wakeups, n_start_waits, n_preempted, n_probe_events;
+        n_own_softirq, n_timer_wakeups, n_start_waits, n_preempted, n_probe_events,
+        n_fd_named, n_fd_forgotten;
 
     struct dbus_state *dbus; /* D-Bus messages in flight (on the first D-Bus line) */
 };
@@ -265,6 +278,7 @@ argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
     argus_table_init(&d->names, sizeof(uint32_t));
     argus_table_init(&d->work_queue, sizeof(uint64_t));
     argus_table_init(&d->timer_armer, sizeof(uint64_t));
+    argus_table_init(&d->fds, sizeof(struct fd_origin));
     argus_table_init(&d->prescan, sizeof(struct prescan));
     for (size_t i = 0; i < sizeof event_names / sizeof *event_names; i++) {
         bool created;
@@ -287,6 +301,7 @@ void argus_ft_free(argus_ft *d)
     argus_table_free(&d->names);
     argus_table_free(&d->work_queue);
     argus_table_free(&d->timer_armer);
+    argus_table_free(&d->fds);
     argus_table_free(&d->prescan);
     for (uint32_t i = 0; i < d->ncpus; i++)
         free(d->cpus[i].run);
@@ -889,6 +904,113 @@ static size_t parse_args(span s, uint64_t *args)
     return n;
 }
 
+/* ---- What a file descriptor is (DEC-FD) -------------------------------- */
+
+/* The key of fd FD of process PID in d->fds; false for a number no fd
+ * has (negative, or past 2^31). */
+static bool fd_key(uint64_t pid, uint64_t fd, uint64_t *key)
+{
+    if (fd >= 1u << 31 || pid >= 1ull << 32)
+        return false;
+    *key = pid << 32 | fd;
+    return true;
+}
+
+static void fd_forget(argus_ft *d, uint64_t pid, uint64_t fd)
+{
+    uint64_t key;
+    if (fd_key(pid, fd, &key) && argus_table_remove(&d->fds, key))
+        d->n_fd_forgotten++;
+}
+
+/* Every fd of process PID from FIRST to LAST (close_range, exec, exit). */
+static void fd_forget_range(argus_ft *d, uint64_t pid, uint64_t first, uint64_t last)
+{
+    if (pid >= 1ull << 32 || first > last || !d->fds.count)
+        return;
+    if (last - first < 64) { /* close_range of a few */
+        for (uint64_t fd = first; fd <= last && fd < 1u << 31; fd++)
+            fd_forget(d, pid, fd);
+        return;
+    }
+    uint64_t key, gone[64];
+    void *val;
+    size_t n;
+    do { /* the table's entries are not removed while it is walked */
+        n = 0;
+        for (size_t pos = 0; n < 64 && argus_table_next(&d->fds, &pos, &key, &val);)
+            if (key >> 32 == pid && (key & 0xffffffffu) >= first && (key & 0xffffffffu) <= last)
+                gone[n++] = key;
+        for (size_t i = 0; i < n; i++)
+            argus_table_remove(&d->fds, gone[i]);
+        d->n_fd_forgotten += n;
+    } while (n == 64);
+}
+
+static void fd_name(argus_ft *d, const thread *t, uint64_t fd, uint8_t how, uint64_t listen)
+{
+    uint64_t key;
+    if (!fd_key(pid_of(t), fd, &key))
+        return;
+    bool created;
+    struct fd_origin *o = argus_table_put(&d->fds, key, &created);
+    *o = (struct fd_origin){.ts = t->sys_ts, .tid = t->tid, .listen = listen, .how = how};
+    d->n_fd_named++;
+}
+
+/* A syscall's enter: the fds it closes are forgotten, whatever it then
+ * returns (Linux closes the fd even when close fails with EINTR). */
+static void fd_enter(argus_ft *d, const thread *t, const char *sys, const uint64_t *args,
+                     size_t nargs)
+{
+    if (strcmp(sys, "close") == 0 && nargs >= 1)
+        fd_forget(d, pid_of(t), args[0]);
+    else if ((strcmp(sys, "dup2") == 0 || strcmp(sys, "dup3") == 0) && nargs >= 2)
+        fd_forget(d, pid_of(t), args[1]); /* the new fd: whatever it was is closed */
+    else if (strcmp(sys, "close_range") == 0 && nargs >= 2)
+        fd_forget_range(d, pid_of(t), args[0], args[1]);
+}
+
+/* A syscall's exit with its return value: the fd it gave a meaning. */
+static void fd_exit(argus_ft *d, const thread *t, uint64_t ret)
+{
+    int64_t r = (int64_t)ret;
+    const char *sys = t->sys;
+    if (strcmp(sys, "accept") == 0 || strcmp(sys, "accept4") == 0) {
+        if (r >= 0)
+            fd_name(d, t, ret, FD_ACCEPT, t->sys_arg0);
+    } else if (strcmp(sys, "connect") == 0) {
+        if (r == 0)
+            fd_name(d, t, t->sys_arg0, FD_CONNECT, 0);
+        else if (r == -115) /* EINPROGRESS: a non-blocking socket's connect begun */
+            fd_name(d, t, t->sys_arg0, FD_CONNECTING, 0);
+        /* else it failed: the program will likely close it; say nothing */
+    } else if (strcmp(sys, "flock") == 0) {
+        if (r == 0 && (t->sys_arg1 & 3)) /* LOCK_SH or LOCK_EX taken */
+            fd_name(d, t, t->sys_arg0, FD_FLOCK, 0);
+    }
+}
+
+/* The fields of a wait in SYS on fd FD of T's process, when the trace
+ * showed what FD is: their count, and written when WRITE. */
+static unsigned put_fd_origin(argus_ft *d, const thread *t, uint64_t fd, bool write)
+{
+    uint64_t key;
+    const struct fd_origin *o;
+    if (!fd_key(pid_of(t), fd, &key) || !(o = argus_table_get(&d->fds, key)))
+        return 0;
+    if (!write)
+        return 3 + (o->how == FD_ACCEPT);
+    static const char *const how[] = {NULL, "connect", "connect_started", "accept", "flock"};
+    argus_put_key(d->w, "fd_origin");
+    argus_put_cstr(d->w, how[o->how]);
+    put_uint_kv(d, "fd_origin_ts", o->ts);
+    put_uint_kv(d, "fd_origin_tid", o->tid);
+    if (o->how == FD_ACCEPT)
+        put_uint_kv(d, "fd_listen", o->listen);
+    return 0;
+}
+
 static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
                           bool begin, const uint64_t *args, size_t nargs,
                           bool have_ret, uint64_t ret)
@@ -897,7 +1019,12 @@ static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
         t->in_syscall = true;
         argus_utf8_copy(t->sys, sizeof t->sys, name.p, name.n);
         t->sys_arg0 = nargs ? args[0] : 0;
+        t->sys_arg1 = nargs > 1 ? args[1] : 0;
+        t->sys_ts = s->ts - d->zero;
+        fd_enter(d, t, t->sys, args, nargs);
     } else if (t->in_syscall) {
+        if (have_ret && name.n == strlen(t->sys) && memcmp(name.p, t->sys, name.n) == 0)
+            fd_exit(d, t, ret);
         if (t->ipc_msg) {
             /* the data a sender handed over while this syscall waited */
             BEGIN(d, s, t, "ipc", 4);
@@ -1108,11 +1235,15 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         const char *reason = prev->in_syscall ? prev->sys : word;
         bool resource = prev->in_syscall &&
                         (strcmp(prev->sys, "futex") == 0 || name_in(prev->sys, fd_syscalls));
-        BEGIN(d, s, prev, "wait", 1 + resource);
+        bool fd = resource && strcmp(prev->sys, "futex") != 0;
+        unsigned origin = fd ? put_fd_origin(d, prev, prev->sys_arg0, false) : 0;
+        BEGIN(d, s, prev, "wait", 1 + resource + origin);
         argus_put_key(d->w, "reason");
         argus_put_cstr(d->w, reason);
         if (resource)
             put_uint_kv(d, "resource", prev->sys_arg0);
+        if (origin)
+            put_fd_origin(d, prev, prev->sys_arg0, true);
         argus_end_record(d->w);
         prev->waiting = true;
     }
@@ -1464,6 +1595,9 @@ static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
             size_t n = (size_t)(file.p + file.n - base);
             set_comm(cur, base, n > 15 ? 15 : n);
         }
+        /* its fds opened close-on-exec are closed now, and the trace
+         * does not say which: none is named any more (DEC-FD) */
+        fd_forget_range(d, pid_of(cur), 0, (1u << 31) - 1);
         BEGIN(d, s, cur, "exec", file.n > 0);
         if (file.n)
             put_span_kv(d, "filename", file);
@@ -1476,6 +1610,8 @@ static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
             t = get_thread(d, pid);
         if (field(body, "comm", &v))
             set_comm(t, v.p, v.n);
+        if (t->tid == pid_of(t)) /* the process ends (its leader) */
+            fd_forget_range(d, pid_of(t), 0, (1u << 31) - 1);
         BEGIN(d, s, t, "exit", 0);
         argus_end_record(d->w);
         return;
@@ -2746,6 +2882,8 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     COUNT(d->n_own_softirq, "network softirqs run inside the thread's own system call (in_syscall)");
     COUNT(d->n_timer_wakeups, "wakeups by the expiry of the target's own timer (timed_out)");
     COUNT(d->n_preempted, "preempted events (switched out runnable, back on a CPU 1 ms or more later)");
+    COUNT(d->n_fd_named, "fds named by an accept, connect or flock (DEC-FD)");
+    COUNT(d->n_fd_forgotten, "fd names forgotten on close, dup2, dup3, close_range, exec or exit (DEC-FD)");
     COUNT(d->n_probe_events, "events of the desktop's libraries (argus-record's uprobes)");
     if (d->dbus) {
         COUNT(d->dbus->n_ipc, "ipc events of D-Bus messages (via dbus)");

@@ -119,6 +119,17 @@ typedef struct argus_ipc_info {
     bool recv;                  /* dir "recv" (else a send) */
 } argus_ipc_info;
 
+/* What a wait's file descriptor is, as decode found it in the trace
+ * (DEC-FD: the wait's fd_origin fields): kept for the waits that have
+ * them, so that the report names the fd. */
+typedef struct argus_fd_info {
+    uint64_t wait_id;           /* the wait event */
+    uint64_t fd;                /* its resource */
+    uint64_t ts, tid;           /* fd_origin_ts, fd_origin_tid */
+    uint64_t listen;            /* fd_listen (accept), UINT64_MAX if absent */
+    uint32_t how;               /* fd_origin (string) */
+} argus_fd_info;
+
 /* A record of a type the graph does not model (hang, path, match, ...),
  * kept as its CBOR bytes for argus_graph_parse_extra. */
 typedef struct argus_extra {
@@ -145,6 +156,7 @@ typedef struct argus_graph {
     argus_preempt *preempts; uint32_t npreempts; /* by segment, then time */
     argus_inner_wait *inner_waits; uint32_t ninner_waits; /* by segment, then time */
     argus_ipc_info *ipcs; uint32_t nipcs;   /* keep_key_events: in id (and ts) order */
+    argus_fd_info *fds; uint32_t nfds;      /* in id order */
     uint8_t *extra_pool; uint64_t extra_used;
     uint64_t t_first, t_last;   /* ts of the first and last event */
     uint64_t origin;            /* the header's "origin": ts + origin is the
@@ -229,6 +241,9 @@ void argus_graph_free(argus_graph *g);
 
 const char *argus_graph_str(const argus_graph *g, uint32_t off);
 uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len);
+
+/* What wait WAIT_ID's fd is (DEC-FD), or NULL when the trace did not say. */
+const argus_fd_info *argus_graph_fd_info(const argus_graph *g, uint64_t wait_id);
 
 /* Segment index of stream seg id SEG, or ARGUS_NONE. */
 uint32_t argus_graph_find_seg(const argus_graph *g, uint64_t seg);
