@@ -1058,17 +1058,27 @@ static void keep_fd_info(argus_graph *g, const argus_record *r, uint64_t fd)
                          .listen = l && l->kind == ARGUS_V_UINT ? l->u : NO_ID, .how = how};
 }
 
-const argus_fd_info *argus_graph_fd_info(const argus_graph *g, uint64_t wait_id)
+uint32_t argus_lower_bound(const void *items, uint32_t n, size_t size, size_t key_at,
+                           uint64_t key)
 {
-    uint32_t lo = 0, hi = g->nfds;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (g->fds[mid].wait_id < wait_id)
+        uint64_t k;
+        memcpy(&k, (const char *)items + (size_t)mid * size + key_at, sizeof k);
+        if (k < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < g->nfds && g->fds[lo].wait_id == wait_id ? &g->fds[lo] : NULL;
+    return lo;
+}
+
+const argus_fd_info *argus_graph_fd_info(const argus_graph *g, uint64_t wait_id)
+{
+    uint32_t at = argus_lower_bound(g->fds, g->nfds, sizeof *g->fds,
+                                    offsetof(argus_fd_info, wait_id), wait_id);
+    return at < g->nfds && g->fds[at].wait_id == wait_id ? &g->fds[at] : NULL;
 }
 
 /* The loading state of each thread, by thread index (as g->threads). */

@@ -1456,15 +1456,9 @@ static const char *chain_end_meaning(const char *end)
 /* The ipc event ID of the graph (argus_ipc_info), or NULL. */
 static const argus_ipc_info *ipc_by_id(uint64_t id)
 {
-    uint32_t lo = 0, hi = G->nipcs;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (G->ipcs[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < G->nipcs && G->ipcs[lo].id == id ? &G->ipcs[lo] : NULL;
+    uint32_t at = argus_lower_bound(G->ipcs, G->nipcs, sizeof *G->ipcs,
+                                    offsetof(argus_ipc_info, id), id);
+    return at < G->nipcs && G->ipcs[at].id == id ? &G->ipcs[at] : NULL;
 }
 
 /* The message that explains link I of chain C, found from link I-1 by
@@ -1483,14 +1477,9 @@ static const argus_ipc_info *hop_message(const chain_rec *c, int i)
     uint64_t tid = G->threads[G->segs[woken].thread].tid;
     uint64_t pid = G->threads[G->segs[waker].thread].pid;
     uint64_t since = c->since[i - 1], until = c->until[i - 1];
-    uint32_t lo = 0, hi = G->nipcs;
-    while (lo < hi) {           /* the first ipc event at or after until */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (G->ipcs[mid].ts < until)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* from the first ipc event at or after until */
+    uint32_t lo = argus_lower_bound(G->ipcs, G->nipcs, sizeof *G->ipcs,
+                                    offsetof(argus_ipc_info, ts), until);
     const argus_ipc_info *recv = NULL;
     for (uint32_t k = lo; k < G->nipcs && !recv; k++)
         if (G->ipcs[k].recv && G->ipcs[k].tid == tid)
