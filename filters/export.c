@@ -22,18 +22,21 @@ static const char usage[] =
     "Reads a graph stream (argus graph), with the findings of\n"
     "argus-find-spinning, argus-similar and argus-diff when it has them.\n"
     "\n"
-    "  perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing):\n"
-    "            a track per thread, grouped by process; each segment a\n"
-    "            slice named by what it did, its key events as args; each\n"
-    "            edge a flow arrow named by its kind (category \"edge\", or\n"
-    "            \"edge,weak\"); the hang, causal path, wait chain and\n"
-    "            culprit segments marked by category (\"hang\", \"path\",\n"
-    "            \"chain\", \"culprit\"), an instant event at each hang.\n"
+    "  perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing,\n"
+    "            DevTools' Performance panel): a track per thread, grouped\n"
+    "            by process; each segment a slice (category \"segment\")\n"
+    "            named by what it did, its key events as args; each edge a\n"
+    "            flow arrow named by its kind (\"KIND (weak)\" for a weak\n"
+    "            one), its events at its two slices' starts where the\n"
+    "            second starts later (else at the edge's events); the\n"
+    "            hang, causal path, wait chain and culprit segments marked\n"
+    "            in args.marks (\"hang\", \"path\", \"chain\", \"culprit\"),\n"
+    "            an instant event at each hang.\n"
     "            Times are microseconds on the trace's own clock. The\n"
     "            whole export streams in bounded memory (--around and\n"
     "            --window load the graph): the open segments and the edges\n"
     "            not yet drawn, whatever the trace's length; where past events\n"
-    "            were goes to a temporary file in TMPDIR (32 bytes an\n"
+    "            were goes to a temporary file in TMPDIR (40 bytes an\n"
     "            event). Reads GRAPH twice (findings come last); standard\n"
     "            input is first copied to a temporary file.\n"
     "  dot:      Graphviz of the hangs' causal paths, wait chains and\n"
@@ -409,11 +412,16 @@ typedef struct key_line {
     uint32_t count;
 } key_line;
 
-typedef struct flow_end {
-    uint64_t id, ts;
-    bool start, weak;
+/* An edge's flow: its "s" and "f" events, written together, "s" first,
+ * once both ends' slices are written (DevTools pairs them in file order). */
+typedef struct flow_pair {
+    uint64_t id;
     uint32_t kind;              /* into kinds */
-} flow_end;
+    bool weak;
+    struct {
+        uint64_t ts, tid, pid, seg;
+    } end[2];                   /* from, to */
+} flow_pair;
 
 typedef struct open_seg {
     uint64_t seg, begin, last_ts, first_id, nevents;
@@ -423,7 +431,7 @@ typedef struct open_seg {
     namer nm;
     key_line first[KEEP_KEYS], last[KEEP_KEYS];
     uint32_t nfirst, nlast_total;   /* nlast_total: lines past the first */
-    flow_end *flows;            /* flow ends waiting for this slice */
+    flow_pair *flows;           /* flows waiting for this slice */
     size_t nflows, cap_flows;
 } open_seg;
 
@@ -450,6 +458,7 @@ static uint64_t last_ts, nflows_written, edges_skipped;
  * Memory stays the same whatever the trace's length. */
 typedef struct event_place {
     uint64_t id, ts, seg;
+    uint64_t begin;             /* its segment's slice's start */
     uint32_t thr;               /* into places' threads */
     uint32_t unused;
 } event_place;
@@ -509,7 +518,8 @@ static void place_flush(void)
     places.nrecent -= PLACE_BLOCK;
 }
 
-static void place_add(uint64_t id, uint64_t ts, uint64_t seg, uint64_t tid, uint64_t pid)
+static void place_add(uint64_t id, uint64_t ts, uint64_t seg, uint64_t begin, uint64_t tid,
+                      uint64_t pid)
 {
     if (places.nrecent == 2 * PLACE_BLOCK)
         place_flush();
@@ -517,6 +527,7 @@ static void place_add(uint64_t id, uint64_t ts, uint64_t seg, uint64_t tid, uint
     e->id = id;
     e->ts = ts;
     e->seg = seg;
+    e->begin = begin;
     e->thr = place_thread(tid, pid);
     e->unused = 0;
 }
@@ -591,16 +602,41 @@ static uint32_t kind_index(const char *s, size_t len)
     return (uint32_t)(nkinds - 1);
 }
 
-static void write_flow(uint64_t tid, uint64_t pid, const flow_end *f)
+/* A flow's two events, "s" then "f" (bound to the enclosing slice, bp e).
+ * Their category is the slices' ("segment"): DevTools binds a flow event
+ * to the slice of its thread that starts at its ts in its category, and
+ * pairs "s" with "f" by category, name and id; Perfetto pairs them by id,
+ * category and name too. A weak edge says so in its name. */
+static void write_flow_pair(const flow_pair *p)
 {
-    begin_event();
-    printf("{\"ph\":\"%s\",\"id\":%llu,\"pid\":%llu,\"tid\":%llu,\"ts\":", f->start ? "s" : "f",
-           (unsigned long long)f->id, (unsigned long long)pid, (unsigned long long)tid);
-    put_us(f->ts);
-    out(",\"name\":");
-    put_str(kinds[f->kind]);
-    printf(",\"cat\":\"%s\"%s}", f->weak ? "edge,weak" : "edge", f->start ? "" : ",\"bp\":\"e\"");
-    nflows_written++;
+    for (int e = 0; e < 2; e++) {
+        begin_event();
+        printf("{\"ph\":\"%s\",\"id\":%llu,\"pid\":%llu,\"tid\":%llu,\"ts\":", e ? "f" : "s",
+               (unsigned long long)p->id, (unsigned long long)p->end[e].pid,
+               (unsigned long long)p->end[e].tid);
+        put_us(p->end[e].ts);
+        out(",\"name\":\"");
+        put_escaped(kinds[p->kind], strlen(kinds[p->kind]), false);
+        printf("%s\",\"cat\":\"segment\"%s}", p->weak ? " (weak)" : "", e ? ",\"bp\":\"e\"" : "");
+        nflows_written++;
+    }
+}
+
+static open_seg *open_seg_of(uint64_t tid, uint64_t seg);
+
+/* A flow waits with a slice of its not written yet (it is written after
+ * it: Perfetto binds a flow event to the slice open at its ts, which a
+ * viewer reading in file order must have read), else is written. */
+static void hold_or_write(const flow_pair *p)
+{
+    for (int e = 0; e < 2; e++) {
+        open_seg *o = open_seg_of(p->end[e].tid, p->end[e].seg);
+        if (o) {
+            *ARGUS_PUSH(o->flows, o->nflows, o->cap_flows) = *p;
+            return;
+        }
+    }
+    write_flow_pair(p);
 }
 
 static void put_key_line(const key_line *k, bool *first)
@@ -614,8 +650,8 @@ static void put_key_line(const key_line *k, bool *first)
     putchar('"');
 }
 
-/* A segment ends: its slice, then the flow ends that waited for it (so
- * that a viewer reading in file order finds the slice they bind to). */
+/* A segment ends: its slice, then the flows that waited for it (those
+ * whose other slice is written too; the others wait for that one). */
 static void close_seg(open_seg *o, uint64_t end)
 {
     if (!o)
@@ -634,17 +670,23 @@ static void close_seg(open_seg *o, uint64_t end)
         put_us(end - o->begin);
         out(",\"name\":");
         put_str(o->nm.rank ? o->nm.text : "segment");
-        out(",\"cat\":\"segment");
-        if (m && (m->bits & M_HANG))
-            out(",hang");
-        if (m && (m->bits & M_PATH))
-            out(",path");
-        if (m && (m->bits & M_CHAIN))
-            out(",chain");
-        if (m && (m->bits & M_CULPRIT))
-            out(",culprit");
-        printf("\",\"args\":{\"seg\":%llu,\"events\":%llu,\"first_id\":%llu",
-               (unsigned long long)o->seg, (unsigned long long)o->nevents,
+        /* one category for every slice: a flow binds in DevTools only
+         * where its two slices have the same (write_flow_pair) */
+        printf(",\"cat\":\"segment\",\"args\":{\"seg\":%llu", (unsigned long long)o->seg);
+        if (m && (m->bits & (M_HANG | M_PATH | M_CHAIN | M_CULPRIT))) {
+            const char *sep = "";
+            out(",\"marks\":\"");
+            if (m->bits & M_HANG)
+                printf("%shang", sep), sep = ",";
+            if (m->bits & M_PATH)
+                printf("%spath", sep), sep = ",";
+            if (m->bits & M_CHAIN)
+                printf("%schain", sep), sep = ",";
+            if (m->bits & M_CULPRIT)
+                printf("%sculprit", sep);
+            out("\"");
+        }
+        printf(",\"events\":%llu,\"first_id\":%llu", (unsigned long long)o->nevents,
                (unsigned long long)o->first_id);
         if (m && (m->bits & M_HANG))
             printf(",\"hang\":%u", (unsigned)m->hang);
@@ -663,7 +705,7 @@ static void close_seg(open_seg *o, uint64_t end)
             put_key_line(&o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
         out("]}}");
         for (size_t k = 0; k < o->nflows; k++)
-            write_flow(o->tid, o->pid, &o->flows[k]);
+            hold_or_write(&o->flows[k]);
     }
     free(o->flows);
     free(o);
@@ -726,7 +768,7 @@ static void take_event(const argus_reader *rd, const argus_record *r)
     o->nevents++;
     o->last_ts = r->ts;
     o->last_wait = false;
-    place_add(r->id, r->ts, seg, r->tid, r->pid);
+    place_add(r->id, r->ts, seg, o->begin, r->tid, r->pid);
     if (r->ts > last_ts)
         last_ts = r->ts;
     if (!o->exported)
@@ -770,17 +812,19 @@ static void take_edge(const argus_record *r)
     bool weak = false;
     argus_get_bool(r, ARGUS_K_WEAK, &weak);
     static uint64_t next_flow;
-    next_flow++;
-    uint32_t kind = kind_index(k ? k : "edge", k ? len : 4);
+    flow_pair p = {++next_flow, kind_index(k ? k : "edge", k ? len : 4), weak, {{0}}};
+    /* At its slices' starts, where both viewers bind it, when the "to"
+     * slice starts later than the "from" one; else (the same start, or an
+     * edge into a slice that began earlier) at its two events, where
+     * Perfetto still binds it and reads its "s" first. */
+    bool at_starts = at[0].begin < at[1].begin;
     for (int e = 0; e < 2; e++) {
-        flow_end end = {next_flow, at[e].ts, e == 0, weak, kind};
-        uint64_t tid = places.thr[at[e].thr].tid, pid = places.thr[at[e].thr].pid;
-        open_seg *o = open_seg_of(tid, at[e].seg);
-        if (o)                  /* written after its slice */
-            *ARGUS_PUSH(o->flows, o->nflows, o->cap_flows) = end;
-        else
-            write_flow(tid, pid, &end);
+        p.end[e].ts = at_starts ? at[e].begin : at[e].ts;
+        p.end[e].tid = places.thr[at[e].thr].tid;
+        p.end[e].pid = places.thr[at[e].thr].pid;
+        p.end[e].seg = at[e].seg;
     }
+    hold_or_write(&p);
 }
 
 static void take_thread(const argus_record *r)

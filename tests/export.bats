@@ -48,9 +48,11 @@ check_trace() {
 # enclosing slice (bp e); i: a scope s; M: a name the viewers know, with
 # args; ts a number of microseconds with at most three decimals, ns): prints
 # "events N bad N backwards N", bad the events that miss one, backwards the
-# causal flows whose f comes before their s (not the weak ones: a weak
-# wait edge joins a wait to the wakeup that ended it, which a race may
-# have put before the wait: gui-dbus has one).
+# causal flows whose f comes before their s (not the weak ones, named
+# "KIND (weak)": a weak wait edge joins a wait to the wakeup that ended it,
+# which a race may have put before the wait: gui-dbus has one). A flow at
+# its slices' starts is still at or before its edge's events, so this
+# holds of both placements.
 check_fields() {
     jq -r '
       def num: type == "number";
@@ -67,23 +69,46 @@ check_fields() {
         else false end;
       if (.displayTimeUnit == "ns" or .displayTimeUnit == "ms") and (.traceEvents | type == "array")
       then . else error("not the JSON Object Format") end
-      | ([.traceEvents[] | select((.ph == "s" or .ph == "f") and .cat == "edge")] | group_by(.id)
+      | ([.traceEvents[] | select((.ph == "s" or .ph == "f") and (.name | endswith(" (weak)") | not))]
+         | group_by(.id)
          | map(select(([.[] | select(.ph == "s")][0].ts) > ([.[] | select(.ph == "f")][0].ts)))
          | length) as $back
       | "events \(.traceEvents | length) bad \([.traceEvents[] | select(ok | not)] | length) backwards \($back)"' "$1"
 }
 
-@test "perfetto: the demo's slices, one per segment, on their threads, named by what they did, hang, path, chain and culprits by category" {
-    run sh -c "argus export --format perfetto $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\")] | sort_by(.ts)[] | [.tid, .ts, .dur, .args.seg, .name, .cat]'"
+# How the viewers bind the flows of the JSON export FILE: prints "pairs N
+# enclosed N at-starts N". enclosed: pairs whose s and f both lie inside a
+# slice of their thread (Perfetto's importer binds an s, and an f with bp
+# e, to the slice open at its ts on its thread); at-starts: pairs that
+# DevTools' Performance panel binds (its FlowsHandler: a flow event to the
+# slice of its pid and tid that starts at its ts in its category; s and f
+# paired by category, name and id, in file order, s first; the two at
+# different ts).
+check_binding() {
+    jq -r '
+      def ns: (. * 1000) | round;
+      [.traceEvents | to_entries[] | .value + {at: .key}] as $ev
+      | ($ev | map(select(.ph == "X") | {k: "\(.pid)/\(.tid)", b: (.ts | ns), e: ((.ts + .dur) | ns), cat})
+         | group_by(.k) | map({key: .[0].k, value: .}) | from_entries) as $x
+      | def slices($e): $x["\($e.pid)/\($e.tid)"] // [];
+        def inside($e): any(slices($e)[]; .b <= ($e.ts | ns) and ($e.ts | ns) <= .e);
+        def starts($e): any(slices($e)[]; .b == ($e.ts | ns) and .cat == $e.cat);
+      [$ev[] | select(.ph == "s" or .ph == "f")] | group_by(.id)
+      | map({s: (map(select(.ph == "s"))[0]), f: (map(select(.ph == "f"))[0])}) as $p
+      | "pairs \($p | length) enclosed \([$p[] | select(inside(.s) and inside(.f))] | length) at-starts \([$p[] | select(starts(.s) and starts(.f) and .s.cat == .f.cat and .s.name == .f.name and .s.at < .f.at and .s.ts < .f.ts)] | length)"' "$1"
+}
+
+@test "perfetto: the demo's slices, one per segment, on their threads, named by what they did, all in category segment, hang, path, chain and culprits marked in args.marks" {
+    run sh -c "argus export --format perfetto $(F) | jq -c '[.traceEvents[] | select(.ph == \"X\")] | sort_by(.ts)[] | [.tid, .ts, .dur, .args.seg, .name, .cat, .args.marks]'"
     assert_success
-    assert_output '[1001,1000,3199400,1,"ui keyDown","segment,hang,path,chain"]
-[2001,1300,3199000,2,"wait psynch_cvwait","segment,chain,culprit"]
-[2002,1500,3198600,3,"wait soreceive","segment,chain,culprit"]
-[1002,2001200,0,4,"backtrace CGSConnectionSetSpinning < -[NSEvent _spinningCursor] < __NSEventThread","segment"]
-[7,3200000,20,5,"wakes tid 2002","segment"]
-[2002,3200100,100,6,"woken awakened","segment"]
-[2001,3200300,10,7,"send msg_id 4342 -> pid 100","segment"]
-[1001,3200400,100,8,"recv msg_id 4342 <- pid 200","segment"]'
+    assert_output '[1001,1000,3199400,1,"ui keyDown","segment","hang,path,chain"]
+[2001,1300,3199000,2,"wait psynch_cvwait","segment","chain,culprit"]
+[2002,1500,3198600,3,"wait soreceive","segment","chain,culprit"]
+[1002,2001200,0,4,"backtrace CGSConnectionSetSpinning < -[NSEvent _spinningCursor] < __NSEventThread","segment",null]
+[7,3200000,20,5,"wakes tid 2002","segment",null]
+[2002,3200100,100,6,"woken awakened","segment",null]
+[2001,3200300,10,7,"send msg_id 4342 -> pid 100","segment",null]
+[1001,3200400,100,8,"recv msg_id 4342 <- pid 200","segment",null]'
 }
 
 @test "perfetto: the JSON parses, every flow start has its end with the same id, slices of a thread nest" {
@@ -131,25 +156,41 @@ check_fields() {
     assert_output '{"ph":"X","pid":1,"tid":1,"ts":1234.567,"dur":5.434,"name":"read","cat":"segment","args":{"seg":1,"events":2,"first_id":1,"key_events":["read"]}}'
 }
 
-@test "perfetto: edges are flows named by kind, weak ones in category edge,weak, bound to the enclosing slice" {
+@test "perfetto: edges are flows named by kind, weak ones \"KIND (weak)\", in the slices' category, each event at its slice's start, s before f in the file" {
     run sh -c "argus export $(F) | jq -c '[.traceEvents[] | select(.ph == \"s\" or .ph == \"f\")] | sort_by(.id, .ph == \"f\")[] | [.id, .ph, .tid, .ts, .name, .cat, .bp]'"
     assert_success
-    assert_output '[1,"s",1001,1200,"ipc","edge",null]
-[1,"f",2001,1300,"ipc","edge","e"]
-[2,"s",2002,1510,"resume","edge",null]
-[2,"f",2002,3200100,"resume","edge","e"]
-[3,"s",2001,1410,"wait","edge,weak",null]
-[3,"f",2002,3200200,"wait","edge,weak","e"]
-[4,"s",2002,3200200,"wakeup","edge",null]
-[4,"f",2001,3200300,"wakeup","edge","e"]
-[5,"s",2001,1300,"reply","edge",null]
-[5,"f",2001,3200300,"reply","edge","e"]
-[6,"s",1001,1210,"wait","edge,weak",null]
-[6,"f",2001,3200310,"wait","edge,weak","e"]
-[7,"s",2001,3200310,"wakeup","edge",null]
-[7,"f",1001,3200400,"wakeup","edge","e"]
-[8,"s",2001,3200300,"ipc","edge",null]
-[8,"f",1001,3200400,"ipc","edge","e"]'
+    # each at the start of the slice of its edge's event: 1 is seg 1's ipc
+    # (its event at 1200) to seg 2 (at 1300); 2 seg 3's resume (1510) to
+    # seg 6
+    assert_output '[1,"s",1001,1000,"ipc","segment",null]
+[1,"f",2001,1300,"ipc","segment","e"]
+[2,"s",2002,1500,"resume","segment",null]
+[2,"f",2002,3200100,"resume","segment","e"]
+[3,"s",2001,1300,"wait (weak)","segment",null]
+[3,"f",2002,3200100,"wait (weak)","segment","e"]
+[4,"s",2002,3200100,"wakeup","segment",null]
+[4,"f",2001,3200300,"wakeup","segment","e"]
+[5,"s",2001,1300,"reply","segment",null]
+[5,"f",2001,3200300,"reply","segment","e"]
+[6,"s",1001,1000,"wait (weak)","segment",null]
+[6,"f",2001,3200300,"wait (weak)","segment","e"]
+[7,"s",2001,3200300,"wakeup","segment",null]
+[7,"f",1001,3200400,"wakeup","segment","e"]
+[8,"s",2001,3200300,"ipc","segment",null]
+[8,"f",1001,3200400,"ipc","segment","e"]'
+    sh -c "argus export $(F) > $BATS_TEST_TMPDIR/x.json"
+    run check_binding "$BATS_TEST_TMPDIR/x.json"
+    assert_output "pairs 8 enclosed 8 at-starts 8"
+    # the check fails a flow moved off its slice's start, or its f written
+    # before its s
+    jq -c '(.traceEvents[] | select(.ph == "s" and .id == 2) | .ts) |= . + 0.01' \
+        "$BATS_TEST_TMPDIR/x.json" > "$BATS_TEST_TMPDIR/moved.json"
+    run check_binding "$BATS_TEST_TMPDIR/moved.json"
+    assert_output "pairs 8 enclosed 8 at-starts 7"
+    jq -c '.traceEvents |= ([.[] | select(.ph == "f" and .id == 2)] + [.[] | select(.ph != "f" or .id != 2)])' \
+        "$BATS_TEST_TMPDIR/x.json" > "$BATS_TEST_TMPDIR/swapped.json"
+    run check_binding "$BATS_TEST_TMPDIR/swapped.json"
+    assert_output "pairs 8 enclosed 8 at-starts 7"
 }
 
 @test "perfetto: the hang is an instant on the main thread; the culprit ranked first is syncd's net thread" {
@@ -158,12 +199,12 @@ check_fields() {
     assert_output '{"ph":"i","s":"t","pid":100,"tid":1001,"ts":1000,"name":"hang 0","cat":"hang","args":{"seg":1,"class":"wait","indicator":"CGSConnectionSetSpinning","duration_us":3199400}}'
     run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.args.culprit_rank == 1) | [.pid, .tid, .args.seg]'"
     assert_output '[200,2002,3]'
-    run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"X\" and (.cat | split(\",\") | index(\"hang\"))) | [.tid, .args.hang]'"
+    run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"X\" and (.args.marks // \"\" | split(\",\") | index(\"hang\"))) | [.tid, .args.hang]'"
     assert_output '[1001,0]'
 }
 
 @test "perfetto: a graph without findings exports every segment and marks nothing" {
-    run sh -c "argus graph fixtures/demo/hang.jsonl | argus export | jq -c '[.traceEvents[] | select(.ph == \"X\" and .cat != \"segment\" or .ph == \"i\")] | length'"
+    run sh -c "argus graph fixtures/demo/hang.jsonl | argus export | jq -c '[.traceEvents[] | select(.ph == \"X\" and (.cat != \"segment\" or .args.marks) or .ph == \"i\")] | length'"
     assert_success
     assert_output 0
     sh -c "argus graph fixtures/demo/hang.jsonl | argus export > $BATS_TEST_TMPDIR/x.json"
@@ -258,6 +299,16 @@ check_fields() {
     run check_fields "$BATS_TEST_TMPDIR/x.json"
     assert_success
     assert_output --regexp '^events [1-9][0-9]* bad 0 backwards 0$'
+    # every flow inside its two slices (Perfetto); those whose "to" slice
+    # starts later than their "from" one at the slices' starts (DevTools):
+    # here 3553 of 5509, the others mostly weak wait edges, from a wait to
+    # the wakeup that ended it in a slice that began before the wait's
+    run check_binding "$BATS_TEST_TMPDIR/x.json"
+    assert_success
+    read -r _ pairs _ enclosed _ starts <<< "$output"
+    assert_equal "$enclosed" "$pairs"
+    assert [ "$starts" -gt 0 ]
+    assert [ "$starts" -lt "$pairs" ]
 }
 
 @test "perfetto: every event has the fields the trace-event format asks of its phase, times in microseconds, each causal flow ending no earlier than it starts" {
@@ -420,7 +471,7 @@ print(x["name"] == "\u00e9" * 79, [k[:13] + "..." + str(len(k.encode())) for k i
     argus graph "$BATS_TEST_TMPDIR/t.txt" | argus-find-spinning > "$BATS_TEST_TMPDIR/f" || true
     when=$(argus-report "$BATS_TEST_TMPDIR/f" | sed -n 's/^  When: *\([0-9.]*\) s to .*/\1/p')
     assert_equal "$when" 13507.243398
-    run sh -c "argus export --window '$when..${when}5' '$BATS_TEST_TMPDIR/f' | jq -c '[.traceEvents[] | select(.ph == \"X\" and (.cat | test(\"hang\")))] | length'"
+    run sh -c "argus export --window '$when..${when}5' '$BATS_TEST_TMPDIR/f' | jq -c '[.traceEvents[] | select(.ph == \"X\" and (.args.marks // \"\" | test(\"hang\")))] | length'"
     assert_success
     assert_output 1
     # before the trace's first timestamp (13507.171125): nothing
@@ -443,12 +494,13 @@ viewer_expects() {
         (.traceEvents[] | select(.ph == "X") | "slice: \($t["\(.pid)/\(.tid)"]) | \(.name)")' "$1" | sort
 }
 
-@test "perfetto, opened in Chromium's DevTools Performance panel: no error, a track per process and per thread named as in the export, one slice per segment on its thread's track, the culprit's category and rank in its details" {
+@test "perfetto, opened in Chromium's DevTools Performance panel: no error, a track per process and per thread named as in the export, one slice per segment on its thread's track, a flow per edge joining the edge's segments, a culprit's marks and rank in its details" {
     command -v chromium >/dev/null 2>&1 || skip "no chromium (Debian package chromium)"
     local d=$BATS_TEST_TMPDIR
     argus export --output-format perfetto "$(F)" > "$d/demo.json"
-    # seg 3, the culprit ranked first, selected, as in the HTML page's picture
-    run timeout 120 devtools-trace "$d/demo.json" "$d/profile" --select "wait soreceive" \
+    # seg 2, the culprit ranked second, selected: its arrows are drawn (the
+    # ipc from the key handler, the reply and a weak wait it sent later)
+    run timeout 120 devtools-trace "$d/demo.json" "$d/profile" --select "wait psynch_cvwait" \
         --screenshot "$BATS_FILE_TMPDIR/devtools.png"
     assert_success
     assert_line --index 0 "loaded: yes"
@@ -458,12 +510,17 @@ viewer_expects() {
         "$(viewer_expects "$d/demo.json")"
     assert_line "slices: $(jq '[.traceEvents[] | select(.ph == "X")] | length' "$d/demo.json")"
     assert_line "slices: 8"
-    # DevTools binds a flow event only to a slice that starts at the flow's
-    # own time in the flow's category; the export binds each flow to its
-    # enclosing slice (bp e), as Perfetto does: the panel draws no arrows
-    # (docs/viewing.md says so)
-    assert_line "flows: 0"
-    assert_line --regexp '^summary: wait soreceive Duration 3\.20 s .*"culprit_rank" ?: ?1 ?,.*"tid" ?: ?2002 ?,.*"cat" ?: ?"segment,chain,culprit"'
+    # DevTools binds a flow event to the slice of its thread that starts at
+    # its ts in its category: the export writes each at its slice's start,
+    # in the slices' category, so the panel binds every flow of the demo,
+    # each between the two segments its edge joins (from the graph: the
+    # segments of each edge's events)
+    assert_line "flows: $(jq '[.traceEvents[] | select(.ph == "s")] | length' "$d/demo.json")"
+    assert_line "flows: 8"
+    assert_equal "$(printf '%s\n' "${lines[@]}" | grep '^flow: ' | sort)" \
+        "$(argus-to-json "$(F)" | jq -rs '(map(select(.id and .seg) | {key: "\(.id)", value: .seg}) | from_entries) as $seg
+            | .[] | select(.type == "edge") | "flow: seg \($seg["\(.from)"]) -> seg \($seg["\(.to)"])"' | sort)"
+    assert_line --regexp '^summary: wait psynch_cvwait Duration 3\.20 s .*"marks" ?: ?"chain,culprit" ?,.*"culprit_rank" ?: ?2 ?,.*"tid" ?: ?2001 ?,.*"cat" ?: ?"segment"'
     run png-colours "$BATS_FILE_TMPDIR/devtools.png"
     assert_line "size 1280 820"
 }
