@@ -31,7 +31,8 @@ static const char usage[] =
     "            second starts later (else at the edge's events); the\n"
     "            hang, causal path, wait chain and culprit segments marked\n"
     "            in args.marks (\"hang\", \"path\", \"chain\", \"culprit\"),\n"
-    "            an instant event at each hang.\n"
+    "            an instant event at each hang, path and culprit segment\n"
+    "            (categories \"hang\", \"path\", \"culprit\").\n"
     "            Times are microseconds on the trace's own clock. The\n"
     "            whole export streams in bounded memory (--around and\n"
     "            --window load the graph): the open segments and the edges\n"
@@ -652,6 +653,31 @@ static void put_key_line(const key_line *k, bool *first)
 
 /* A segment ends: its slice, then the flows that waited for it (those
  * whose other slice is written too; the others wait for that one). */
+/* The causal path's and the culprits' segments marked by an instant
+ * event each at the slice's start, in a category of its own ("path",
+ * "culprit"), as the hang is (write_hang_instants): the slices share
+ * one category for DevTools' flows, so the marks in their args alone
+ * would not show on the timeline. */
+static void write_mark_instants(const open_seg *o, const mark *m)
+{
+    if (m->bits & M_PATH) {
+        begin_event();
+        printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
+               (unsigned long long)o->pid, (unsigned long long)o->tid);
+        put_us(o->begin);
+        printf(",\"name\":\"path\",\"cat\":\"path\",\"args\":{\"seg\":%llu}}",
+               (unsigned long long)o->seg);
+    }
+    if (m->bits & M_CULPRIT) {
+        begin_event();
+        printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
+               (unsigned long long)o->pid, (unsigned long long)o->tid);
+        put_us(o->begin);
+        printf(",\"name\":\"culprit %u\",\"cat\":\"culprit\",\"args\":{\"seg\":%llu}}",
+               (unsigned)m->culprit_rank, (unsigned long long)o->seg);
+    }
+}
+
 static void close_seg(open_seg *o, uint64_t end)
 {
     if (!o)
@@ -704,6 +730,8 @@ static void close_seg(open_seg *o, uint64_t end)
         for (uint32_t k = 0; k < nl; k++)
             put_key_line(&o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
         out("]}}");
+        if (m)
+            write_mark_instants(o, m);
         for (size_t k = 0; k < o->nflows; k++)
             hold_or_write(&o->flows[k]);
     }

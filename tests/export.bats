@@ -193,10 +193,18 @@ check_binding() {
     assert_output "pairs 8 enclosed 8 at-starts 7"
 }
 
-@test "perfetto: the hang is an instant on the main thread; the culprit ranked first is syncd's net thread" {
+@test "perfetto: the hang is an instant on the main thread, and the causal path's segment and each culprit an instant at its slice's start; the culprit ranked first is syncd's net thread" {
     run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"i\")'"
     assert_success
-    assert_output '{"ph":"i","s":"t","pid":100,"tid":1001,"ts":1000,"name":"hang 0","cat":"hang","args":{"seg":1,"class":"wait","indicator":"CGSConnectionSetSpinning","duration_us":3199400}}'
+    assert_output - <<'EOF'
+{"ph":"i","s":"t","pid":200,"tid":2002,"ts":1500,"name":"culprit 1","cat":"culprit","args":{"seg":3}}
+{"ph":"i","s":"t","pid":200,"tid":2001,"ts":1300,"name":"culprit 2","cat":"culprit","args":{"seg":2}}
+{"ph":"i","s":"t","pid":100,"tid":1001,"ts":1000,"name":"path","cat":"path","args":{"seg":1}}
+{"ph":"i","s":"t","pid":100,"tid":1001,"ts":1000,"name":"hang 0","cat":"hang","args":{"seg":1,"class":"wait","indicator":"CGSConnectionSetSpinning","duration_us":3199400}}
+EOF
+    # each at the start of the slice of the segment it names
+    run sh -c "argus export $(F) | jq -c '([.traceEvents[] | select(.ph == \"X\") | {key: (.args.seg | tostring), value: [.tid, .ts]}] | from_entries) as \$s | .traceEvents[] | select(.ph == \"i\") | [\$s[.args.seg | tostring] == [.tid, .ts]]' | sort -u"
+    assert_output '[true]'
     run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.args.culprit_rank == 1) | [.pid, .tid, .args.seg]'"
     assert_output '[200,2002,3]'
     run sh -c "argus export $(F) | jq -c '.traceEvents[] | select(.ph == \"X\" and (.args.marks // \"\" | split(\",\") | index(\"hang\"))) | [.tid, .args.hang]'"
@@ -315,7 +323,7 @@ check_binding() {
     argus export "$(F)" > "$BATS_TEST_TMPDIR/x.json"
     run check_fields "$BATS_TEST_TMPDIR/x.json"
     assert_success
-    assert_output "events 37 bad 0 backwards 0"
+    assert_output "events 40 bad 0 backwards 0"
 }
 
 @test "real recording (gui-dbus), found by find-spinning: the DOT draws the hung key press and its wait chain through dbus-daemon to the service's main loop" {

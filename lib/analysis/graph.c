@@ -885,9 +885,8 @@ const argus_key_event *argus_graph_seg_keys(const argus_graph *g, uint32_t si, u
     struct argus_graph_priv *p = g->p;
     if (!p->lazy_keys) {
         /* seg_keys[] grows as segments close: a segment past it has none */
-        bool kept = si < p->nseg_keys;
-        *n = kept ? p->seg_keys[si].len : 0;
-        return kept ? g->keys + p->seg_keys[si].off : NULL;
+        *n = si < p->nseg_keys ? p->seg_keys[si].len : 0;
+        return *n ? g->keys + p->seg_keys[si].off : NULL;
     }
     bool created;
     struct lazy_keys **k = argus_table_put(&p->lazy_segs, si, &created);
@@ -1374,14 +1373,14 @@ const argus_preempt *argus_seg_preempts(const argus_graph *g, uint32_t si, uint3
 {
     uint32_t at = seg_items(g->preempts, g->npreempts, sizeof *g->preempts,
                             offsetof(argus_preempt, seg), si, n);
-    return g->preempts + at;
+    return *n ? g->preempts + at : NULL;
 }
 
 const argus_inner_wait *argus_seg_inner_waits(const argus_graph *g, uint32_t si, uint32_t *n)
 {
     uint32_t at = seg_items(g->inner_waits, g->ninner_waits, sizeof *g->inner_waits,
                             offsetof(argus_inner_wait, seg), si, n);
-    return g->inner_waits + at;
+    return *n ? g->inner_waits + at : NULL;
 }
 
 uint64_t argus_seg_lock_failed(const argus_graph *g, uint32_t si)
