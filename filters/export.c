@@ -658,23 +658,26 @@ static void put_key_line(const key_line *k, bool *first)
  * "culprit"), as the hang is (write_hang_instants): the slices share
  * one category for DevTools' flows, so the marks in their args alone
  * would not show on the timeline. */
+/* An instant at segment O's start, in category CAT, named NAME. */
+static void put_seg_instant(const open_seg *o, const char *cat, const char *name)
+{
+    begin_event();
+    printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
+           (unsigned long long)o->pid, (unsigned long long)o->tid);
+    put_us(o->begin);
+    out(",\"name\":");
+    put_str(name);
+    printf(",\"cat\":\"%s\",\"args\":{\"seg\":%llu}}", cat, (unsigned long long)o->seg);
+}
+
 static void write_mark_instants(const open_seg *o, const mark *m)
 {
-    if (m->bits & M_PATH) {
-        begin_event();
-        printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
-               (unsigned long long)o->pid, (unsigned long long)o->tid);
-        put_us(o->begin);
-        printf(",\"name\":\"path\",\"cat\":\"path\",\"args\":{\"seg\":%llu}}",
-               (unsigned long long)o->seg);
-    }
+    if (m->bits & M_PATH)
+        put_seg_instant(o, "path", "path");
     if (m->bits & M_CULPRIT) {
-        begin_event();
-        printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
-               (unsigned long long)o->pid, (unsigned long long)o->tid);
-        put_us(o->begin);
-        printf(",\"name\":\"culprit %u\",\"cat\":\"culprit\",\"args\":{\"seg\":%llu}}",
-               (unsigned)m->culprit_rank, (unsigned long long)o->seg);
+        char name[32];
+        snprintf(name, sizeof name, "culprit %u", (unsigned)m->culprit_rank);
+        put_seg_instant(o, "culprit", name);
     }
 }
 
