@@ -111,7 +111,8 @@ test: deps
 
 # Sanitizer build of every program and fuzzer, the whole test suite on it,
 # then each fuzzer for FUZZ_SECONDS, starting from its seed corpus, what
-# earlier runs found, and the reproducers of bugs fixed (tests/fuzz/crashes).
+# earlier runs found (build-san/corpus, first filled from tests/fuzz/grown)
+# and the reproducers of bugs fixed (tests/fuzz/crashes).
 check: deps
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory all
@@ -120,10 +121,10 @@ check: deps
 	ARGUS_BIN=$(CURDIR)/build-san/bin scripts/run-tests.sh
 	@crashes=$$(test -d tests/fuzz/crashes && echo tests/fuzz/crashes); \
 	for f in $(FUZZERS); do \
-	    mkdir -p build-san/corpus/$$f; \
+	    corpus=$$(tests/fuzz/corpus-dir $$f) || exit 1; \
 	    echo "fuzzing $$f for $(FUZZ_SECONDS) s"; \
 	    build-san/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	        -artifact_prefix=build-san/ build-san/corpus/$$f tests/fuzz/corpus/$$f \
+	        -artifact_prefix=build-san/ $$corpus tests/fuzz/corpus/$$f \
 	        $$crashes 2>build-san/$$f.log || { tail -40 build-san/$$f.log; exit 1; }; \
 	    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \
 	        build-san/$$f.log; \
