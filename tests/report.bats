@@ -304,14 +304,14 @@ seconds from the trace's zero."
     edited yield 's/"type":"hang","hang":0,"seg":1,/"type":"hang","hang":0,"seg":99,/'
     run report_of "$T"
     assert_failure 65
-    assert_output "argus-report: <stdin>: hang record: hang 0: seg 99 is not in the graph"
+    assert_output "argus-report: <stdin>: record 73: hang record: hang 0: seg 99 is not in the graph"
 }
 
 @test "bad input: a path record whose segs is not an array of uints exits 65" {
     edited yield 's/"segs":\[1\]/"segs":"1"/'
     run report_of "$T"
     assert_failure 65
-    assert_output "argus-report: <stdin>: path record: \"segs\" is not an array of unsigned integers"
+    assert_output "argus-report: <stdin>: record 74: path record: \"segs\" is not an array of unsigned integers"
 }
 
 @test "bad input: not a stream exits 65; a missing file 66" {

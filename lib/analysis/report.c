@@ -725,6 +725,10 @@ static int farr(const argus_record *r, const char *key, unsigned major,
     return n;
 }
 
+/* The place in the stream of the findings record being read, for
+ * bad_record's message. */
+static uint64_t record_number;
+
 __attribute__((format(printf, 2, 3), noreturn))
 static void bad_record(const char *type, const char *fmt, ...)
 {
@@ -733,7 +737,8 @@ static void bad_record(const char *type, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    argus_die(ARGUS_EX_DATAERR, "%s: %s record: %s", G->name, type, what);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %s record: %s", G->name,
+              (unsigned long long)record_number, type, what);
 }
 
 static uint64_t need_u(const argus_record *r, const char *type, const char *key)
@@ -916,6 +921,7 @@ static void read_extras(argus_graph *g)
                 t = k;
         if (t < 0)
             continue;
+        record_number = x->number;
         const argus_record *r = argus_graph_parse_extra(g, i);
         if (!r)
             bad_record(types[t], "cannot be parsed again");

@@ -241,16 +241,17 @@ static void hang_queries(argus_graph *g, query_list *l)
             continue;
         nhang++;
         const argus_record *r = argus_graph_parse_extra(g, i);
+        unsigned long long number = g->extras[i].number;
         query q = {0, 0, true};
         if (!r || !get_uint_named(r, "hang", &q.hang))
-            argus_die(ARGUS_EX_DATAERR, "%s: hang record number %u has no "
-                      "unsigned \"hang\"", g->name, nhang);
+            argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang record number %u has no "
+                      "unsigned \"hang\"", g->name, number, nhang);
         if (!argus_get_uint(r, ARGUS_K_SEG, &q.seg))
-            argus_die(ARGUS_EX_DATAERR, "%s: hang %llu has no unsigned \"seg\"",
-                      g->name, (unsigned long long)q.hang);
+            argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang %llu has no unsigned \"seg\"",
+                      g->name, number, (unsigned long long)q.hang);
         if (argus_graph_find_seg(g, q.seg) == ARGUS_NONE)
-            argus_die(ARGUS_EX_DATAERR, "%s: hang %llu names seg %llu, which "
-                      "is not a segment of the stream", g->name,
+            argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang %llu names seg %llu, which "
+                      "is not a segment of the stream", g->name, number,
                       (unsigned long long)q.hang, (unsigned long long)q.seg);
         query_add(l, q);
     }
