@@ -1057,15 +1057,26 @@ static void keep_fd_info(argus_graph *g, const argus_record *r, uint64_t fd)
                          .listen = l && l->kind == ARGUS_V_UINT ? l->u : NO_ID, .how = how};
 }
 
+/* The key of size KEY_SIZE (4 or 8) at P. */
+static uint64_t key_at_p(const char *p, size_t key_size)
+{
+    if (key_size == sizeof(uint32_t)) {
+        uint32_t k;
+        memcpy(&k, p, sizeof k);
+        return k;
+    }
+    uint64_t k;
+    memcpy(&k, p, sizeof k);
+    return k;
+}
+
 uint32_t argus_lower_bound(const void *items, uint32_t n, size_t size, size_t key_at,
-                           uint64_t key)
+                           size_t key_size, uint64_t key)
 {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        uint64_t k;
-        memcpy(&k, (const char *)items + (size_t)mid * size + key_at, sizeof k);
-        if (k < key)
+        if (key_at_p((const char *)items + (size_t)mid * size + key_at, key_size) < key)
             lo = mid + 1;
         else
             hi = mid;
@@ -1076,7 +1087,7 @@ uint32_t argus_lower_bound(const void *items, uint32_t n, size_t size, size_t ke
 const argus_fd_info *argus_graph_fd_info(const argus_graph *g, uint64_t wait_id)
 {
     uint32_t at = argus_lower_bound(g->fds, g->nfds, sizeof *g->fds,
-                                    offsetof(argus_fd_info, wait_id), wait_id);
+                                    offsetof(argus_fd_info, wait_id), sizeof(uint64_t), wait_id);
     return at < g->nfds && g->fds[at].wait_id == wait_id ? &g->fds[at] : NULL;
 }
 
@@ -1170,7 +1181,7 @@ static void load_event(argus_graph *g, const argus_record *r,
             s->wait_resource = 0;
             argus_get_uint(r, ARGUS_K_RESOURCE, &s->wait_resource);
             s->wait_reason = intern_field(g, r, ARGUS_K_REASON);
-            if (s->wait_resource && argus_get_named(r, "fd_origin"))
+            if (s->wait_resource)
                 keep_fd_info(g, r, s->wait_resource);
             lt->blocked_seg = si;
             lt->wait_ts = r->ts;
@@ -1352,19 +1363,11 @@ static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, 
 static uint32_t seg_items(const void *items, uint32_t n, size_t size, size_t seg_at,
                           uint32_t si, uint32_t *count)
 {
-#define ITEM_SEG(k) (*(const uint32_t *)((const char *)items + (size_t)(k) * size + seg_at))
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {           /* the first item of SI or later */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ITEM_SEG(mid) < si)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    const char *base = (const char *)items + seg_at;
+    uint32_t lo = argus_lower_bound(items, n, size, seg_at, sizeof(uint32_t), si);
     uint32_t end = lo;
-    while (end < n && ITEM_SEG(end) == si)
+    while (end < n && key_at_p(base + (size_t)end * size, sizeof(uint32_t)) == si)
         end++;
-#undef ITEM_SEG
     *count = end - lo;
     return lo;
 }

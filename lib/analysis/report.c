@@ -1463,7 +1463,7 @@ static const char *chain_end_meaning(const char *end)
 static const argus_ipc_info *ipc_by_id(uint64_t id)
 {
     uint32_t at = argus_lower_bound(G->ipcs, G->nipcs, sizeof *G->ipcs,
-                                    offsetof(argus_ipc_info, id), id);
+                                    offsetof(argus_ipc_info, id), sizeof(uint64_t), id);
     return at < G->nipcs && G->ipcs[at].id == id ? &G->ipcs[at] : NULL;
 }
 
@@ -1485,7 +1485,7 @@ static const argus_ipc_info *hop_message(const chain_rec *c, int i)
     uint64_t since = c->since[i - 1], until = c->until[i - 1];
     /* from the first ipc event at or after until */
     uint32_t lo = argus_lower_bound(G->ipcs, G->nipcs, sizeof *G->ipcs,
-                                    offsetof(argus_ipc_info, ts), until);
+                                    offsetof(argus_ipc_info, ts), sizeof(uint64_t), until);
     const argus_ipc_info *recv = NULL;
     for (uint32_t k = lo; k < G->nipcs && !recv; k++)
         if (G->ipcs[k].recv && G->ipcs[k].tid == tid)

@@ -243,9 +243,10 @@ const char *argus_graph_str(const argus_graph *g, uint32_t off);
 uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len);
 
 /* Index of the first of N items (SIZE bytes each, in order of the
- * uint64_t at byte KEY_AT of each) whose key is KEY or more; N if none. */
+ * unsigned key of KEY_SIZE bytes, 4 or 8, at byte KEY_AT of each) whose
+ * key is KEY or more; N if none. */
 uint32_t argus_lower_bound(const void *items, uint32_t n, size_t size, size_t key_at,
-                           uint64_t key);
+                           size_t key_size, uint64_t key);
 /* What wait WAIT_ID's fd is (DEC-FD), or NULL when the trace did not say. */
 const argus_fd_info *argus_graph_fd_info(const argus_graph *g, uint64_t wait_id);
 
