@@ -810,16 +810,16 @@ static inline uint8_t scan_bit(int key)
     return key == ARGUS_K_CTX ? ARGUS_SCAN_CTX : key == ARGUS_K_SEG ? ARGUS_SCAN_SEG : 0;
 }
 
+/* A field's key_id before decode_field: its key is still to be looked up
+ * (scan_event sets the ids of the keys it tells apart). */
+#define KEY_UNSCANNED UINT16_MAX
+
 /* The head of an event at BUF: a map of definite length whose keys are
  * definite text strings and whose values are well formed, with type, id,
  * ts, tid and pid unsigned integers (type a text) read, and its other
  * fields left for argus_record_decode. The record's length; -1 for any
  * other record, or one that is not all in BUF (argus_parse_record then
  * reads it, and says what is wrong with it). */
-/* A field's key_id before decode_field: its key is still to be looked up
- * (scan_event sets the ids of the keys it tells apart). */
-#define KEY_UNSCANNED UINT16_MAX
-
 static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
 {
     argus_cbor_head_info h;
