@@ -4,6 +4,7 @@
  * (docs/stages/report.md; the command line is filters/report.c). */
 #include "argus/analysis/report.h"
 #include "argus/analysis/causal.h"
+#include "argus/decode/ftrace.h"
 #include "argus/stream/cli.h"
 
 #include <ctype.h>
@@ -378,20 +379,6 @@ static uint64_t wait_began(uint32_t si)
 
 static bool ends_in_wait(const argus_seg *s) { return s->wait_id != NONE; }
 
-/* Linux system calls whose wait's resource is a file descriptor (the
- * first argument, as argus-decode --format ftrace records it). */
-static bool fd_syscall(const char *reason)
-{
-    static const char *const fds[] = {
-        "read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom",
-        "recvmsg", "recvmmsg", "sendto", "sendmsg", "sendmmsg", "accept",
-        "accept4", "connect", "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
-    for (int i = 0; reason && fds[i]; i++)
-        if (strcmp(reason, fds[i]) == 0)
-            return true;
-    return false;
-}
-
 /* What the trace showed fd FD of wait WAIT to be (DEC-FD, the wait's
  * fd_origin): " (a socket it connected at 498.036807 s)", the moment
  * being that of the syscall that showed it; nothing when the trace did
@@ -439,7 +426,7 @@ static void sb_wait_what(sb *b, const char *reason, uint64_t resource, uint64_t 
         sb_puts(b, "a" NBS "wait");
     if (resource != NONE && resource != 0) {
         sb_puts(b, " on ");
-        if (fd_syscall(reason) && resource < 1u << 31) {
+        if (argus_ft_fd_syscall(reason) && resource < 1u << 31) {
             sb_printf(b, "fd" NBS "%llu", (unsigned long long)resource);
             sb_fd_origin(b, wait, resource);
         } else {
@@ -1441,21 +1428,34 @@ static void sb_blocked(sb *b, uint32_t si)
                  s->wait_resource, s->wait_id);
 }
 
-static const char *chain_end_meaning(const char *end)
+/* How a wait chain ended (its record's "end"), in the report's words:
+ * what it means, for the chain's own lines, and what the verdict adds
+ * after the last link's wait (NULL: nothing). */
+typedef struct chain_end_words {
+    const char *end, *meaning, *after_wait;
+} chain_end_words;
+
+static const chain_end_words *chain_end(const char *end)
 {
-    static const char *const m[][2] = {
-        {"io", "an interrupt (I/O) ended the last wait, not another thread"},
-        {"timeout", "the last thread's own timer ended its wait: the sleep or timeout expired"},
-        {"no_reply", "the last request got no reply in the trace"},
-        {"not_woken", "nothing in the trace woke the last thread"},
-        {"cycle", "the last thread waits on one already in the chain"},
-        {"running", "the last thread was running, not blocked"},
-        {"runnable", "woken in time, it then waited for a CPU"},
-        {"depth", "the chain was cut at the depth limit"},
+    static const chain_end_words m[] = {
+        {"io", "an interrupt (I/O) ended the last wait, not another thread",
+         " until an interrupt (I/O) ended it"},
+        {"timeout", "the last thread's own timer ended its wait: the sleep or timeout expired",
+         " until its own timeout expired"},
+        {"no_reply", "the last request got no reply in the trace",
+         ", and its request got no reply in the trace"},
+        {"not_woken", "nothing in the trace woke the last thread",
+         ", and nothing in the trace woke it"},
+        {"cycle", "the last thread waits on one already in the chain",
+         ", waiting on a thread already in this chain (a cycle)"},
+        {"running", "the last thread was running, not blocked", NULL},
+        {"runnable", "woken in time, it then waited for a CPU", ", then waited for a CPU"},
+        {"depth", "the chain was cut at the depth limit",
+         " (the chain goes on past the depth limit)"},
     };
-    for (size_t i = 0; i < sizeof m / sizeof *m; i++)
-        if (strcmp(end, m[i][0]) == 0)
-            return m[i][1];
+    for (size_t i = 0; end && i < sizeof m / sizeof *m; i++)
+        if (strcmp(end, m[i].end) == 0)
+            return &m[i];
     return NULL;
 }
 
@@ -1618,7 +1618,8 @@ static void section_chain(const chain_rec *c)
     sb_clear(&line);
     sb_puts(&line, "Ends: ");
     const char *end = c->end ? c->end : "unknown";
-    const char *meaning = chain_end_meaning(end);
+    const chain_end_words *w = chain_end(end);
+    const char *meaning = w ? w->meaning : NULL;
     if (details || !meaning)
         sb_sym(&line, end);
     if (meaning) {
@@ -1823,20 +1824,9 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
     sb_wait_what(b, reason, res, wait);
     if (!last || sleep)
         return;
-    if (strcmp(end, "timeout") == 0)
-        sb_puts(b, " until its own timeout expired");
-    else if (strcmp(end, "io") == 0)
-        sb_puts(b, " until an interrupt (I/O) ended it");
-    else if (strcmp(end, "not_woken") == 0)
-        sb_puts(b, ", and nothing in the trace woke it");
-    else if (strcmp(end, "no_reply") == 0)
-        sb_puts(b, ", and its request got no reply in the trace");
-    else if (strcmp(end, "cycle") == 0)
-        sb_puts(b, ", waiting on a thread already in this chain (a cycle)");
-    else if (strcmp(end, "runnable") == 0)
-        sb_puts(b, ", then waited for a CPU");
-    else if (strcmp(end, "depth") == 0)
-        sb_puts(b, " (the chain goes on past the depth limit)");
+    const chain_end_words *w = chain_end(end);
+    if (w && w->after_wait)
+        sb_puts(b, w->after_wait);
 }
 
 static bool chain_over_dbus(const chain_rec *c)

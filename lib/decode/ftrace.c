@@ -848,6 +848,11 @@ static const char *const fd_syscalls[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom",
     "recvmsg", "recvmmsg", "sendto", "sendmsg", "sendmmsg", "accept",
     "accept4", "connect", "epoll_wait", "epoll_pwait", "epoll_pwait2", NULL};
+
+bool argus_ft_fd_syscall(const char *name)
+{
+    return name && name_in(name, fd_syscalls);
+}
 /* Syscalls that hand data to another thread, and those that take it. */
 static const char *const send_syscalls[] = {"write", "writev", "sendto",
                                             "sendmsg", "sendmmsg", NULL};

@@ -38,6 +38,9 @@ typedef struct argus_ft argus_ft;
 argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o);
 void argus_ft_free(argus_ft *d);
 const char *argus_ft_error(const argus_ft *d);
+/* Whether NAME is a syscall whose wait is on a file descriptor, its first
+ * argument: the wait event's `resource` (for the report, "fd 5"). */
+bool argus_ft_fd_syscall(const char *name);
 
 /* Whether the first bytes look like ftrace text (or systrace HTML). */
 bool argus_ft_sniff(const uint8_t *buf, size_t len);
