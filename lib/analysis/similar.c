@@ -329,8 +329,8 @@ static void check_baseline(const argus_graph *g, const query_list *hangs,
         shown++;
     }
     argus_die(ARGUS_EX_DATAERR, "%s: a baseline of another program: no thread of it is in a "
-              "process named %s, as the hung thread is (its programs: %s%s%s)", name, want,
-              shown ? seen : "none named", more ? ", ..." : "", "");
+              "process named %s, as the hung thread is (its programs: %s%s)", name, want,
+              shown ? seen : "none named", more ? ", ..." : "");
 }
 
 void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
