@@ -658,16 +658,26 @@ static void put_key_line(const key_line *k, bool *first)
  * "culprit"), as the hang is (write_hang_instants): the slices share
  * one category for DevTools' flows, so the marks in their args alone
  * would not show on the timeline. */
-/* An instant at segment O's start, in category CAT, named NAME. */
-static void put_seg_instant(const open_seg *o, const char *cat, const char *name)
+/* An instant on thread TID's track at TS, named NAME, in category CAT,
+ * with its args opened by "seg": the caller adds any more and closes
+ * them and the event ("}}"). */
+static void open_instant(uint64_t pid, uint64_t tid, uint64_t ts, const char *name,
+                         const char *cat, uint64_t seg)
 {
     begin_event();
     printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
-           (unsigned long long)o->pid, (unsigned long long)o->tid);
-    put_us(o->begin);
+           (unsigned long long)pid, (unsigned long long)tid);
+    put_us(ts);
     out(",\"name\":");
     put_str(name);
-    printf(",\"cat\":\"%s\",\"args\":{\"seg\":%llu}}", cat, (unsigned long long)o->seg);
+    printf(",\"cat\":\"%s\",\"args\":{\"seg\":%llu", cat, (unsigned long long)seg);
+}
+
+/* An instant at segment O's start, in category CAT, named NAME. */
+static void put_seg_instant(const open_seg *o, const char *cat, const char *name)
+{
+    open_instant(o->pid, o->tid, o->begin, name, cat, o->seg);
+    out("}}");
 }
 
 static void write_mark_instants(const open_seg *o, const mark *m)
@@ -902,12 +912,10 @@ static void write_hang_instants(void)
         const hang_info *h = &hangs[i];
         if (!want_hang(h->hang))
             continue;
-        begin_event();
-        printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
-               (unsigned long long)h->pid, (unsigned long long)h->tid);
-        put_us(h->begin);
-        printf(",\"name\":\"hang %llu\",\"cat\":\"hang\",\"args\":{\"seg\":%llu,\"class\":",
-               (unsigned long long)h->hang, (unsigned long long)h->seg);
+        char name[32];
+        snprintf(name, sizeof name, "hang %llu", (unsigned long long)h->hang);
+        open_instant(h->pid, h->tid, h->begin, name, "hang", h->seg);
+        out(",\"class\":");
         put_str(h->cls);
         out(",\"indicator\":");
         put_str(h->indicator);
