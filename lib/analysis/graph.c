@@ -1363,10 +1363,10 @@ static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, 
 static uint32_t seg_items(const void *items, uint32_t n, size_t size, size_t seg_at,
                           uint32_t si, uint32_t *count)
 {
-    const char *base = (const char *)items + seg_at;
     uint32_t lo = argus_lower_bound(items, n, size, seg_at, sizeof(uint32_t), si);
-    uint32_t end = lo;
-    while (end < n && key_at_p(base + (size_t)end * size, sizeof(uint32_t)) == si)
+    uint32_t end = lo;          /* items is NULL when N is 0: no pointer made */
+    while (end < n &&
+           key_at_p((const char *)items + (size_t)end * size + seg_at, sizeof(uint32_t)) == si)
         end++;
     *count = end - lo;
     return lo;
