@@ -4,6 +4,7 @@
 # of the four programs prints, byte for byte.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 # Graphs of every diagnosis fixture and real recording with its normal run:
 # lines "TRACE.graph BASELINE.graph".
@@ -219,4 +220,32 @@ PY
     # seg 1 is thread 16001's keyDown; the write in it is thread 16009's
     run grep -c 'seg 1  Terminal \[16001\]  0.001..0.002 s: ui keyDown$' "$BATS_TEST_TMPDIR/read"
     assert_output 1
+}
+
+@test "the graph loader decodes only the fields it reads: the same reports as when the reader decodes every field (ARGUS_READ_WHOLE=1), with -v, on every diagnosis fixture and real recording (GRAPH-LOAD)" {
+    local g b t=$BATS_TEST_TMPDIR
+    while read -r g b; do
+        argus-analyze -v --baseline "$b" "$g" > "$t/sparse" 2>&1
+        ARGUS_READ_WHOLE=1 argus-analyze -v --baseline "$b" "$g" > "$t/whole" 2>&1
+        cmp "$t/sparse" "$t/whole" || { echo "differs: $g"; return 1; }
+    done < <(graph_pairs)
+}
+
+@test "the graph loader refuses a key twice among those it reads (65, the record and its byte) and passes one twice among those it does not, as a stage passes a record it does not look into (GRAPH-LOAD)" {
+    /usr/bin/python3 -c '
+import sys, cbor2
+def record(*pairs):  # a map written pair by pair: a key may come twice
+    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+    + record(("type", "syscall"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("name", "read"), ("phase", "begin"), ("cpu", 1), ("cpu", 2), ("seg", 1))
+    + record(("type", "syscall"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("name", "read"), ("name", "write"), ("phase", "end"), ("seg", 1)))
+' > "$BATS_TEST_TMPDIR/twice.graph"
+    # the syscall's name is read (SIM-SIG, yields, file locks), its cpu not
+    run --separate-stderr argus-analyze "$BATS_TEST_TMPDIR/twice.graph"
+    assert_failure 65
+    assert_equal "$stderr" "argus-analyze: $BATS_TEST_TMPDIR/twice.graph: record 3 (byte 124): key \"name\" appears twice"
+    # the reader that decodes every field refuses the first
+    run --separate-stderr env ARGUS_READ_WHOLE=1 argus-analyze "$BATS_TEST_TMPDIR/twice.graph"
+    assert_failure 65
+    assert_equal "$stderr" "argus-analyze: $BATS_TEST_TMPDIR/twice.graph: record 2 (byte 55): key \"cpu\" appears twice"
 }

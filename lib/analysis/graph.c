@@ -1469,6 +1469,7 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
         argus_die(ARGUS_EX_IOERR, "out of memory");
     g->p->reread_fd = reread_fd;
     g->name = argus_reader_name(rd);
+    argus_reader_sparse(rd); /* a few fields of each event: GRAPH-LOAD */
     const argus_field *origin = argus_get_named(argus_reader_header(rd), "origin");
     if (origin && origin->kind == ARGUS_V_UINT)
         g->origin = origin->u;

@@ -101,6 +101,7 @@ typedef struct name_index {
     const char *names[256];
 } name_index;
 static name_index key_index, type_index;
+static uint8_t key_len[ARGUS_K_COUNT]; /* each known key's length */
 static bool names_ready;
 
 static void index_names(name_index *ix, int count, const char *(*name)(int))
@@ -126,6 +127,8 @@ bool argus_type_is_event(int type) { return type >= ARGUS_T_SYSCALL; }
 
 static void names_init(void)
 {
+    for (int k = 1; k < ARGUS_K_COUNT; k++)
+        key_len[k] = (uint8_t)strlen(argus_key_name(k));
     index_names(&key_index, ARGUS_K_COUNT, argus_key_name);
     index_names(&type_index, ARGUS_T_COUNT, argus_type_name);
     names_ready = true;
@@ -161,10 +164,16 @@ int argus_type_lookup(const char *s, size_t len)
 
 /* ---- typed access -------------------------------------------------------- */
 
+static const argus_field *sparse_get(argus_record *r, int key, const char *name,
+                                     size_t len);
+static bool parser_sparse(const argus_parser *p);
+
 const argus_field *argus_get_named(const argus_record *r, const char *name)
 {
-    argus_record_load(r);
     size_t len = strlen(name);
+    if (r->fields_pending && parser_sparse(r->parser) && len > 0 && len < NAME_MAX_LEN)
+        return sparse_get((argus_record *)r, argus_key_lookup(name, len), name, len);
+    argus_record_load(r);
     for (unsigned i = 0; i < r->nfields; i++)
         if (r->fields[i].key_len == len && memcmp(r->fields[i].key, name, len) == 0)
             return &r->fields[i];
@@ -173,6 +182,11 @@ const argus_field *argus_get_named(const argus_record *r, const char *name)
 
 bool argus_get_uint(const argus_record *r, int key, uint64_t *out)
 {
+    if (r->fields_pending && key == ARGUS_K_SEG && (r->scan_keys & ARGUS_SCAN_SEG_UINT) &&
+        parser_sparse(r->parser)) {
+        *out = r->scan_seg;
+        return true;
+    }
     const argus_field *f = argus_get(r, key);
     if (!f || f->kind != ARGUS_V_UINT)
         return false;
@@ -318,7 +332,10 @@ struct argus_parser {
     unsigned cap;
     argus_buf chunks;   /* indefinite strings of top-level keys/values */
     size_t chunk_start;
+    bool sparse;        /* argus_reader_sparse */
 };
+
+static bool parser_sparse(const argus_parser *p) { return p->sparse; }
 
 #define P(ctx) ((struct argus_parser *)(ctx))
 static void cb_u8(void *c, uint8_t v) { P(c)->ev.kind = EV_UINT; P(c)->ev.u = v; }
@@ -831,7 +848,7 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     size_t type_len = 0, at = h.len;
     enum { HAVE_ID = 1, HAVE_TS = 2, HAVE_TID = 4, HAVE_PID = 8, HAVE_ALL = 15 };
     unsigned have = 0, keys = 0;
-    uint64_t head[4] = {0};
+    uint64_t head[4] = {0}, seg = 0;
     for (uint64_t i = 0; i < h.arg; i++) {
         argus_cbor_head_info k;
         if (!scan_head(buf + at, len - at, &k) || k.major != CBOR_TEXT ||
@@ -869,6 +886,14 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
             keys |= scan_bit(ARGUS_K_CTX);
             r->fields[i].key_id = ARGUS_K_CTX;
         } else if (key_len == 3 && memcmp(key, "seg", 3) == 0) {
+            argus_cbor_head_info v;
+            if (!(keys & scan_bit(ARGUS_K_SEG)) && scan_head(buf + at, len - at, &v) &&
+                v.major == CBOR_UINT) {
+                keys |= ARGUS_SCAN_SEG_UINT;
+                seg = v.arg;
+            } else {
+                keys &= ~(unsigned)ARGUS_SCAN_SEG_UINT; /* twice: decoding says so */
+            }
             keys |= scan_bit(ARGUS_K_SEG);
             r->fields[i].key_id = ARGUS_K_SEG;
         }
@@ -903,6 +928,7 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     r->has_ts = r->has_pid = true;
     r->nfields = 0;
     r->scan_keys = (uint8_t)keys;
+    r->scan_seg = seg;
     r->scan_nfields = (uint32_t)h.arg;
     r->fields_pending = true;
     return (long)at;
@@ -1009,6 +1035,66 @@ void argus_record_decode(argus_record *r)
     out->number = number;
     out->offset = offset;
 }
+
+/* The field named NAME (LEN bytes; KEY its enum argus_key, or
+ * ARGUS_K_UNKNOWN) in R, found among the fields the head pass framed and
+ * decoded alone (argus_reader_sparse); a key there twice, or a value that
+ * is not a plain one, decodes the whole record, which says what is wrong
+ * with it. */
+static const argus_field *sparse_get(argus_record *r, int key, const char *name,
+                                     size_t len)
+{
+    argus_field *found = NULL;
+    uint32_t at = 0;
+    /* a key's one-byte head and first letter, then the rest */
+    const uint8_t head = (uint8_t)(CBOR_TEXT << 5 | len), first = (uint8_t)name[0];
+    for (uint32_t i = 0; i < r->scan_nfields; i++) {
+        argus_field *f = &r->fields[i];
+        if (f->key_id == KEY_UNSCANNED || f->key_id == ARGUS_K_UNKNOWN) {
+            argus_cbor_head_info k;
+            const uint8_t *p = r->raw + f->key_off;
+            if (p[0] == head) {
+                if (p[1] != first || memcmp(p + 2, name + 1, len - 1) != 0)
+                    continue;
+            } else if (p[0] < (CBOR_TEXT << 5 | 24) ||
+                       !scan_head(p, r->raw_len - f->key_off, &k) || k.arg != len ||
+                       memcmp(p + k.len, name, len) != 0) {
+                continue; /* another short key, or a long head of another */
+            }
+        } else if (f->key_id != key) {
+            continue;
+        }
+        if (found)
+            goto whole;
+        found = f;
+        at = i;
+    }
+    if (!found)
+        return NULL;
+    if (key != ARGUS_K_UNKNOWN)
+        found->key_id = (uint16_t)key;
+    if (decode_field(found, r->raw, r->raw_len,
+                     at + 1 < r->scan_nfields ? r->fields[at + 1].key_off
+                                              : (uint32_t)r->raw_len))
+        return found;
+whole:
+    argus_record_decode(r);
+    return key != ARGUS_K_UNKNOWN ? argus_get(r, key) : argus_get_named(r, name);
+}
+
+const argus_field *argus_get_pending(const argus_record *r, int key)
+{
+    if (key == ARGUS_K_CTX && !(r->scan_keys & ARGUS_SCAN_CTX))
+        return NULL;
+    argus_record *rw = (argus_record *)r; /* the reader's own memory */
+    if (r->parser->sparse && key > 0 && key < ARGUS_K_COUNT)
+        return sparse_get(rw, key, argus_key_name(key), key_len[key]);
+    argus_record_decode(rw);
+    return r->index[key] < 0 ? NULL : &r->fields[r->index[key]];
+}
+
+void argus_parser_sparse(argus_parser *p) { p->sparse = true; }
+void argus_reader_sparse(argus_reader *rd) { argus_parser_sparse(rd->parser); }
 
 /* Next raw record, framing checked; NULL at a clean end. */
 static argus_record *next_record(argus_reader *rd, argus_parser *p)
@@ -1311,6 +1397,8 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
     uint8_t keys = r->scan_keys;
     for (unsigned i = 0; i < nsets; i++) {
         argus_field *f = &n->fields[old_count + i];
+        if (sets[i].key == ARGUS_K_SEG)
+            keys &= (uint8_t)~ARGUS_SCAN_SEG_UINT;
         argus_cbor_head_info k = {0};
         scan_head(w->b.p + at, w->b.len - at, &k);
         f->key_off = (uint32_t)at;
@@ -1335,6 +1423,7 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
     n->has_ts = r->has_ts;
     n->has_pid = r->has_pid;
     n->scan_keys = keys;
+    n->scan_seg = r->scan_seg;
     n->scan_nfields = count;
     n->fields_pending = pending;
     if (pending) {

@@ -235,6 +235,52 @@ static void check_lazy(const uint8_t *buf, size_t len, const argus_record *r)
     argus_parser_free(lazy);
 }
 
+/* The value of field A is that of B. */
+static void check_same_value(const argus_field *a, const argus_field *b)
+{
+    CHECK(a->kind == b->kind && a->u == b->u && a->slen == b->slen);
+    CHECK(memcmp(&a->f, &b->f, sizeof a->f) == 0);
+    CHECK(!a->s == !b->s);
+    if (a->s)
+        CHECK(memcmp(a->s, b->s, a->slen) == 0);
+}
+
+/* A sparse reader's answers (argus_reader_sparse: each field asked for
+ * found and decoded alone) on the record R that argus_parse_record read
+ * at BUF: for every known key, and every key of R by its name, the field
+ * the whole decode gives, or none where it has none. */
+static void check_sparse(const uint8_t *buf, size_t len, const argus_record *r)
+{
+    argus_parser *sparse = argus_parser_new();
+    argus_parser_sparse(sparse);
+    argus_record *l = NULL;
+    if (argus_scan_record(sparse, buf, len, &l) >= 0) {
+        uint64_t seg;
+        CHECK(argus_get_uint(l, ARGUS_K_SEG, &seg) ==
+              (r->index[ARGUS_K_SEG] >= 0 && r->fields[r->index[ARGUS_K_SEG]].kind == ARGUS_V_UINT));
+        if (r->index[ARGUS_K_SEG] >= 0 && r->fields[r->index[ARGUS_K_SEG]].kind == ARGUS_V_UINT)
+            CHECK(seg == r->fields[r->index[ARGUS_K_SEG]].u);
+        for (int k = 1; k < ARGUS_K_COUNT; k++) {
+            const argus_field *f = argus_get(l, k);
+            CHECK(!f == (r->index[k] < 0));
+            if (f)
+                check_same_value(f, &r->fields[r->index[k]]);
+        }
+        char name[64];
+        for (unsigned i = 0; i < r->nfields; i++) {
+            const argus_field *want = &r->fields[i];
+            if (want->key_len >= sizeof name || memchr(want->key, 0, want->key_len))
+                continue;
+            memcpy(name, want->key, want->key_len);
+            name[want->key_len] = 0;
+            const argus_field *f = argus_get_named(l, name);
+            CHECK(f != NULL);
+            check_same_value(f, want);
+        }
+    }
+    argus_parser_free(sparse);
+}
+
 /* Where argus_parse_record wants more (0) or refuses (-1), the lazy pass
  * takes the record only when the whole decode refuses it for a key twice,
  * which only that decode looks for. */
@@ -651,6 +697,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK((size_t)n <= size - off);
         CHECK(r && r->raw == data + off && r->raw_len == (size_t)n);
         check_lazy(data + off, size - off, r);
+        check_sparse(data + off, size - off, r);
 
         /* the same record alone, in a buffer of its own length, parsed
          * by a parser of its own */

@@ -104,9 +104,12 @@ typedef struct argus_record {
      * that asking for an absent ctx, or adding seg, decodes nothing. */
     uint8_t scan_keys;
     uint32_t scan_nfields;
+    uint64_t scan_seg;     /* seg's value, with ARGUS_SCAN_SEG_UINT */
     struct argus_parser *parser; /* that decodes them */
 } argus_record;
-enum { ARGUS_SCAN_CTX = 1, ARGUS_SCAN_SEG = 2 };
+/* ARGUS_SCAN_SEG_UINT: seg is there once, an unsigned integer, its value
+ * in scan_seg (the analysis asks it of every event). */
+enum { ARGUS_SCAN_CTX = 1, ARGUS_SCAN_SEG = 2, ARGUS_SCAN_SEG_UINT = 4 };
 
 /* Decodes R's fields if the reader left them for later (argus_get and the
  * other accessors do it); a record that does not decode reports and
@@ -127,11 +130,12 @@ const char *argus_type_name(int type);
 bool argus_type_is_event(int type);
 
 /* ---- typed access -------------------------------------------------------- */
+/* KEY of a record whose fields are still to be decoded. */
+const argus_field *argus_get_pending(const argus_record *r, int key);
 static inline const argus_field *argus_get(const argus_record *r, int key)
 {
-    if (r->fields_pending && key == ARGUS_K_CTX && !(r->scan_keys & ARGUS_SCAN_CTX))
-        return NULL;
-    argus_record_load(r);
+    if (r->fields_pending)
+        return argus_get_pending(r, key);
     return r->index[key] < 0 ? NULL : &r->fields[r->index[key]];
 }
 /* The field named NAME, known key or not (the analysis records' keys are
@@ -181,6 +185,14 @@ uint64_t argus_reader_bytes(const argus_reader *rd);
  * is its place in that file (a path was opened); -1 for stdin, a pipe
  * or a FIFO. */
 int argus_reader_file(const argus_reader *rd);
+/* From now on, a known key asked of an event (argus_get and the typed
+ * accessors) decodes that field alone, found by its name among the ones
+ * the head pass framed, where the reader otherwise decodes and checks all
+ * of the event's fields: for a reader that asks a few fields of every
+ * event (the graph loader). Only the keys asked are checked for
+ * duplicates, as a stage checks nothing of an event it does not look
+ * into. argus_record_load and argus_get_named still decode them all. */
+void argus_reader_sparse(argus_reader *rd);
 void argus_reader_close(argus_reader *rd);
 /* Reports "PROGRAM: FILE: record N (byte OFFSET): WHAT" and exits 65. */
 void argus_record_fail(const argus_reader *rd, const argus_record *r,
@@ -201,6 +213,8 @@ long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
  * not all of definite length, not all in BUF). For the fuzzers. */
 long argus_scan_record(argus_parser *p, const uint8_t *buf, size_t len,
                        argus_record **out);
+/* P's records then answer as argus_reader_sparse's do. For the fuzzers. */
+void argus_parser_sparse(argus_parser *p);
 
 /* ---- writer ------------------------------------------------------------- */
 typedef struct argus_writer argus_writer;
