@@ -77,6 +77,8 @@ struct argus_graph_priv {
 typedef struct loading_thread {
     uint64_t seg_id;            /* the segment of its last event ... */
     uint32_t seg, thread;       /* ... its index, and the thread's index */
+    uint64_t other_seg_id;      /* the one before it (an interrupt window */
+    uint32_t other_seg;         /* and back, ARGUS_NONE: none) */
     uint32_t blocked_seg;       /* segment whose last event so far is a wait */
     uint64_t wait_ts;           /* ... that wait's ts */
     bool in_lock;               /* in a file-lock syscall (fcntl, flock) */
@@ -1098,7 +1100,20 @@ typedef struct loader {
     size_t cap_threads, cap_keys;
     uint32_t n;                 /* threads with their state made */
     bool keep_keys, keep_ipcs;
+    /* tid to thread index, of the threads seen last: each event asks */
+    struct tid_slot { uint64_t tid; uint32_t index_1; } tids[256]; /* 0: empty */
 } loader;
+
+static uint32_t loader_thread(argus_graph *g, loader *ld, uint64_t tid, uint64_t pid)
+{
+    struct tid_slot *c = &ld->tids[(tid ^ tid >> 8) & 255];
+    if (c->index_1 && c->tid == tid)
+        return c->index_1 - 1;
+    uint32_t t = thread_for(g, tid, pid);
+    c->tid = tid;
+    c->index_1 = t + 1;
+    return t;
+}
 
 static loading_thread *loading_state(loader *ld, uint32_t t)
 {
@@ -1109,6 +1124,7 @@ static loading_thread *loading_state(loader *ld, uint32_t t)
             ld->keys = argus_grow(ld->keys, &ld->cap_keys, (size_t)t + 1, sizeof *ld->keys);
         for (uint32_t i = ld->n; i <= t; i++) {
             ld->threads[i] = (loading_thread){.seg = ARGUS_NONE, .thread = i,
+                                              .other_seg = ARGUS_NONE,
                                               .blocked_seg = ARGUS_NONE,
                                               .sig_seg = ARGUS_NONE};
             if (ld->keep_keys)
@@ -1127,10 +1143,17 @@ static void load_event(argus_graph *g, const argus_record *r,
         argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
                           "(argus graph) before the analysis",
                           (unsigned long long)r->id);
-    loading_thread *lt = loading_state(ld, thread_for(g, r->tid, r->pid));
+    loading_thread *lt = loading_state(ld, loader_thread(g, ld, r->tid, r->pid));
     if (lt->seg == ARGUS_NONE || lt->seg_id != segid) {
-        lt->seg = segment_for(g, segid, lt->thread, r);
+        uint32_t before = lt->seg;
+        uint64_t before_id = lt->seg_id;
+        /* back from an interrupt window: no search among all segments */
+        lt->seg = lt->other_seg != ARGUS_NONE && lt->other_seg_id == segid
+                      ? lt->other_seg
+                      : segment_for(g, segid, lt->thread, r);
         lt->seg_id = segid;
+        lt->other_seg = before;
+        lt->other_seg_id = before_id;
     }
     uint32_t si = lt->seg;
     argus_seg *s = &g->segs[si];
