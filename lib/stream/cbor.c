@@ -105,9 +105,7 @@ bool argus_cbor_read_head(const uint8_t *p, size_t n, argus_cbor_head_info *h)
     if (h->info < 24) {
         h->arg = h->info;
     } else {
-        h->arg = 0;
-        for (size_t i = 0; i < extra; i++)
-            h->arg = (h->arg << 8) | p[1 + i];
+        h->arg = extra ? argus_cbor_head_arg(p, h->info) : 0;
     }
     return true;
 }

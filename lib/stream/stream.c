@@ -787,35 +787,29 @@ static inline bool scan_head(const uint8_t *p, size_t n, argus_cbor_head_info *h
     size_t extra = (size_t)1 << (info - 24);
     if (n < 1 + extra)
         return false;
-    uint64_t v = 0;
-    for (size_t i = 0; i < extra; i++)
-        v = v << 8 | p[1 + i];
-    h->arg = v;
+    h->arg = argus_cbor_head_arg(p, info);
     h->len = 1 + extra;
     return true;
 }
 
-/* The length of the integer, string or simple value at P (N bytes
- * there), from its head alone; 0 for anything else (arrays, maps, tags,
- * indefinite or reserved heads, or short), which argus_cbor_definite_len
- * then walks. Most values of an event are these. */
-static inline size_t scalar_len(const uint8_t *p, size_t n)
+/* The length of the integer, string or simple value whose head is H (N
+ * bytes from where it starts), from its head alone; 0 for anything else
+ * (arrays, maps, tags), which argus_cbor_definite_len then walks. Most
+ * values of an event are these. */
+static inline size_t scalar_len_of(const argus_cbor_head_info *h, size_t n)
 {
-    argus_cbor_head_info h;
-    if (!scan_head(p, n, &h))
-        return 0;
-    switch (h.major) {
+    switch (h->major) {
     case CBOR_UINT:
     case CBOR_NEGINT:
-        return h.len;
+        return h->len;
     case CBOR_BYTES:
     case CBOR_TEXT:
-        return h.arg <= n - h.len ? h.len + h.arg : 0;
+        return h->arg <= n - h->len ? h->len + h->arg : 0;
     case 7:
         /* false, true, null, undefined and floats; other simple values
          * (libcbor refuses some) go the long way */
-        return (h.info >= 20 && h.info <= 23) || (h.info >= 25 && h.info <= 27)
-                   ? h.len : 0;
+        return (h->info >= 20 && h->info <= 23) || (h->info >= 25 && h->info <= 27)
+                   ? h->len : 0;
     default:
         return 0;
     }
@@ -850,60 +844,68 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     unsigned have = 0, keys = 0;
     uint64_t head[4] = {0}, seg = 0;
     for (uint64_t i = 0; i < h.arg; i++) {
-        argus_cbor_head_info k;
+        argus_cbor_head_info k, v = {0};
         if (!scan_head(buf + at, len - at, &k) || k.major != CBOR_TEXT ||
             k.arg > len - at - k.len)
             return -1;
         const char *key = (const char *)buf + at + k.len;
         size_t key_len = k.arg;
-        r->fields[i].key_off = (uint32_t)at; /* kept for decode_scanned */
+        argus_field *f = &r->fields[i];
+        f->key_off = (uint32_t)at; /* kept for decode_scanned */
         at += k.len + key_len;
-        r->fields[i].val_off = (uint32_t)at;
-        size_t vlen = scalar_len(buf + at, len - at);
+        f->val_off = (uint32_t)at;
+        /* the value's head read once: its length, and the head fields' */
+        size_t vlen = 0;
+        bool have_v = scan_head(buf + at, len - at, &v);
+        if (have_v)
+            vlen = scalar_len_of(&v, len - at);
         if (vlen == 0)
             vlen = argus_cbor_definite_len(buf + at, len - at, MAX_DEPTH - 2);
         if (vlen == 0)
             return -1;
-        int slot = -1;
         /* the keys told apart here need no lookup when the fields are
          * decoded (decode_field) */
-        r->fields[i].key_id = KEY_UNSCANNED;
-        if (key_len == 4 && memcmp(key, "type", 4) == 0) {
-            r->fields[i].key_id = ARGUS_K_TYPE;
-            argus_cbor_head_info v;
-            if (type || !scan_head(buf + at, len - at, &v) || v.major != CBOR_TEXT)
-                return -1;
-            type = buf + at + v.len;
-            type_len = v.arg;
-        } else if (key_len == 2 && key[0] == 'i' && key[1] == 'd') {
-            slot = 0;
-        } else if (key_len == 2 && key[0] == 't' && key[1] == 's') {
-            slot = 1;
-        } else if (key_len == 3 && key[1] == 'i' && key[2] == 'd' &&
-                   (key[0] == 't' || key[0] == 'p')) {
-            slot = key[0] == 't' ? 2 : 3;
-        } else if (key_len == 3 && memcmp(key, "ctx", 3) == 0) {
-            keys |= scan_bit(ARGUS_K_CTX);
-            r->fields[i].key_id = ARGUS_K_CTX;
-        } else if (key_len == 3 && memcmp(key, "seg", 3) == 0) {
-            argus_cbor_head_info v;
-            if (!(keys & scan_bit(ARGUS_K_SEG)) && scan_head(buf + at, len - at, &v) &&
-                v.major == CBOR_UINT) {
-                keys |= ARGUS_SCAN_SEG_UINT;
-                seg = v.arg;
-            } else {
-                keys &= ~(unsigned)ARGUS_SCAN_SEG_UINT; /* twice: decoding says so */
+        f->key_id = KEY_UNSCANNED;
+        int slot = -1;
+        switch (key_len) {
+        case 2:
+            if (key[0] == 'i' && key[1] == 'd')
+                slot = 0;
+            else if (key[0] == 't' && key[1] == 's')
+                slot = 1;
+            break;
+        case 3:
+            if (key[1] == 'i' && key[2] == 'd' && (key[0] == 't' || key[0] == 'p')) {
+                slot = key[0] == 't' ? 2 : 3;
+            } else if (memcmp(key, "ctx", 3) == 0) {
+                keys |= scan_bit(ARGUS_K_CTX);
+                f->key_id = ARGUS_K_CTX;
+            } else if (memcmp(key, "seg", 3) == 0) {
+                if (!(keys & scan_bit(ARGUS_K_SEG)) && have_v && v.major == CBOR_UINT) {
+                    keys |= ARGUS_SCAN_SEG_UINT;
+                    seg = v.arg;
+                } else {
+                    keys &= ~(unsigned)ARGUS_SCAN_SEG_UINT; /* twice: decoding says so */
+                }
+                keys |= scan_bit(ARGUS_K_SEG);
+                f->key_id = ARGUS_K_SEG;
             }
-            keys |= scan_bit(ARGUS_K_SEG);
-            r->fields[i].key_id = ARGUS_K_SEG;
+            break;
+        case 4:
+            if (memcmp(key, "type", 4) == 0) {
+                f->key_id = ARGUS_K_TYPE;
+                if (type || !have_v || v.major != CBOR_TEXT)
+                    return -1;
+                type = buf + at + v.len;
+                type_len = v.arg;
+            }
+            break;
         }
         if (slot >= 0) {
             static const uint16_t slot_key[] = {ARGUS_K_ID, ARGUS_K_TS, ARGUS_K_TID,
                                                 ARGUS_K_PID};
-            r->fields[i].key_id = slot_key[slot];
-            argus_cbor_head_info v;
-            if ((have & 1u << slot) || !scan_head(buf + at, len - at, &v) ||
-                v.major != CBOR_UINT)
+            f->key_id = slot_key[slot];
+            if ((have & 1u << slot) || !have_v || v.major != CBOR_UINT)
                 return -1;
             have |= 1u << slot;
             head[slot] = v.arg;
