@@ -232,4 +232,11 @@ like hang 0, so that hang's culprits are named from this trace alone."
     assert_failure 65
     assert_output ""
     assert_equal "$stderr" "argus-analyze: fixtures/diagnose/installer.base.jsonl: a baseline of another program: no thread of it is in a process named App, as the hung thread is (its programs: Installer, authd, SecurityAgent)"
+    # a program whose name is part of one named before it is named too
+    # ("sh" after "bash")
+    sed -e 's/"proc":"Installer"/"proc":"bash"/g' -e 's/"proc":"authd"/"proc":"sh"/g' \
+        fixtures/diagnose/installer.base.jsonl > "$BATS_TEST_TMPDIR/bash-sh.jsonl"
+    run --separate-stderr argus diagnose --baseline "$BATS_TEST_TMPDIR/bash-sh.jsonl" fixtures/demo/hang.jsonl
+    assert_failure 65
+    assert_equal "$stderr" "argus-analyze: $BATS_TEST_TMPDIR/bash-sh.jsonl: a baseline of another program: no thread of it is in a process named App, as the hung thread is (its programs: bash, sh, SecurityAgent)"
 }

@@ -314,19 +314,23 @@ static void check_baseline(const argus_graph *g, const query_list *hangs,
     char seen[400] = "";
     size_t len = 0;
     unsigned shown = 0, more = 0;
+    const char *names[6];       /* those in seen: a name once, whole */
     for (uint32_t k = 0; k < base->nthreads; k++) {
         const argus_gthread *t = &base->threads[k];
         if (!t->proc || t->kernel || !t->main)
             continue;
         const char *p = argus_graph_str(base, t->proc);
-        if (strstr(seen, p))
+        unsigned i = 0;
+        while (i < shown && strcmp(names[i], p) != 0)
+            i++;
+        if (i < shown)
             continue;
         if (shown == 6 || len + strlen(p) + 3 >= sizeof seen) {
             more++;
             continue;
         }
         len += (size_t)snprintf(seen + len, sizeof seen - len, "%s%s", shown ? ", " : "", p);
-        shown++;
+        names[shown++] = p;
     }
     argus_die(ARGUS_EX_DATAERR, "%s: a baseline of another program: no thread of it is in a "
               "process named %s, as the hung thread is (its programs: %s%s)", name, want,
