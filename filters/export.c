@@ -268,8 +268,14 @@ static bool parse_secs(const char *s, size_t len, uint64_t *ns)
 
 static bool want_hang(uint64_t h) { return around < 0 || (uint64_t)around == h; }
 
+/* Marks SEG as BIT of hang HANG. With --around, only hang N's path,
+ * chain and culprits are marked: another hang's culprit drawn beside hang
+ * N is not hang N's; a segment that is another hang stays marked one (it
+ * says which). */
 static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
 {
+    if (bit != M_HANG && !want_hang(hang))
+        return;
     bool created;
     mark *m = argus_table_put(&marks, seg, &created);
     if (created)
@@ -2007,6 +2013,8 @@ static int export_html(const char *input, const char *report, const char *baseli
            holds every hang's without --around) */
         around = (long)hangs[0].hang;
         ncores = nlinks = nhangs = 0;
+        argus_table_free(&marks);
+        argus_table_init(&marks, sizeof(mark));
         findings_from_graph(&g, rd);
     }
     for (size_t i = 0; i < nhangs && !page.hang; i++)

@@ -544,3 +544,21 @@ viewer_expects() {
     assert_line --regexp '^console: exception SyntaxError: .*JSON'
     refute_line --partial "track:"
 }
+
+@test "--around N marks hang N's causal path, wait chain and culprits only: hang 1's culprit beside hang 0 is marked a hang, not a culprit (html and perfetto, fixtures/graph/flag-spinning.jsonl)" {
+    local f=$BATS_TEST_TMPDIR/two.findings
+    argus graph fixtures/graph/flag-spinning.jsonl | argus-analyze --keep "$f" > /dev/null
+    # hang 0 is seg 2 (its path and chain); hang 1 is seg 4, its path 2 then
+    # 4, its culprit seg 4
+    run sh -c "argus export --output-format html '$f' | grep -o '\"seg\":[0-9]*,\"row\":[0-9]*,\"cls\":\"[^\"]*\"'"
+    assert_output '"seg":2,"row":0,"cls":" hang path chain"
+"seg":4,"row":0,"cls":" hang"'
+    run sh -c "argus export --output-format html --around 1 '$f' | grep -o '\"seg\":[0-9]*,\"row\":[0-9]*,\"cls\":\"[^\"]*\"'"
+    assert_output '"seg":2,"row":0,"cls":" hang path"
+"seg":4,"row":0,"cls":" hang path culprit"'
+    run sh -c "argus export --around 0 '$f' | jq -c '[.traceEvents[] | select(.ph == \"X\") | [.args.seg, .args.marks, .args.hang]]'"
+    assert_output '[[2,"hang,path,chain",0],[4,"hang",1]]'
+    # without --around, every hang's marks
+    run sh -c "argus export '$f' | jq -c '[.traceEvents[] | select(.ph == \"X\") | [.args.seg, .args.marks]]'"
+    assert_output '[[1,null],[2,"hang,path,chain"],[3,null],[4,"hang,path,culprit"],[5,null]]'
+}
