@@ -453,7 +453,7 @@ static argus_table keep_segs;   /* --around, --window: seg -> 1 */
 static argus_table keep_tids;   /* --around, --window: tid -> 1 */
 static char **kinds;
 static size_t nkinds, cap_kinds;
-static uint64_t last_ts, nflows_written, edges_skipped;
+static uint64_t last_ts;
 
 /* ---- where each event was, for the edges that name it later ------------------------------ */
 /* An edge comes after both its events (right after the later one), but
@@ -625,7 +625,6 @@ static void write_flow_pair(const flow_pair *p)
         out(",\"name\":\"");
         put_escaped(kinds[p->kind], strlen(kinds[p->kind]), false);
         printf("%s\",\"cat\":\"segment\"%s}", p->weak ? " (weak)" : "", e ? ",\"bp\":\"e\"" : "");
-        nflows_written++;
     }
 }
 
@@ -850,10 +849,8 @@ static void take_edge(const argus_record *r)
     argus_get_uint(r, ARGUS_K_TO, &to);
     event_place at[2];
     if (!place_find(from, &at[0]) || !place_find(to, &at[1]) || !seg_exported(at[0].seg) ||
-        !seg_exported(at[1].seg)) {
-        edges_skipped++;
+        !seg_exported(at[1].seg))
         return;
-    }
     size_t len;
     const char *k = argus_get_text(r, ARGUS_K_KIND, &len);
     bool weak = false;
