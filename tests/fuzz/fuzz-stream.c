@@ -15,6 +15,8 @@
  *   - the same writes go to a memory file through argus_writer_stdout, and
  *     what they wrote must parse again with the edits applied and every
  *     other field byte for byte as it was.
+ *   - a sparse parser (argus_parser_sparse: each field asked for decoded
+ *     alone) answers every key as the whole decode does.
  * Where the parser stops (more data, or malformed), a new parser must say
  * the same, and a complaint about the CBOR itself must not come for bytes
  * that libcbor's cbor_load reads as a map with text keys.
