@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +103,9 @@ typedef struct name_index {
 } name_index;
 static name_index key_index, type_index;
 static uint8_t key_len[ARGUS_K_COUNT]; /* each known key's length */
-static bool names_ready;
+/* made once, by whichever thread first looks a name up (argus-analyze
+ * loads its two graphs in two threads) */
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
 static void index_names(name_index *ix, int count, const char *(*name)(int))
 {
@@ -131,13 +134,11 @@ static void names_init(void)
         key_len[k] = (uint8_t)strlen(argus_key_name(k));
     index_names(&key_index, ARGUS_K_COUNT, argus_key_name);
     index_names(&type_index, ARGUS_T_COUNT, argus_type_name);
-    names_ready = true;
 }
 
 static int name_lookup(const name_index *ix, const char *s, size_t len)
 {
-    if (!names_ready)
-        names_init();
+    pthread_once(&names_once, names_init);
     if (len == 0 || len >= NAME_MAX_LEN)
         return 0;
     const uint8_t *c = ix->slot[len][s[0] & 31];
