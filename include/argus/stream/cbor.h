@@ -51,14 +51,12 @@ bool argus_cbor_read_head(const uint8_t *p, size_t n, argus_cbor_head_info *h);
  * 4 or 8 big-endian bytes after its first byte at P (all there). */
 static inline uint64_t argus_cbor_head_arg(const uint8_t *p, unsigned info)
 {
-    uint64_t v = 0;
-    unsigned n = 1u << (info - 24);
     /* whole words, not byte by byte: heads are most of a stream's bytes */
-    switch (n) {
-    case 1: return p[1];
-    case 2: { uint16_t w; memcpy(&w, p + 1, 2); return __builtin_bswap16(w); }
-    case 4: { uint32_t w; memcpy(&w, p + 1, 4); return __builtin_bswap32(w); }
-    default: memcpy(&v, p + 1, 8); return __builtin_bswap64(v);
+    switch (info) {
+    case 24: return p[1];
+    case 25: { uint16_t w; memcpy(&w, p + 1, 2); return __builtin_bswap16(w); }
+    case 26: { uint32_t w; memcpy(&w, p + 1, 4); return __builtin_bswap32(w); }
+    default: { uint64_t w; memcpy(&w, p + 1, 8); return __builtin_bswap64(w); }
     }
 }
 /* Byte length of the well-formed item at p, or 0 if it does not fit. */
