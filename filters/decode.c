@@ -1,10 +1,6 @@
 /* argus-decode: a trace to an argus stream (docs/stages/decode.md). */
+#include "argus/decode/decode.h"
 #include "argus/stream/cli.h"
-#include "argus/decode/ftrace.h"
-#include "argus/stream/input.h"
-#include "argus/decode/jsonl.h"
-#include "argus/decode/kdebug.h"
-#include "argus/stream/stream.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -65,196 +61,6 @@ static const char usage[] =
     "  -h, --help           show this help\n"
     "      --version        show the version\n";
 
-/* A line may be as long as this. */
-#define MAX_LINE (256u << 20)
-
-static void fill(argus_input *in)
-{
-    if (!argus_input_fill(in))
-        argus_die(ARGUS_EX_DATAERR, "%s: a line longer than %u MiB", in->name,
-                  MAX_LINE >> 20);
-}
-
-/* Whether the first lines look like trace(1) text: its column header, a
- * ctime date line, or an event line "ABSTIME DELTA ...". */
-static bool looks_like_trace_text(const uint8_t *buf, size_t len)
-{
-    const char *p = (const char *)buf, *end = p + len;
-    for (int lines = 0; p < end && lines < 8; lines++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
-            p++;
-        if (p < e) {
-            if (memmem(p, (size_t)(e - p), "AbsTime(", 8))
-                return true;
-            static const char *const days[] = {"Mon ", "Tue ", "Wed ", "Thu ",
-                                               "Fri ", "Sat ", "Sun "};
-            for (int i = 0; i < 7; i++)
-                if (e - p > 4 && memcmp(p, days[i], 4) == 0)
-                    return true;
-            /* two decimal numbers with one digit after the point */
-            int numbers = 0;
-            const char *q = p;
-            while (numbers < 2 && q < e) {
-                const char *s = q;
-                while (q < e && *q >= '0' && *q <= '9')
-                    q++;
-                if (q == s || q + 1 >= e || *q != '.' || q[1] < '0' || q[1] > '9')
-                    break;
-                q += 2;
-                numbers++;
-                while (q < e && (*q == ' ' || *q == '\t'))
-                    q++;
-            }
-            return numbers == 2;
-        }
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    return false;
-}
-
-/* What binary bytes are, for a message, when they are one of the files
- * given by mistake: ", an ELF executable" and the like, else "". */
-static const char *binary_kind(const uint8_t *b, size_t n)
-{
-    static const struct { const char *magic; size_t len; const char *what; } kinds[] = {
-        {"\177ELF", 4, ", an ELF executable or library"},
-        {"\037\213", 2, ", gzip-compressed (gunzip it first)"},
-        {"BZh", 3, ", bzip2-compressed (bunzip2 it first)"},
-        {"\3757zXZ", 6, ", xz-compressed (unxz it first)"},
-        {"\050\265\057\375", 4, ", zstd-compressed (unzstd it first)"},
-        {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (decode reads the text "
-                                 "of 'trace-cmd report')"},
-        {"PERFILE2", 8, ", a perf.data file (not read)"},
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (n >= kinds[i].len && memcmp(b, kinds[i].magic, kinds[i].len) == 0)
-            return kinds[i].what;
-    return "";
-}
-
-/* An input decode cannot read whatever the format: nothing at all, or
- * binary where a text format was asked for (a text trace has no NUL
- * byte; kdebug files and streams are binary and have checks of their
- * own). Both are data errors (65), not an empty stream or a trace of
- * lines not understood. */
-static void check_content(argus_input *in, const char *format)
-{
-    while (!in->eof && in->hi - in->lo < 4096)
-        fill(in);
-    const uint8_t *b = in->buf + in->lo;
-    size_t n = in->hi - in->lo;
-    if (n == 0)
-        argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
-    if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0)
-        return;
-    const uint8_t *nul = memchr(b, 0, n);
-    if (nul)
-        argus_die(ARGUS_EX_DATAERR, "%s: not %s text: binary data%s (a NUL byte at byte %zu)%s",
-                  in->name, format, binary_kind(b, n), (size_t)(nul - b),
-                  argus_kd_sniff(b, n) ? "; a kdebug file? --format kdebug" : "");
-}
-
-/* The format told by the first bytes. */
-static const char *detect(argus_input *in)
-{
-    while (!in->eof && in->hi - in->lo < 4096)
-        fill(in);
-    if (argus_kd_sniff(in->buf + in->lo, in->hi - in->lo))
-        return "kdebug";
-    if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
-        return "ftrace";
-    for (size_t i = in->lo; i < in->hi; i++) {
-        char c = (char)in->buf[i];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-            continue;
-        if (c == '{' || c == '#')
-            return "jsonl";
-        if ((uint8_t)c >= 0xa0 && (uint8_t)c <= 0xbf) /* a CBOR map */
-            return "argus";
-        break;
-    }
-    if (looks_like_trace_text(in->buf + in->lo, in->hi - in->lo))
-        return "trace-text";
-    const uint8_t *b = in->buf + in->lo;
-    size_t n = in->hi - in->lo;
-    if (memchr(b, 0, n))
-        argus_die(ARGUS_EX_DATAERR,
-                  "%s: cannot tell the input format: binary data%s, not a kdebug file "
-                  "nor an argus stream; give --format if it is one",
-                  in->name, binary_kind(b, n));
-    argus_die(ARGUS_EX_DATAERR, "%s: cannot tell the input format; give --format",
-              in->name);
-}
-
-static void decode_jsonl(argus_input *in, argus_writer *w)
-{
-    argus_jsonl *d = argus_jsonl_new(w, argus_command_line());
-    uint64_t line = 0;
-    for (;;) {
-        char *start = (char *)in->buf + in->lo;
-        char *nl = memchr(start, '\n', in->hi - in->lo);
-        if (!nl && !in->eof) {
-            fill(in);
-            continue;
-        }
-        if (!nl && in->hi == in->lo)
-            break;
-        size_t len = nl ? (size_t)(nl - start) : in->hi - in->lo;
-        line++;
-        if (argus_jsonl_line(d, start, len) < 0)
-            argus_die(ARGUS_EX_DATAERR, "%s:%llu: %s", in->name,
-                      (unsigned long long)line, argus_jsonl_error(d));
-        in->lo += len + (nl ? 1 : 0);
-    }
-    argus_jsonl_finish(d);
-    argus_jsonl_free(d);
-}
-
-/* An argus stream: every record checked by the reader and copied. */
-static void pass_through(argus_input *in, argus_writer *w)
-{
-    argus_reader *rd = argus_reader_from_input(in);
-    argus_write_header(w, argus_reader_header(rd), argus_command_line());
-    const argus_record *r;
-    while ((r = argus_read(rd)))
-        argus_write_record(w, r);
-    argus_reader_close(rd);
-}
-
-/* kdebug and trace-text: the decoder of include/argus/decode/kdebug.h. */
-static void decode_kdebug(argus_input *in, argus_writer *w, const char *format,
-                          argus_kd_options *o, bool verbose)
-{
-    argus_kd *d = argus_kd_new(w, o);
-    int rc = strcmp(format, "kdebug") == 0 ? argus_kd_read_binary(d, in)
-                                           : argus_kd_read_text(d, in);
-    if (verbose)
-        argus_kd_print_counts(d, stderr);
-    if (rc < 0)
-        argus_die(ARGUS_EX_DATAERR, "%s", argus_kd_error(d));
-    argus_kd_free(d);
-}
-
-/* ftrace: the decoder of include/argus/decode/ftrace.h. */
-static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool verbose)
-{
-    argus_ft_options o = {.name = in->name, .command = argus_command_line(),
-                          .window = window, .need_ftrace = true};
-    argus_ft *d = argus_ft_new(w, &o);
-    int rc = argus_ft_read(d, in);
-    if (rc < 0)
-        argus_ft_drain(d); /* the lines before the error stay */
-    if (verbose)
-        argus_ft_print_counts(d, stderr);
-    if (rc < 0)
-        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
-    argus_ft_free(d);
-}
-
 static void parse_timebase(const char *text, argus_kd_options *o)
 {
     char numer[32]; /* N, split off for the shared parser */
@@ -291,9 +97,8 @@ int main(int argc, char **argv)
     };
     const char *format = NULL;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
-    argus_kd_options kd = {0};
+    argus_decode_options o = {0};
     argus_kd_codes *codes = argus_kd_codes_default();
-    bool kd_option = false, kd_codes_given = false;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "f:hv", opts, NULL)) != -1) {
@@ -304,65 +109,43 @@ int main(int argc, char **argv)
             if (argus_kd_codes_load(codes, optarg, err, sizeof err) < 0)
                 argus_die(access(optarg, R_OK) == 0 ? ARGUS_EX_DATAERR : ARGUS_EX_NOINPUT,
                           "%s", err);
-            kd_option = kd_codes_given = true;
+            o.kd_option = o.codes_given = true;
             break;
         }
         case OPT_WINDOW:
-            kd.window = argus_parse_uint_option("--window", optarg, 1, 1u << 28, " records");
-            kd_option = true;
+            o.kd.window = argus_parse_uint_option("--window", optarg, 1, 1u << 28, " records");
+            o.kd_option = true;
             break;
-        case OPT_TIMEBASE: parse_timebase(optarg, &kd); kd_option = true; break;
+        case OPT_TIMEBASE: parse_timebase(optarg, &o.kd); o.kd_option = true; break;
         case OPT_RECORD_SIZE:
-            kd.record_size = (unsigned)argus_parse_uint_option("--record-size", optarg, 32, 64,
-                                                                " (32 or 64)");
-            if (kd.record_size != 32 && kd.record_size != 64)
+            o.kd.record_size = (unsigned)argus_parse_uint_option("--record-size", optarg, 32,
+                                                                  64, " (32 or 64)");
+            if (o.kd.record_size != 32 && o.kd.record_size != 64)
                 argus_usage_error("--record-size is 32 or 64");
-            kd_option = true;
+            o.kd_option = true;
             break;
-        case OPT_V0: kd.kdebug_v0 = true; kd_option = true; break;
+        case OPT_V0: o.kd.kdebug_v0 = true; o.kd_option = true; break;
         default: argus_common_option(c, usage, &common, argv);
         }
     }
     const char *input = argus_input_arg(argc, argv);
-    static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
-                                          "ftrace"};
-    bool known = !format;
-    for (size_t i = 0; format && i < sizeof formats / sizeof *formats; i++)
-        known |= strcmp(format, formats[i]) == 0;
-    if (!known)
+    if (format && !argus_decode_format_known(format))
         argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
                           "ftrace)",
                           format);
-    if (kd.kdebug_v0 && !format)
+    if (o.kd.kdebug_v0 && !format)
         format = "kdebug";
+    o.kd.codes = codes;
+    o.verbose = common.verbose;
+    o.command = argus_command_line();
 
     argus_input in;
-    argus_input_open(&in, input, MAX_LINE);
-    check_content(&in, format);
+    argus_input_open(&in, input, ARGUS_DECODE_MAX_LINE);
+    argus_decode_check(&in, format);
     argus_writer *w = argus_writer_stream();
     if (!format)
-        format = detect(&in);
-    bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
-    bool ftrace = strcmp(format, "ftrace") == 0;
-    if (ftrace && kd_option && (kd.record_size || kd.kdebug_v0 || kd.tb_numer ||
-                                kd_codes_given))
-        argus_usage_error("--codes, --timebase, --record-size and --kdebug-v0 are for "
-                          "kdebug and trace-text input");
-    if (kd_option && !kdebug && !ftrace)
-        argus_usage_error("--codes, --window, --timebase, --record-size and "
-                          "--kdebug-v0 are for kdebug and trace-text input");
-    if (strcmp(format, "argus") == 0) {
-        pass_through(&in, w);
-    } else if (ftrace) {
-        decode_ftrace(&in, w, kd.window, common.verbose);
-    } else if (kdebug) {
-        kd.name = in.name;
-        kd.command = argus_command_line();
-        kd.codes = codes;
-        decode_kdebug(&in, w, format, &kd, common.verbose);
-    } else {
-        decode_jsonl(&in, w);
-    }
+        format = argus_decode_detect(&in);
+    argus_decode_run(&in, format, &o, w);
     argus_kd_codes_free(codes);
     argus_writer_close(w);
     argus_input_close(&in);
