@@ -154,3 +154,121 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
     assert_failure 65
     assert_equal "$stderr" "argus-link-wakeups: <stdin>: record 2 (byte 63): key \"k\" appears twice"
 }
+
+# What argus-chain [--format F] decode STAGES TRACE must give: the output
+# of argus-decode [--format F] TRACE | argus-chain STAGES, the status and
+# messages of decode when it fails (what argus graph tells), else of the
+# chain. Prints "differs: WHAT" and fails when the fused run gives other.
+same_as_decode_pipe() { # same_as_decode_pipe TRACE [FORMAT]
+    local t=$BATS_TEST_TMPDIR f=$1 st=0
+    local -a fmt=()
+    [ -z "${2-}" ] || fmt=(--format "$2")
+    # shellcheck disable=SC2086
+    { s=0; argus-decode "${fmt[@]}" "$f" 2> "$t/decode.err" || s=$?; echo $s > "$t/decode.st"; } |
+        argus-chain $STAGES > "$t/want" 2> "$t/chain.err" || st=$?
+    if [ "$(cat "$t/decode.st")" != 0 ]; then
+        st=$(cat "$t/decode.st")
+        cp "$t/decode.err" "$t/want.err"
+    else
+        cat "$t/decode.err" "$t/chain.err" > "$t/want.err"
+    fi
+    local got=0
+    # shellcheck disable=SC2086
+    argus-chain "${fmt[@]}" decode $STAGES "$f" > "$t/got" 2> "$t/got.err" || got=$?
+    cmp -s "$t/want" "$t/got" || { echo "differs: output of $f"; return 1; }
+    cmp -s "$t/want.err" "$t/got.err" || { echo "differs: messages of $f"; diff "$t/want.err" "$t/got.err"; return 1; }
+    [ "$st" = "$got" ] || { echo "differs: status of $f: $st, fused $got"; return 1; }
+}
+
+@test "argus-chain decode STAGES TRACE decodes in a thread beside the stages: the pipe from argus-decode byte for byte, with its status and messages, on every fixture and real recording (issue 14.2)" {
+    local n=0 f
+    for f in fixtures/*/*.jsonl fixtures/ftrace/*.txt fixtures/ftrace/*.html fixtures/kdebug/*.txt; do
+        case $f in *.expected.jsonl) continue ;; esac
+        same_as_decode_pipe "$f" || return 1
+        n=$((n + 1))
+    done
+    for f in fixtures/real/*/*.txt.gz; do
+        zcat "$f" > "$BATS_TEST_TMPDIR/real.txt"
+        same_as_decode_pipe "$BATS_TEST_TMPDIR/real.txt" ftrace || { echo "($f)"; return 1; }
+        n=$((n + 1))
+    done
+    # a kdebug file of several blocks of the channel between the threads
+    bench/gen-kdebug --size-mb 4 --seed 5 > "$BATS_TEST_TMPDIR/k.bin"
+    same_as_decode_pipe "$BATS_TEST_TMPDIR/k.bin" kdebug
+    [ "$n" -ge 80 ] || { echo "only $n traces"; return 1; }
+}
+
+@test "argus-chain decode: when decoding fails, the stages finish the records decoded before the error; decode's message and status, the stages' none (issue 14.2)" {
+    # a line cut short in the middle of the demo trace
+    { head -30 fixtures/demo/hang.jsonl; echo '{"type":"wakeup"'; tail -n +31 fixtures/demo/hang.jsonl; } \
+        > "$BATS_TEST_TMPDIR/cut.jsonl"
+    run --separate-stderr sh -c "argus-chain -v decode $STAGES '$BATS_TEST_TMPDIR/cut.jsonl' > '$BATS_TEST_TMPDIR/out'"
+    assert_failure 65
+    assert_equal "$stderr" "argus-decode: $BATS_TEST_TMPDIR/cut.jsonl:31: unterminated JSON object (a record must be on one line)"
+    # the records before line 31 went through every stage: segments, and
+    # link-ipc's edge
+    run sh -c "argus-to-json < '$BATS_TEST_TMPDIR/out'"
+    assert_success
+    assert_line --index 0 "{\"type\":\"stream\",\"format\":\"argus\",\"version\":1,\"source\":\"jsonl\",\"stages\":[\"decode $BATS_TEST_TMPDIR/cut.jsonl\",\"cull-interrupts\",\"segment\",\"link-ipc\",\"link-dispatch\",\"link-flags\",\"link-wakeups\"]}"
+    assert_line '{"type":"edge","kind":"ipc","from":3,"to":5}'
+    assert_line '{"type":"wakeup","id":8,"ts":1400000,"tid":2001,"pid":200,"target":2002,"seg":2}'
+    same_as_decode_pipe "$BATS_TEST_TMPDIR/cut.jsonl"
+    # a kdebug file cut inside a record, and an empty file
+    bench/gen-kdebug --size-mb 3 --seed 5 | head -c 1000003 > "$BATS_TEST_TMPDIR/cut.bin"
+    same_as_decode_pipe "$BATS_TEST_TMPDIR/cut.bin" kdebug
+    : > "$BATS_TEST_TMPDIR/empty"
+    same_as_decode_pipe "$BATS_TEST_TMPDIR/empty"
+    run argus-chain decode segment "$BATS_TEST_TMPDIR/empty"
+    assert_failure 65
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/empty: empty input: no trace in it (0 bytes)"
+}
+
+@test "argus-chain -v decode: decode's counters, then each stage's, as the pipe of the programs with -v prints them (issue 14.2)" {
+    bench/gen-kdebug --size-mb 1 --seed 2 > "$BATS_TEST_TMPDIR/k.bin"
+    { argus-decode -v --format kdebug "$BATS_TEST_TMPDIR/k.bin" 2> "$BATS_TEST_TMPDIR/want" |
+        argus-chain -v segment link-wakeups > /dev/null 2>> "$BATS_TEST_TMPDIR/want"; }
+    run --separate-stderr sh -c "argus-chain -v --format kdebug decode segment link-wakeups '$BATS_TEST_TMPDIR/k.bin' > /dev/null"
+    assert_success
+    assert_equal "$stderr" "$(cat "$BATS_TEST_TMPDIR/want")"
+    assert_equal "$(head -1 <<< "$stderr" | cut -d' ' -f1-4)" "argus-decode: 15113 records read,"
+    assert_equal "$(tail -1 <<< "$stderr" | cut -d: -f1)" "argus-link-wakeups"
+}
+
+@test "argus-chain: --format without decode first, decode elsewhere, an unknown format are usage errors (exit 64)" {
+    run argus-chain --format kdebug segment x.bin
+    assert_failure 64
+    assert_line --index 0 "argus-chain: --format is decode's: give decode as the first stage"
+    run argus-chain segment decode x.bin
+    assert_failure 64
+    assert_line --index 0 "argus-chain: decode is the first stage or none"
+    run argus-chain --format pcap decode segment x.bin
+    assert_failure 64
+    assert_line --index 0 "argus-chain: unknown format 'pcap' (known: argus, jsonl, kdebug, trace-text, ftrace)"
+    run argus-chain decode x.bin
+    assert_failure 64
+    assert_line --index 0 "argus-chain: no stage given after decode"
+}
+
+# A bin directory whose argus-decode fails, to see whether decode ran as a
+# program of its own.
+no_decode_bin() {
+    local bin=$BATS_TEST_TMPDIR/nodecode
+    mkdir -p "$bin"
+    cp "$ARGUS_BIN"/argus "$ARGUS_BIN"/argus-* "$bin/"
+    printf '#!/bin/sh\necho "argus-decode ran" >&2\nexit 99\n' > "$bin/argus-decode"
+    echo "$bin"
+}
+
+@test "argus graph decodes in its argus-chain, no argus-decode process; with decode options other than the format, decode runs as its program (issue 14.2)" {
+    local bin
+    bin=$(no_decode_bin)
+    "$bin/argus" graph -f jsonl fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/fused"
+    argus graph --no-chain -f jsonl fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/separate"
+    run cmp "$BATS_TEST_TMPDIR/fused" "$BATS_TEST_TMPDIR/separate"
+    assert_success
+    run "$bin/argus" graph -S 'decode --window 100' fixtures/kdebug/text-sched.txt
+    assert_failure 99
+    assert_output "argus-decode ran"
+    run "$bin/argus" graph --no-chain fixtures/graph/wake-daemon.jsonl
+    assert_failure 99
+}

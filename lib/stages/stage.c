@@ -120,12 +120,17 @@ static void chain_deliver(void *ctx, const argus_record *r)
 int argus_stage_chain(const argus_stage_def *const *defs, int n,
                       const char *path, bool verbose)
 {
-    argus_reader *in = argus_reader_open(path);
+    return argus_stage_chain_reader(defs, n, argus_reader_open(path), &verbose);
+}
+
+int argus_stage_chain_reader(const argus_stage_def *const *defs, int n,
+                             argus_reader *in, const bool *verbose)
+{
     chain_link *links = calloc((size_t)n, sizeof *links);
     if (!links)
         abort();
     argus_options common = ARGUS_OPTIONS_DEFAULT;
-    common.verbose = verbose;
+    common.verbose = *verbose;
     for (int i = n - 1; i >= 0; i--) {
         links[i].def = defs[i];
         snprintf(links[i].output_name, sizeof links[i].output_name,
@@ -151,7 +156,7 @@ int argus_stage_chain(const argus_stage_def *const *defs, int n,
     argus_counters_use(NULL);
     for (int i = 0; i < n; i++)
         argus_writer_close(links[i].out);
-    if (verbose) {
+    if (*verbose) {
         for (int i = 0; i < n; i++) {
             char prog[64];
             snprintf(prog, sizeof prog, "argus-%s", defs[i]->name);

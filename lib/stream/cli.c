@@ -11,8 +11,12 @@
 
 static const char *prog = "argus";
 static char *command_line;
-static void (*die_flush)(void *); /* argus_cli_on_die */
-static void *die_flush_arg;
+/* argus_cli_thread_prog: the name this thread's messages carry (argus-chain
+ * decodes in one thread as argus-decode) */
+static _Thread_local const char *thread_prog;
+/* argus_cli_on_die: each thread flushes its own writer */
+static _Thread_local void (*die_flush)(void *);
+static _Thread_local void *die_flush_arg;
 
 /* Characters that need no quoting in a shell word. */
 static bool shell_plain(const char *s)
@@ -58,16 +62,20 @@ void argus_cli_init(int argc, char **argv)
 
     const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
     prog = argc > 0 ? (base ? base + 1 : argv[0]) : "argus";
-
-    size_t len = 0, cap = 0;
-    char *buf = NULL;
     const char *stage = prog;
     if (strncmp(stage, "argus-", 6) == 0)
         stage += 6;
-    append(&buf, &len, &cap, stage, strlen(stage));
-    for (int i = 1; i < argc; i++) {
+    command_line = argus_shell_words(stage, argc > 0 ? argc - 1 : 0, argv + 1);
+}
+
+char *argus_shell_words(const char *first, int n, char *const *words)
+{
+    size_t len = 0, cap = 0;
+    char *buf = NULL;
+    append(&buf, &len, &cap, first, strlen(first));
+    for (int i = 0; i < n; i++) {
         append(&buf, &len, &cap, " ", 1);
-        const char *a = argv[i];
+        const char *a = words[i];
         if (shell_plain(a)) {
             append(&buf, &len, &cap, a, strlen(a));
             continue;
@@ -81,10 +89,11 @@ void argus_cli_init(int argc, char **argv)
         }
         append(&buf, &len, &cap, "'", 1);
     }
-    command_line = buf;
+    return buf;
 }
 
-const char *argus_prog(void) { return prog; }
+void argus_cli_thread_prog(const char *name) { thread_prog = name; }
+const char *argus_prog(void) { return thread_prog ? thread_prog : prog; }
 const char *argus_command_line(void) { return command_line ? command_line : prog; }
 void argus_cli_on_die(void (*flush)(void *), void *arg)
 {
@@ -94,7 +103,7 @@ void argus_cli_on_die(void (*flush)(void *), void *arg)
 
 static void vmessage(const char *fmt, va_list ap)
 {
-    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, "%s: ", argus_prog());
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }
@@ -102,8 +111,13 @@ static void vmessage(const char *fmt, va_list ap)
 void argus_die(int code, const char *fmt, ...)
 {
     if (!pthread_equal(pthread_self(), main_thread)) {
-        /* the other thread is writing: let its flush finish, write no
+        /* this thread's own writer first (whole records), then: the
+         * other thread may be writing, let its flush finish, write no
          * more; what it wrote is whole records */
+        void (*flush)(void *) = die_flush;
+        die_flush = NULL;
+        if (flush)
+            flush(die_flush_arg);
         pthread_mutex_lock(&output_lock);
         va_list ap;
         va_start(ap, fmt);
@@ -128,7 +142,7 @@ void argus_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vmessage(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+    fprintf(stderr, "Try '%s --help' for more information.\n", argus_prog());
     exit(ARGUS_EX_USAGE);
 }
 
@@ -188,7 +202,7 @@ void argus_close_stdout(void)
 
 void argus_print_version(void)
 {
-    printf("%s %s\n", prog, ARGUS_VERSION);
+    printf("%s %s\n", argus_prog(), ARGUS_VERSION);
     exit(0);
 }
 

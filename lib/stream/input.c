@@ -37,8 +37,60 @@ void argus_input_open(argus_input *in, const char *path, size_t max)
         abort();
 }
 
+void argus_input_channel(argus_input *in, argus_channel *ch, const char *name,
+                         size_t max)
+{
+    memset(in, 0, sizeof *in);
+    in->fd = -1;
+    in->channel = ch;
+    in->name = strdup(name);
+    in->max = max;
+    if (!in->name)
+        abort();
+}
+
+/* The next block from the channel: it becomes the buffer when nothing is
+ * left unread, else it is copied after what is. */
+static bool fill_from_channel(argus_input *in)
+{
+    if (in->lo == in->hi) {
+        in->lo = in->hi = 0;
+        if (!argus_channel_get(in->channel, &in->buf, &in->cap, &in->hi))
+            in->eof = true;
+        return true;
+    }
+    uint8_t *block = NULL;
+    size_t cap = 0, len = 0;
+    if (!argus_channel_get(in->channel, &block, &cap, &len)) {
+        in->eof = true;
+        return true;
+    }
+    size_t unread = in->hi - in->lo;
+    if (unread + len > in->max) {
+        argus_channel_give_back(in->channel, block, cap);
+        return false;
+    }
+    if (in->lo > 0 || unread + len > in->cap) {
+        uint8_t *p = malloc(unread + len);
+        if (!p)
+            abort();
+        memcpy(p, in->buf + in->lo, unread);
+        free(in->buf);
+        in->buf = p;
+        in->cap = unread + len;
+        in->lo = 0;
+        in->hi = unread;
+    }
+    memcpy(in->buf + in->hi, block, len);
+    in->hi += len;
+    argus_channel_give_back(in->channel, block, cap);
+    return true;
+}
+
 bool argus_input_fill(argus_input *in)
 {
+    if (in->channel)
+        return fill_from_channel(in);
     if (in->lo > 0) {
         memmove(in->buf, in->buf + in->lo, in->hi - in->lo);
         in->hi -= in->lo;

@@ -1269,6 +1269,7 @@ struct argus_writer {
     void *ctx;
     argus_parser *parser;   /* reads back the records built here */
     uint64_t records, bytes;   /* handed on so far */
+    argus_channel *channel;    /* argus_writer_channel: blocks go there */
 };
 
 static void flush_before_exit(void *w) { argus_writer_flush(w); }
@@ -1326,6 +1327,13 @@ argus_writer *argus_writer_to(const char *name,
     w->ctx = ctx;
     w->parser = argus_parser_new();
     w->parser->name = name;
+    return w;
+}
+
+argus_writer *argus_writer_channel(argus_channel *ch)
+{
+    argus_writer *w = argus_writer_fd(-1);
+    w->channel = ch;
     return w;
 }
 
@@ -1470,6 +1478,28 @@ void argus_writer_flush(argus_writer *w)
     size_t off = 0;
     if (w->deliver)
         return;
+    if (w->channel) {
+        if (w->done == 0)
+            return;
+        /* the block goes over whole; what follows the last whole record
+         * (a record being built: an error's flush) starts the next one,
+         * copied first, since the block is the reader's once handed */
+        size_t rest = w->b.len - w->done;
+        uint8_t *building = rest ? malloc(rest) : NULL;
+        if (rest && !building)
+            abort();
+        if (rest)
+            memcpy(building, w->b.p + w->done, rest);
+        argus_channel_put(w->channel, &w->b.p, &w->b.cap, w->done,
+                          rest > FLUSH_AT * 2 ? rest : FLUSH_AT * 2);
+        w->bytes += w->done;
+        if (rest)
+            memcpy(w->b.p, building, rest);
+        free(building);
+        w->b.len = rest;
+        w->done = 0;
+        return;
+    }
     if (w->fd < 0)
         off = w->done;
     argus_output_lock();
@@ -1502,6 +1532,8 @@ void argus_writer_flush(argus_writer *w)
     w->b.len -= w->done;
     w->done = 0;
 }
+
+uint64_t argus_writer_bytes(const argus_writer *w) { return w->bytes; }
 
 void argus_writer_close(argus_writer *w)
 {

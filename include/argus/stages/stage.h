@@ -45,6 +45,12 @@ int argus_stage_main(const argus_stage_def *def, const void *options,
  * program would print them. Returns the exit status. */
 int argus_stage_chain(const argus_stage_def *const *defs, int n,
                       const char *path, bool verbose);
+/* The same over the reader IN, which it closes. *VERBOSE is read at the
+ * start and again at the end, so that another thread can take the counts
+ * back (argus-chain does when its decoding fails: that message is the
+ * one to tell). */
+int argus_stage_chain_reader(const argus_stage_def *const *defs, int n,
+                             argus_reader *in, const bool *verbose);
 
 /* Opens PATH (NULL or "-": stdin) and stdout, and writes the header read
  * with this program's command line appended to "stages". */

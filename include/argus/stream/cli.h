@@ -26,10 +26,19 @@ enum {
 void argus_cli_init(int argc, char **argv);
 const char *argus_prog(void);
 const char *argus_command_line(void);
+/* The name the calling thread's messages carry instead of the program's
+ * (argus-chain decodes in a thread of its own as argus-decode); NULL: the
+ * program's. */
+void argus_cli_thread_prog(const char *name);
+/* FIRST, then the N WORDS, each quoted for the shell where it needs it,
+ * joined by spaces (a command line of "stages"); the caller frees it. */
+char *argus_shell_words(const char *first, int n, char *const *words);
 
 /* What to do before an error exits (the stream writer flushes, so that
  * every record written before the error reaches the reader); NULL: none.
- * A callback, so that this layer needs nothing of the stream's. */
+ * One for each thread: an error flushes the writer of the thread it
+ * happens in. A callback, so that this layer needs nothing of the
+ * stream's. */
 void argus_cli_on_die(void (*flush)(void *), void *arg);
 
 /* Held while output is written (argus_writer_flush). */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "argus/stream/cbor.h"
+#include "argus/stream/channel.h"
 
 /* Keys the project knows. Every key has one value class across record
  * types (see argus_key_class). ARGUS_K_UNKNOWN is any other key. */
@@ -228,6 +229,11 @@ argus_writer *argus_writer_stream(void);
 /* Writes to the open file FD (a second output, such as argus-analyze's
  * --keep); argus_writer_close flushes, the caller closes FD. */
 argus_writer *argus_writer_fd(int fd);
+/* Writes into the channel CH, for a reader in another thread
+ * (argus_input_channel): the blocks a flush would write, whole records
+ * each, are handed over as they are. argus_writer_close flushes the last;
+ * the caller closes CH. */
+argus_writer *argus_writer_channel(argus_channel *ch);
 /* A writer that keeps nothing (fuzzers, dry runs). */
 argus_writer *argus_writer_null(void);
 /* A writer that hands each record to DELIVER as it is written, for stages
@@ -244,6 +250,8 @@ argus_writer *argus_writer_to(const char *name,
  * "Output and errors"). */
 void argus_writer_flush(argus_writer *w);
 void argus_writer_close(argus_writer *w);
+/* The bytes a writer to a channel or a function has handed on so far. */
+uint64_t argus_writer_bytes(const argus_writer *w);
 
 /* A record verbatim. */
 void argus_write_record(argus_writer *w, const argus_record *r);
