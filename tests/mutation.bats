@@ -32,7 +32,7 @@ mutants() {
         --keep "$tmp/failed"
     echo "$output" | head -40
     assert_success
-    assert_line --regexp "^$(mutants) mutants, 24 programs each, 0 failures$"
+    assert_line --regexp "^$(mutants) mutants, 25 programs each, 0 failures$"
 }
 
 @test "mutants are the same bytes for the same seed, other bytes for another seed" {
