@@ -50,7 +50,10 @@ void argus_input_channel(argus_input *in, argus_channel *ch, const char *name,
 }
 
 /* The next block from the channel: it becomes the buffer when nothing is
- * left unread, else it is copied after what is. */
+ * left unread, else it is copied after what is. A block holds whole
+ * records, so bytes left unread are a record cut by its writer; one that
+ * would pass the limit is dropped with the block, and the reader's error
+ * about that record follows. */
 static bool fill_from_channel(argus_input *in)
 {
     if (in->lo == in->hi) {
