@@ -154,10 +154,7 @@ int main(int argc, char **argv)
         optind++;
     if (format && !decode)
         argus_usage_error("--format is decode's: give decode as the first stage");
-    if (format && !argus_decode_format_known(format))
-        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                          "ftrace)",
-                          format);
+    argus_decode_need_format(format);
     int n = argc - optind;
     const char *input = NULL;
     if (n > 0 && !argus_builtin_stage(argv[argc - 1])) {

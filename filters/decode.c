@@ -129,10 +129,7 @@ int main(int argc, char **argv)
         }
     }
     const char *input = argus_input_arg(argc, argv);
-    if (format && !argus_decode_format_known(format))
-        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                          "ftrace)",
-                          format);
+    argus_decode_need_format(format);
     if (o.kd.kdebug_v0 && !format)
         format = "kdebug";
     o.kd.codes = codes;

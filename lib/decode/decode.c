@@ -223,12 +223,15 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
     }
 }
 
-bool argus_decode_format_known(const char *format)
+void argus_decode_need_format(const char *format)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
                                           "ftrace"};
-    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+    for (size_t i = 0; format && i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
-            return true;
-    return false;
+            return;
+    if (format)
+        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
+                          "ftrace)",
+                          format);
 }

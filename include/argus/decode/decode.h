@@ -24,9 +24,8 @@ typedef struct argus_decode_options {
     const char *command;  /* the header's "stages" entry */
 } argus_decode_options;
 
-/* Whether FORMAT is one decode reads (argus, jsonl, kdebug, trace-text,
- * ftrace). */
-bool argus_decode_format_known(const char *format);
+/* Refuses (64) a FORMAT decode does not read; NULL (not given) passes. */
+void argus_decode_need_format(const char *format);
 /* Refuses (65) an input no format can be: empty, or binary where FORMAT
  * (NULL: not given) is a text format. */
 void argus_decode_check(argus_input *in, const char *format);
