@@ -241,6 +241,50 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
     assert_output "argus-validate: $BATS_TEST_TMPDIR/lazy.cbor: record 2 (byte 55): key \"name\" appears twice"
 }
 
+# events in the field order of the decoders' argus_put_event_head (type,
+# id, ts, tid, pid, cpu), which the head pass reads as bytes; DUP: one of
+# the six again at the end, or "none"
+written_order_stream() {
+    /usr/bin/python3 -c '
+import sys, cbor2
+def record(*pairs):
+    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+head = [("type", "syscall"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("cpu", 1)]
+dup = sys.argv[1]
+extra = [(dup, dict(head)[dup])] if dup != "none" else []
+sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+    + record(*head, ("name", "read"), *extra)
+    + record(("type", "wait"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("cpu", 0), ("resource", 9)))
+' "$1" > "$BATS_TEST_TMPDIR/written.cbor"
+}
+
+@test "events in the decoders' field order are read as when decoded whole, a key of their event head twice refused by name (issue 14.1)" {
+    local k
+    written_order_stream none
+    argus-segment "$BATS_TEST_TMPDIR/written.cbor" > "$BATS_TEST_TMPDIR/seg.cbor"
+    ARGUS_READ_WHOLE=1 argus-segment "$BATS_TEST_TMPDIR/written.cbor" > "$BATS_TEST_TMPDIR/whole.cbor"
+    cmp "$BATS_TEST_TMPDIR/seg.cbor" "$BATS_TEST_TMPDIR/whole.cbor"
+    argus-to-json "$BATS_TEST_TMPDIR/seg.cbor" > "$BATS_TEST_TMPDIR/seg.json"
+    run sed -n 2,3p "$BATS_TEST_TMPDIR/seg.json"
+    assert_output '{"type":"syscall","id":1,"ts":10,"tid":7,"pid":7,"cpu":1,"name":"read","seg":1}
+{"type":"wait","id":2,"ts":20,"tid":7,"pid":7,"cpu":0,"resource":"0x9","seg":1}'
+    # the five keys of the event head: refused where the record is read
+    for k in type id ts tid pid; do
+        written_order_stream $k
+        run --separate-stderr argus-segment "$BATS_TEST_TMPDIR/written.cbor"
+        assert_failure 65
+        assert_equal "$stderr" "argus-segment: $BATS_TEST_TMPDIR/written.cbor: record 2 (byte 55): key \"$k\" appears twice"
+    done
+    # cpu is not read by segment: the record passes as its bytes, and is
+    # refused where it is decoded
+    written_order_stream cpu
+    run --separate-stderr argus-segment "$BATS_TEST_TMPDIR/written.cbor"
+    assert_success
+    run argus-validate "$BATS_TEST_TMPDIR/written.cbor"
+    assert_failure 65
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/written.cbor: record 2 (byte 55): key \"cpu\" appears twice"
+}
+
 @test "every stage writes the same bytes whether the reader decodes each record at once (ARGUS_READ_WHOLE=1) or when asked (issue 14.1)" {
     local n s out
     for n in demo/hang.jsonl spinning/flag.jsonl; do

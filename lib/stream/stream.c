@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,10 @@ typedef struct name_index {
 static name_index key_index, type_index;
 static uint8_t key_len[ARGUS_K_COUNT]; /* each known key's length */
 /* made once, by whichever thread first looks a name up (argus-analyze
- * loads its two graphs in two threads) */
+ * loads its two graphs in two threads); names_ready spares the lookups
+ * of every field a call of pthread_once */
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+static atomic_bool names_ready;
 
 static void index_names(name_index *ix, int count, const char *(*name)(int))
 {
@@ -134,11 +137,13 @@ static void names_init(void)
         key_len[k] = (uint8_t)strlen(argus_key_name(k));
     index_names(&key_index, ARGUS_K_COUNT, argus_key_name);
     index_names(&type_index, ARGUS_T_COUNT, argus_type_name);
+    atomic_store_explicit(&names_ready, true, memory_order_release);
 }
 
 static int name_lookup(const name_index *ix, const char *s, size_t len)
 {
-    pthread_once(&names_once, names_init);
+    if (!atomic_load_explicit(&names_ready, memory_order_acquire))
+        pthread_once(&names_once, names_init);
     if (len == 0 || len >= NAME_MAX_LEN)
         return 0;
     const uint8_t *c = ix->slot[len][s[0] & 31];
@@ -310,6 +315,12 @@ enum frame_kind { FR_ARRAY, FR_MAP, FR_TAG, FR_TEXT_CHUNKS, FR_BYTES_CHUNKS };
 #define MAX_DEPTH 64
 #define MAX_KEYS 4096
 
+/* Names of up to 8 letters and what they were found to be: a stream has
+ * a few types and keys, met again and again. */
+typedef struct name_cache {
+    struct { uint64_t letters; uint32_t len; int id; } slot[32];
+} name_cache;
+
 struct argus_parser {
     /* what the last cbor_stream_decode call saw */
     struct {
@@ -334,6 +345,8 @@ struct argus_parser {
     argus_buf chunks;   /* indefinite strings of top-level keys/values */
     size_t chunk_start;
     bool sparse;        /* argus_reader_sparse */
+    /* the names of up to 8 letters met, types and keys (cached_lookup) */
+    name_cache types, keys;
 };
 
 static bool parser_sparse(const argus_parser *p) { return p->sparse; }
@@ -816,6 +829,25 @@ static inline size_t scalar_len_of(const argus_cbor_head_info *h, size_t n)
     }
 }
 
+/* The length of the array whose head is H at P (N bytes there) when its
+ * items are all integers, strings or simple values (argus_put_event_head's
+ * callers write their args so), from their heads alone; 0 otherwise. */
+static size_t scalar_array_len(const uint8_t *p, size_t n, const argus_cbor_head_info *h)
+{
+    if (h->major != CBOR_ARRAY || h->arg > n - h->len)
+        return 0;
+    size_t at = h->len;
+    for (uint64_t i = 0; i < h->arg; i++) {
+        argus_cbor_head_info item;
+        size_t item_len;
+        if (!scan_head(p + at, n - at, &item) ||
+            (item_len = scalar_len_of(&item, n - at)) == 0)
+            return 0;
+        at += item_len;
+    }
+    return at;
+}
+
 /* The bit the head pass keeps for KEY in scan_keys (0: none kept). */
 static inline uint8_t scan_bit(int key)
 {
@@ -825,6 +857,94 @@ static inline uint8_t scan_bit(int key)
 /* A field's key_id before decode_field: its key is still to be looked up
  * (scan_event sets the ids of the keys it tells apart). */
 #define KEY_UNSCANNED UINT16_MAX
+
+/* The 8 bytes at P as a little-endian word. */
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* The first six fields of an event as argus_put_event_head writes them:
+ * type, id, ts, tid, pid and cpu, in that order, each key compared as
+ * its bytes, each value a text or an unsigned integer of definite length.
+ * Their number (6), R's fields and HEAD set, *AT past them; 0 when the
+ * record starts otherwise (scan_event then reads those fields one by
+ * one). Most events come from a decoder of ours. */
+static unsigned scan_written_head(argus_record *r, const uint8_t *buf, size_t len,
+                                  size_t *at, const uint8_t **type, size_t *type_len,
+                                  uint64_t head[4])
+{
+    /* each key's CBOR in the low bytes of a little-endian word, and the
+     * mask of those bytes */
+#define KEY_WORD(b0, b1, b2, b3, b4) \
+    ((uint64_t)(b0) | (uint64_t)(b1) << 8 | (uint64_t)(b2) << 16 | \
+     (uint64_t)(b3) << 24 | (uint64_t)(b4) << 32)
+    static const struct { uint64_t word, mask; uint8_t n; uint16_t key; } keys[6] = {
+        {KEY_WORD(0x64, 't', 'y', 'p', 'e'), 0xffffffffff, 5, ARGUS_K_TYPE},
+        {KEY_WORD(0x62, 'i', 'd', 0, 0), 0xffffff, 3, ARGUS_K_ID},
+        {KEY_WORD(0x62, 't', 's', 0, 0), 0xffffff, 3, ARGUS_K_TS},
+        {KEY_WORD(0x63, 't', 'i', 'd', 0), 0xffffffff, 4, ARGUS_K_TID},
+        {KEY_WORD(0x63, 'p', 'i', 'd', 0), 0xffffffff, 4, ARGUS_K_PID},
+        {KEY_WORD(0x63, 'c', 'p', 'u', 0), 0xffffffff, 4, ARGUS_K_CPU},
+    };
+#undef KEY_WORD
+    size_t pos = *at, tlen = 0;
+    const uint8_t *t = NULL;
+    for (unsigned i = 0; i < 6; i++) {
+        /* 8 bytes at once: a key, and its value's head, at least */
+        if (len - pos < 8 || (load_le64(buf + pos) & keys[i].mask) != keys[i].word)
+            return 0;
+        argus_field *f = &r->fields[i];
+        f->key_off = (uint32_t)pos;
+        f->key_id = keys[i].key;
+        pos += keys[i].n;
+        f->val_off = (uint32_t)pos;
+        argus_cbor_head_info v;
+        if (!scan_head(buf + pos, len - pos, &v))
+            return 0;
+        if (i == 0) {
+            if (v.major != CBOR_TEXT || v.arg > len - pos - v.len)
+                return 0;
+            t = buf + pos + v.len;
+            tlen = v.arg;
+            pos += v.len + v.arg;
+            continue;
+        }
+        if (v.major != CBOR_UINT)
+            return 0;
+        if (i <= 4)
+            head[i - 1] = v.arg;
+        pos += v.len;
+    }
+    *at = pos;
+    *type = t;
+    *type_len = tlen;
+    return 6;
+}
+
+/* LOOKUP's answer for the LEN letters at S (AVAIL bytes readable there),
+ * from C when it was asked before: names of up to 8 letters are found
+ * there by their letters read as one word. */
+static int cached_lookup(name_cache *c, const uint8_t *s, size_t len, size_t avail,
+                         int (*lookup)(const char *, size_t))
+{
+    if (len == 0 || len > 8 || avail < 8)
+        return lookup((const char *)s, len);
+    uint64_t letters = load_le64(s) & (~UINT64_C(0) >> (64 - len * 8));
+    unsigned i = (unsigned)(((letters ^ len) * UINT64_C(0x9E3779B97F4A7C15)) >> 59);
+    if (c->slot[i].letters == letters && c->slot[i].len == len)
+        return c->slot[i].id;
+    int id = lookup((const char *)s, len);
+    c->slot[i].letters = letters;
+    c->slot[i].len = (uint32_t)len;
+    c->slot[i].id = id;
+    return id;
+}
 
 /* The head of an event at BUF: a map of definite length whose keys are
  * definite text strings and whose values are well formed, with type, id,
@@ -844,7 +964,10 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     enum { HAVE_ID = 1, HAVE_TS = 2, HAVE_TID = 4, HAVE_PID = 8, HAVE_ALL = 15 };
     unsigned have = 0, keys = 0;
     uint64_t head[4] = {0}, seg = 0;
-    for (uint64_t i = 0; i < h.arg; i++) {
+    uint64_t i = h.arg >= 6 ? scan_written_head(r, buf, len, &at, &type, &type_len, head) : 0;
+    if (i > 0)
+        have = HAVE_ALL;
+    for (; i < h.arg; i++) {
         argus_cbor_head_info k, v = {0};
         if (!scan_head(buf + at, len - at, &k) || k.major != CBOR_TEXT ||
             k.arg > len - at - k.len)
@@ -860,6 +983,8 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         bool have_v = scan_head(buf + at, len - at, &v);
         if (have_v)
             vlen = scalar_len_of(&v, len - at);
+        if (vlen == 0 && have_v)
+            vlen = scalar_array_len(buf + at, len - at, &v);
         if (vlen == 0)
             vlen = argus_cbor_definite_len(buf + at, len - at, MAX_DEPTH - 2);
         if (vlen == 0)
@@ -915,7 +1040,8 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     }
     if (!type || have != HAVE_ALL || at > UINT32_MAX)
         return -1;
-    int t = argus_type_lookup((const char *)type, type_len);
+    int t = cached_lookup(&p->types, type, type_len, len - (size_t)(type - buf),
+                          argus_type_lookup);
     if (!argus_type_is_event(t) && t != ARGUS_T_OTHER)
         return -1; /* headers, threads, edges: few, read whole */
     r->raw = buf;
@@ -941,7 +1067,7 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
  * BUF (LEN bytes), ending at END_OFF, read from its heads; false when
  * the value is not a plain value (a simple value other than false, true,
  * null, undefined or a float). */
-static bool decode_field(argus_field *f, const uint8_t *buf, size_t len,
+static bool decode_field(argus_parser *p, argus_field *f, const uint8_t *buf, size_t len,
                          uint32_t end_off)
 {
     argus_cbor_head_info k = {0}, v = {0};
@@ -950,7 +1076,8 @@ static bool decode_field(argus_field *f, const uint8_t *buf, size_t len,
     f->key = (const char *)buf + at + k.len;
     f->key_len = (uint32_t)k.arg;
     if (f->key_id == KEY_UNSCANNED)
-        f->key_id = (uint16_t)argus_key_lookup(f->key, f->key_len);
+        f->key_id = (uint16_t)cached_lookup(&p->keys, buf + at + k.len, f->key_len,
+                                            len - at - k.len, argus_key_lookup);
     at = f->val_off;
     scan_head(buf + at, len - at, &v);
     f->u = v.arg;
@@ -1003,7 +1130,7 @@ static bool decode_scanned(argus_parser *p)
     argus_cbor_head_info h = {0};
     scan_head(buf, len, &h);
     for (uint64_t i = 0; i < h.arg; i++)
-        if (!decode_field(&r->fields[i], buf, len,
+        if (!decode_field(p, &r->fields[i], buf, len,
                           i + 1 < h.arg ? r->fields[i + 1].key_off : (uint32_t)len))
             return false;
     r->nfields = (unsigned)h.arg;
@@ -1076,7 +1203,7 @@ static const argus_field *sparse_get(argus_record *r, int key, const char *name,
         return NULL;
     if (key != ARGUS_K_UNKNOWN)
         found->key_id = (uint16_t)key;
-    if (decode_field(found, r->raw, r->raw_len,
+    if (decode_field(r->parser, found, r->raw, r->raw_len,
                      at + 1 < r->scan_nfields ? r->fields[at + 1].key_off
                                               : (uint32_t)r->raw_len))
         return found;
@@ -1410,16 +1537,20 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
         argus_field *f = &n->fields[old_count + i];
         if (sets[i].key == ARGUS_K_SEG)
             keys &= (uint8_t)~ARGUS_SCAN_SEG_UINT;
-        argus_cbor_head_info k = {0};
+        argus_cbor_head_info k = {0}, v = {0};
         scan_head(w->b.p + at, w->b.len - at, &k);
         f->key_off = (uint32_t)at;
         f->val_off = (uint32_t)(at + k.len + k.arg);
-        at = f->val_off + argus_cbor_definite_len(w->b.p + f->val_off,
-                                                  w->b.len - f->val_off, 2);
+        /* a set's value is a uint, a text or a bool: its head tells its length */
+        scan_head(w->b.p + f->val_off, w->b.len - f->val_off, &v);
+        size_t vlen = scalar_len_of(&v, w->b.len - f->val_off);
+        if (vlen == 0)
+            vlen = argus_cbor_definite_len(w->b.p + f->val_off, w->b.len - f->val_off, 2);
+        at = f->val_off + vlen;
         keys |= scan_bit(sets[i].key);
-        f->key_id = KEY_UNSCANNED;
+        f->key_id = (uint16_t)sets[i].key; /* known: only_new_known_keys */
         if (!pending)
-            decode_field(f, w->b.p, w->b.len, (uint32_t)at);
+            decode_field(p, f, w->b.p, w->b.len, (uint32_t)at);
     }
     n->raw = w->b.p;
     n->raw_len = w->b.len;
