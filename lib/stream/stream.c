@@ -345,6 +345,7 @@ struct argus_parser {
     argus_buf chunks;   /* indefinite strings of top-level keys/values */
     size_t chunk_start;
     bool sparse;        /* argus_reader_sparse */
+    size_t framed_len;  /* where scan_event's walk of the fields ended */
     /* the names of up to 8 letters met, types and keys (cached_lookup) */
     name_cache types, keys;
 };
@@ -955,6 +956,7 @@ static int cached_lookup(name_cache *c, const uint8_t *s, size_t len, size_t ava
 static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
 {
     argus_cbor_head_info h;
+    p->framed_len = 0;
     if (!scan_head(buf, len, &h) || h.major != CBOR_MAP || h.arg > MAX_KEYS)
         return -1;
     argus_record *r = &p->rec;
@@ -1038,6 +1040,9 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         }
         at += vlen;
     }
+    p->framed_len = at; /* for decode_framed */
+    r->type_name = (const char *)type;
+    r->type_len = (uint32_t)type_len;
     if (!type || have != HAVE_ALL || at > UINT32_MAX)
         return -1;
     int t = cached_lookup(&p->types, type, type_len, len - (size_t)(type - buf),
@@ -1047,8 +1052,6 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
     r->raw = buf;
     r->raw_len = at;
     r->type = t;
-    r->type_name = (const char *)type;
-    r->type_len = (uint32_t)type_len;
     r->is_event = true;
     r->id = head[0];
     r->ts = head[1];
@@ -1474,6 +1477,23 @@ static void deliver_numbered(argus_writer *w, argus_record *r)
     w->deliver(w->ctx, r);
 }
 
+/* An edge a stage built (argus_put_edge) at BUF, LEN bytes, whose fields
+ * scan_event framed before it found it no event: decoded from that
+ * framing, as argus_record_decode decodes an event, instead of walked
+ * again. False for any other record. */
+static bool decode_framed_edge(argus_parser *p, const uint8_t *buf, size_t len)
+{
+    argus_record *r = &p->rec;
+    char err[256];
+    if (p->framed_len != len || !r->type_name || r->type_len != 4 ||
+        memcmp(r->type_name, "edge", 4) != 0)
+        return false;
+    r->raw = buf;
+    r->raw_len = len;
+    r->fields_pending = false;
+    return decode_scanned(p) && record_done(p, err, sizeof err) == 0;
+}
+
 /* A record built in W (argus_put_*, argus_write_edited), read back as
  * the next stage's reader would read it, and handed on. */
 static void deliver_built(argus_writer *w)
@@ -1481,6 +1501,8 @@ static void deliver_built(argus_writer *w)
     argus_record *r = &w->parser->rec;
     char err[256];
     long n = scan_event(w->parser, w->b.p, w->b.len);
+    if (n < 0 && decode_framed_edge(w->parser, w->b.p, w->b.len))
+        n = (long)w->b.len;
     if (n < 0)
         n = argus_parse_record(w->parser, w->b.p, w->b.len, &r, err, sizeof err);
     if (n != (long)w->b.len) /* a stage of ours wrote a record it cannot read */
