@@ -140,10 +140,16 @@ static void names_init(void)
     atomic_store_explicit(&names_ready, true, memory_order_release);
 }
 
-static int name_lookup(const name_index *ix, const char *s, size_t len)
+/* The name indexes and key_len, made if they are not yet. */
+static inline void names_need(void)
 {
     if (!atomic_load_explicit(&names_ready, memory_order_acquire))
         pthread_once(&names_once, names_init);
+}
+
+static int name_lookup(const name_index *ix, const char *s, size_t len)
+{
+    names_need();
     if (len == 0 || len >= NAME_MAX_LEN)
         return 0;
     const uint8_t *c = ix->slot[len][s[0] & 31];
@@ -1743,6 +1749,13 @@ void argus_write_record(argus_writer *w, const argus_record *r)
     argus_end_record(w);
 }
 
+/* The name of KEY, a known key, as a map key: its length from the table. */
+static void put_known_key(argus_writer *w, int key)
+{
+    names_need();
+    argus_cbor_text(&w->b, argus_key_name(key), key_len[key]);
+}
+
 static void put_set_value(argus_writer *w, const argus_set *s)
 {
     switch (s->op) {
@@ -1790,7 +1803,7 @@ static void write_appended(argus_writer *w, const argus_record *r, size_t head,
     size_t new_head = w->b.len - start;
     argus_put_raw(w, r->raw + head, end - head);
     for (unsigned i = 0; i < nsets; i++) {
-        argus_put_key(w, argus_key_name(sets[i].key));
+        put_known_key(w, sets[i].key);
         put_set_value(w, &sets[i]);
     }
     if (w->deliver && start == 0 && r->is_event && r->has_ts && r->has_pid &&
@@ -1846,7 +1859,10 @@ void argus_write_edited(argus_writer *w, const argus_record *r,
     for (unsigned i = 0; i < nsets; i++) {
         if (used[i] || sets[i].op == ARGUS_SET_REMOVE)
             continue;
-        argus_put_key(w, sets[i].key ? argus_key_name(sets[i].key) : sets[i].name);
+        if (sets[i].key)
+            put_known_key(w, sets[i].key);
+        else
+            argus_put_key(w, sets[i].name);
         put_set_value(w, &sets[i]);
     }
     argus_end_record(w);
