@@ -285,6 +285,59 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
     assert_output "argus-validate: $BATS_TEST_TMPDIR/written.cbor: record 2 (byte 55): key \"cpu\" appears twice"
 }
 
+# a stream of two events and one edge of kind CASE (see the cases below)
+edge_stream() {
+    /usr/bin/python3 -c '
+import sys, cbor2
+def record(*pairs):
+    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+head = [("type", "edge"), ("kind", "wakeup"), ("from", 1), ("to", 2)]
+cases = {
+    "plain": head,
+    "weak": head + [("weak", True)],
+    "float-tag-map": head + [("f", 1.5), ("t", cbor2.CBORTag(42, 1)), ("m", {"a": [1, 2]})],
+    "from-twice": head + [("from", 1)],
+    "type-twice": head + [("type", "edge")],
+    "no-kind": [head[0]] + head[2:],
+    "kind-a-number": [head[0], ("kind", 5)] + head[2:],
+    "from-a-text": head[:2] + [("from", "1"), head[3]],
+    "from-negative": head[:2] + [("from", -1), head[3]],
+}
+if sys.argv[1] != "simple-value":
+    edge = record(*cases[sys.argv[1]])
+else:  # a simple value (16) no reader takes
+    edge = bytes([0xa5]) + b"".join(cbor2.dumps(x) for x in ("type", "edge", "kind", "x", "from", 1, "to", 2, "s")) + bytes([0xf0])
+sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+    + record(("type", "wait"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("cpu", 0))
+    + record(("type", "woken"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("cpu", 0))
+    + edge)
+' "$1" > "$BATS_TEST_TMPDIR/edge.cbor"
+}
+
+@test "an edge is decoded from the head pass's framing: the same records, messages and status as the general parse (ARGUS_READ_WHOLE=1), well-formed or not (issue 14.1)" {
+    local c s
+    for c in plain weak float-tag-map from-twice type-twice no-kind kind-a-number from-a-text from-negative simple-value; do
+        edge_stream $c
+        for s in link-ipc link-wakeups validate to-json; do
+            run -0 sh -c "argus-$s '$BATS_TEST_TMPDIR/edge.cbor' > '$BATS_TEST_TMPDIR/framed' 2>&1; echo \$?; ARGUS_READ_WHOLE=1 argus-$s '$BATS_TEST_TMPDIR/edge.cbor' > '$BATS_TEST_TMPDIR/whole' 2>&1; echo \$?"
+            assert_equal "${lines[0]}" "${lines[1]}"
+            cmp "$BATS_TEST_TMPDIR/framed" "$BATS_TEST_TMPDIR/whole"
+        done
+    done
+    # what they say, in the order of the cases
+    for c in from-twice no-kind from-a-text simple-value; do
+        edge_stream $c
+        run argus-validate "$BATS_TEST_TMPDIR/edge.cbor"
+        assert_failure 65
+        printf '%s\n' "$output" >> "$BATS_TEST_TMPDIR/said"
+    done
+    run cat "$BATS_TEST_TMPDIR/said"
+    assert_output "argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): key \"from\" appears twice
+argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): edge record has no text \"kind\"
+argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): \"from\" of edge record is not an unsigned integer
+argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): malformed CBOR at byte 30 of the record"
+}
+
 @test "every stage writes the same bytes whether the reader decodes each record at once (ARGUS_READ_WHOLE=1) or when asked (issue 14.1)" {
     local n s out
     for n in demo/hang.jsonl spinning/flag.jsonl; do

@@ -1146,6 +1146,26 @@ static bool decode_scanned(argus_parser *p)
     return true;
 }
 
+/* An edge at BUF whose fields scan_event framed before it found it no
+ * event (a stage's argus_put_edge, or an edge in a stage's input):
+ * decoded from that framing, as argus_record_decode decodes an event,
+ * instead of walked again by the general parse. Its length; -1 for any
+ * other record, or one the general parse must say what is wrong with. */
+static long decode_framed_edge(argus_parser *p, const uint8_t *buf)
+{
+    argus_record *r = &p->rec;
+    char err[256];
+    if (p->framed_len == 0 || !r->type_name || r->type_len != 4 ||
+        memcmp(r->type_name, "edge", 4) != 0)
+        return -1;
+    r->raw = buf;
+    r->raw_len = p->framed_len;
+    r->fields_pending = false;
+    if (!decode_scanned(p) || record_done(p, err, sizeof err) != 0)
+        return -1;
+    return (long)p->framed_len;
+}
+
 long argus_scan_record(argus_parser *p, const uint8_t *buf, size_t len,
                        argus_record **out)
 {
@@ -1250,6 +1270,8 @@ static argus_record *next_record(argus_reader *rd, argus_parser *p)
         long n = rd->in.hi > rd->in.lo
                      ? whole ? -1 : scan_event(p, rd->in.buf + rd->in.lo, rd->in.hi - rd->in.lo)
                      : 0;
+        if (n < 0 && !whole)
+            n = decode_framed_edge(p, rd->in.buf + rd->in.lo);
         if (n < 0)
             n = argus_parse_record(p, rd->in.buf + rd->in.lo, rd->in.hi - rd->in.lo,
                                    &r, err, sizeof err);
@@ -1483,23 +1505,6 @@ static void deliver_numbered(argus_writer *w, argus_record *r)
     w->deliver(w->ctx, r);
 }
 
-/* An edge a stage built (argus_put_edge) at BUF, LEN bytes, whose fields
- * scan_event framed before it found it no event: decoded from that
- * framing, as argus_record_decode decodes an event, instead of walked
- * again. False for any other record. */
-static bool decode_framed_edge(argus_parser *p, const uint8_t *buf, size_t len)
-{
-    argus_record *r = &p->rec;
-    char err[256];
-    if (p->framed_len != len || !r->type_name || r->type_len != 4 ||
-        memcmp(r->type_name, "edge", 4) != 0)
-        return false;
-    r->raw = buf;
-    r->raw_len = len;
-    r->fields_pending = false;
-    return decode_scanned(p) && record_done(p, err, sizeof err) == 0;
-}
-
 /* A record built in W (argus_put_*, argus_write_edited), read back as
  * the next stage's reader would read it, and handed on. */
 static void deliver_built(argus_writer *w)
@@ -1507,8 +1512,8 @@ static void deliver_built(argus_writer *w)
     argus_record *r = &w->parser->rec;
     char err[256];
     long n = scan_event(w->parser, w->b.p, w->b.len);
-    if (n < 0 && decode_framed_edge(w->parser, w->b.p, w->b.len))
-        n = (long)w->b.len;
+    if (n < 0)
+        n = decode_framed_edge(w->parser, w->b.p);
     if (n < 0)
         n = argus_parse_record(w->parser, w->b.p, w->b.len, &r, err, sizeof err);
     if (n != (long)w->b.len) /* a stage of ours wrote a record it cannot read */
