@@ -1170,6 +1170,8 @@ long argus_scan_record(argus_parser *p, const uint8_t *buf, size_t len,
                        argus_record **out)
 {
     long n = scan_event(p, buf, len);
+    if (n < 0)
+        n = decode_framed_edge(p, buf);
     if (n >= 0)
         *out = &p->rec;
     return n;

@@ -209,9 +209,11 @@ void argus_parser_free(argus_parser *p);
 long argus_parse_record(argus_parser *p, const uint8_t *buf, size_t len,
                         argus_record **out, char *err, size_t errlen);
 /* The reader's own first pass over an event: its head read, its fields
- * left for argus_record_load (decoded by P). The record's length, or -1
- * where the reader leaves the record to argus_parse_record (not an event,
- * not all of definite length, not all in BUF). For the fuzzers. */
+ * left for argus_record_load (decoded by P); over an edge: decoded whole
+ * from that pass's framing (fields_pending false). The record's length,
+ * or -1 where the reader leaves the record to argus_parse_record (not an
+ * event or an edge, not all of definite length, not all in BUF, or an
+ * edge that parse must say what is wrong with). For the fuzzers. */
 long argus_scan_record(argus_parser *p, const uint8_t *buf, size_t len,
                        argus_record **out);
 /* P's records then answer as argus_reader_sparse's do. For the fuzzers. */
