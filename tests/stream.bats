@@ -215,14 +215,22 @@ TABLE
 
 # ---- issue 14.1: a stage decodes only the records it looks into -------------
 
+# stream_py SCRIPT [ARG...]: runs the Python SCRIPT with record(*pairs) (a
+# map written pair by pair: a key may come twice) and HEADER (a stream
+# header's bytes) defined, and sys and cbor2 imported
+stream_py() {
+    /usr/bin/python3 -c 'import sys, cbor2
+def record(*pairs):
+    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+HEADER = cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+'"$1" "${@:2}"
+}
+
 # lazy_stream: a header, an ipc send with a key twice ("k"), a syscall with
 # a key twice ("name"), as the reader's lazy path meets them
 lazy_stream() {
-    /usr/bin/python3 -c '
-import sys, cbor2
-def record(*pairs):  # a map written pair by pair: a key may come twice
-    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
-sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+    stream_py '
+sys.stdout.buffer.write(HEADER
     + record(("type", "syscall"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("name", "read"), ("name", "write"))
     + record(("type", "ipc"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("dir", "send"), ("port", 5), ("k", 1), ("k", 2)))
 ' > "$BATS_TEST_TMPDIR/lazy.cbor"
@@ -245,14 +253,11 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
 # id, ts, tid, pid, cpu), which the head pass reads as bytes; DUP: one of
 # the six again at the end, or "none"
 written_order_stream() {
-    /usr/bin/python3 -c '
-import sys, cbor2
-def record(*pairs):
-    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+    stream_py '
 head = [("type", "syscall"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("cpu", 1)]
 dup = sys.argv[1]
 extra = [(dup, dict(head)[dup])] if dup != "none" else []
-sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+sys.stdout.buffer.write(HEADER
     + record(*head, ("name", "read"), *extra)
     + record(("type", "wait"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("cpu", 0), ("resource", 9)))
 ' "$1" > "$BATS_TEST_TMPDIR/written.cbor"
@@ -287,10 +292,7 @@ sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "versi
 
 # a stream of two events and one edge of kind CASE (see the cases below)
 edge_stream() {
-    /usr/bin/python3 -c '
-import sys, cbor2
-def record(*pairs):
-    return bytes([0xa0 + len(pairs)]) + b"".join(cbor2.dumps(k) + cbor2.dumps(v) for k, v in pairs)
+    stream_py '
 head = [("type", "edge"), ("kind", "wakeup"), ("from", 1), ("to", 2)]
 cases = {
     "plain": head,
@@ -307,7 +309,7 @@ if sys.argv[1] != "simple-value":
     edge = record(*cases[sys.argv[1]])
 else:  # a simple value (16) no reader takes
     edge = bytes([0xa5]) + b"".join(cbor2.dumps(x) for x in ("type", "edge", "kind", "x", "from", 1, "to", 2, "s")) + bytes([0xf0])
-sys.stdout.buffer.write(cbor2.dumps({"type": "stream", "format": "argus", "version": 1, "source": "test", "stages": []})
+sys.stdout.buffer.write(HEADER
     + record(("type", "wait"), ("id", 1), ("ts", 10), ("tid", 7), ("pid", 7), ("cpu", 0))
     + record(("type", "woken"), ("id", 2), ("ts", 20), ("tid", 7), ("pid", 7), ("cpu", 0))
     + edge)
