@@ -1046,7 +1046,7 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         }
         at += vlen;
     }
-    p->framed_len = at; /* for decode_framed */
+    p->framed_len = at; /* for decode_framed_edge */
     r->type_name = (const char *)type;
     r->type_len = (uint32_t)type_len;
     if (!type || have != HAVE_ALL || at > UINT32_MAX)
