@@ -227,11 +227,12 @@ void argus_decode_need_format(const char *format)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
                                           "ftrace"};
-    for (size_t i = 0; format && i < sizeof formats / sizeof *formats; i++)
+    if (!format)
+        return;
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
             return;
-    if (format)
-        argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                          "ftrace)",
-                          format);
+    argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
+                      "ftrace)",
+                      format);
 }

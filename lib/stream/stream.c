@@ -855,6 +855,24 @@ static size_t scalar_array_len(const uint8_t *p, size_t n, const argus_cbor_head
     return at;
 }
 
+/* The length of the value at P (N bytes there), 0 when it is not well
+ * formed within DEPTH levels: integers, strings, simple values and arrays
+ * of them from their heads (most values), others by the general walk. Its
+ * head in *V, *HAVE_V false when it has none of definite length. */
+static size_t value_len(const uint8_t *p, size_t n, int depth, argus_cbor_head_info *v,
+                        bool *have_v)
+{
+    size_t len = 0;
+    *have_v = scan_head(p, n, v);
+    if (*have_v)
+        len = scalar_len_of(v, n);
+    if (len == 0 && *have_v)
+        len = scalar_array_len(p, n, v);
+    if (len == 0)
+        len = argus_cbor_definite_len(p, n, depth);
+    return len;
+}
+
 /* The bit the head pass keeps for KEY in scan_keys (0: none kept). */
 static inline uint8_t scan_bit(int key)
 {
@@ -987,14 +1005,8 @@ static long scan_event(argus_parser *p, const uint8_t *buf, size_t len)
         at += k.len + key_len;
         f->val_off = (uint32_t)at;
         /* the value's head read once: its length, and the head fields' */
-        size_t vlen = 0;
-        bool have_v = scan_head(buf + at, len - at, &v);
-        if (have_v)
-            vlen = scalar_len_of(&v, len - at);
-        if (vlen == 0 && have_v)
-            vlen = scalar_array_len(buf + at, len - at, &v);
-        if (vlen == 0)
-            vlen = argus_cbor_definite_len(buf + at, len - at, MAX_DEPTH - 2);
+        bool have_v;
+        size_t vlen = value_len(buf + at, len - at, MAX_DEPTH - 2, &v, &have_v);
         if (vlen == 0)
             return -1;
         /* the keys told apart here need no lookup when the fields are
@@ -1573,15 +1585,12 @@ static void deliver_extended(argus_writer *w, const argus_record *r,
         if (sets[i].key == ARGUS_K_SEG)
             keys &= (uint8_t)~ARGUS_SCAN_SEG_UINT;
         argus_cbor_head_info k = {0}, v = {0};
+        bool have_v;
         scan_head(w->b.p + at, w->b.len - at, &k);
         f->key_off = (uint32_t)at;
         f->val_off = (uint32_t)(at + k.len + k.arg);
         /* a set's value is a uint, a text or a bool: its head tells its length */
-        scan_head(w->b.p + f->val_off, w->b.len - f->val_off, &v);
-        size_t vlen = scalar_len_of(&v, w->b.len - f->val_off);
-        if (vlen == 0)
-            vlen = argus_cbor_definite_len(w->b.p + f->val_off, w->b.len - f->val_off, 2);
-        at = f->val_off + vlen;
+        at = f->val_off + value_len(w->b.p + f->val_off, w->b.len - f->val_off, 2, &v, &have_v);
         keys |= scan_bit(sets[i].key);
         f->key_id = (uint16_t)sets[i].key; /* known: only_new_known_keys */
         if (!pending)
