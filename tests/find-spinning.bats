@@ -317,16 +317,17 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
     # the header gains the stage's command line
     run head -1 "$TMP/out.json"
     assert_output "$(head -1 "$TMP/in.json" | jq -c '.stages += ["find-spinning"]')"
-    # every other input record, in order, then the three appended
+    # every other input record, in order, then the four appended
     run sh -c "tail -n +2 '$TMP/in.json' | wc -l; tail -n +2 '$TMP/out.json' | wc -l"
     assert_output '37
-40'
+41'
     run bash -c "cmp <(tail -n +2 '$TMP/out.json' | head -n 37) <(tail -n +2 '$TMP/in.json')"
     assert_success
-    run sh -c "tail -n 3 '$TMP/out.json' | jq -r .type"
+    run sh -c "tail -n 4 '$TMP/out.json' | jq -r .type"
     assert_output 'hang
 path
-wait_chain'
+wait_chain
+critical_path'
     # and the output is a valid stream
     run argus-validate "$TMP/out"
     assert_success
@@ -396,4 +397,21 @@ Try 'argus-find-spinning --help' for more information."
     assert_success
     assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1,2,3],"links":["wakeup","wakeup"],"states":["blocked","blocked","running"],"since":[1300,1600,1700],"until":[1500008000,1500006000,1500006000],"waits":[1,2,0],"end":"running"}
 {"type":"wait_chain","hang":1,"segs":[2,3],"tids":[2,3],"links":["wakeup"],"states":["blocked","running"],"since":[1600,1700],"until":[1500006000,1500006000],"waits":[2,0],"end":"running"}'
+}
+
+# Three lines of a real recording: sh (22244) asleep since before the
+# trace, woken by a thread (22246) whose first line is that wakeup.
+@test "SPIN-PATH: a waker whose first event in the trace is its wakeup ends the chain trace_start, its link unknown, and diagnose does not crash" {
+    cat > "$TMP/t.txt" <<'TRACE'
+       kdamond.0-77      (     77) [000] d..2.   443.397750: sched_switch: prev_comm=kdamond.0 prev_pid=77 prev_prio=120 prev_state=I ==> next_comm=kworker/0:2 next_pid=379 next_prio=120
+           <...>-22246   (  22246) [000] d..5.   443.975991: sched_wakeup: comm=sh pid=22244 prio=120 target_cpu=000
+           <...>-22246   (  22246) [000] d..2.   443.976754: sched_switch: prev_comm=argus-link-wake prev_pid=22246 prev_prio=120 prev_state=Z ==> next_comm=sh next_pid=22244 next_prio=120
+TRACE
+    run only wait_chain "$TMP/t.txt"
+    assert_output '{"type":"wait_chain","hang":0,"segs":[1,3],"tids":[22244,22246],"links":["wakeup"],"states":["blocked","unknown"],"since":[0,0],"until":[578241000,578241000],"waits":[1,0],"end":"trace_start"}'
+    run only critical_path "$TMP/t.txt"
+    assert_output '{"type":"critical_path","hang":0,"steps":[{"tid":22246,"from":0,"to":578241000,"state":"unknown"},{"tid":22244,"from":578241000,"to":579004000,"state":"runnable"}]}'
+    run argus diagnose "$TMP/t.txt"
+    assert_success
+    assert_line --partial "Ends: the last thread's first event in the trace is its wakeup"
 }

@@ -30,6 +30,15 @@
 #           seen in a wakeup is created at that wakeup; switched out with
 #           state 0 it waits for a CPU: PREEMPTED, as
 #           LttngExecutionGraphTest's sched_only.xml checks)
+# Each test also holds argus's critical_path record (SPIN-CRITICAL) against
+# Trace Compass's bounded critical path, step by step (RUNNING = running,
+# PREEMPTED = runnable, TIMER = timeout, NETWORK or a device irq's BLOCKED
+# = io, an unresolved BLOCKED = blocked). They agree instant by instant on
+# (1), (2), (3), (4), (6), (10) and (11); argus differs on purpose where
+# its wait chain does (a retried wait is one wait: (8a), (8b); a polled
+# lock leads to its releaser: (8c); an unanswered request to its peer: (9);
+# a thread asleep before the trace: (7)) and says `unknown` for a thread's
+# time before its first event, where Trace Compass has no stretch ((5)).
 # Times below are ms since the first line of the fixture; argus's records
 # give ns.
 
@@ -51,6 +60,8 @@ found() {
 }
 
 HANG='{hang, seg, tid, class, blocked, result}'
+# A critical_path record's steps as "TID FROM-TO STATE", times in ms.
+STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 
 # (1) Nested wakeups. client (100) sends a request to server-io (201) and
 # blocks at 0.14 in read; server-io passes it to crunch-w (301) and blocks
@@ -66,12 +77,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # argus: the same threads in the same order, the dominant stretch of each:
 # client blocked, server-io blocked, crunch-w running. Agree (argus leaves
 # out server-io's 9.9 ms of running and the preemptions).
-@test "PEER: nested wakeups: client woken by server-io, itself woken by crunch-w that ran; the chain is client, server-io, crunch-w, ending running, an interrupt on crunch-w folded into its run (SPIN-PATH)" {
+@test "PEER: nested wakeups: client woken by server-io, itself woken by crunch-w that ran; the chain is client, server-io, crunch-w, ending running, an interrupt on crunch-w folded into its run (SPIN-PATH, SPIN-CRITICAL)" {
     peer nested
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":3,"tid":100,"class":"wait","blocked":999810000,"result":"awakened"}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[3,5,6],"tids":[100,201,301],"links":["wakeup","wakeup"],"states":["blocked","blocked","running"],"since":[140000,210000,220000],"until":[999910000,990010000,990010000],"waits":[1,1,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.14-0.15 runnable","201 0.15-0.21 running","301 0.21-0.22 runnable","301 0.22-990.01 running","201 990.01-990.05 runnable","201 990.05-999.91 running","100 999.91-999.95 runnable"]'
 }
 
 # (2) Mutual wakeups. indexer-w (201) sleeps on a futex; editor (100)
@@ -83,12 +96,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # wakeup from editor) is before the bound and never visited; then editor
 # PREEMPTED 860.01-860.05.
 # argus: editor blocked, indexer-w running, end running: no cycle. Agree.
-@test "PEER: mutual wakeups: editor woke indexer-w then blocked, indexer-w woke it back: one wakeup link to indexer-w running, no cycle (SPIN-PATH)" {
+@test "PEER: mutual wakeups: editor woke indexer-w then blocked, indexer-w woke it back: one wakeup link to indexer-w running, no cycle (SPIN-PATH, SPIN-CRITICAL)" {
     peer mutual
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":800040000,"result":"awakened"}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[2,3],"tids":[100,201],"links":["wakeup"],"states":["blocked","running"],"since":[60010000,60010000],"until":[860010000,860010000],"waits":[1,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 60.01-860.01 running","100 860.01-860.05 runnable"]'
 }
 
 # (3) A timer waking the thread itself. poller (100) arms an hrtimer
@@ -100,12 +115,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # path.
 # argus: poller blocked alone, end timeout (its own timer), not builder.
 # Agree.
-@test "PEER: a sleep ended by its own hrtimer in an interrupt on another thread: the sleeper alone, end timeout, never the interrupted thread (SPIN-PATH)" {
+@test "PEER: a sleep ended by its own hrtimer in an interrupt on another thread: the sleeper alone, end timeout, never the interrupted thread (SPIN-PATH, SPIN-CRITICAL)" {
     peer timer-self
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":1,"tid":100,"class":"wait","blocked":600020000,"result":"timed_out"}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[1],"tids":[100],"links":[],"states":["blocked"],"since":[20000],"until":[600020000],"waits":[1],"end":"timeout","resource":"0x0","reason":"clock_nanosleep"}'
+    run found critical_path "$STEPS"
+    assert_output '["100 0.02-600.02 timeout","100 600.02-600.04 runnable"]'
 }
 
 # (4) Wakeups with no waker. scanner (100) reads a device (D) from 0.01;
@@ -120,7 +137,7 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # the wait), with its wait's resource and reason. Agree (Trace Compass
 # names the irq or NETWORK; argus the fd and system call). netmon's hang
 # is longer, so it comes first.
-@test "PEER: wakeups from a device interrupt and from a NET_RX softirq on the idle task: each chain is the waiting thread alone, end io (SPIN-PATH)" {
+@test "PEER: wakeups from a device interrupt and from a NET_RX softirq on the idle task: each chain is the waiting thread alone, end io (SPIN-PATH, SPIN-CRITICAL)" {
     peer irq-wakeup
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":300,"class":"wait","blocked":799920000,"result":"awakened"}
@@ -128,6 +145,9 @@ HANG='{hang, seg, tid, class, blocked, result}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[2],"tids":[300],"links":[],"states":["blocked"],"since":[110000],"until":[800010000],"waits":[1],"end":"io","resource":"0x7","reason":"recvfrom"}
 {"type":"wait_chain","hang":1,"segs":[1],"tids":[100],"links":[],"states":["blocked"],"since":[10000],"until":[700010000],"waits":[1],"end":"io","resource":"0x5","reason":"read"}'
+    run found critical_path "$STEPS"
+    assert_output '["300 0.11-800.01 io","300 800.01-800.03 runnable"]
+["100 0.01-700.01 io","100 700.01-700.03 runnable"]'
 }
 
 # (5) Woken but runnable. viewer (100) waits on a futex from 0.01; hog-w
@@ -141,12 +161,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # end runnable, and a cpu link to hog-w, the thread that held the CPU.
 # Deliberately differ: argus names the CPU holder, one step further than
 # the critical path; it leaves out decoder-w (20 ms).
-@test "PEER: woken after 20 ms but runnable 700 ms while hog-w held the CPU: end runnable with a cpu link to hog-w, not the waker (SPIN-PATH)" {
+@test "PEER: woken after 20 ms but runnable 700 ms while hog-w held the CPU: end runnable with a cpu link to hog-w, not the waker (SPIN-PATH, SPIN-CRITICAL)" {
     peer runnable
     run found hang "$HANG + {runnable}"
     assert_output '{"hang":0,"seg":1,"tid":100,"class":"wait","blocked":719990000,"result":"awakened","runnable":699990000}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[100,401],"links":["cpu"],"states":["runnable","running"],"since":[20010000,20010000],"until":[720000000,720000000],"waits":[0,0],"end":"runnable"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.01-20 unknown","201 20-20.01 running","100 20.01-720 runnable"]'
 }
 
 # (5b) The same, but hog-w spins without a line of its own outside an
@@ -154,11 +176,13 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # system call. The decoder still finds it (the woken says cpu_holder 401),
 # and Trace Compass's Resources view shows it on the CPU; the chain should
 # name it as in (5).
-@test "PEER: a CPU holder whose only own lines are interrupts is still the cpu link of a runnable hang (SPIN-PATH)" {
+@test "PEER: a CPU holder whose only own lines are interrupts is still the cpu link of a runnable hang (SPIN-PATH, SPIN-CRITICAL)" {
     : skip "argus gives end runnable with no cpu link (holder has no segment outside interrupt windows): see report"
     peer runnable-spinner
     run found wait_chain '{tids, links, states, since, until, "end": .end}'
     assert_output '{"tids":[100,401],"links":["cpu"],"states":["runnable","running"],"since":[20010000,20010000],"until":[720000000,720000000],"end":"runnable"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.01-20 unknown","201 20-20.01 running","100 20.01-720 runnable"]'
 }
 
 # (6) A reply already sent. cli (100) writes a request to srv-w (201) and
@@ -171,12 +195,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # argus: runnable dominates; a cpu link to hog-w. Not srv-w (the request
 # was answered: no ipc link), no cycle (srv-w's next wait was ended by
 # cli). Agree on srv-w and the cycle; differ as in (5) by naming hog-w.
-@test "PEER: the reply came at once but the client waited 800 ms for a CPU: the chain names the CPU holder, not the server that answered, and finds no cycle (SPIN-PATH)" {
+@test "PEER: the reply came at once but the client waited 800 ms for a CPU: the chain names the CPU holder, not the server that answered, and finds no cycle (SPIN-PATH, SPIN-CRITICAL)" {
     peer reply-sent
     run found hang "$HANG + {runnable}"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":829860000,"result":"awakened","runnable":799990000}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[2,3],"tids":[100,401],"links":["cpu"],"states":["runnable","running"],"since":[30010000,30010000],"until":[830000000,830000000],"waits":[0,0],"end":"runnable"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.14-0.16 runnable","201 0.16-30.01 running","100 30.01-830 runnable"]'
 }
 
 # (7) A thread asleep since before the trace began. gui (100) has no line
@@ -190,12 +216,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # a wakeup of it; the futex its first syscall exit names); the hang is that
 # wait, and the chain follows its waker, running since the start.
 # Deliberately differ: argus sees the hang Trace Compass cannot.
-@test "PEER: a thread asleep since before the trace began (its first line a wakeup of it) is a hang from the trace start, followed to its waker (SPIN-HANG, SPIN-PATH)" {
+@test "PEER: a thread asleep since before the trace began (its first line a wakeup of it) is a hang from the trace start, followed to its waker (SPIN-HANG, SPIN-PATH, SPIN-CRITICAL)" {
     peer asleep-at-start
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":1,"tid":100,"class":"wait","blocked":650030000,"result":"awakened"}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[1,2],"tids":[100,301],"links":["wakeup"],"states":["blocked","running"],"since":[0,0],"until":[650010000,650010000],"waits":[1,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["301 0-650.01 running","100 650.01-650.03 runnable"]'
 }
 
 # (8a) A wait retried after timeouts. waiter (100) waits on the futex word
@@ -212,12 +240,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # the longest try's segment (5; the three timeouts tie, the latest wins).
 # Deliberately differ: a lock polled with timeouts is one wait for its
 # holder, not sleep.
-@test "PEER: a futex wait retried after three timeouts is one wait (waits 4), ended by the lock's holder: the chain goes to it over the whole retry (SPIN-HANG, SPIN-PATH)" {
+@test "PEER: a futex wait retried after three timeouts is one wait (waits 4), ended by the lock's holder: the chain goes to it over the whole retry (SPIN-HANG, SPIN-PATH, SPIN-CRITICAL)" {
     peer poll-retry
     run found hang "$HANG + {first_seg, waits, timeouts}"
     assert_output '{"hang":0,"seg":6,"tid":100,"class":"wait","blocked":699920000,"result":"awakened","first_seg":2,"waits":4,"timeouts":0}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[5,1],"tids":[100,501],"links":["wakeup"],"states":["blocked","running"],"since":[110000,110000],"until":[700010000,700010000],"waits":[4,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["501 0.11-700.01 running","100 700.01-700.03 runnable"]'
 }
 
 # (8b) A wait for the program's own worker. app (100) waits on a condition
@@ -232,12 +262,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # argus: one wait (waits 2: woken by a thread of its own process and taken
 # up again), app-w blocked, store-w running. Agree on the threads and the
 # culprit; argus merges the two waits.
-@test "PEER: waits woken by the program's own worker are one wait (waits 2), followed through the worker's read to the store that held it up (SPIN-PATH)" {
+@test "PEER: waits woken by the program's own worker are one wait (waits 2), followed through the worker's read to the store that held it up (SPIN-PATH, SPIN-CRITICAL)" {
     peer own-workers
     run found hang "$HANG + {first_seg, waits}"
     assert_output '{"hang":0,"seg":4,"tid":100,"class":"wait","blocked":769920000,"result":"awakened","first_seg":3,"waits":2}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[4,2,5],"tids":[100,102,301],"links":["wakeup","wakeup"],"states":["blocked","blocked","running"],"since":[110000,60040000,60050000],"until":[770010000,760010000,760010000],"waits":[2,1,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["102 0.11-60.04 running","301 60.04-60.05 runnable","301 60.05-760.01 running","102 760.01-760.03 runnable","102 760.03-770.01 running","100 770.01-770.03 runnable"]'
 }
 
 # (8c) A polled file lock. migrate-w (601) takes flock at the start;
@@ -250,12 +282,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # argus: one wait of three sleeps (waits 3, each timed out), whose
 # releaser is migrate-w (its successful flock after the last failed try):
 # a lock link to it, running. Deliberately differ: argus names the holder.
-@test "PEER: a flock polled between timed-out sleeps is one wait that leads to the thread that released the lock (lock link) (SPIN-PATH)" {
+@test "PEER: a flock polled between timed-out sleeps is one wait that leads to the thread that released the lock (lock link) (SPIN-PATH, SPIN-CRITICAL)" {
     peer lock-poll
     run found hang "$HANG + {first_seg, waits, timeouts}"
     assert_output '{"hang":0,"seg":5,"tid":100,"class":"wait","blocked":600220000,"result":"timed_out","first_seg":2,"waits":3,"timeouts":3}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[5,1],"tids":[100,601],"links":["lock"],"states":["blocked","running"],"since":[130000,130000],"until":[600340000,550010000],"waits":[3,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["601 0.13-550.01 running","100 550.01-600.34 timeout","100 600.34-600.35 runnable"]'
 }
 
 # (9) A request nobody answered. shell (100) writes a request that
@@ -266,12 +300,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # argus: no wakeup, but shell's request was received: an ipc link to
 # daemon-w, blocked and never woken (not_woken, its futex). Deliberately
 # differ: argus follows the peer that owes the reply.
-@test "PEER: a request nobody answered: the chain follows the peer that received it (ipc) to its own wait, never woken (SPIN-PATH)" {
+@test "PEER: a request nobody answered: the chain follows the peer that received it (ipc) to its own wait, never woken (SPIN-PATH, SPIN-CRITICAL)" {
     peer no-reply
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":899870000,"result":null}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[2,3],"tids":[100,201],"links":["ipc"],"states":["blocked","blocked"],"since":[140000,180000],"until":[900010000,900010000],"waits":[1,1],"end":"not_woken","resource":"0x560000100000","reason":"futex"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.14-0.15 runnable","201 0.15-0.18 running","201 0.18-900.01 blocked"]'
 }
 
 # (10) Loopback TCP. redis-cli (100) sends over loopback (a NET_RX softirq
@@ -286,12 +322,14 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # is redis-srv's: a wakeup link to it, running. Deliberately differ (what
 # Trace Compass needs packet events for, argus reads from the syscall the
 # softirq ran in).
-@test "PEER: loopback TCP: a NET_RX softirq run inside the server's own write is the server's wakeup, and the chain goes to the server (SPIN-PATH)" {
+@test "PEER: loopback TCP: a NET_RX softirq run inside the server's own write is the server's wakeup, and the chain goes to the server (SPIN-PATH, SPIN-CRITICAL)" {
     peer loopback
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":699890000,"result":"awakened"}'
     run found wait_chain
     assert_output '{"type":"wait_chain","hang":0,"segs":[2,3],"tids":[100,201],"links":["wakeup"],"states":["blocked","running"],"since":[160000,170000],"until":[700020000,700020000],"waits":[1,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.16-0.17 runnable","201 0.17-700.02 running","100 700.02-700.05 runnable"]'
 }
 
 # (11) One hop, two causes. As (1), but crunch-w answers server-io at
@@ -300,16 +338,20 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # 350.05-790.01, PREEMPTED, server-io BLOCKED resolved to crunch-w RUNNING
 # 0.22-350.01, ...: both crunch-w's 350 ms and server-io's 440 ms are on
 # the path.
-# argus: server-io's longest stretch in the window is its run (440 ms over
-# 350 ms blocked): the chain ends there, running; crunch-w is not in it.
-# Deliberately differ: one stretch per hop, the one that held the waiter
-# up most.
-@test "PEER: the longest stretch decides each hop: a server that waited 350 ms on a worker, then ran 440 ms, ends the chain running (SPIN-PATH)" {
+# argus: server-io's running time in the window, summed (SPIN-SUM: 0.15-
+# 0.21 and 350.05-790.01, 440 ms), is more than its 350 ms blocked: the
+# chain ends there, running, its stretch spanning the pieces summed;
+# crunch-w is not in it. Deliberately differ: one stretch per hop, the one
+# that held the waiter up most. The critical path (SPIN-CRITICAL) has both,
+# instant by instant as Trace Compass.
+@test "PEER: the longest stretch decides each hop: a server that waited 350 ms on a worker, then ran 440 ms, ends the chain running (SPIN-PATH, SPIN-SUM, SPIN-CRITICAL)" {
     peer split
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":3,"tid":100,"class":"wait","blocked":789890000,"result":"awakened"}'
     run found wait_chain
-    assert_output '{"type":"wait_chain","hang":0,"segs":[3,7],"tids":[100,201],"links":["wakeup"],"states":["blocked","running"],"since":[140000,350050000],"until":[790010000,790010000],"waits":[1,0],"end":"running"}'
+    assert_output '{"type":"wait_chain","hang":0,"segs":[3,7],"tids":[100,201],"links":["wakeup"],"states":["blocked","running"],"since":[140000,150000],"until":[790010000,790010000],"waits":[1,0],"end":"running"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.14-0.15 runnable","201 0.15-0.21 running","301 0.21-0.22 runnable","301 0.22-350.01 running","201 350.01-350.05 runnable","201 350.05-790.01 running","100 790.01-790.03 runnable"]'
 }
 
 # (12) A preempted waker. player (100) waits on a futex from 0.11; mixer-w
@@ -321,14 +363,16 @@ HANG='{hang, seg, tid, class, blocked, result}'
 # 0.11-10: mixer-w waited 780 ms for a CPU.
 # argus should say the same in its words: mixer-w runnable over 10-790
 # (its longest stretch), with a cpu link to hog-w.
-@test "PEER: a waker preempted for most of the window is runnable, with a cpu link to the thread that preempted it, not running (SPIN-PATH)" {
+@test "PEER: a waker preempted for most of the window is runnable, with a cpu link to the thread that preempted it, not running (SPIN-PATH, SPIN-CRITICAL)" {
     : skip "argus gives mixer-w running 0.11-800.01, end running (a preemption is not a runnable stretch): see report"
     peer preempted
     run found wait_chain '{tids, links, states, since, until, "end": .end}'
     assert_output '{"tids":[100,201,401],"links":["wakeup","cpu"],"states":["blocked","runnable","running"],"since":[110000,10000000,10000000],"until":[800010000,790000000,790000000],"end":"runnable"}'
+    run found critical_path "$STEPS"
+    assert_output '["201 0.11-10 running","201 10-790 runnable","201 790-800.01 running","100 800.01-800.03 runnable"]'
 }
 
-@test "PEER: argus graph | argus find-spinning --hang 500 writes the same hang and wait_chain records as argus diagnose --hang 500 on every peer fixture (SPIN-PATH)" {
+@test "PEER: argus graph | argus find-spinning --hang 500 writes the same hang and wait_chain records as argus diagnose --hang 500 on every peer fixture (SPIN-PATH, SPIN-CRITICAL)" {
     local n=0
     for f in "$F"/*.txt; do
         run argus diagnose --hang 500 --keep "$BATS_TEST_TMPDIR/findings" "$f"

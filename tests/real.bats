@@ -171,3 +171,54 @@ wait."
     refute_output 0
 }
 
+
+# gtk3-sleep: the key handler of a GTK 3 app calls time.sleep(3); it wrote
+# to Xvfb (an X request) before the sleep. The sleep ended timed_out.
+@test "a sleep its own timer ended is the sleeper's own doing, whatever it asked before (SPIN-SLEEP, gtk3-sleep): the chain is the app alone, end timeout, and the app is its own culprit" {
+    unpack gtk3-sleep
+    diagnose gtk3-sleep
+    run records gtk3-sleep 'select(.type == "wait_chain") | [.tids, .states, .end]'
+    assert_output '[[7074],["blocked"],"timeout"]'
+    run records gtk3-sleep 'select(.type == "culprit") | [.rank, .tid, .reason]'
+    assert_output '[1,7074,"clock_nanosleep"]'
+    run sed -n 1,2p "$R/gtk3-sleep.report"
+    assert_output "Verdict: gtk-sleep-app/main [7074] slept 3.000 s in clock_nanosleep; the keyDown at 270.683002 s
+started it. Culprit: gtk-sleep-app/main [7074] itself."
+}
+
+# wait-child: a python3 program named gz-waiter waits in os.waitpid
+# (wait4) for its child gzip -9, which computes about 2.5 s.
+@test "a program --proc names, waiting for its child, is a hang like any other; without --proc the wait is a launcher's (SPIN-IDLE, wait-child)" {
+    unpack wait-child
+    diagnose wait-child --proc gz-waiter
+    run records wait-child 'select(.type == "hang") | [.hang, .tid, .reason]'
+    assert_output '[0,9463,"wait4"]'
+    run records wait-child 'select(.type == "wait_chain") | [.tids, .states, .end]'
+    assert_output '[[9463,9473],["blocked","running"],"running"]'
+    run records wait-child 'select(.type == "culprit" and .rank == 1) | .tid'
+    assert_output 9473
+    diagnose wait-child
+    run records wait-child 'select(.type == "hang" and .tid == 9463) | .hang'
+    assert_output ''
+}
+
+# gui-dbus: the app's GDBus worker, dbus-daemon and the service's GDBus
+# worker only pass the call and its reply on; the service's main thread
+# sleeps 3 s.
+@test "threads that only relayed are on the chain and the critical path but are no culprits; the critical path covers the hang's window with no gap (DIFF-RELAY, SPIN-CRITICAL, gui-dbus)" {
+    unpack gui-dbus
+    diagnose gui-dbus
+    run records gui-dbus 'select(.type == "wait_chain") | .tids | length'
+    assert_output 5
+    run records gui-dbus 'select(.type == "culprit") | [.rank, .proc, .thread, .reason]'
+    assert_output '[1,"slow-dbus-svc","slow-dbus-svc","clock_nanosleep"]'
+    # no gap, no overlap, from the hang's window's start to its end
+    run records gui-dbus 'select(.type == "critical_path") | [.steps as $s | range(1; $s | length) | select($s[.].from != $s[. - 1].to)] | length'
+    assert_output 0
+    run records gui-dbus 'select(.type == "critical_path") | [.steps[0].from, .steps[-1].to] as [$a, $b] | [$b - $a]'
+    refute_output '[0]'
+    run grep -A2 '^  Where the time went:' "$R/gui-dbus.report"
+    assert_output --regexp '^  Where the time went:
+    slow-dbus-svc/main \[[0-9]+\]: 3\.001 s \(99%\): 1\.3 ms running, 3\.000 s waiting out its own timer
+      \(a sleep or a timeout\)$'
+}

@@ -13,8 +13,10 @@ load test_helper
 load real_helper
 
 setup_file() {
-    unpack cpu-starved flock-wait gui-busy gui-dbus-kernel gui-dbus gui-worker http-slow \
-           midwait pg-rowlock pool-wait qt-dbus redis-script redis-sleep sqlite-poll
+    local d
+    for d in "$ARGUS_ROOT"/fixtures/real/*/; do
+        unpack "$(basename "$d")"
+    done
 }
 
 # verdict REPORT: the first hang's verdict paragraph of REPORT, on one line

@@ -408,14 +408,66 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
     return n;
 }
 
-/* The stretch that held the thread up most; ties go to the latest. */
-static const piece *dominant(const piece *v, int n)
+/* The stretch that held the thread up most (ties go to the latest): its
+ * running time and its runnable time are each summed over the window,
+ * a blocked stretch counts alone (each leads to its own waker). A busy
+ * thread preempted a thousand times ran more than it waited for a CPU,
+ * whatever its single longest piece. The sum is returned in *SPAN as
+ * the first and last instants of the pieces summed, *SUM their total. A
+ * summed runnable piece's holder is the one that held the CPU longest. */
+typedef struct dominant_t {
+    const piece *p;             /* the piece standing for it (the latest) */
+    uint64_t from, to, sum;
+    uint64_t holder;
+} dominant_t;
+
+static uint64_t holder_time(const piece *v, int n, uint64_t holder)
 {
-    const piece *best = NULL;
+    uint64_t t = 0;
     for (int i = 0; i < n; i++)
-        if (v[i].kind != P_BEFORE && (!best || v[i].to - v[i].from > best->to - best->from))
-            best = &v[i];
-    return best;
+        if (v[i].kind == P_RUNNABLE && v[i].holder == holder)
+            t += v[i].to - v[i].from;
+    return t;
+}
+
+static bool dominant(const piece *v, int n, dominant_t *out)
+{
+    uint64_t sum[2] = {0, 0};
+    int latest[2] = {-1, -1};
+    for (int i = 0; i < n; i++)
+        if (v[i].kind == P_RUN || v[i].kind == P_RUNNABLE) {
+            int k = v[i].kind == P_RUNNABLE;
+            sum[k] += v[i].to - v[i].from;
+            if (latest[k] < 0)
+                latest[k] = i;
+        }
+    *out = (dominant_t){0};
+    for (int i = 0; i < n; i++) {
+        uint64_t len;
+        int k = v[i].kind == P_RUN ? 0 : v[i].kind == P_RUNNABLE ? 1 : -1;
+        if (v[i].kind == P_BEFORE || (k >= 0 && latest[k] != i))
+            continue;
+        len = k >= 0 ? sum[k] : v[i].to - v[i].from;
+        if (out->p && len <= out->sum)
+            continue;
+        *out = (dominant_t){&v[i], v[i].from, v[i].to, len, v[i].holder};
+        if (k < 0)
+            continue;
+        for (int j = 0; j < n; j++)     /* the span of the pieces summed */
+            if (v[j].kind == v[i].kind && v[j].from < out->from)
+                out->from = v[j].from;
+        if (k == 1) {
+            uint64_t best = 0;
+            for (int j = 0; j < n; j++) {
+                uint64_t h = v[j].kind == P_RUNNABLE ? holder_time(v, n, v[j].holder) : 0;
+                if (v[j].kind == P_RUNNABLE && v[j].holder && h > best) {
+                    best = h;
+                    out->holder = v[j].holder;
+                }
+            }
+        }
+    }
+    return out->p != NULL;
 }
 
 /* A wait retried after timeouts, around failed file-lock tries: the
@@ -529,6 +581,90 @@ static int take_apart_at(const argus_graph *g, uint32_t t, uint64_t at, uint64_t
     return take_apart_after(g, s, x->end, lo, v, n);
 }
 
+bool argus_sleep_reason(const char *reason)
+{
+    return reason && (strstr(reason, "sleep") || strcmp(reason, "pause") == 0);
+}
+
+/* The reason of the wait blocked piece D stands for, or NULL. */
+static const char *piece_reason(const argus_graph *g, const piece *d)
+{
+    const argus_seg *s = &g->segs[d->seg];
+    uint32_t reason = s->wait_reason;
+    if (d->wait_id) {
+        uint32_t n;
+        const argus_inner_wait *iw = argus_seg_inner_waits(g, d->seg, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (iw[k].wait_id == d->wait_id)
+                reason = iw[k].reason;
+    }
+    return reason ? argus_graph_str(g, reason) : NULL;
+}
+
+/* The threads already on the line being followed (the chain's links, or
+ * the critical path's threads from the hang down). */
+typedef struct line {
+    uint32_t thread[ARGUS_CHAIN_MAX + 1];
+    uint32_t n;
+} line;
+
+static bool line_has(const argus_graph *g, const line *l, uint32_t seg)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->thread[i] == g->segs[seg].thread)
+            return true;
+    return false;
+}
+
+/* SPIN-PATH: after the blocked stretch D, the thread that held it up:
+ * its stretches over D's window in V (returns how many), how it was
+ * reached in *VIA and until when its stretches stand for D's in *UNTIL
+ * (D's end but for a lock released earlier); 0 when the line ends at D,
+ * why in *END. */
+static int blocked_next(const argus_graph *g, const piece *d, const line *seen, piece *v,
+                        const char **via, const char **end, uint64_t *until)
+{
+    *until = d->to;
+    if (d->kind == P_WOKEN) {   /* the waker, from its wakeup back */
+        *via = "wakeup";
+        return take_apart(g, d->next, d->to, d->from, v);
+    }
+    uint64_t released;
+    uint32_t rel;
+    if (d->kind == P_TIMEOUT && d->waits > 1 &&
+        (rel = lock_releaser(g, d, &released)) != ARGUS_NONE && !line_has(g, seen, rel)) {
+        *via = "lock";          /* polled a file lock: who released it */
+        *until = released;
+        return take_apart(g, rel, released, d->from, v);
+    }
+    /* SPIN-SLEEP: its own timer ended a sleep (not a lock's retries):
+     * it held itself up, whatever it had asked of others before */
+    if (d->kind == P_TIMEOUT && argus_sleep_reason(piece_reason(g, d))) {
+        *end = "timeout";
+        return 0;
+    }
+    /* a request unanswered: when the wait gave up (its timeout), or still
+     * at the end of the trace; its peer then (it may wait on us: cycle) */
+    const argus_seg *s = &g->segs[d->seg];
+    /* a request sent before the wait (a send after a wait inside the
+     * segment is no question that wait waited on) */
+    bool asked = s->send_id != UINT64_MAX && (!d->wait_id || s->send_id < d->wait_id);
+    const argus_gedge *e = !asked ? NULL : out_edge(g, s, s->send_id, "ipc");
+    bool open = d->to == g->t_last && d->kind == P_UNKNOWN;
+    *end = d->kind == P_TIMEOUT && !e ? "timeout"
+           : d->kind == P_IO ? "io"
+           : asked && (open || e) ? "no_reply"
+           : "not_woken";
+    if (!e || strcmp(*end, "no_reply") != 0)
+        return 0;
+    if (line_has(g, seen, e->to_seg)) {
+        *end = "cycle";
+        return 0;
+    }
+    *via = "ipc";
+    return take_apart_at(g, g->segs[e->to_seg].thread, d->to, d->from, v);
+}
+
 /* After the blocked link D (the chain's last), the thread to go on to:
  * its stretches in V (returns how many) and how it was reached in *VIA;
  * 0 when the chain ends there (out->end set). */
@@ -539,37 +675,37 @@ static int go_on(const argus_graph *g, const piece *d, argus_chain *out, int max
         out->end = "depth";
         return 0;
     }
-    if (d->kind == P_WOKEN) {   /* the waker, from its wakeup back */
-        *via = "wakeup";
-        return take_apart(g, d->next, d->to, d->from, v);
+    line seen = {.n = 0};
+    for (uint32_t i = 0; i < out->len; i++)
+        seen.thread[seen.n++] = g->segs[out->segs[i]].thread;
+    uint64_t until;
+    return blocked_next(g, d, &seen, v, via, &out->end, &until);
+}
+
+/* The hang's own thread's stretches over its window (argus_wait_chain):
+ * from where it went on after its wait (the wait that ended the hang)
+ * back to FROM; a wait still open at the end of the trace is taken as it
+ * was then; a segment with no final wait from its end (the waits inside
+ * it, a callout's, are stretches of their own). *HI is the window's end. */
+static int hang_window(const argus_graph *g, uint32_t start, uint64_t from, piece *v,
+                       uint64_t *hi)
+{
+    const argus_seg *h = &g->segs[start];
+    uint32_t cur = h->wait_id == UINT64_MAX ? start
+                   : h->resume != UINT64_MAX ? argus_next_own(g, start) : ARGUS_NONE;
+    *hi = h->wait_id == UINT64_MAX ? h->end : cur != ARGUS_NONE ? h->resume : g->t_last;
+    int n;
+    if (h->wait_id == UINT64_MAX) {
+        n = take_apart(g, start, *hi, from, v);
+    } else if (cur != ARGUS_NONE) {
+        n = take_apart(g, cur, *hi, from, v);
+        /* what ran after the resume is not the hang's */
+        if (n && v[0].kind == P_RUN && v[0].seg == cur && g->segs[cur].begin >= h->resume)
+            memmove(v, v + 1, (size_t)--n * sizeof *v);
+    } else {
+        n = take_apart_to_end(g, start, from, v);
     }
-    uint64_t released;
-    uint32_t rel;
-    if (d->kind == P_TIMEOUT && d->waits > 1 &&
-        (rel = lock_releaser(g, d, &released)) != ARGUS_NONE && !chain_has_thread(g, out, rel)) {
-        *via = "lock";          /* polled a file lock: who released it */
-        return take_apart(g, rel, released, d->from, v);
-    }
-    /* a request unanswered: when the wait gave up (its timeout), or still
-     * at the end of the trace; its peer then (it may wait on us: cycle) */
-    const argus_seg *s = &g->segs[d->seg];
-    /* a request sent before the wait (a send after a wait inside the
-     * segment is no question that wait waited on) */
-    bool asked = s->send_id != UINT64_MAX && (!d->wait_id || s->send_id < d->wait_id);
-    const argus_gedge *e = !asked ? NULL : out_edge(g, s, s->send_id, "ipc");
-    bool open = d->to == g->t_last && d->kind == P_UNKNOWN;
-    out->end = d->kind == P_TIMEOUT && !e ? "timeout"
-               : d->kind == P_IO ? "io"
-               : asked && (open || e) ? "no_reply"
-               : "not_woken";
-    if (!e || strcmp(out->end, "no_reply") != 0)
-        return 0;
-    if (chain_has_thread(g, out, e->to_seg)) {
-        out->end = "cycle";
-        return 0;
-    }
-    *via = "ipc";
-    return take_apart_at(g, g->segs[e->to_seg].thread, d->to, d->from, v);
+    return n;
 }
 
 void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
@@ -587,31 +723,22 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
     }
     if (from > h->end)
         from = h->end;
-    /* the hang's own thread, from where it went on after its wait (the
-     * wait that ended the hang) back to FROM; a wait still open at the
-     * end of the trace is taken as it was then; a segment with no final
-     * wait from its end (the waits inside it, a callout's, are stretches
-     * of their own) */
-    uint32_t cur = h->wait_id == UINT64_MAX ? start
-                   : h->resume != UINT64_MAX ? argus_next_own(g, start) : ARGUS_NONE;
-    uint64_t hi = h->wait_id == UINT64_MAX ? h->end : cur != ARGUS_NONE ? h->resume : g->t_last;
-    int n;
-    if (h->wait_id == UINT64_MAX) {
-        n = take_apart(g, start, hi, from, v);
-    } else if (cur != ARGUS_NONE) {
-        n = take_apart(g, cur, hi, from, v);
-        /* what ran after the resume is not the hang's */
-        if (n && v[0].kind == P_RUN && v[0].seg == cur && g->segs[cur].begin >= h->resume)
-            memmove(v, v + 1, (size_t)--n * sizeof *v);
-    } else {
-        n = take_apart_to_end(g, start, from, v);
-    }
+    uint64_t hi;
+    int n = hang_window(g, start, from, v, &hi);
     const char *via = NULL;
     for (;;) {
-        const piece *d = dominant(v, n);
-        if (!d) {
+        dominant_t dom;
+        bool found = dominant(v, n, &dom);
+        const piece *d = dom.p;
+        if (!found && out->len == 0) {
             chain_add(out, start, ARGUS_LINK_BLOCKED, from, hi, 1, NULL);
             out->end = "not_woken";
+            return;
+        }
+        if (!found) {           /* a waker whose first event is its wakeup */
+            if (n > 0 && !chain_has_thread(g, out, v[0].seg))
+                chain_add(out, v[0].seg, ARGUS_LINK_UNKNOWN, v[n - 1].from, v[0].to, 0, via);
+            out->end = "trace_start";
             return;
         }
         if (out->len > 0 && chain_has_thread(g, out, d->seg) &&
@@ -620,19 +747,19 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
             return;
         }
         if (d->kind == P_RUN) {
-            chain_add(out, d->seg, ARGUS_LINK_RUNNING, d->from, d->to, 0, via);
+            chain_add(out, d->seg, ARGUS_LINK_RUNNING, dom.from, dom.to, 0, via);
             out->end = "running";
             return;
         }
         if (d->kind == P_RUNNABLE) {
-            chain_add(out, d->seg, ARGUS_LINK_RUNNABLE, d->from, d->to, 0, via);
+            chain_add(out, d->seg, ARGUS_LINK_RUNNABLE, dom.from, dom.to, 0, via);
             out->end = "runnable";
             /* the thread that held the CPU, one more link */
-            uint32_t ht = d->holder ? argus_graph_thread(g, d->holder) : ARGUS_NONE;
-            uint32_t hs = ht != ARGUS_NONE ? holder_seg(g, ht, d->to) : ARGUS_NONE;
+            uint32_t ht = dom.holder ? argus_graph_thread(g, dom.holder) : ARGUS_NONE;
+            uint32_t hs = ht != ARGUS_NONE ? holder_seg(g, ht, dom.to) : ARGUS_NONE;
             if (hs != ARGUS_NONE && (int)out->len <= max_depth && out->len < ARGUS_CHAIN_MAX &&
                 !chain_has_thread(g, out, hs))
-                chain_add(out, hs, ARGUS_LINK_RUNNING, d->from, d->to, 0, "cpu");
+                chain_add(out, hs, ARGUS_LINK_RUNNING, dom.from, dom.to, 0, "cpu");
             return;
         }
         chain_add(out, d->longest, ARGUS_LINK_BLOCKED, d->from, d->to, d->waits, via);
@@ -644,4 +771,100 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
         }
         out->end = NULL;
     }
+}
+
+/* ---- the critical path ------------------------------------------------------ */
+
+static const char *piece_state(const argus_graph *g, const piece *p)
+{
+    switch (p->kind) {
+    case P_RUN: return "running";
+    case P_RUNNABLE: return "runnable";
+    case P_TIMEOUT: return "timeout";
+    case P_IO: return "io";
+    case P_BEFORE: return "unknown";
+    default:
+        (void)g;
+        return "blocked";
+    }
+}
+
+static void cp_add(argus_cpath *cp, uint32_t thread, uint64_t from, uint64_t to,
+                   const char *state)
+{
+    /* no gap, no overlap: each step starts where the one before ended */
+    if (cp->len && from != cp->steps[cp->len - 1].to)
+        from = cp->steps[cp->len - 1].to;
+    if (to <= from)
+        return;
+    argus_cp_step *last = cp->len ? &cp->steps[cp->len - 1] : NULL;
+    if (last && last->thread == thread && strcmp(last->state, state) == 0) {
+        last->to = to;
+        return;
+    }
+    *ARGUS_PUSH(cp->steps, cp->len, cp->cap) = (argus_cp_step){thread, from, to, state};
+}
+
+/* The steps of the thread whose stretches over [lo, hi] are V (latest
+ * first), in time order, following each blocked stretch to the thread
+ * that held it up (SPIN-PATH) over that stretch. SEEN: the threads of
+ * the line down to this one (a thread met again is not followed: a
+ * cycle). */
+static void cp_walk(const argus_graph *g, const piece *v, int n, line *seen,
+                    argus_cpath *cp)
+{
+    for (int i = n; i-- > 0;) {
+        const piece *p = &v[i];
+        uint32_t thread = g->segs[p->seg].thread;
+        bool blocked = p->kind == P_WOKEN || p->kind == P_TIMEOUT || p->kind == P_IO ||
+                       p->kind == P_UNKNOWN;
+        if (!blocked || seen->n >= ARGUS_CHAIN_MAX) {
+            cp_add(cp, thread, p->from, p->to, piece_state(g, p));
+            continue;
+        }
+        piece *sub = malloc(MAX_PIECES * sizeof *sub);
+        if (!sub)
+            argus_die(ARGUS_EX_IOERR, "out of memory (critical path)");
+        const char *via = NULL, *end = NULL;
+        uint64_t until = p->to;
+        int k = blocked_next(g, p, seen, sub, &via, &end, &until);
+        uint32_t next = k ? g->segs[sub[0].seg].thread : ARGUS_NONE;
+        bool again = false;
+        for (uint32_t j = 0; next != ARGUS_NONE && j < seen->n; j++)
+            again |= seen->thread[j] == next;
+        if (k && !again) {
+            seen->thread[seen->n++] = next;
+            cp_walk(g, sub, k, seen, cp);
+            seen->n--;
+        }
+        free(sub);
+        /* what is left of the stretch: all of it when not followed */
+        cp_add(cp, thread, k && !again ? until : p->from, p->to, piece_state(g, p));
+    }
+}
+
+void argus_critical_path(const argus_graph *g, uint32_t start, uint64_t from,
+                         argus_cpath *cp)
+{
+    cp->len = 0;
+    const argus_seg *h = &g->segs[start];
+    if (from > h->end)
+        from = h->end;
+    piece *v = malloc(MAX_PIECES * sizeof *v);
+    if (!v)
+        argus_die(ARGUS_EX_IOERR, "out of memory (critical path)");
+    uint64_t hi;
+    int n = hang_window(g, start, from, v, &hi);
+    line seen = {.thread = {h->thread}, .n = 1};
+    cp_walk(g, v, n, &seen, cp);
+    free(v);
+}
+
+uint64_t argus_cp_thread_time(const argus_cpath *cp, uint32_t thread)
+{
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < cp->len; i++)
+        if (cp->steps[i].thread == thread)
+            t += cp->steps[i].to - cp->steps[i].from;
+    return t;
 }

@@ -276,11 +276,13 @@ typedef struct culprit {
     bool blocked;               /* in WAIT (its segment's final wait, or one inside it) */
     argus_wait_info wait;
     bool runnable;              /* woken, it waited for a CPU */
+    bool unknown;               /* before its first event in the trace */
     uint64_t since, until;
     uint32_t depth, branch, order;
     uint32_t base_seg;          /* baseline node, or NONE */
     uint32_t base_edge;         /* baseline edge it acted over, or NONE */
     uint32_t waits_on;          /* thread, or NONE */
+    uint64_t cp_time;           /* its time on the hang's critical path */
     char evidence[512];
 } culprit;
 
@@ -370,7 +372,10 @@ static bool describe_event(const argus_graph *g, const argus_seg *s,
 static void describe_state(char *buf, size_t len, const argus_graph *g,
                            const culprit *c)
 {
-    if (c->runnable)
+    if (c->unknown)
+        snprintf(buf, len, "was not yet in the trace: its first event, at %s s, is the wakeup",
+                 at_time(g, c->until).s);
+    else if (c->runnable)
         snprintf(buf, len, "was runnable %.3f s from %s s, waiting for a CPU",
                  (double)(c->until - c->since) / 1e9, at_time(g, c->since).s);
     else if (c->busy)
@@ -572,37 +577,75 @@ static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
     free(ws.v);
 }
 
-/* The threads of the wait chain, deepest first (DIFF-CULPRIT without a
- * baseline, and the culprits a baseline confirms or adds to). The hang's
- * own thread is a culprit only when the chain ends at it (it ran, or
- * waited for a CPU held by the next link). */
+/* DIFF-CULPRIT without a baseline (and the culprits a baseline confirms
+ * or adds to): the threads of the wait chain that held the hang up,
+ * ranked by their time on its critical path (argus_critical_path), the
+ * deepest first on a tie. A link that held it up less than a tenth of
+ * the window only relayed (a bus daemon forwarding a message, a worker
+ * handing on): it stays on the chain and the path, not among the
+ * culprits, unless it is the chain's last. The hang's own thread is a
+ * culprit here only when it slept by itself (SPIN-SLEEP; a busy hang's
+ * thread is named by diff_hang). */
+static int by_cp_time(const void *a, const void *b)
+{
+    const culprit *x = a, *y = b;
+    if (x->cp_time != y->cp_time)
+        return x->cp_time > y->cp_time ? -1 : 1;
+    return x->order > y->order ? -1 : x->order < y->order;
+}
+
 static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t from,
                                   culprits *cs)
 {
     argus_chain chain;
     argus_wait_chain(g, h, from, ARGUS_CHAIN_MAX, &chain);
-    for (uint32_t i = chain.len; i-- > 1;) {    /* deepest first */
+    argus_cpath cp = {0};
+    argus_critical_path(g, h, from, &cp);
+    uint64_t window = 0;
+    for (uint32_t i = 0; i < cp.len; i++)
+        window += cp.steps[i].to - cp.steps[i].from;
+    argus_wait_info hw;
+    bool own = chain.len == 1 && chain.end && strcmp(chain.end, "timeout") == 0 &&
+               chain.state[0] == ARGUS_LINK_BLOCKED &&
+               argus_wait_at(g, chain.segs[0], chain.since[0], &hw) &&
+               argus_sleep_reason(hw.reason ? argus_graph_str(g, hw.reason) : NULL);
+    for (uint32_t i = chain.len; i-- > (own ? 0 : 1);) {    /* deepest first */
         const argus_seg *s = &g->segs[chain.segs[i]];
         if (has_thread(cs, s->thread))
             continue;
+        uint64_t held = argus_cp_thread_time(&cp, s->thread);
+        if (i + 1 < chain.len && held * 10 < window) {
+            argus_count("chain links that only relayed, not culprits", 1);
+            continue;
+        }
         culprit *x = culprit_add(cs);
         x->thread = s->thread;
         x->seg = chain.segs[i];
         x->busy = chain.state[i] == ARGUS_LINK_RUNNING;
         x->runnable = chain.state[i] == ARGUS_LINK_RUNNABLE;
+        x->unknown = chain.state[i] == ARGUS_LINK_UNKNOWN;
         x->since = chain.since[i];
         x->until = chain.until[i];
         x->blocked = chain.state[i] == ARGUS_LINK_BLOCKED &&
                      argus_wait_at(g, chain.segs[i], x->since, &x->wait);
-        x->depth = i - 1;
+        x->depth = i ? i - 1 : 0;
         x->branch = 1;
         x->order = i;
+        x->cp_time = held;
         char state[160];
         describe_state(state, sizeof state, g, x);
-        snprintf(x->evidence, sizeof x->evidence,
-                 "link %u of the wait chain (via %s; the chain ends: %s); it %s",
-                 i, chain.via[i - 1], chain.end, state);
+        if (i == 0)
+            snprintf(x->evidence, sizeof x->evidence,
+                     "the hang's own thread, where its wait chain ends (%s); it %s",
+                     chain.end, state);
+        else
+            snprintf(x->evidence, sizeof x->evidence,
+                     "link %u of the wait chain (via %s; the chain ends: %s); it %s",
+                     i, chain.via[i - 1], chain.end, state);
     }
+    if (cs->n > 1)
+        qsort(cs->v, cs->n, sizeof *cs->v, by_cp_time);
+    free(cp.steps);
     return chain.end;
 }
 
@@ -684,7 +727,7 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
     argus_put_key(w, "branch"); argus_put_uint(w, x->branch);
     argus_put_thread_fields(w, g, x->thread);
     argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
-    argus_put_key(w, "state"); argus_put_cstr(w, x->busy ? "busy" : "blocked");
+    argus_put_key(w, "state"); argus_put_cstr(w, x->busy ? "busy" : x->unknown ? "unknown" : "blocked");
     argus_put_key(w, "since"); argus_put_uint(w, x->since);
     argus_put_key(w, "until"); argus_put_uint(w, x->until);
     argus_put_key(w, "duration"); argus_put_uint(w, x->until - x->since);

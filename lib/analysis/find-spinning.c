@@ -435,9 +435,11 @@ static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const
                      w->ninput_servers))
         return true;
     /* a parent waiting for its child: the child's own time is what to
-     * look at */
+     * look at, unless --proc names the parent: then its wait is the hang
+     * asked about (the chain goes on to the child) */
     const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
-    if (strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0)
+    if ((strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0) &&
+        !(w->proc && proc_is(g, g->segs[last].thread, w->proc)))
         return true;
     /* still waiting when the trace ends, having asked nothing of anyone
      * before it: idle (a server's loop, a shell at its prompt) */
@@ -721,7 +723,17 @@ static void put_path(argus_writer *w, const argus_graph *g, uint32_t n,
     argus_end_record(w);
 }
 
-static const char *const link_states[] = {"blocked", "running", "runnable"};
+/* Where a hang's window begins: its wait's start (the first retry's), a
+ * loop's stretch's start, a busy segment's begin. */
+static uint64_t hang_from(const argus_graph *g, const hang *h)
+{
+    if (h->loop)
+        return h->from;
+    const argus_seg *first = &g->segs[h->first];
+    return strcmp(class_of(g, h), "wait") == 0 ? first->end : first->begin;
+}
+
+static const char *const link_states[] = {"blocked", "running", "runnable", "unknown"};
 
 static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
                       const argus_chain *c)
@@ -771,6 +783,26 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
     argus_end_record(w);
 }
 
+/* The hang's critical path (argus_critical_path): its steps in time
+ * order, each a map {tid, from, to, state}. */
+static void put_critical_path(argus_writer *w, const argus_graph *g, uint32_t n,
+                              const argus_cpath *cp)
+{
+    argus_put_map(w, 3);
+    argus_put_key(w, "type"); argus_put_cstr(w, "critical_path");
+    argus_put_key(w, "hang"); argus_put_uint(w, n);
+    argus_put_key(w, "steps");
+    argus_put_array(w, cp->len);
+    for (uint32_t i = 0; i < cp->len; i++) {
+        const argus_cp_step *st = &cp->steps[i];
+        argus_put_map(w, 4);
+        argus_put_key(w, "tid"); argus_put_uint(w, g->threads[st->thread].tid);
+        argus_put_key(w, "from"); argus_put_uint(w, st->from);
+        argus_put_key(w, "to"); argus_put_uint(w, st->to);
+        argus_put_key(w, "state"); argus_put_cstr(w, st->state);
+    }
+    argus_end_record(w);
+}
 
 /* ---- the stage: options, the events as the graph loads, the hangs -------- */
 
@@ -923,9 +955,9 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
         if (strcmp(class_of(g, h), "wait") == 0)
-            argus_wait_chain(g, h->seg, h->loop ? h->from : g->segs[h->first].end,
-                             ARGUS_CHAIN_MAX, &chains[n]);
+            argus_wait_chain(g, h->seg, hang_from(g, h), ARGUS_CHAIN_MAX, &chains[n]);
     }
+    argus_cpath cp = {0};
     order_hangs(g, &found, chains);
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
@@ -940,7 +972,13 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
         argus_paths_free(paths, np);
         if (wait_chain && chains[n].len)
             put_chain(out, g, n, &chains[n]);
+        if (wait_chain) {
+            argus_critical_path(g, h->seg, hang_from(g, h), &cp);
+            if (cp.len)
+                put_critical_path(out, g, n, &cp);
+        }
     }
+    free(cp.steps);
     free(chains);
     free(found.v);
     free(fp->found);

@@ -616,6 +616,13 @@ typedef struct branch_rec {
     int nchoices;
 } branch_rec;
 
+typedef struct cpath_rec {
+    uint64_t hang;
+    uint64_t *tid, *from, *to;
+    const char **state;
+    int n;
+} cpath_rec;
+
 #define LIST(T) struct { T *v; uint32_t n; size_t cap; }
 static LIST(hang_rec) hangs;
 static LIST(path_rec) paths;
@@ -623,6 +630,7 @@ static LIST(chain_rec) chains;
 static LIST(match_rec) matches;
 static LIST(culprit_rec) culprits;
 static LIST(branch_rec) branches;
+static LIST(cpath_rec) cpaths;
 
 #define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
 
@@ -896,14 +904,68 @@ static void read_branch(const argus_record *r)
     b->chosen = fu(r, "chosen");
 }
 
+/* A critical_path record: "steps", an array of maps {tid, from, to,
+ * state}, each a uint but state (text). */
+static void read_cpath(const argus_record *r)
+{
+    cpath_rec *c = &PUSH(cpaths);
+    memset(c, 0, sizeof *c);
+    c->hang = need_u(r, "critical_path", "hang");
+    const argus_field *f = argus_get_named(r, "steps");
+    if (!f || f->kind != ARGUS_V_ARRAY)
+        bad_record("critical_path", "\"steps\" is not an array");
+    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
+    argus_cbor_head_info h;
+    if (!argus_cbor_read_head(p, (size_t)(end - p), &h) || h.info == 31 || h.major != 4 ||
+        h.arg > (size_t)(end - p))
+        bad_record("critical_path", "\"steps\" is not an array of known length");
+    p += h.len;
+    int n = (int)h.arg;
+    c->tid = keep(calloc((size_t)n + 1, sizeof *c->tid));
+    c->from = keep(calloc((size_t)n + 1, sizeof *c->from));
+    c->to = keep(calloc((size_t)n + 1, sizeof *c->to));
+    c->state = keep(calloc((size_t)n + 1, sizeof *c->state));
+    for (int i = 0; i < n; i++) {
+        argus_cbor_head_info m;
+        if (!argus_cbor_read_head(p, (size_t)(end - p), &m) || m.major != 5 || m.info == 31)
+            bad_record("critical_path", "step %d is not a map", i);
+        p += m.len;
+        c->tid[i] = c->from[i] = c->to[i] = NONE;
+        for (uint64_t k = 0; k < m.arg; k++) {
+            argus_cbor_head_info kh, vh;
+            if (!argus_cbor_read_head(p, (size_t)(end - p), &kh) || kh.major != 3 ||
+                kh.info == 31 || kh.arg > (size_t)(end - p) - kh.len)
+                bad_record("critical_path", "step %d has a key that is not a text", i);
+            const char *key = (const char *)p + kh.len;
+            size_t klen = kh.arg;
+            p += kh.len + kh.arg;
+            size_t vlen = argus_cbor_item_len(p, (size_t)(end - p));
+            if (!vlen || !argus_cbor_read_head(p, (size_t)(end - p), &vh))
+                bad_record("critical_path", "step %d is cut short", i);
+            uint64_t *u = klen == 3 && !memcmp(key, "tid", 3)    ? &c->tid[i]
+                          : klen == 4 && !memcmp(key, "from", 4) ? &c->from[i]
+                          : klen == 2 && !memcmp(key, "to", 2)   ? &c->to[i] : NULL;
+            if (u && vh.major == 0)
+                *u = vh.arg;
+            else if (klen == 5 && !memcmp(key, "state", 5) && vh.major == 3 && vh.info != 31)
+                c->state[i] = keep(strndup((const char *)p + vh.len, vh.arg));
+            p += vlen;
+        }
+        if (c->tid[i] == NONE || c->from[i] == NONE || c->to[i] == NONE || !c->state[i] ||
+            c->to[i] < c->from[i])
+            bad_record("critical_path", "step %d lacks tid, from, to or state", i);
+    }
+    c->n = n;
+}
+
 static void read_extras(argus_graph *g)
 {
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
         static const char *const types[] = {"hang", "path", "wait_chain", "match",
-                                            "culprit", "branch"};
+                                            "culprit", "branch", "critical_path"};
         int t = -1;
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 7; k++)
             if (argus_extra_is(x, types[k]))
                 t = k;
         if (t < 0)
@@ -918,7 +980,8 @@ static void read_extras(argus_graph *g)
         case 2: read_chain(r); break;
         case 3: read_match(r, i); break;
         case 4: read_culprit(r, i); break;
-        default: read_branch(r); break;
+        case 5: read_branch(r); break;
+        default: read_cpath(r); break;
         }
     }
 }
@@ -1450,6 +1513,8 @@ static const chain_end_words *chain_end(const char *end)
          ", waiting on a thread already in this chain (a cycle)"},
         {"running", "the last thread was running, not blocked", NULL},
         {"runnable", "woken in time, it then waited for a CPU", ", then waited for a CPU"},
+        {"trace_start", "the last thread's first event in the trace is its wakeup: the trace "
+                        "began too late to show what it did before", NULL},
         {"depth", "the chain was cut at the depth limit",
          " (the chain goes on past the depth limit)"},
     };
@@ -1559,6 +1624,34 @@ static void sb_chain_via(sb *b, const chain_rec *c, int i)
         sb_printf(b, ", reached from %d by %s", i, via);
 }
 
+static const cpath_rec *cpath_of_hang(uint64_t hang)
+{
+    for (uint32_t i = 0; i < cpaths.n; i++)
+        if (cpaths.v[i].hang == hang)
+            return &cpaths.v[i];
+    return NULL;
+}
+
+/* How long link I of chain C ran (STATE "running") or waited for a CPU
+ * ("runnable") over its stretch: its steps in that state on the hang's
+ * critical path (SPIN-SUM: a link's pieces summed, its stretch spanning
+ * them); the stretch's length when the path is not in the stream. */
+static uint64_t link_held(const chain_rec *c, int i, const char *state, uint64_t from,
+                          uint64_t to)
+{
+    const cpath_rec *cp = cpath_of_hang(c->hang);
+    uint64_t tid = i < c->ntids ? c->tids[i] : NONE, held = 0;
+    if (!cp || tid == NONE)
+        return to > from ? to - from : 0;
+    for (int k = 0; k < cp->n; k++) {
+        uint64_t a = cp->from[k] > from ? cp->from[k] : from;
+        uint64_t b = cp->to[k] < to ? cp->to[k] : to;
+        if (cp->tid[k] == tid && b > a && strcmp(cp->state[k], state) == 0)
+            held += b - a;
+    }
+    return held ? held : to > from ? to - from : 0;
+}
+
 /* Link I's own stretch (since 2026: blocked, running or runnable over
  * [since, until]); a chain without it shows its segment's final wait. */
 static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
@@ -1572,13 +1665,16 @@ static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
     const argus_seg *s = &G->segs[si];
     if (strcmp(c->states[i], "running") == 0) {
         sb_puts(b, "running ");
-        sb_dur(b, to > from ? to - from : 0);
+        sb_dur(b, link_held(c, i, "running", from, to));
         sb_puts(b, ", ");
         sb_range(b, from, to);
     } else if (strcmp(c->states[i], "runnable") == 0) {
         sb_puts(b, "runnable ");
-        sb_dur(b, to > from ? to - from : 0);
+        sb_dur(b, link_held(c, i, "runnable", from, to));
         sb_puts(b, " (woken, waiting for a CPU), ");
+        sb_range(b, from, to);
+    } else if (strcmp(c->states[i], "unknown") == 0) {
+        sb_puts(b, "not yet in the trace: its wakeup is its first event, ");
         sb_range(b, from, to);
     } else {
         sb_puts(b, "blocked ");
@@ -1661,6 +1757,93 @@ static void section_match(const match_rec *m, uint32_t nm)
     sb_puts(&line, ".");
     para(sb_str(&line));
 }
+
+/* A critical path's state in plain words. */
+static const char *cp_state_words(const char *state)
+{
+    static const char *const m[][2] = {
+        {"running", "running"},
+        {"runnable", "waiting for a CPU"},
+        {"timeout", "waiting out its own timer (a sleep or a timeout)"},
+        {"io", "waiting for a device (an interrupt ended it)"},
+        {"blocked", "blocked, and nothing in the trace woke it"},
+        {"unknown", "before its first event in the trace"},
+    };
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+        if (strcmp(state, m[i][0]) == 0)
+            return m[i][1];
+    return state;
+}
+
+/* "Where the time went": the critical path summed per thread, the
+ * threads that held the hang up longest first, each with its time by
+ * state (at most 6 threads; the rest in one line). */
+static void section_time(const cpath_rec *c)
+{
+    enum { MAX_T = 64, MAX_S = 6, SHOWN = 6 };
+    struct { uint64_t tid, total, by[MAX_S]; const char *state[MAX_S]; int ns; } t[MAX_T];
+    int nt = 0;
+    uint64_t all = 0, rest = 0;
+    int rest_n = 0;
+    for (int i = 0; i < c->n; i++) {
+        uint64_t d = c->to[i] - c->from[i];
+        all += d;
+        int k = 0;
+        while (k < nt && t[k].tid != c->tid[i])
+            k++;
+        if (k == nt) {
+            if (nt == MAX_T) {
+                rest += d;
+                continue;
+            }
+            memset(&t[nt], 0, sizeof t[nt]);
+            t[nt++].tid = c->tid[i];
+        }
+        t[k].total += d;
+        int j = 0;
+        while (j < t[k].ns && strcmp(t[k].state[j], c->state[i]) != 0)
+            j++;
+        if (j == t[k].ns && t[k].ns < MAX_S)
+            t[k].state[t[k].ns++] = c->state[i];
+        if (j < t[k].ns)
+            t[k].by[j] += d;
+    }
+    if (!nt || !all)
+        return;
+    for (int i = 1; i < nt; i++)        /* longest first, stable */
+        for (int k = i; k > 0 && t[k].total > t[k - 1].total; k--) {
+            __typeof__(t[0]) x = t[k];
+            t[k] = t[k - 1];
+            t[k - 1] = x;
+        }
+    heading(3, "Where the time went");
+    for (int i = 0; i < nt; i++) {
+        if (i >= SHOWN) {
+            rest += t[i].total;
+            rest_n++;
+            continue;
+        }
+        sb_clear(&line);
+        sb_thread(&line, t[i].tid, NONE, NULL, NULL);
+        sb_puts(&line, ": ");
+        sb_dur(&line, t[i].total);
+        sb_printf(&line, " (%d%%)", (int)(t[i].total * 100 / all));
+        for (int j = 0; j < t[i].ns; j++) {
+            sb_puts(&line, j ? ", " : ": ");
+            sb_dur(&line, t[i].by[j]);
+            sb_puts(&line, " ");
+            sb_puts(&line, cp_state_words(t[i].state[j]));
+        }
+        item(sb_str(&line));
+    }
+    if (rest) {
+        sb_clear(&line);
+        sb_printf(&line, "%d other thread%s: ", rest_n, rest_n == 1 ? "" : "s");
+        sb_dur(&line, rest);
+        item(sb_str(&line));
+    }
+}
+
 
 static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch)
 {
@@ -1790,7 +1973,7 @@ static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t
 
 static bool is_sleep(const char *reason)
 {
-    return reason && (strstr(reason, "sleep") || strcmp(reason, "pause") == 0);
+    return argus_sleep_reason(reason);
 }
 
 /* "was blocked 3.000 s in poll" of link I of chain C (its state over its
@@ -1805,14 +1988,18 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
     const char *end = c->end ? c->end : "";
     if (strcmp(state, "running") == 0) {
         sb_puts(b, "was running ");
-        sb_dur(b, d);
+        sb_dur(b, link_held(c, i, "running", from, to));
         sb_puts(b, " on the CPU");
         return;
     }
     if (strcmp(state, "runnable") == 0) {
         sb_puts(b, "was runnable ");
-        sb_dur(b, d);
+        sb_dur(b, link_held(c, i, "runnable", from, to));
         sb_puts(b, ", waiting for a CPU");
+        return;
+    }
+    if (strcmp(state, "unknown") == 0) {
+        sb_puts(b, "woke it with its first event in the trace (what it did before is not in it)");
         return;
     }
     uint64_t res, wait;
@@ -2002,6 +2189,9 @@ static void report_hang(const hang_rec *h)
     section_path(h, mine, np);
     if (chain)
         section_chain(chain);
+    const cpath_rec *cp = cpath_of_hang(h->hang);
+    if (cp)
+        section_time(cp);
     if (nc)
         section_culprits(&culprits.v[c0], nc, nb > 0);
     if (!verbose)
@@ -2055,6 +2245,7 @@ static void report_reset(void)
     free(matches.v);
     free(culprits.v);
     free(branches.v);
+    free(cpaths.v);
     free_owned();
     memset(&line, 0, sizeof line);
     memset(&hangs, 0, sizeof hangs);
@@ -2063,6 +2254,7 @@ static void report_reset(void)
     memset(&matches, 0, sizeof matches);
     memset(&culprits, 0, sizeof culprits);
     memset(&branches, 0, sizeof branches);
+    memset(&cpaths, 0, sizeof cpaths);
     in_table = false;
     details = false;
     G = NULL;

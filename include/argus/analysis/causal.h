@@ -49,6 +49,7 @@ enum argus_link_state {
                                    timeouts) */
     ARGUS_LINK_RUNNING,         /* it ran */
     ARGUS_LINK_RUNNABLE,        /* woken, it waited for a CPU */
+    ARGUS_LINK_UNKNOWN,         /* before its first event in the trace */
 };
 
 /* SPIN-PATH "what it waits on", walked back from what ended the hang (the
@@ -65,8 +66,9 @@ enum argus_link_state {
  * the chain stops: "timeout" (the last thread's wait ended by its own
  * timer: it slept), "running" (the last thread ran), "runnable" (woken
  * but waiting for a CPU), "io" (an interrupt ended the wait, no thread),
- * "no_reply"/"not_woken" (nothing woke it in the trace), "cycle",
- * "depth". */
+ * "no_reply"/"not_woken" (nothing woke it in the trace), "trace_start"
+ * (the last thread woke the one before with its first event in the
+ * trace: what it did before is not in it), "cycle", "depth". */
 typedef struct argus_chain {
     uint32_t segs[ARGUS_CHAIN_MAX];
     const char *via[ARGUS_CHAIN_MAX];
@@ -83,6 +85,35 @@ typedef struct argus_chain {
 void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
                       int max_depth, argus_chain *out);
 
+/* The critical path of a hang (Trace Compass's, after Giraldeau and
+ * Dagenais): over the window of argus_wait_chain, in time order with no
+ * gap and no overlap, which thread the hang waited on and in what state:
+ * "running", "runnable", "blocked" (nothing in the trace ended it),
+ * "timeout" (its own timer ended it), "io" (an interrupt) or "unknown"
+ * (before the thread's first event). A blocked stretch is replaced by
+ * the stretches of the thread that held it up (as the wait chain goes on: its waker,
+ * the peer of its unanswered request, a file lock's releaser) over it. */
+typedef struct argus_cp_step {
+    uint32_t thread;            /* graph thread index */
+    uint64_t from, to;
+    const char *state;
+} argus_cp_step;
+
+typedef struct argus_cpath {
+    argus_cp_step *steps;
+    uint32_t len;
+    size_t cap;
+} argus_cpath;
+
+/* Fills CP (its steps reused; free(cp->steps) when done) for the hang
+ * node START from FROM, as argus_wait_chain takes them. */
+void argus_critical_path(const argus_graph *g, uint32_t start, uint64_t from,
+                         argus_cpath *cp);
+/* The time thread THREAD holds on CP, in all states. */
+uint64_t argus_cp_thread_time(const argus_cpath *cp, uint32_t thread);
+/* Whether a wait's reason is a sleep (nanosleep, clock_nanosleep, pause):
+ * ended by its own timer, nobody else held it up. */
+bool argus_sleep_reason(const char *reason);
 /* The thread's next segment after S that is not an interrupt window. */
 uint32_t argus_next_own(const argus_graph *g, uint32_t s);
 
