@@ -154,13 +154,15 @@ PRESS
 # $APP_PID), waits for its window named TITLE, focuses it, and presses a
 # first key with $WORK/press (key_press_driver) before anything is
 # recorded: the toolkit takes the focus and loads its keymap then.
+# GUI_SEARCH=--classname finds the window by its WM_CLASS name instead
+# (SDL 2 leaves WM_NAME empty: it sets only _NET_WM_NAME).
 start_gui_app() {
-    local title=$1 wid
+    local title=$1 wid by=${GUI_SEARCH:---name}
     shift
     spawn "$@"
     APP_PID=$SPAWNED_PID
-    wait_for 10 xdotool search --name "^$title\$"
-    wid=$(xdotool search --name "^$title\$" | head -1)
+    wait_for 10 xdotool search "$by" "^$title\$"
+    wid=$(xdotool search "$by" "^$title\$" | head -1)
     timeout 10 xdotool windowfocus --sync "$wid"
     timeout 15 "$WORK/press" n || { say "the app did not handle a key"; exit 1; }
     sleep 0.5
