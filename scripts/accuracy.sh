@@ -7,7 +7,9 @@
 #
 # Scenarios: each fixtures/real/NAME/ (real recordings: hang.txt.gz,
 # normal.txt.gz, truth), diagnosed alone and against its normal run, with
-# the default options and --proc (the truth's proc); and each hand-written
+# the default options and --proc (the truth's proc), and with no flag at
+# all (shown, with whether similar matched the hang to a node of the
+# normal run, in a second table; not counted); and each hand-written
 # diagnosis fixture (fixtures/diagnose/NAME.truth beside NAME.bug.jsonl and
 # NAME.base.jsonl, fixtures/demo/hang.truth), which are built for the
 # baseline comparison: they count with their baseline, alone is shown.
@@ -59,8 +61,8 @@ run() {
     local name=$1 mode=$2 truth=$3 trace=$4 base=${5-} proc
     local -a opts=(--keep "$tmp/$name.$mode")
     proc=$(truth_field proc "$truth")
-    [ -z "$proc" ] || opts+=(--proc "$proc")
-    [ "$mode" = alone ] || opts+=(--baseline "$base")
+    [ -z "$proc" ] || [ "$mode" = noflag ] || opts+=(--proc "$proc")
+    [ "$mode" = alone ] || [ "$mode" = noflag ] || opts+=(--baseline "$base")
     if ! argus diagnose "${opts[@]}" "$trace" > "$tmp/$name.$mode.report" 2> "$tmp/$name.$mode.err"; then
         echo "WRONG WRONG (no_hang) -"
         return
@@ -70,13 +72,23 @@ run() {
 
 ok_of() { [[ $1 == "ok ok "* ]]; }
 
+# matched FINDINGS TRUTH: "yes" when similar matched the truth's hang to a
+# node of the baseline (a match record of rank 1), else "no"
+matched() {
+    argus-to-json "$1" | jq -r --slurp --argjson t "$(truth_tids hang "$2" | head -1)" '
+        [.[] | select(.type == "hang" and .tid == $t)][0].hang as $h
+        | if [.[] | select(.type == "match" and .hang == $h and .rank == 1)] | length > 0
+          then "yes" else "no" end' 2>/dev/null || echo no
+}
+
 show() { # show NAME ALONE BASELINE COUNTED
     local -a a=($2) b=($3)
     printf '%-22s %-5s %-5s %-34s %-9s | %-5s %-5s %-34s %-9s | %s\n' "$1" \
         "${a[@]}" "${b[@]}" "$4"
 }
 
-right=0 total=0
+right=0 total=0 noflag_right=0 matched_n=0 real_n=0 extra=""
+
 dirs=("$@")
 if [ ${#dirs[@]} = 0 ]; then
     dirs=("$top"/fixtures/real/*/ "$top"/fixtures/diagnose "$top"/fixtures/demo)
@@ -93,11 +105,17 @@ for d in "${dirs[@]}"; do
         gzip -dc "$d/normal.txt.gz" > "$tmp/$name.normal.txt"
         a=$(run "$name" alone "$d/truth" "$tmp/$name.hang.txt")
         b=$(run "$name" baseline "$d/truth" "$tmp/$name.hang.txt" "$tmp/$name.normal.txt")
+        n=$(run "$name" noflag "$d/truth" "$tmp/$name.hang.txt")
+        m=$(matched "$tmp/$name.baseline" "$d/truth")
         verdict=no
         ok_of "$a" && ok_of "$b" && verdict=yes
         show "$name" "$a" "$b" "$verdict"
         total=$((total + 1))
+        real_n=$((real_n + 1))
         [ $verdict = no ] || right=$((right + 1))
+        ok_of "$n" && noflag_right=$((noflag_right + 1))
+        [ "$m" = yes ] && matched_n=$((matched_n + 1))
+        extra+=$(printf '%-22s %-5s %-5s %-34s %-9s | %s' "$name" $n "$m")$'\n'
         continue
     fi
     for truth in "$d"/*.truth; do   # hand-written
@@ -115,5 +133,10 @@ for d in "${dirs[@]}"; do
         [ $verdict = no ] || right=$((right + 1))
     done
 done
+echo
+printf '%-22s %-5s %-5s %-34s %-9s | %s\n' scenario hang culpr "no flag at all: first culprit" \
+    "chain end" "baseline matched"
+printf '%s' "$extra"
+echo "no flag at all: $noflag_right/$real_n real scenarios; baseline matched: $matched_n/$real_n"
 echo "accuracy: $right/$total scenarios"
 [ "$right" = "$total" ]
