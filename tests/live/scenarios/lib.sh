@@ -76,16 +76,28 @@ free_port() {
 # Recordings are system-wide: one at a time on this machine (a lock
 # shared by every scenario), so that no other scenario's programs are in
 # the trace. RECORD_OPTS adds argus-record options (a smaller
-# --buffer-mb, a --duration, an --event).
+# --buffer-mb, a --duration, an --event). LOAD_CPU=N loads the machine:
+# stress-ng --cpu N (nice 0, unpinned) runs from 1 s before each recording
+# to its end (the NAME-loaded scenarios; its pid in $LOAD_PID meanwhile,
+# its workers' pids, stress-ng-cpu, in $LOAD_WORKERS).
 record() {
     local name=$1 status=0
     shift
     exec 9>"${TMPDIR:-/tmp}/argus-live.lock"
     flock -w 1200 9 || { say "another recording held the lock for 20 minutes"; exit 1; }
+    LOAD_PID=
+    if [ -n "${LOAD_CPU:-}" ]; then
+        command -v stress-ng >/dev/null || skip "needs stress-ng (apt-get install stress-ng)"
+        spawn stress-ng --cpu "$LOAD_CPU" --timeout 120 -q
+        LOAD_PID=$SPAWNED_PID
+        sleep 1
+        LOAD_WORKERS=$(pgrep -P "$LOAD_PID" | tr '\n' ' ')
+    fi
     # CMD tells its pid through a shell that execs it (the pid stays)
     # shellcheck disable=SC2016,SC2086  # $$ is the inner shell's; RECORD_OPTS is a list of words
     argus-record -q --buffer-mb 32 ${RECORD_OPTS:-} -o "$OUT/$name.txt" -- \
         sh -c 'echo $$ > "$0"; exec "$@"' "$WORK/$name.pid" "$@" || status=$?
+    [ -z "$LOAD_PID" ] || stop "$LOAD_PID"
     flock -u 9
     exec 9>&-
     [ $status = 0 ] || { say "argus-record of the $name run exited $status"; exit 1; }
@@ -109,7 +121,11 @@ tid_named() {
 # per culprit a developer would accept as first), ending=WORD (how the
 # wait chain ends), why=TEXT.
 truth() {
-    echo "$1=$2" >> "$OUT/truth"
+    if [ "$1" = why ] && [ -n "${LOAD_CPU:-}" ]; then
+        echo "$1=$2 (on a machine loaded by stress-ng --cpu $LOAD_CPU)" >> "$OUT/truth"
+    else
+        echo "$1=$2" >> "$OUT/truth"
+    fi
 }
 : > "$OUT/truth"
 
