@@ -79,7 +79,10 @@ free_port() {
 # --buffer-mb, a --duration, an --event). LOAD_CPU=N loads the machine:
 # stress-ng --cpu N (nice 0, unpinned) runs from 1 s before each recording
 # to its end (the NAME-loaded scenarios; its pid in $LOAD_PID meanwhile,
-# its workers' pids, stress-ng-cpu, in $LOAD_WORKERS).
+# its workers' pids, stress-ng-cpu, in $LOAD_WORKERS). LOAD_COMPILE=N
+# compiles meanwhile too: N loops of GCC's compiler proper (cc1 -O2, a
+# generated C file of 150 functions, about 1 s each: a compiler process
+# started every second or so, as in a make -jN).
 record() {
     local name=$1 status=0
     shift
@@ -93,15 +96,49 @@ record() {
         sleep 1
         LOAD_WORKERS=$(pgrep -P "$LOAD_PID" | tr '\n' ' ')
     fi
+    local compilers=() i
+    if [ -n "${LOAD_COMPILE:-}" ]; then
+        command -v gcc >/dev/null || skip "needs gcc (apt-get install gcc)"
+        compile_loop > "$WORK/compile-loop.sh"
+        for i in $(seq "$LOAD_COMPILE"); do
+            spawn bash "$WORK/compile-loop.sh" "$(gcc -print-prog-name=cc1)" "$WORK/load$i.c"
+            compilers+=("$SPAWNED_PID")
+        done
+        sleep 1
+    fi
     # CMD tells its pid through a shell that execs it (the pid stays)
     # shellcheck disable=SC2016,SC2086  # $$ is the inner shell's; RECORD_OPTS is a list of words
     argus-record -q --buffer-mb 32 ${RECORD_OPTS:-} -o "$OUT/$name.txt" -- \
         sh -c 'echo $$ > "$0"; exec "$@"' "$WORK/$name.pid" "$@" || status=$?
     [ -z "$LOAD_PID" ] || stop "$LOAD_PID"
+    [ ${#compilers[@]} = 0 ] || stop "${compilers[@]}"
     flock -u 9
     exec 9>&-
     [ $status = 0 ] || { say "argus-record of the $name run exited $status"; exit 1; }
     RECORDED_PID=$(cat "$WORK/$name.pid")
+}
+
+# compile_loop: the script of one LOAD_COMPILE loop (bash SCRIPT CC1 FILE):
+# writes FILE, a C file of 150 functions, then compiles it with CC1 -O2
+# again and again (2 minutes at most); on SIGTERM it ends the compiler it
+# waits for, by its pid, then itself.
+compile_loop() {
+    cat <<'LOOP'
+cc1=$1 src=$2
+python3 -c '
+for i in range(150):
+    print("int f%d(int *a, int n) { int s = %d; for (int i = 0; i < n; i++) { s += a[i] * %d ^ (s >> 3); if (s & 1) s -= a[(i + %d) %% n]; } return s; }" % (i, i, i % 7 + 1, i % 5 + 1))
+' > "$src"
+c=
+trap '[ -z "$c" ] || kill -TERM "$c" 2>/dev/null; wait; exit 0' TERM
+end=$((SECONDS + 120))
+while [ $SECONDS -lt $end ]; do
+    "$cc1" -quiet -O2 "$src" -o /dev/null &
+    c=$!
+    wait "$c"
+    c=
+done
+LOOP
 }
 
 # tid_named PID NAME: the tid of PID's thread named NAME (while it runs).
@@ -121,8 +158,11 @@ tid_named() {
 # per culprit a developer would accept as first), ending=WORD (how the
 # wait chain ends), why=TEXT.
 truth() {
-    if [ "$1" = why ] && [ -n "${LOAD_CPU:-}" ]; then
-        echo "$1=$2 (on a machine loaded by stress-ng --cpu $LOAD_CPU)" >> "$OUT/truth"
+    local load=
+    [ -z "${LOAD_CPU:-}" ] || load="stress-ng --cpu $LOAD_CPU"
+    [ -z "${LOAD_COMPILE:-}" ] || load="${load:+$load and }$LOAD_COMPILE compiler loops (cc1 -O2)"
+    if [ "$1" = why ] && [ -n "$load" ]; then
+        echo "$1=$2 (on a machine loaded by $load)" >> "$OUT/truth"
     else
         echo "$1=$2" >> "$OUT/truth"
     fi
