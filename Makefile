@@ -25,7 +25,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all test check bench bench-probes demo install uninstall clean deps check-deps accuracy live man
+.PHONY: all test check sweep real-seeds bench bench-probes demo install uninstall clean deps check-deps accuracy live man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -109,7 +109,8 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/run-tests.sh
 
-# Sanitizer build of every program and fuzzer, the whole test suite on it,
+# Sanitizer build of every program and fuzzer, the sweep of the real
+# recordings on it (scripts/sweep.sh), the whole test suite on it,
 # then each fuzzer for FUZZ_SECONDS, starting from its seed corpus, what
 # earlier runs found (build-san/corpus, first filled from tests/fuzz/grown)
 # and the reproducers of bugs fixed (tests/fuzz/crashes).
@@ -118,6 +119,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory CC=clang CFLAGS="$(SAN_FLAGS)" \
 	    BUILD=build-san san-programs
+	ARGUS_BIN=$(CURDIR)/build-san/bin scripts/sweep.sh
 	ARGUS_BIN=$(CURDIR)/build-san/bin scripts/run-tests.sh
 	@crashes=$$(test -d tests/fuzz/crashes && echo tests/fuzz/crashes); \
 	for f in $(FUZZERS); do \
@@ -129,6 +131,21 @@ check: deps
 	    grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' \
 	        build-san/$$f.log; \
 	done
+
+# Every real recording, whole and cut short, through argus graph, diagnose
+# and export on the sanitizer build, and no crash (scripts/sweep.sh,
+# docs/reliability.md); make check runs it too.
+sweep: deps
+	@scripts/deps.sh check
+	@$(MAKE) --no-print-directory CC=clang CFLAGS="$(SAN_FLAGS)" \
+	    BUILD=build-san $(FILTERS:%=build-san/bin/argus-%) build-san/bin/argus
+	ARGUS_BIN=$(CURDIR)/build-san/bin scripts/sweep.sh
+
+# The fuzz seeds made from the real recordings (real-* in
+# tests/fuzz/corpus/fuzz-graph and fuzz-link), made again from
+# fixtures/real with bin/ (tests/fuzz/README.md).
+real-seeds: all
+	tests/fuzz/corpus/make-real-seeds.sh
 
 # The sanitizer tree: objects under build-san/, programs under build-san/bin.
 san-programs: $(FILTERS:%=build-san/bin/argus-%) build-san/bin/argus $(FUZZERS:%=build-san/%)

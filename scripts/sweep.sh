@@ -1,0 +1,236 @@
+#!/bin/bash
+# make sweep (and make check, after the sanitizer build): every real
+# recording through the front command, whole and cut short, on the
+# programs of ARGUS_BIN (build-san/bin: AddressSanitizer and UBSan), and
+# no crash anywhere (docs/reliability.md, "The real-trace sweep").
+#
+#   scripts/sweep.sh [TRACE...]
+#
+# The traces: each fixtures/real/*/hang.txt.gz and normal.txt.gz (the
+# other of the pair is its baseline), the fixtures/demo pair, each
+# fixtures/diagnose NAME.bug.jsonl and NAME.base.jsonl pair, and every
+# file of ../shared/traces but its README (when the folder is there; read
+# in place, never copied into the project; each its own baseline). Named
+# on the command line instead: those traces only, each its own baseline.
+# A new fixtures/real folder is swept as soon as it is there.
+#
+# Each trace whole, then cut: its first quarter, half and three quarters
+# of its lines (at a line's end), and at two thirds of its bytes (in the
+# middle of a line). Each of those five through:
+#
+#   argus graph T
+#   argus graph --no-chain T    (whole traces: the bytes of argus graph, or fail)
+#   argus diagnose T
+#   argus diagnose --hang 500 --keep F T
+#   argus diagnose --baseline B --html P T  (B: the pair's other run, whole)
+#   argus export --output-format perfetto|dot|html, of the graph and of F
+#
+# A command fails the sweep when it reports a sanitizer error, is killed
+# by a signal or runs past SWEEP_TIMEOUT (300 s), or exits with a status
+# the programs do not give for such input (docs/stream-format.md, "Exit
+# status"): graph 0 or 65, diagnose 0, 1 or 65, export 0, 1 or 65; a 65
+# must come with one line, `PROGRAM: WHERE: what`; a whole recording
+# must make a graph (0). Each failure is printed with its command, how to
+# make its input again, its status and the first lines of its messages;
+# the work folder is then kept for a look.
+#
+# SWEEP_CUTS=0: the whole traces only. Cases (a trace and one cut) run
+# SWEEP_JOBS (2) at a time. On this
+# 2-vCPU machine, the sanitizer build, 49 traces (60 MB of text) make 245
+# cases: about 4 minutes of wall time (docs/reliability.md).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${ARGUS_BIN:-$top/build-san/bin}
+case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
+self=$top/scripts/sweep.sh
+timeout_s=${SWEEP_TIMEOUT:-300}
+# a sanitizer's report ends the program (its exit status may be 1, which
+# argus diagnose also gives): the report on stderr is what is looked for
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1"
+
+# check CASE_DIR ALLOWED WHOLE LABEL CMD...: runs CMD (stdout to
+# CASE_DIR/out, stderr to CASE_DIR/err) and appends a failure to
+# CASE_DIR/failures when it crashed or exited otherwise than ALLOWED
+# (a space-separated list).
+check() {
+    local d=$1 allowed=$2 whole=$3 label=$4 st=0 why=""
+    shift 4
+    timeout -k 10 "$timeout_s" "$@" > "$d/out" 2> "$d/err" || st=$?
+    if grep -q -E 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:|SUMMARY: [A-Za-z]*Sanitizer' "$d/err"; then
+        why="sanitizer report"
+    elif [ "$st" = 124 ] || [ "$st" = 137 ]; then
+        why="ran past ${timeout_s} s"
+    elif [ "$st" -ge 128 ]; then
+        why="killed by signal $((st - 128))"
+    elif [ "$whole" = 1 ] && [ "$label" = graph ] && [ "$st" != 0 ]; then
+        why="a whole recording made no graph"
+    elif [[ " $allowed " != *" $st "* ]]; then
+        why="exit status $st (allowed: $allowed)"
+    elif [ "$st" = 65 ] && { [ "$(wc -l < "$d/err")" != 1 ] ||
+        ! grep -q -E '^argus[-a-z ]*: [^ ].*: [^ ]' "$d/err"; }; then
+        why="exit 65 without one line PROGRAM: WHERE: what"
+    fi
+    [ -z "$why" ] && return 0
+    local cmd="$*"
+    cmd=${cmd//"$bin"\//}
+    cmd=${cmd//"$d"\//}
+    {
+        echo "FAIL: $why: $cmd"
+        echo "  input: $(cat "$d/input")"
+        echo "  status $st; stderr (first 25 lines):"
+        head -25 "$d/err" | sed 's/^/    /'
+    } >> "$d/failures"
+    return 1
+}
+
+# run_case CASE_DIR TRACE BASELINE: every command on one (cut) trace.
+run_case() {
+    local d=$1 t=$2 b=$3 whole=0 f
+    [ -e "$d/whole" ] && whole=1
+    cd "$d" || exit 1
+    # LeakSanitizer's check at each exit triples the time of a small run:
+    # whole recordings only, unless SWEEP_LEAKS=all
+    [ $whole = 1 ] || [ "${SWEEP_LEAKS-}" = all ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    : > failures
+    check "$d" "0 65" $whole graph "$bin/argus" graph "$t" || true
+    mv out graph
+    if [ $whole = 1 ] && check "$d" "0 65" $whole graph-no-chain "$bin/argus" graph --no-chain "$t" &&
+        ! cmp -s out graph; then
+        echo "FAIL: argus graph --no-chain $t: not the bytes of argus graph" >> failures
+        echo "  input: $(cat input)" >> failures
+    fi
+    check "$d" "0 1 65" $whole diagnose "$bin/argus" diagnose "$t" || true
+    check "$d" "0 1 65" $whole diagnose-hang "$bin/argus" diagnose --hang 500 --keep findings.argus "$t" || true
+    check "$d" "0 1 65" $whole diagnose-baseline "$bin/argus" diagnose --baseline "$b" --html page.html "$t" || true
+    for f in graph findings.argus; do
+        [ -s "$f" ] || continue
+        check "$d" "0 1 65" $whole export "$bin/argus" export --output-format perfetto "$f" || true
+        check "$d" "0 1 65" $whole export "$bin/argus" export --output-format dot "$f" || true
+        check "$d" "0 1 65" $whole export "$bin/argus" export --output-format html "$f" || true
+    done
+    # what a case leaves is small: its failures and how its input was made
+    rm -f out err graph findings.argus page.html
+    [ -s failures ] || rm -f trace
+}
+
+if [ "${1-}" = --case ]; then # one case, as xargs runs it
+    run_case "$2" "$3" "$4"
+    exit 0
+fi
+
+for p in argus argus-chain argus-analyze argus-export; do
+    [ -x "$bin/$p" ] || { echo "sweep: no $bin/$p (make san-programs, or set ARGUS_BIN)" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/argus-sweep.XXXXXX")
+keep=0
+trap '[ $keep = 1 ] || rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$work/in" "$work/cases"
+
+# The traces, as lines TRACE<TAB>BASELINE<TAB>NAME.
+list="$work/traces"
+: > "$list"
+if [ $# -gt 0 ]; then
+    for t in "$@"; do
+        [ -f "$t" ] || { echo "sweep: $t: no such file" >&2; exit 2; }
+        printf '%s\t%s\t%s\n' "$(realpath -- "$t")" "$(realpath -- "$t")" "$t" >> "$list"
+    done
+else
+    for dir in "$top"/fixtures/real/*/; do
+        dir=${dir%/}
+        [ -e "$dir/hang.txt.gz" ] && [ -e "$dir/normal.txt.gz" ] || continue
+        n=${dir#"$top"/}
+        printf '%s\t%s\t%s\n' "$dir/hang.txt.gz" "$dir/normal.txt.gz" "$n/hang.txt.gz" \
+            "$dir/normal.txt.gz" "$dir/hang.txt.gz" "$n/normal.txt.gz" >> "$list"
+    done
+    printf '%s\t%s\t%s\n' "$top/fixtures/demo/hang.jsonl" "$top/fixtures/demo/normal.jsonl" \
+        fixtures/demo/hang.jsonl "$top/fixtures/demo/normal.jsonl" \
+        "$top/fixtures/demo/hang.jsonl" fixtures/demo/normal.jsonl >> "$list"
+    for bug in "$top"/fixtures/diagnose/*.bug.jsonl; do
+        base=${bug%.bug.jsonl}.base.jsonl
+        [ -e "$base" ] || continue
+        printf '%s\t%s\t%s\n' "$bug" "$base" "${bug#"$top"/}" \
+            "$base" "$bug" "${base#"$top"/}" >> "$list"
+    done
+    shared=$top/../shared/traces
+    if [ -d "$shared" ]; then
+        for t in "$shared"/*; do
+            [ -f "$t" ] && [ "${t##*/}" != README.md ] || continue
+            printf '%s\t%s\t%s\n' "$t" "$t" "../shared/traces/${t##*/}" >> "$list"
+        done
+    else
+        echo "sweep: no ../shared/traces here: its traces skipped"
+    fi
+fi
+
+# Each trace's cuts: a folder per case, with its input, how it was made
+# (input), and whole for the trace as it is.
+ntraces=0
+cases="$work/case-list"
+: > "$cases"
+while IFS=$'\t' read -r t b name; do
+    ntraces=$((ntraces + 1))
+    k=$ntraces
+    src=$t
+    make_it="$name"
+    # gzip: decompressed once, in the work folder (argus reads text)
+    case $t in *.gz)
+        src=$work/in/$k.txt
+        gzip -dc "$t" > "$src" || { echo "sweep: $t: cannot decompress" >&2; exit 2; }
+        make_it="gzip -dc $name" ;;
+    esac
+    case $b in *.gz)
+        gzip -dc "$b" > "$work/in/$k.base.txt" || exit 2
+        b=$work/in/$k.base.txt ;;
+    esac
+    lines=$(wc -l < "$src")
+    bytes=$(wc -c < "$src")
+    d=$work/cases/$k.whole
+    mkdir -p "$d"
+    : > "$d/whole"
+    echo "$make_it (whole)" > "$d/input"
+    printf '%s\0%s\0%s\0' "$d" "$src" "$b" >> "$cases"
+    [ "${SWEEP_CUTS:-1}" = 1 ] || continue
+    for q in 1 2 3; do
+        n=$((lines * q / 4))
+        d=$work/cases/$k.lines$q
+        mkdir -p "$d"
+        head -n "$n" "$src" > "$d/trace"
+        echo "$make_it | head -n $n ($q/4 of its $lines lines)" > "$d/input"
+        printf '%s\0%s\0%s\0' "$d" "$d/trace" "$b" >> "$cases"
+    done
+    # two thirds of the bytes, moved on past a line's start (mid-line)
+    off=$((bytes * 2 / 3))
+    while [ "$off" -gt 1 ] && [ "$off" -lt "$bytes" ] &&
+        [ "$(head -c "$off" "$src" | tail -c 1 | od -An -tx1 | tr -d ' ')" = 0a ]; do
+        off=$((off + 1))
+    done
+    d=$work/cases/$k.bytes
+    mkdir -p "$d"
+    head -c "$off" "$src" > "$d/trace"
+    echo "$make_it | head -c $off (mid-line, of its $bytes bytes)" > "$d/input"
+    printf '%s\0%s\0%s\0' "$d" "$d/trace" "$b" >> "$cases"
+done < "$list"
+
+ncases=$((ntraces * 5))
+[ "${SWEEP_CUTS:-1}" = 1 ] || ncases=$ntraces
+echo "sweep: $ntraces traces, $ncases cases, on $bin, ${SWEEP_JOBS:-2} at a time"
+start=$(date +%s)
+xargs -0 -n 3 -P "${SWEEP_JOBS:-2}" "$self" --case < "$cases"
+secs=$(($(date +%s) - start))
+# the CPU time of the cases (user and system, as bash's times says it)
+cpu=$(times | tail -1)
+
+failed=0
+for f in "$work"/cases/*/failures; do
+    [ -s "$f" ] || continue
+    cat "$f"
+    failed=$((failed + $(grep -c '^FAIL' "$f")))
+done
+if [ "$failed" -gt 0 ]; then
+    keep=1
+    echo "sweep: $failed failures in $ncases cases ($secs s; CPU $cpu); the cases are in $work/cases"
+    exit 1
+fi
+echo "sweep: $ncases cases, no crash ($secs s of wall time; CPU user and system $cpu)"
