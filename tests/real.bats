@@ -222,3 +222,15 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     slow-dbus-svc/main \[[0-9]+\]: 3\.001 s \(99%\): 1\.3 ms running, 3\.000 s waiting out its own timer
       \(a sleep or a timeout\)$'
 }
+
+# gtk-idle: the key handler queues GLib.idle_add(a callback computing 3 s);
+# the loop dispatches it right after the key's callouts, with no wait.
+@test "a source a key handler queued carries the key to its dispatch: the path steps back in program order over callouts with no wait between (SPIN-PATH, gtk-idle)" {
+    unpack gtk-idle
+    diagnose gtk-idle
+    run records gtk-idle 'select(.type == "path" and .rank == 1) | [.complete, .ui_kind, .edge_kinds]'
+    assert_output '[true,"keyDown",["thread","thread"]]'
+    run sed -n 1,2p "$R/gtk-idle.report"
+    assert_output "Verdict: gtk-idle-app/main [7482] ran 3.001 s on the CPU without blocking; the keyDown at
+300.581223 s started it. Culprit: gtk-idle-app/main [7482] itself, busy in its own code."
+}

@@ -113,10 +113,18 @@ int argus_path_search(const argus_graph *g, uint32_t start,
                                                        cur.score + cost,
                                                        cur.depth + 1}));
             }
-            if (next.n == before && opt->thread_order) {
-                uint32_t prev = s->prev;
-                while (prev != ARGUS_NONE && g->segs[prev].ctx)
-                    prev = g->segs[prev].prev;
+            /* program order: where no edge leads in, and where the
+             * thread ran straight on from its previous segment (no wait
+             * between: a loop's next callout, a source a handler queued
+             * dispatched right after it) */
+            uint32_t prev = s->prev;
+            while (prev != ARGUS_NONE && g->segs[prev].ctx)
+                prev = g->segs[prev].prev;
+            bool ran_on = prev != ARGUS_NONE && g->segs[prev].wait_id == UINT64_MAX;
+            for (uint32_t k = before; ran_on && k < next.n; k++)
+                if (p.v[next.v[k]].seg == prev)
+                    ran_on = false;     /* an edge leads there already */
+            if ((next.n == before || ran_on) && opt->thread_order) {
                 if (prev != ARGUS_NONE && !on_path(&p, st, prev))
                     idlist_add(&next, pool_add(&p, (state){prev, ARGUS_EDGE_THREAD,
                                                            st, cur.score + 2,
@@ -408,13 +416,15 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
     return n;
 }
 
-/* The stretch that held the thread up most (ties go to the latest): its
- * running time and its runnable time are each summed over the window,
- * a blocked stretch counts alone (each leads to its own waker). A busy
- * thread preempted a thousand times ran more than it waited for a CPU,
- * whatever its single longest piece. The sum is returned in *SPAN as
- * the first and last instants of the pieces summed, *SUM their total. A
- * summed runnable piece's holder is the one that held the CPU longest. */
+/* SPIN-SUM: the stretch that held the thread up most (ties go to the
+ * latest). Its time on the CPU or waiting for one counts as one stretch,
+ * the sum of its running and runnable pieces; each blocked stretch counts
+ * alone (each leads to its own waker). When the CPU time wins, the link
+ * is running if the thread ran a tenth of the window or more (its own
+ * work, slowed or not by others), else runnable (held off the CPU: its
+ * holder is the one that held the CPU longest over those pieces). A busy
+ * worker preempted a thousand times ran; a thread that needed 30 ms and
+ * waited 2 s for a CPU was held off it. *OUT spans the pieces summed. */
 typedef struct dominant_t {
     const piece *p;             /* the piece standing for it (the latest) */
     uint64_t from, to, sum;
@@ -432,38 +442,50 @@ static uint64_t holder_time(const piece *v, int n, uint64_t holder)
 
 static bool dominant(const piece *v, int n, dominant_t *out)
 {
-    uint64_t sum[2] = {0, 0};
-    int latest[2] = {-1, -1};
-    for (int i = 0; i < n; i++)
-        if (v[i].kind == P_RUN || v[i].kind == P_RUNNABLE) {
-            int k = v[i].kind == P_RUNNABLE;
-            sum[k] += v[i].to - v[i].from;
-            if (latest[k] < 0)
-                latest[k] = i;
+    uint64_t run = 0, runnable = 0, window = 0;
+    int latest_run = -1, latest_runnable = -1, latest_cpu = -1;
+    for (int i = 0; i < n; i++) {
+        uint64_t len = v[i].to - v[i].from;
+        window += len;
+        if (v[i].kind == P_RUN) {
+            run += len;
+            if (latest_run < 0)
+                latest_run = i;
+        } else if (v[i].kind == P_RUNNABLE) {
+            runnable += len;
+            if (latest_runnable < 0)
+                latest_runnable = i;
         }
+        if ((v[i].kind == P_RUN || v[i].kind == P_RUNNABLE) && latest_cpu < 0)
+            latest_cpu = i;
+    }
     *out = (dominant_t){0};
     for (int i = 0; i < n; i++) {
-        uint64_t len;
-        int k = v[i].kind == P_RUN ? 0 : v[i].kind == P_RUNNABLE ? 1 : -1;
-        if (v[i].kind == P_BEFORE || (k >= 0 && latest[k] != i))
+        bool cpu = v[i].kind == P_RUN || v[i].kind == P_RUNNABLE;
+        if (v[i].kind == P_BEFORE || (cpu && i != latest_cpu))
             continue;
-        len = k >= 0 ? sum[k] : v[i].to - v[i].from;
+        uint64_t len = cpu ? run + runnable : v[i].to - v[i].from;
         if (out->p && len <= out->sum)
             continue;
-        *out = (dominant_t){&v[i], v[i].from, v[i].to, len, v[i].holder};
-        if (k < 0)
+        *out = (dominant_t){&v[i], v[i].from, v[i].to, len, 0};
+        if (!cpu)
             continue;
+        bool ran = run > 0 && (run * 10 >= window || runnable == 0);
+        out->p = &v[ran ? latest_run : latest_runnable];
+        out->to = v[latest_cpu].to;
+        out->from = out->p->from;
         for (int j = 0; j < n; j++)     /* the span of the pieces summed */
-            if (v[j].kind == v[i].kind && v[j].from < out->from)
+            if ((v[j].kind == P_RUN || v[j].kind == P_RUNNABLE) && v[j].from < out->from)
                 out->from = v[j].from;
-        if (k == 1) {
-            uint64_t best = 0;
-            for (int j = 0; j < n; j++) {
-                uint64_t h = v[j].kind == P_RUNNABLE ? holder_time(v, n, v[j].holder) : 0;
-                if (v[j].kind == P_RUNNABLE && v[j].holder && h > best) {
-                    best = h;
-                    out->holder = v[j].holder;
-                }
+        if (ran)
+            continue;
+        uint64_t best = 0;
+        for (int j = 0; j < n; j++) {
+            uint64_t h = v[j].kind == P_RUNNABLE && v[j].holder
+                             ? holder_time(v, n, v[j].holder) : 0;
+            if (h > best) {
+                best = h;
+                out->holder = v[j].holder;
             }
         }
     }

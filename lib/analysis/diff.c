@@ -583,7 +583,8 @@ static void diff_node(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
  * deepest first on a tie. A link that held it up less than a tenth of
  * the window only relayed (a bus daemon forwarding a message, a worker
  * handing on): it stays on the chain and the path, not among the
- * culprits, unless it is the chain's last. The hang's own thread is a
+ * culprits, unless it is the chain's last; the thread that held the CPU
+ * of a runnable link counts that link's time. The hang's own thread is a
  * culprit here only when it slept by itself (SPIN-SLEEP; a busy hang's
  * thread is named by diff_hang). */
 static int by_cp_time(const void *a, const void *b)
@@ -614,6 +615,13 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
         if (has_thread(cs, s->thread))
             continue;
         uint64_t held = argus_cp_thread_time(&cp, s->thread);
+        /* the CPU holder held up the runnable link before it all along
+         * (the critical path keeps that time on the runnable thread) */
+        if (i > 0 && strcmp(chain.via[i - 1], "cpu") == 0) {
+            uint64_t before = argus_cp_thread_time(&cp, g->segs[chain.segs[i - 1]].thread);
+            if (before > held)
+                held = before;
+        }
         if (i + 1 < chain.len && held * 10 < window) {
             argus_count("chain links that only relayed, not culprits", 1);
             continue;
@@ -727,7 +735,7 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
     argus_put_key(w, "branch"); argus_put_uint(w, x->branch);
     argus_put_thread_fields(w, g, x->thread);
     argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
-    argus_put_key(w, "state"); argus_put_cstr(w, x->busy ? "busy" : x->unknown ? "unknown" : "blocked");
+    argus_put_key(w, "state"); argus_put_cstr(w, x->busy ? "busy" : x->runnable ? "runnable" : x->unknown ? "unknown" : "blocked");
     argus_put_key(w, "since"); argus_put_uint(w, x->since);
     argus_put_key(w, "until"); argus_put_uint(w, x->until);
     argus_put_key(w, "duration"); argus_put_uint(w, x->until - x->since);
