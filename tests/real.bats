@@ -234,3 +234,25 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     assert_output "Verdict: gtk-idle-app/main [7482] ran 3.001 s on the CPU without blocking; the keyDown at
 300.581223 s started it. Culprit: gtk-idle-app/main [7482] itself, busy in its own code."
 }
+
+# pipe-full and wait-child were recorded while a compile ran: with no flag
+# its cat and grep, waiting on cc1 through pipes, were reported first.
+# argus-record now writes the command's pid ("# argus-command: pid=N");
+# here it is added to copies of the recordings as argus-record writes it.
+@test "the command the recording launched is what the user asked about: its hangs come first with no flag, and its wait for a child is a hang (SPIN-ORDER, SPIN-IDLE, pipe-full, wait-child)" {
+    unpack pipe-full wait-child
+    { echo '# argus-command: pid=16177'; cat "$R/pipe-full.txt"; } > "$R/pipe-full-launched.txt"
+    { echo '# argus-command: pid=9463'; cat "$R/wait-child.txt"; } > "$R/wait-child-launched.txt"
+    run sh -c "argus-decode '$R/pipe-full-launched.txt' | argus-to-json | head -1 | jq -c .launched"
+    assert_output 16177
+    diagnose pipe-full-launched
+    run records pipe-full-launched 'select(.type == "hang" and .hang == 0) | [.tid, .reason]'
+    assert_output '[16177,"write"]'
+    diagnose wait-child-launched
+    run records wait-child-launched 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
+    assert_output '[[9463,9473],"running"]'
+    # without the line, the compile's pipeline comes first
+    diagnose pipe-full
+    run records pipe-full 'select(.type == "hang" and .hang == 0) | .tid'
+    refute_output 16177
+}

@@ -128,6 +128,9 @@ static void write_argus_header(const struct thread_list *start, const struct thr
     clock_gettime(CLOCK_REALTIME, &real);
     out_printf("# argus-clock: mono=%lld.%09ld realtime=%lld.%09ld\n", (long long)mono.tv_sec,
                mono.tv_nsec, (long long)real.tv_sec, real.tv_nsec);
+    /* the command it launched: what a user asks about first (SPIN-ORDER) */
+    if (opt.cmd && st.child > 0)
+        out_printf("# argus-command: pid=%d\n", (int)st.child);
     write_probes_header();
     write_watch_header();
     write_threads(start, end);

@@ -273,6 +273,8 @@ typedef struct watch {
     const char **input_servers;
     int ninput_servers;
     uint64_t limit;
+    uint64_t launched;          /* the header's "launched": the recorded
+                                   command's pid, 0 if none */
 } watch;
 
 static bool name_in_list(const char *name, const char *const *list, int n)
@@ -439,7 +441,8 @@ static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const
      * asked about (the chain goes on to the child) */
     const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
     if ((strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0) &&
-        !(w->proc && proc_is(g, g->segs[last].thread, w->proc)))
+        !(w->proc && proc_is(g, g->segs[last].thread, w->proc)) &&
+        !(w->launched && g->threads[g->segs[last].thread].pid == w->launched))
         return true;
     /* still waiting when the trace ends, having asked nothing of anyone
      * before it: idle (a server's loop, a shell at its prompt) */
@@ -508,7 +511,9 @@ static void hangs_of_thread(const argus_graph *g, uint32_t t, const watch *w, ha
  * longest chain first (the farther the cause, the more it needs telling:
  * a lock's waiter before the lock holder's own client), and a hang whose
  * thread is a link of another's chain (the holder waiting itself) after
- * the hangs it holds up. Indicator nodes keep their place before them. */
+ * the hangs it holds up. Indicator nodes keep their place before them.
+ * Before all of them, the hangs of the command the recorder launched (the
+ * header's "launched"): what the user asked about. */
 static bool in_chain_of(const argus_graph *g, const argus_chain *c, uint32_t thread)
 {
     for (uint32_t i = 1; i < c->len; i++)
@@ -523,6 +528,7 @@ typedef struct ordered {
     uint32_t group;             /* position of its group's first hang */
     bool cause;
     bool unexplained;           /* still waiting at the end, on nothing known */
+    bool launched;              /* a hang of the command the recorder ran */
     uint32_t pos;
 } ordered;
 
@@ -534,6 +540,8 @@ static uint32_t root_thread(const argus_graph *g, const ordered *o)
 static int by_order(const void *a, const void *b)
 {
     const ordered *x = a, *y = b;
+    if (x->launched != y->launched)
+        return x->launched ? -1 : 1;
     if (x->unexplained != y->unexplained)
         return x->unexplained ? 1 : -1;
     if (x->group != y->group)
@@ -545,7 +553,8 @@ static int by_order(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains)
+static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
+                        uint64_t launched)
 {
     uint32_t n = found->n;
     ordered *o = calloc(n + 1, sizeof *o);
@@ -553,6 +562,8 @@ static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains)
         argus_die(ARGUS_EX_IOERR, "out of memory (hang order)");
     for (uint32_t i = 0; i < n; i++) {
         o[i] = (ordered){.h = found->v[i], .c = chains[i], .pos = i, .group = i};
+        o[i].launched = launched &&
+                        g->threads[g->segs[found->v[i].seg].thread].pid == launched;
         if (found->v[i].event != UINT64_MAX)
             continue;           /* indicators: as found */
         const argus_seg *s = &g->segs[found->v[i].seg];
@@ -876,6 +887,9 @@ argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *he
     /* SPIN-LOOP by default on Linux traces (the loops argus-record's
      * uprobes show); with --hang on any */
     sp->linux_source = linux_trace(header);
+    const argus_field *lf = argus_get_named(header, "launched");
+    if (lf && lf->kind == ARGUS_V_UINT)
+        sp->w.launched = lf->u;
     uint64_t hang_ms = sp->o.hang_ms;
     uint64_t loop_ms = hang_ms != HANG_LINUX_DEFAULT ? hang_ms
                        : sp->linux_source ? LOOP_HANG_MS : 0;
@@ -942,7 +956,8 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
         wp->limit = hang_ms * MS;
         for (uint32_t t = 0; t < g->nthreads; t++)
             if (watched(g, t, wp) && (explicit_hang || !loop_watched[t]) &&
-                (!gui_only || gui_process(g, &fp->loops, g->threads[t].pid, wp)))
+                (!gui_only || gui_process(g, &fp->loops, g->threads[t].pid, wp) ||
+                 (wp->launched && g->threads[t].pid == wp->launched)))
                 hangs_of_thread(g, t, wp, &found);
     }
     free(loop_watched);
@@ -958,7 +973,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
             argus_wait_chain(g, h->seg, hang_from(g, h), ARGUS_CHAIN_MAX, &chains[n]);
     }
     argus_cpath cp = {0};
-    order_hangs(g, &found, chains);
+    order_hangs(g, &found, chains, wp->launched);
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
         const char *cls = class_of(g, h);

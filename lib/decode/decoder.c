@@ -67,7 +67,14 @@ void argus_put_stream_header_origin(argus_writer *w, const char *source, bool ha
                                     uint64_t t0, bool have_origin, uint64_t origin,
                                     const char *command)
 {
-    argus_put_map(w, 5 + have_t0 + have_origin);
+    argus_put_stream_header_launched(w, source, have_t0, t0, have_origin, origin, 0, command);
+}
+
+void argus_put_stream_header_launched(argus_writer *w, const char *source, bool have_t0,
+                                      uint64_t t0, bool have_origin, uint64_t origin,
+                                      uint64_t launched, const char *command)
+{
+    argus_put_map(w, 5 + have_t0 + have_origin + (launched != 0));
     PUT_LIT(w, "type");
     PUT_LIT(w, "stream");
     PUT_LIT(w, "format");
@@ -83,6 +90,10 @@ void argus_put_stream_header_origin(argus_writer *w, const char *source, bool ha
     if (have_origin) {
         PUT_LIT(w, "origin");
         argus_put_uint(w, origin);
+    }
+    if (launched) {
+        PUT_LIT(w, "launched");
+        argus_put_uint(w, launched);
     }
     PUT_LIT(w, "stages");
     argus_put_array(w, 1);

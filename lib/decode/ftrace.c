@@ -121,6 +121,7 @@ struct argus_ft {
      * trace's clock (mono) and on the wall clock, ns */
     bool have_clock;
     uint64_t clock_mono, clock_real;
+    uint64_t launched;     /* "# argus-command: pid=N": the command's pid */
     uint64_t last_pushed_ts;
 
     /* per cpu: the irq_handler/softirq windows open (a bit per depth: a
@@ -635,10 +636,21 @@ static void write_header(argus_ft *d, const line_slot *s)
     bool origin = s->kind == HEAD_EVENT && !s->counter;
     bool t0 = origin && d->have_clock &&
               d->clock_real + s->ts >= d->clock_mono; /* not before 1970 */
-    argus_put_stream_header_origin(d->w, "ftrace", t0,
-                                   t0 ? d->clock_real + s->ts - d->clock_mono : 0, origin,
-                                   s->ts, d->o.command);
+    argus_put_stream_header_launched(d->w, "ftrace", t0,
+                                     t0 ? d->clock_real + s->ts - d->clock_mono : 0, origin,
+                                     s->ts, d->launched, d->o.command);
     d->header_written = true;
+}
+
+/* The decimal pid at P (up to N bytes, a space or the end after it) of
+ * "# argus-command: pid=N"; 0 when it is not one (0 is no process). */
+static uint64_t parse_pid_field(const char *p, size_t n)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; i < n && p[i] >= '0' && p[i] <= '9' && i < 10; i++)
+        v = v * 10 + (uint64_t)(p[i] - '0');
+    return i > 0 && (i == n || p[i] == ' ' || p[i] == '\r' || p[i] == '\n') ? v : 0;
 }
 
 /* "mono=SECONDS.FRACTION realtime=SECONDS.FRACTION" of a clock line. */
@@ -2715,10 +2727,14 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         d->n_comments++;
         static const char tag[] = "# argus-thread:";
         static const char clock[] = "# argus-clock:";
+        static const char command[] = "# argus-command: pid=";
         if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0)
             map_thread_line(d, p + i + sizeof tag - 1, n - i - (sizeof tag - 1));
         else if (n - i > sizeof clock - 1 && memcmp(p + i, clock, sizeof clock - 1) == 0)
             map_clock_line(d, p + i + sizeof clock - 1, n - i - (sizeof clock - 1));
+        else if (n - i > sizeof command - 1 && memcmp(p + i, command, sizeof command - 1) == 0)
+            d->launched = parse_pid_field(p + i + sizeof command - 1,
+                                          n - i - (sizeof command - 1));
         return 0;
     }
     /* trace-cmd report and atrace preambles, overwrite-mode markers */

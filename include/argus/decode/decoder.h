@@ -35,6 +35,11 @@ void argus_put_stream_header(argus_writer *w, const char *source, bool have_t0,
 void argus_put_stream_header_origin(argus_writer *w, const char *source, bool have_t0,
                                     uint64_t t0, bool have_origin, uint64_t origin,
                                     const char *command);
+/* The same with "launched" (after "origin", when not 0): the pid of the
+ * command the recorder launched (argus-record's "# argus-command:"). */
+void argus_put_stream_header_launched(argus_writer *w, const char *source, bool have_t0,
+                                      uint64_t t0, bool have_origin, uint64_t origin,
+                                      uint64_t launched, const char *command);
 /* A thread record; NAME may be empty or NULL (left out), PROC empty is
  * "unknown"; main and kernel are written when true. */
 void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
