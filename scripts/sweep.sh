@@ -14,16 +14,18 @@
 # on the command line instead: those traces only, each its own baseline.
 # A new fixtures/real folder is swept as soon as it is there.
 #
-# Each trace whole, then cut: its first quarter, half and three quarters
-# of its lines (at a line's end), and at two thirds of its bytes (in the
-# middle of a line). Each of those five through:
+# Each trace whole, then cut: the last half of its lines (a trace that
+# starts mid-activity, as a ring buffer that overwrote its start), the
+# middle half (both ends cut), and its first two thirds of bytes (a
+# recording stopped early, ending in the middle of a line). Each case:
 #
 #   argus graph T
-#   argus graph --no-chain T    (whole traces: the bytes of argus graph, or fail)
+#   argus graph --no-chain T    (whole: the bytes of argus graph, or fail)
 #   argus diagnose T
 #   argus diagnose --hang 500 --keep F T
 #   argus diagnose --baseline B --html P T  (B: the pair's other run, whole)
-#   argus export --output-format perfetto|dot|html, of the graph and of F
+#   argus export --output-format perfetto|dot|html F, and of the bare
+#     graph (whole)
 #
 # A command fails the sweep when it reports a sanitizer error, is killed
 # by a signal or runs past SWEEP_TIMEOUT (300 s), or exits with a status
@@ -34,10 +36,11 @@
 # make its input again, its status and the first lines of its messages;
 # the work folder is then kept for a look.
 #
-# SWEEP_CUTS=0: the whole traces only. Cases (a trace and one cut) run
-# SWEEP_JOBS (2) at a time. On this
-# 2-vCPU machine, the sanitizer build, 49 traces (60 MB of text) make 245
-# cases: about 4 minutes of wall time (docs/reliability.md).
+# SWEEP_CUTS=0: the whole traces only. Cases (a trace whole or one cut)
+# run SWEEP_JOBS (2) at a time, each with its own folder. Time: see
+# docs/reliability.md ("The real-trace sweep"); it is mostly the
+# sanitized programs' start-up and the LeakSanitizer check at their exit
+# (whole traces only: SWEEP_LEAKS=all for every case).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${ARGUS_BIN:-$top/build-san/bin}
@@ -84,11 +87,32 @@ check() {
     return 1
 }
 
-# run_case CASE_DIR TRACE BASELINE: every command on one (cut) trace.
+# run_case CASE_DIR SOURCE BASELINE CUT MAKE: every command on one trace,
+# SOURCE whole or cut (CUT: whole, tail, middle or bytes); MAKE says how
+# SOURCE is made from the repository's file.
 run_case() {
-    local d=$1 t=$2 b=$3 whole=0 f
-    [ -e "$d/whole" ] && whole=1
+    local d=$1 src=$2 b=$3 cut=$4 make_it=$5 t whole=0 f lines n off bytes
+    t=$d/trace
+    mkdir -p "$d"
     cd "$d" || exit 1
+    case $cut in
+        whole) t=$src whole=1
+            echo "$make_it (whole)" > input ;;
+        tail) lines=$(wc -l < "$src") n=$((lines / 2))
+            tail -n "$n" "$src" > trace
+            echo "$make_it | tail -n $n (the last half of its $lines lines)" > input ;;
+        middle) lines=$(wc -l < "$src") n=$((lines / 2))
+            sed -n "$((lines / 4 + 1)),$((lines / 4 + n))p" "$src" > trace
+            echo "$make_it | sed -n $((lines / 4 + 1)),$((lines / 4 + n))p (the middle half of its $lines lines)" > input ;;
+        bytes) bytes=$(wc -c < "$src") off=$((bytes * 2 / 3))
+            # moved on while it would end at a line's end: mid-line
+            while [ "$off" -gt 1 ] && [ "$off" -lt "$bytes" ] &&
+                [ "$(tail -c +"$off" "$src" | head -c 1 | od -An -tx1 | tr -d ' ')" = 0a ]; do
+                off=$((off + 1))
+            done
+            head -c "$off" "$src" > trace
+            echo "$make_it | head -c $off (two thirds of its $bytes bytes, mid-line)" > input ;;
+    esac
     # LeakSanitizer's check at each exit triples the time of a small run:
     # whole recordings only, unless SWEEP_LEAKS=all
     [ $whole = 1 ] || [ "${SWEEP_LEAKS-}" = all ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
@@ -103,8 +127,10 @@ run_case() {
     check "$d" "0 1 65" $whole diagnose "$bin/argus" diagnose "$t" || true
     check "$d" "0 1 65" $whole diagnose-hang "$bin/argus" diagnose --hang 500 --keep findings.argus "$t" || true
     check "$d" "0 1 65" $whole diagnose-baseline "$bin/argus" diagnose --baseline "$b" --html page.html "$t" || true
-    for f in graph findings.argus; do
+    # the exports: of the findings, and of the bare graph (whole traces)
+    for f in findings.argus graph; do
         [ -s "$f" ] || continue
+        [ $whole = 1 ] || [ "$f" != graph ] || continue
         check "$d" "0 1 65" $whole export "$bin/argus" export --output-format perfetto "$f" || true
         check "$d" "0 1 65" $whole export "$bin/argus" export --output-format dot "$f" || true
         check "$d" "0 1 65" $whole export "$bin/argus" export --output-format html "$f" || true
@@ -112,10 +138,11 @@ run_case() {
     # what a case leaves is small: its failures and how its input was made
     rm -f out err graph findings.argus page.html
     [ -s failures ] || rm -f trace
+    : > finished
 }
 
 if [ "${1-}" = --case ]; then # one case, as xargs runs it
-    run_case "$2" "$3" "$4"
+    run_case "$2" "$3" "$4" "$5" "$6"
     exit 0
 fi
 
@@ -164,11 +191,13 @@ else
     fi
 fi
 
-# Each trace's cuts: a folder per case, with its input, how it was made
-# (input), and whole for the trace as it is.
+# The cases: each trace whole and in three cuts (SWEEP_CUTS=0: whole),
+# each cut made by its case, in its folder.
 ntraces=0
 cases="$work/case-list"
 : > "$cases"
+cuts="whole tail middle bytes"
+[ "${SWEEP_CUTS:-1}" = 1 ] || cuts=whole
 while IFS=$'\t' read -r t b name; do
     ntraces=$((ntraces + 1))
     k=$ntraces
@@ -184,50 +213,31 @@ while IFS=$'\t' read -r t b name; do
         gzip -dc "$b" > "$work/in/$k.base.txt" || exit 2
         b=$work/in/$k.base.txt ;;
     esac
-    lines=$(wc -l < "$src")
-    bytes=$(wc -c < "$src")
-    d=$work/cases/$k.whole
-    mkdir -p "$d"
-    : > "$d/whole"
-    echo "$make_it (whole)" > "$d/input"
-    printf '%s\0%s\0%s\0' "$d" "$src" "$b" >> "$cases"
-    [ "${SWEEP_CUTS:-1}" = 1 ] || continue
-    for q in 1 2 3; do
-        n=$((lines * q / 4))
-        d=$work/cases/$k.lines$q
-        mkdir -p "$d"
-        head -n "$n" "$src" > "$d/trace"
-        echo "$make_it | head -n $n ($q/4 of its $lines lines)" > "$d/input"
-        printf '%s\0%s\0%s\0' "$d" "$d/trace" "$b" >> "$cases"
+    for cut in $cuts; do
+        printf '%s\0%s\0%s\0%s\0%s\0' "$work/cases/$k.$cut" "$src" "$b" "$cut" "$make_it" >> "$cases"
     done
-    # two thirds of the bytes, moved on past a line's start (mid-line)
-    off=$((bytes * 2 / 3))
-    while [ "$off" -gt 1 ] && [ "$off" -lt "$bytes" ] &&
-        [ "$(head -c "$off" "$src" | tail -c 1 | od -An -tx1 | tr -d ' ')" = 0a ]; do
-        off=$((off + 1))
-    done
-    d=$work/cases/$k.bytes
-    mkdir -p "$d"
-    head -c "$off" "$src" > "$d/trace"
-    echo "$make_it | head -c $off (mid-line, of its $bytes bytes)" > "$d/input"
-    printf '%s\0%s\0%s\0' "$d" "$d/trace" "$b" >> "$cases"
 done < "$list"
+ncases=$((ntraces * $(echo $cuts | wc -w)))
 
-ncases=$((ntraces * 5))
-[ "${SWEEP_CUTS:-1}" = 1 ] || ncases=$ntraces
 echo "sweep: $ntraces traces, $ncases cases, on $bin, ${SWEEP_JOBS:-2} at a time"
 start=$(date +%s)
-xargs -0 -n 3 -P "${SWEEP_JOBS:-2}" "$self" --case < "$cases"
+xargs -0 -n 5 -P "${SWEEP_JOBS:-2}" "$self" --case < "$cases"
 secs=$(($(date +%s) - start))
 # the CPU time of the cases (user and system, as bash's times says it)
-cpu=$(times | tail -1)
+times > "$work/times"
+cpu=$(tail -1 "$work/times")
 
 failed=0
-for f in "$work"/cases/*/failures; do
-    [ -s "$f" ] || continue
-    cat "$f"
-    failed=$((failed + $(grep -c '^FAIL' "$f")))
-done
+while IFS= read -r -d '' d && IFS= read -r -d '' _ && IFS= read -r -d '' _ &&
+    IFS= read -r -d '' _ && IFS= read -r -d '' _; do
+    if [ ! -e "$d/finished" ]; then
+        echo "FAIL: the case $d did not finish (the sweep's own error above)"
+        failed=$((failed + 1))
+    elif [ -s "$d/failures" ]; then
+        cat "$d/failures"
+        failed=$((failed + $(grep -c '^FAIL' "$d/failures")))
+    fi
+done < "$cases"
 if [ "$failed" -gt 0 ]; then
     keep=1
     echo "sweep: $failed failures in $ncases cases ($secs s; CPU $cpu); the cases are in $work/cases"
