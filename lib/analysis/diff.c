@@ -617,7 +617,8 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
         uint64_t held = argus_cp_thread_time(&cp, s->thread);
         /* the CPU holder held up the runnable link before it all along
          * (the critical path keeps that time on the runnable thread) */
-        if (i > 0 && strcmp(chain.via[i - 1], "cpu") == 0) {
+        const char *via = i > 0 && chain.via[i - 1] ? chain.via[i - 1] : "?";
+        if (i > 0 && strcmp(via, "cpu") == 0) {
             uint64_t before = argus_cp_thread_time(&cp, g->segs[chain.segs[i - 1]].thread);
             if (before > held)
                 held = before;
@@ -649,7 +650,7 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
         else
             snprintf(x->evidence, sizeof x->evidence,
                      "link %u of the wait chain (via %s; the chain ends: %s); it %s",
-                     i, chain.via[i - 1], chain.end, state);
+                     i, via, chain.end, state);
     }
     if (cs->n > 1)
         qsort(cs->v, cs->n, sizeof *cs->v, by_cp_time);
