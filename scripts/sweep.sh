@@ -14,18 +14,19 @@
 # on the command line instead: those traces only, each its own baseline.
 # A new fixtures/real folder is swept as soon as it is there.
 #
-# Each trace whole, then cut: the last half of its lines (a trace that
+# Each trace whole, then cut: the last third of its lines (a trace that
 # starts mid-activity, as a ring buffer that overwrote its start), the
-# middle half (both ends cut), and its first two thirds of bytes (a
+# middle third (both ends cut), and its first third of bytes (a
 # recording stopped early, ending in the middle of a line). Each case:
 #
 #   argus graph T
-#   argus graph --no-chain T    (whole: the bytes of argus graph, or fail)
 #   argus diagnose T
 #   argus diagnose --hang 500 --keep F T
 #   argus diagnose --baseline B --html P T  (B: the pair's other run, whole)
-#   argus export --output-format perfetto|dot|html F, and of the bare
-#     graph (whole)
+#   argus export --output-format perfetto|dot|html F
+#
+# (That argus graph --no-chain, the stages as separate programs, gives
+# the same bytes: tests/chain.bats, on every real recording.)
 #
 # A command fails the sweep when it reports a sanitizer error, is killed
 # by a signal or runs past SWEEP_TIMEOUT (300 s), or exits with a status
@@ -98,45 +99,37 @@ run_case() {
     case $cut in
         whole) t=$src whole=1
             echo "$make_it (whole)" > input ;;
-        tail) lines=$(wc -l < "$src") n=$((lines / 2))
+        tail) lines=$(wc -l < "$src") n=$((lines / 3))
             tail -n "$n" "$src" > trace
-            echo "$make_it | tail -n $n (the last half of its $lines lines)" > input ;;
-        middle) lines=$(wc -l < "$src") n=$((lines / 2))
-            sed -n "$((lines / 4 + 1)),$((lines / 4 + n))p" "$src" > trace
-            echo "$make_it | sed -n $((lines / 4 + 1)),$((lines / 4 + n))p (the middle half of its $lines lines)" > input ;;
-        bytes) bytes=$(wc -c < "$src") off=$((bytes * 2 / 3))
+            echo "$make_it | tail -n $n (the last third of its $lines lines)" > input ;;
+        middle) lines=$(wc -l < "$src") n=$((lines / 3))
+            sed -n "$((n + 1)),$((2 * n))p" "$src" > trace
+            echo "$make_it | sed -n $((n + 1)),$((2 * n))p (the middle third of its $lines lines)" > input ;;
+        bytes) bytes=$(wc -c < "$src") off=$((bytes / 3))
             # moved on while it would end at a line's end: mid-line
             while [ "$off" -gt 1 ] && [ "$off" -lt "$bytes" ] &&
                 [ "$(tail -c +"$off" "$src" | head -c 1 | od -An -tx1 | tr -d ' ')" = 0a ]; do
                 off=$((off + 1))
             done
             head -c "$off" "$src" > trace
-            echo "$make_it | head -c $off (two thirds of its $bytes bytes, mid-line)" > input ;;
+            echo "$make_it | head -c $off (a third of its $bytes bytes, mid-line)" > input ;;
     esac
     # LeakSanitizer's check at each exit triples the time of a small run:
     # whole recordings only, unless SWEEP_LEAKS=all
     [ $whole = 1 ] || [ "${SWEEP_LEAKS-}" = all ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
     : > failures
     check "$d" "0 65" $whole graph "$bin/argus" graph "$t" || true
-    mv out graph
-    if [ $whole = 1 ] && check "$d" "0 65" $whole graph-no-chain "$bin/argus" graph --no-chain "$t" &&
-        ! cmp -s out graph; then
-        echo "FAIL: argus graph --no-chain $t: not the bytes of argus graph" >> failures
-        echo "  input: $(cat input)" >> failures
-    fi
     check "$d" "0 1 65" $whole diagnose "$bin/argus" diagnose "$t" || true
     check "$d" "0 1 65" $whole diagnose-hang "$bin/argus" diagnose --hang 500 --keep findings.argus "$t" || true
     check "$d" "0 1 65" $whole diagnose-baseline "$bin/argus" diagnose --baseline "$b" --html page.html "$t" || true
-    # the exports: of the findings, and of the bare graph (whole traces)
-    for f in findings.argus graph; do
-        [ -s "$f" ] || continue
-        [ $whole = 1 ] || [ "$f" != graph ] || continue
-        check "$d" "0 1 65" $whole export "$bin/argus" export --output-format perfetto "$f" || true
-        check "$d" "0 1 65" $whole export "$bin/argus" export --output-format dot "$f" || true
-        check "$d" "0 1 65" $whole export "$bin/argus" export --output-format html "$f" || true
-    done
+    # the exports, of the findings (the graph with them)
+    if [ -s findings.argus ]; then
+        for f in perfetto dot html; do
+            check "$d" "0 1 65" $whole export "$bin/argus" export --output-format $f findings.argus || true
+        done
+    fi
     # what a case leaves is small: its failures and how its input was made
-    rm -f out err graph findings.argus page.html
+    rm -f out err findings.argus page.html
     [ -s failures ] || rm -f trace
     : > finished
 }
