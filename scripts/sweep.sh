@@ -15,9 +15,9 @@
 # A new fixtures/real folder is swept as soon as it is there.
 #
 # Each trace whole, then cut: the last third of its lines (a trace that
-# starts mid-activity, as a ring buffer that overwrote its start), the
-# middle third (both ends cut), and its first third of bytes (a
-# recording stopped early, ending in the middle of a line). Each case:
+# starts mid-activity, as a ring buffer that overwrote its start), and
+# its first third of bytes (a recording stopped early, ending in the
+# middle of a line). Each case:
 #
 #   argus graph T
 #   argus diagnose T
@@ -89,7 +89,7 @@ check() {
 }
 
 # run_case CASE_DIR SOURCE BASELINE CUT MAKE: every command on one trace,
-# SOURCE whole or cut (CUT: whole, tail, middle or bytes); MAKE says how
+# SOURCE whole or cut (CUT: whole, tail or bytes); MAKE says how
 # SOURCE is made from the repository's file.
 run_case() {
     local d=$1 src=$2 b=$3 cut=$4 make_it=$5 t whole=0 f lines n off bytes
@@ -102,9 +102,6 @@ run_case() {
         tail) lines=$(wc -l < "$src") n=$((lines / 3))
             tail -n "$n" "$src" > trace
             echo "$make_it | tail -n $n (the last third of its $lines lines)" > input ;;
-        middle) lines=$(wc -l < "$src") n=$((lines / 3))
-            sed -n "$((n + 1)),$((2 * n))p" "$src" > trace
-            echo "$make_it | sed -n $((n + 1)),$((2 * n))p (the middle third of its $lines lines)" > input ;;
         bytes) bytes=$(wc -c < "$src") off=$((bytes / 3))
             # moved on while it would end at a line's end: mid-line
             while [ "$off" -gt 1 ] && [ "$off" -lt "$bytes" ] &&
@@ -184,12 +181,12 @@ else
     fi
 fi
 
-# The cases: each trace whole and in three cuts (SWEEP_CUTS=0: whole),
+# The cases: each trace whole and in two cuts (SWEEP_CUTS=0: whole),
 # each cut made by its case, in its folder.
 ntraces=0
 cases="$work/case-list"
 : > "$cases"
-cuts="whole tail middle bytes"
+cuts="whole tail bytes"
 [ "${SWEEP_CUTS:-1}" = 1 ] || cuts=whole
 while IFS=$'\t' read -r t b name; do
     ntraces=$((ntraces + 1))
