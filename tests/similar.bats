@@ -185,11 +185,125 @@ mail() {
     assert_output '{"type":"match","seg":2,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":5,"baseline_size":9,"baseline":"base.graph"}
 {"type":"match","seg":2,"rank":2,"baseline_seg":2,"distance":1,"percent":20,"size":5,"baseline_size":8,"baseline":"base.graph"}'
     # the same node ending in its wait (abcde+wait, 6) is compared whole:
-    # segs 1 and 2 are too big, seg 3 too small
+    # segs 1 and 2 are too big, seg 3 too small: no SIM-MATCH match (the
+    # records are SIM-KINDS's, "by":"kinds": its 6 kinds against seg 3's
+    # 4, all shared, 2 apart; seg 1's 9, 3 apart; seg 2's 8, 5 shared, 4
+    # apart of 9)
     trace bug.graph 202 x abcde
     run matches base.graph bug.graph --seg 2
     assert_success
-    assert_output ''
+    assert_output '{"type":"match","seg":2,"rank":1,"baseline_seg":3,"distance":2,"percent":33,"size":6,"baseline_size":4,"baseline":"base.graph","by":"kinds"}
+{"type":"match","seg":2,"rank":2,"baseline_seg":1,"distance":3,"percent":33,"size":6,"baseline_size":9,"baseline":"base.graph","by":"kinds"}
+{"type":"match","seg":2,"rank":3,"baseline_seg":2,"distance":4,"percent":44,"size":6,"baseline_size":8,"baseline":"base.graph","by":"kinds"}'
+}
+
+@test "SIM-SIG, SIM-MATCH: a thread asleep when the trace began: its made-up wait reads as the syscall it is in, and the node is compared with the candidates' last elements" {
+    # baseline: a, b, recvfrom (blocks: the wait inside it adds nothing),
+    # then c and a wait: segs 1 (a b recvfrom, 3) and 2 (c wait, 2)
+    cat > "$TMP/b.jsonl" <<'EOF'
+{"type":"thread","tid":101,"pid":101,"proc":"cli","main":true}
+{"type":"syscall","ts":1000,"tid":101,"name":"a"}
+{"type":"syscall","ts":1010,"tid":101,"name":"b"}
+{"type":"syscall","ts":1020,"tid":101,"name":"recvfrom","phase":"begin"}
+{"type":"wait","ts":1030,"tid":101,"resource":1,"reason":"recvfrom"}
+{"type":"syscall","ts":2000,"tid":101,"name":"recvfrom","phase":"end","ret":5}
+{"type":"syscall","ts":2010,"tid":101,"name":"c"}
+{"type":"wait","ts":2030,"tid":101,"resource":2,"reason":"psynch_cvwait"}
+EOF
+    # the trace begins while the thread is in recvfrom (decode's synth
+    # wait): seg 1 is that wait alone, which reads "syscall recvfrom" (1)
+    # and is the end of seg 1 of the baseline
+    cat > "$TMP/g.jsonl" <<'EOF'
+{"type":"thread","tid":202,"pid":202,"proc":"cli","main":true}
+{"type":"wait","ts":1000,"tid":202,"resource":1,"reason":"recvfrom","synth":true}
+{"type":"syscall","ts":3000,"tid":202,"name":"recvfrom","phase":"end","ret":5}
+{"type":"syscall","ts":3010,"tid":202,"name":"c"}
+{"type":"wait","ts":3030,"tid":202,"resource":2,"reason":"psynch_cvwait"}
+EOF
+    graph base.graph "$TMP/b.jsonl"
+    graph bug.graph "$TMP/g.jsonl"
+    run matches base.graph bug.graph --seg 1 --seg 2
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":1,"baseline_size":3,"baseline":"base.graph"}
+{"type":"match","seg":2,"rank":1,"baseline_seg":2,"distance":0,"percent":0,"size":2,"baseline_size":2,"baseline":"base.graph"}'
+}
+
+@test "SIM-FIRST: a wait retried after timeouts whose last segment has no match is matched by its first segment" {
+    # the hang is seg 2 (z+wait, 2: no candidate of its size); its first
+    # segment, seg 1 (abc+wait), is the baseline's seg 1
+    trace base.graph 101 abc pqrs
+    trace bug.graph 202 abc z
+    with_hangs bug.graph hangs.graph '{"type":"hang","hang":0,"seg":2,"first_seg":1,"waits":2,"tid":202,"pid":202,"proc":"Mail","class":"wait"}'
+    run matches base.graph hangs.graph
+    assert_success
+    assert_output '{"type":"match","hang":0,"seg":1,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":4,"baseline_size":4,"baseline":"base.graph"}'
+}
+
+# ui_trace NAME TID KIND:LETTERS...: like trace, each segment opening with
+# a ui_event of KIND
+ui_trace() {
+    local name=$1 tid=$2 ts=1000 s k i
+    shift 2
+    {
+        printf '{"type":"thread","tid":%d,"pid":%d,"proc":"Mail","main":true}\n' "$tid" "$tid"
+        for s in "$@"; do
+            k=${s%%:*}
+            ts=$((ts + 10))
+            printf '{"type":"ui_event","ts":%d,"tid":%d,"kind":"%s"}\n' "$ts" "$tid" "$k"
+            s=${s#*:}
+            for ((i = 0; i < ${#s}; i++)); do
+                ts=$((ts + 10))
+                printf '{"type":"syscall","ts":%d,"tid":%d,"name":"%s"}\n' "$ts" "$tid" "${s:i:1}"
+            done
+            ts=$((ts + 10))
+            printf '{"type":"wait","ts":%d,"tid":%d,"resource":%d,"reason":"psynch_cvwait"}\n' "$ts" "$tid" "$ts"
+        done
+    } > "$TMP/$name.jsonl"
+    graph "$name" "$TMP/$name.jsonl"
+}
+
+@test "SIM-KINDS: with no SIM-MATCH match, a candidate of the node's UI event kind sharing half the kinds matches; one of another UI event kind does not, however alike" {
+    # the node: keyDown a b c d wait (6 elements, 6 kinds). Seg 1: a
+    # mouseDown with a b c d in reverse (5 kinds of 7 shared, 4 edits);
+    # seg 3 (after seg 2, the woken alone): a keyDown, d c x (4 of 7
+    # shared, 3 edits of 6: 50%)
+    ui_trace base.graph 101 mouseDown:dcba keyDown:dcx
+    ui_trace bug.graph 202 keyDown:abcd
+    run matches base.graph bug.graph --seg 1
+    assert_success
+    assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":3,"distance":3,"percent":42,"size":6,"baseline_size":5,"baseline":"base.graph","by":"kinds"}'
+}
+
+@test "SIM-KINDS, SIM-NONE: fewer than half the kinds shared is no match; the no_match record names the nearest and how far" {
+    # abcde+wait against abxyzw+wait: a, b and the wait shared, 3 of 10
+    trace base.graph 101 abxyzw
+    trace bug.graph 202 x abcde
+    run sh -c "cd $TMP && argus-similar --in base.graph --seg 2 bug.graph | argus-to-json | jq -c 'select(.type == \"match\" or .type == \"no_match\")'"
+    assert_success
+    assert_output '{"type":"no_match","seg":2,"why":"unlike","size":6,"nearest":1,"distance":7,"percent":70,"baseline_size":7,"baseline":"base.graph"}'
+}
+
+@test "SIM-NONE, SIM-BASELINE: a hang whose program is not in the baseline gets a no_match of why program, and the report says so; the other hang keeps its baseline" {
+    # the baseline's accountsd renamed keychaind: hang 1 (accountsd) has
+    # no program there; hang 0 (Mail) still matches its keyDown (its
+    # send names keychaind there: 1 edit)
+    sed 's/"proc":"accountsd"/"proc":"keychaind"/' fixtures/similar/mail.base.jsonl > "$TMP/other.jsonl"
+    graph base.graph "$TMP/other.jsonl"
+    graph bug.graph fixtures/similar/mail.bug.jsonl
+    with_hangs bug.graph hangs.graph "$HANG0" "$HANG1"
+    run sh -c "cd $TMP && argus-similar --in base.graph hangs.graph | argus-to-json | jq -c 'select(.type == \"match\" or .type == \"no_match\")'"
+    assert_success
+    assert_output '{"type":"match","hang":0,"seg":2,"rank":1,"baseline_seg":2,"distance":1,"percent":20,"size":5,"baseline_size":5,"baseline":"base.graph"}
+{"type":"no_match","hang":1,"seg":3,"why":"program","size":3,"baseline":"base.graph"}'
+    run sh -c "cd $TMP && argus-similar --in base.graph hangs.graph | argus-report | tr '\n' ' ' | tr -s ' '"
+    assert_success
+    assert_output --partial "Hang 1's program, accountsd, is not in it, so that hang is diagnosed without it."
+    # the thread renamed instead: the program is there, not the role
+    sed 's/"proc":"accountsd","name":"server"/"proc":"accountsd","name":"worker"/' fixtures/similar/mail.base.jsonl > "$TMP/role.jsonl"
+    graph base.graph "$TMP/role.jsonl"
+    run sh -c "cd $TMP && argus-similar --in base.graph hangs.graph | argus-to-json | jq -c 'select(.type == \"no_match\")'"
+    assert_success
+    assert_output '{"type":"no_match","hang":1,"seg":3,"why":"role","size":3,"baseline":"base.graph"}'
 }
 
 # The ranking baseline: query abcdefghij+wait (11, 12 events as seg 2).
@@ -232,26 +346,29 @@ ranking() {
 {"type":"match","seg":2,"rank":2,"baseline_seg":6,"distance":1,"percent":20,"size":5,"baseline_size":4,"baseline":"base.graph"}'
 }
 
-@test "the stream passes through unchanged, hang records included, and the match records come after everything" {
+@test "the stream passes through unchanged, hang records included, and the match and no_match records (SIM-NONE) come after everything" {
     mail
     run similar base.graph hangs.graph
     assert_success
     expected="$(argus-to-json "$TMP/hangs.graph" | sed '1s/\]}$/,"similar --in base.graph"]}/')"
     assert_output "$expected
 {\"type\":\"match\",\"hang\":0,\"seg\":2,\"rank\":1,\"baseline_seg\":2,\"distance\":0,\"percent\":0,\"size\":5,\"baseline_size\":5,\"baseline\":\"base.graph\"}
-{\"type\":\"match\",\"hang\":0,\"seg\":2,\"rank\":2,\"baseline_seg\":6,\"distance\":1,\"percent\":20,\"size\":5,\"baseline_size\":4,\"baseline\":\"base.graph\"}"
+{\"type\":\"match\",\"hang\":0,\"seg\":2,\"rank\":2,\"baseline_seg\":6,\"distance\":1,\"percent\":20,\"size\":5,\"baseline_size\":4,\"baseline\":\"base.graph\"}
+{\"type\":\"no_match\",\"hang\":1,\"seg\":3,\"why\":\"unlike\",\"size\":3,\"nearest\":3,\"distance\":3,\"percent\":60,\"baseline_size\":4,\"baseline\":\"base.graph\"}"
     # the last two records read are the hang records
     run sh -c "argus-to-json $TMP/hangs.graph | tail -2 | jq -c '[.type, .hang]' | tr -d '\n'"
     assert_output '["hang",0]["hang",1]'
 }
 
-@test "a node without a match gets no record; -v counts nodes, matches and nodes without a match" {
+@test "a node without a match gets a no_match record, no match (SIM-NONE); -v counts nodes, matches and nodes without a match" {
     mail
     run sh -c "cd $TMP && argus-similar -v --in base.graph hangs.graph 2>&1 >/dev/null"
     assert_success
     assert_output 'argus-similar: nodes: 2
 argus-similar: matches: 2
 argus-similar: nodes without a match: 1'
+    run sh -c "cd $TMP && argus-similar --in base.graph hangs.graph | argus-to-json | jq -c 'select(.hang == 1 and (.type == \"match\" or .type == \"no_match\")) | .type'"
+    assert_output '"no_match"'
 }
 
 @test "a stream with no hang record and no --seg passes through with nothing appended" {

@@ -460,9 +460,20 @@ static uint32_t sig_element(argus_graph *g, const argus_record *r)
         if (argus_get_uint(r, ARGUS_K_MSG_ID, &u))
             n += snprintf(buf + n, 24, "%llu", (unsigned long long)u);
         break;
-    case ARGUS_T_WAIT:
+    case ARGUS_T_WAIT: {
+        /* a thread the trace caught asleep: the wait decode made up at the
+         * trace's first instant is named after the syscall it is in
+         * (docs/inputs/linux.md), and stands for it, as its begin would */
+        bool synth = false;
+        if (argus_get_bool(r, ARGUS_K_SYNTH, &synth) && synth &&
+            !argus_text_is(r, ARGUS_K_REASON, "sleeping")) {
+            n = snprintf(buf, sizeof buf, "syscall|");
+            ADD_TEXT(ARGUS_K_REASON);
+            break;
+        }
         ADD_TEXT(ARGUS_K_REASON);
         break;
+    }
     case ARGUS_T_SYSCALL:
         if (argus_text_is(r, ARGUS_K_PHASE, "end"))
             return 0;
@@ -1200,6 +1211,9 @@ static void load_event(argus_graph *g, const argus_record *r,
             lt->blocked_seg = ARGUS_NONE;
         }
         if (r->type == ARGUS_T_WAIT) {
+            bool synth = false;
+            if (s->nevents == 1 && argus_get_bool(r, ARGUS_K_SYNTH, &synth) && synth)
+                s->cut_start = true;    /* SIM-MATCH: begun before the trace */
             s->wait_id = r->id;
             s->wait_resource = 0;
             argus_get_uint(r, ARGUS_K_RESOURCE, &s->wait_resource);
@@ -1710,7 +1724,12 @@ uint32_t argus_sig_distance_n(const argus_graph *a, const argus_seg *sa,
                               uint32_t n, const argus_graph *b,
                               const argus_seg *sb, uint32_t m, uint32_t cap)
 {
-    const uint32_t *x = a->sig_pool + sa->sig_off, *y = b->sig_pool + sb->sig_off;
+    return argus_sig_edits(a->sig_pool + sa->sig_off, n, b->sig_pool + sb->sig_off, m, cap);
+}
+
+uint32_t argus_sig_edits(const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
+                         uint32_t cap)
+{
     if ((n > m ? n - m : m - n) > cap)
         return cap + 1;
     /* Levenshtein with two rows; rows are at most ARGUS_SIG_MAX + 1 */

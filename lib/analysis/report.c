@@ -598,9 +598,15 @@ typedef struct chain_rec {
 
 typedef struct match_rec {
     uint64_t hang, seg, rank, baseline_seg, distance, percent, size, baseline_size;
-    const char *baseline;
+    const char *baseline, *by;
     uint32_t order;
 } match_rec;
+
+/* SIM-NONE: a hang with no similar node, why, and the nearest. */
+typedef struct no_match_rec {
+    uint64_t hang, seg, nearest, distance, percent, size, baseline_size;
+    const char *why;
+} no_match_rec;
 
 typedef struct culprit_rec {
     uint64_t hang, rank, depth, branch, tid, pid, seg, since, until, duration,
@@ -628,6 +634,7 @@ static LIST(hang_rec) hangs;
 static LIST(path_rec) paths;
 static LIST(chain_rec) chains;
 static LIST(match_rec) matches;
+static LIST(no_match_rec) no_matches;
 static LIST(culprit_rec) culprits;
 static LIST(branch_rec) branches;
 static LIST(cpath_rec) cpaths;
@@ -860,6 +867,22 @@ static void read_match(const argus_record *r, uint32_t order)
     m->size = fu(r, "size");
     m->baseline_size = fu(r, "baseline_size");
     m->baseline = fs(r, "baseline");
+    m->by = fs(r, "by");
+}
+
+static void read_no_match(const argus_record *r)
+{
+    if (fu(r, "hang") == NONE)
+        return;                 /* for --seg: not a hang's */
+    no_match_rec *m = &PUSH(no_matches);
+    m->hang = fu(r, "hang");
+    m->seg = fu(r, "seg");
+    m->nearest = fu(r, "nearest");
+    m->distance = fu(r, "distance");
+    m->percent = fu(r, "percent");
+    m->size = fu(r, "size");
+    m->baseline_size = fu(r, "baseline_size");
+    m->why = fs(r, "why");
 }
 
 static void read_culprit(const argus_record *r, uint32_t order)
@@ -963,9 +986,10 @@ static void read_extras(argus_graph *g)
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
         static const char *const types[] = {"hang", "path", "wait_chain", "match",
-                                            "culprit", "branch", "critical_path"};
+                                            "culprit", "branch", "critical_path",
+                                            "no_match"};
         int t = -1;
-        for (int k = 0; k < 7; k++)
+        for (int k = 0; k < 8; k++)
             if (argus_extra_is(x, types[k]))
                 t = k;
         if (t < 0)
@@ -981,6 +1005,7 @@ static void read_extras(argus_graph *g)
         case 3: read_match(r, i); break;
         case 4: read_culprit(r, i); break;
         case 5: read_branch(r); break;
+        case 7: read_no_match(r); break;
         default: read_cpath(r); break;
         }
     }
@@ -1745,7 +1770,16 @@ static void section_match(const match_rec *m, uint32_t nm)
         sb_free_text(&line, m->baseline);
     }
     sb_printf(&line, " (rank %llu of %u)", (unsigned long long)m->rank, nm);
-    if (m->distance != NONE) {
+    if (m->distance != NONE && m->by && strcmp(m->by, "kinds") == 0) {
+        /* SIM-KINDS: no signature was within SIM-MATCH's edits */
+        sb_printf(&line, ", alike by kinds of event (SIM-KINDS): %llu kind%s in one and not "
+                  "the other", (unsigned long long)m->distance, m->distance == 1 ? "" : "s");
+        if (m->percent != NONE)
+            sb_printf(&line, " (%llu%% of the kinds of both)", (unsigned long long)m->percent);
+        if (m->size != NONE && m->baseline_size != NONE)
+            sb_printf(&line, ", signatures of %llu and %llu elements",
+                      (unsigned long long)m->size, (unsigned long long)m->baseline_size);
+    } else if (m->distance != NONE) {
         sb_printf(&line, ": %llu edit%s", (unsigned long long)m->distance,
                   m->distance == 1 ? "" : "s");
         if (m->size != NONE && m->baseline_size != NONE)
@@ -2152,6 +2186,40 @@ static const chain_rec *chain_of(const hang_rec *h)
     return NULL;
 }
 
+static const no_match_rec *no_match_of(uint64_t hang)
+{
+    for (uint32_t i = 0; i < no_matches.n; i++)
+        if (no_matches.v[i].hang == hang)
+            return &no_matches.v[i];
+    return NULL;
+}
+
+/* Why hang H has no similar node in the baseline (SIM-NONE), in words. */
+static void sb_no_match(sb *b, const hang_rec *h)
+{
+    const no_match_rec *m = no_match_of(h->hang);
+    unsigned long long hang = (unsigned long long)h->hang;
+    if (m && m->why && strcmp(m->why, "program") == 0 && h->proc) {
+        sb_printf(b, " Hang %llu's program, ", hang);
+        sb_free_text(b, h->proc);
+        sb_puts(b, ", is not in it, so that hang is diagnosed without it.");
+    } else {
+        sb_printf(b, " No part of it is like hang %llu, so that hang's culprits are named "
+                     "from this trace alone.", hang);
+        if (m && m->why && strcmp(m->why, "role") == 0 && h->proc) {
+            sb_puts(b, " No thread of its role (");
+            sb_free_text(b, h->proc);
+            sb_puts(b, "/");
+            sb_free_text(b, h->thread ? h->thread : "?");
+            sb_puts(b, ") ran in it.");
+        } else if (m && m->nearest != NONE && m->percent != NONE) {
+            sb_printf(b, " The nearest node of its role, seg %llu, has %llu%% of their kinds "
+                         "of event not in both.", (unsigned long long)m->nearest,
+                      (unsigned long long)m->percent);
+        }
+    }
+}
+
 /* "Baseline: compared with NAME." or why there was none. */
 static void sb_baseline(sb *b)
 {
@@ -2169,8 +2237,7 @@ static void sb_baseline(sb *b)
         (void)m0;
         if (nm)
             continue;
-        sb_printf(b, " No part of it is like hang %llu, so that hang's culprits are named "
-                     "from this trace alone.", (unsigned long long)hangs.v[i].hang);
+        sb_no_match(b, &hangs.v[i]);
     }
 }
 
@@ -2223,8 +2290,21 @@ static void report_hang(const hang_rec *h)
         sb_clear(&line);
         sb_puts(&line, "None in ");
         sb_free_text(&line, report_baseline);
-        sb_puts(&line, ": no node of it is like this one (another action?); "
-                       "the culprits are named without it.");
+        const no_match_rec *nm0 = no_match_of(h->hang);
+        if (nm0 && nm0->why && strcmp(nm0->why, "program") == 0)
+            sb_puts(&line, ": the hang's program is not in it");
+        else if (nm0 && nm0->why && strcmp(nm0->why, "role") == 0)
+            sb_puts(&line, ": no thread of the hang's role ran in it");
+        else if (nm0 && nm0->nearest != NONE && nm0->distance != NONE)
+            sb_printf(&line, ": no node of it is like this one (another action?); the nearest, "
+                             "seg %llu, has %llu of their kinds of event not in both (%llu%%), "
+                             "signatures of %llu and %llu elements",
+                      (unsigned long long)nm0->nearest, (unsigned long long)nm0->distance,
+                      (unsigned long long)nm0->percent, (unsigned long long)nm0->size,
+                      (unsigned long long)nm0->baseline_size);
+        else
+            sb_puts(&line, ": no node of it is like this one (another action?)");
+        sb_puts(&line, "; the culprits are named without it.");
         para(sb_str(&line));
     }
     if (nc)
@@ -2243,6 +2323,7 @@ static void report_reset(void)
     free(paths.v);
     free(chains.v);
     free(matches.v);
+    free(no_matches.v);
     free(culprits.v);
     free(branches.v);
     free(cpaths.v);
@@ -2252,6 +2333,7 @@ static void report_reset(void)
     memset(&paths, 0, sizeof paths);
     memset(&chains, 0, sizeof chains);
     memset(&matches, 0, sizeof matches);
+    memset(&no_matches, 0, sizeof no_matches);
     memset(&culprits, 0, sizeof culprits);
     memset(&branches, 0, sizeof branches);
     memset(&cpaths, 0, sizeof cpaths);

@@ -152,20 +152,63 @@ static int by_rank(const void *a, const void *b)
     return x->seg < y->seg ? -1 : x->seg > y->seg;
 }
 
+/* The part of candidate C (of BASE) a node of size N is compared with
+ * (SIM-MATCH): the whole signature, or, for a node cut short by the end of
+ * its trace, its first N elements, or, for a node the trace began in, its
+ * last N. Sets *LEN. */
+static const uint32_t *window(const argus_graph *b, const argus_seg *c, uint32_t n,
+                              bool cut_end, bool cut_start, uint32_t *len)
+{
+    const uint32_t *y = b->sig_pool + c->sig_off;
+    uint32_t m = c->sig_len;
+    if ((cut_end || cut_start) && m > n) {
+        if (!cut_end)
+            y += m - n;
+        m = n;
+    }
+    *len = m;
+    return y;
+}
+
+/* A node's role list, or NULL; *CUT_END and *CUT_START say how it was
+ * cut (SIM-MATCH). */
+static const role_list *role_of(const argus_sim_index *ix, const argus_graph *g,
+                                const argus_seg *q, bool *cut_end, bool *cut_start)
+{
+    const argus_gthread *th = &g->threads[q->thread];
+    *cut_end = q->next == ARGUS_NONE && q->wait_id == UINT64_MAX;
+    *cut_start = q->cut_start && !*cut_end;
+    uint32_t *li = argus_table_get(&ix->roles, role_key(g, q->thread, th->main));
+    return li ? &ix->lists[*li] : NULL;
+}
+
+static int ranked(argus_match *found, uint32_t nfound, const argus_graph *b,
+                  const argus_seg *q, argus_match *out, int max)
+{
+    if (nfound == 0)
+        return 0;
+    rank_graph = b;
+    rank_events = q->nevents;
+    qsort(found, nfound, sizeof *found, by_rank);
+    int k = nfound < (uint32_t)max ? (int)nfound : max;
+    memcpy(out, found, (size_t)k * sizeof *out);
+    free(found);
+    return k;
+}
+
 int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
                    uint32_t seg, argus_match *out, int max)
 {
     const argus_seg *q = &g->segs[seg];
-    const argus_gthread *th = &g->threads[q->thread];
-    uint32_t *li = argus_table_get(&ix->roles, role_key(g, q->thread, th->main));
-    if (!li || max <= 0)
+    bool cut, cut_start;
+    const role_list *l = role_of(ix, g, q, &cut, &cut_start);
+    if (!l || max <= 0)
         return 0;
-    const role_list *l = &ix->lists[*li];
     const argus_graph *b = ix->g;
     /* sizes within 20% of each other: m in [0.8 n, n / 0.8] */
     uint32_t n = q->sig_len;
-    bool cut = q->next == ARGUS_NONE && q->wait_id == UINT64_MAX;
-    uint32_t lo = (n * 4 + 4) / 5, hi = cut ? UINT32_MAX : n * 5 / 4;
+    const uint32_t *x = g->sig_pool + q->sig_off;
+    uint32_t lo = (n * 4 + 4) / 5, hi = cut || cut_start ? UINT32_MAX : n * 5 / 4;
     uint32_t first = 0, last = l->n;
     while (first < last) {      /* the first candidate of length >= lo */
         uint32_t mid = (first + last) / 2;
@@ -181,25 +224,145 @@ int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
         const argus_seg *c = &b->segs[l->segs[i]];
         if (c->sig_len > hi)
             break;
-        uint32_t m = cut && c->sig_len > n ? n : c->sig_len;
+        uint32_t m;
+        const uint32_t *y = window(b, c, n, cut, cut_start, &m);
         uint32_t longer = m > n ? m : n;
         /* under 40% edits: distance * 100 < 40 * longer */
         uint32_t limit = longer ? (40 * longer - 1) / 100 : 0;
-        uint32_t d = argus_sig_distance_n(g, q, n, b, c, m, limit);
+        uint32_t d = argus_sig_edits(x, n, y, m, limit);
         if (d > limit)
             continue;
         *ARGUS_PUSH(found, nfound, cap) = (argus_match){l->segs[i], d,
                                                         longer ? d * 100 / longer : 0};
     }
-    if (nfound == 0)
-        return 0;
-    rank_graph = b;
-    rank_events = q->nevents;
-    qsort(found, nfound, sizeof *found, by_rank);
-    int k = nfound < (uint32_t)max ? (int)nfound : max;
-    memcpy(out, found, (size_t)k * sizeof *out);
-    free(found);
+    return ranked(found, nfound, b, q, out, max);
+}
+
+/* ---- SIM-KINDS ------------------------------------------------------------ */
+
+static int by_element(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct elements of X's N, sorted, into OUT (room for N); returns
+ * how many. */
+static uint32_t kinds_of(const uint32_t *x, uint32_t n, uint32_t *out)
+{
+    memcpy(out, x, (size_t)n * sizeof *out);
+    qsort(out, n, sizeof *out, by_element);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (k == 0 || out[k - 1] != out[i])
+            out[k++] = out[i];
     return k;
+}
+
+/* Kinds of two sorted sets: in both, and in either. */
+static void kinds_cmp(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb,
+                      uint32_t *shared, uint32_t *both)
+{
+    uint32_t i = 0, j = 0, s = 0;
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) {
+            s++;
+            i++;
+            j++;
+        } else if (a[i] < b[j]) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    *shared = s;
+    *both = na + nb - s;
+}
+
+/* The kind of the segment's UI event, "" when it has none. */
+static const char *ui_kind(const argus_graph *g, const argus_seg *s)
+{
+    if (s->ui_id == UINT64_MAX || !s->ui_kind)
+        return "";
+    return argus_graph_str(g, s->ui_kind);
+}
+
+/* SIM-KINDS over the candidates of the node's role: with SAME_UI, only
+ * those of its UI event kind; every one's kinds distance into FOUND (all
+ * when ALL, else only those at least half shared). */
+static uint32_t kinds_scan(const argus_sim_index *ix, const argus_graph *g, uint32_t seg,
+                           bool same_ui, bool all, argus_match **found)
+{
+    const argus_seg *q = &g->segs[seg];
+    bool cut, cut_start;
+    const role_list *l = role_of(ix, g, q, &cut, &cut_start);
+    *found = NULL;
+    if (!l)
+        return 0;
+    const argus_graph *b = ix->g;
+    uint32_t n = q->sig_len;
+    uint32_t mine[ARGUS_SIG_MAX], theirs[ARGUS_SIG_MAX];
+    uint32_t nk = kinds_of(g->sig_pool + q->sig_off, n, mine);
+    const char *ui = ui_kind(g, q);
+    uint32_t nfound = 0;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const argus_seg *c = &b->segs[l->segs[i]];
+        if (same_ui && strcmp(ui, ui_kind(b, c)) != 0)
+            continue;
+        uint32_t m;
+        const uint32_t *y = window(b, c, n, cut, cut_start, &m);
+        uint32_t ck = kinds_of(y, m, theirs), shared, both;
+        kinds_cmp(mine, nk, theirs, ck, &shared, &both);
+        if (!all && (shared == 0 || 2 * shared < both))
+            continue;
+        uint32_t d = both - shared;
+        *ARGUS_PUSH(*found, nfound, cap) = (argus_match){l->segs[i], d,
+                                                         both ? d * 100 / both : 0};
+    }
+    return nfound;
+}
+
+int argus_sim_find_kinds(const argus_sim_index *ix, const argus_graph *g,
+                         uint32_t seg, argus_match *out, int max)
+{
+    if (max <= 0)
+        return 0;
+    argus_match *found;
+    uint32_t nfound = kinds_scan(ix, g, seg, true, false, &found);
+    return ranked(found, nfound, ix->g, &g->segs[seg], out, max);
+}
+
+static int by_percent(const void *a, const void *b)
+{
+    const argus_match *x = a, *y = b;
+    if (x->percent != y->percent)
+        return x->percent < y->percent ? -1 : 1;
+    return by_rank(a, b);
+}
+
+int argus_sim_nearest(const argus_sim_index *ix, const argus_graph *g, uint32_t seg,
+                      argus_match *nearest)
+{
+    const argus_seg *q = &g->segs[seg];
+    argus_match *found;
+    uint32_t nfound = kinds_scan(ix, g, seg, false, true, &found);
+    if (nfound == 0) {
+        const argus_graph *b = ix->g;
+        const argus_gthread *th = &g->threads[q->thread];
+        const char *want = th->proc ? argus_graph_str(g, th->proc) : "";
+        for (uint32_t k = 0; k < b->nthreads; k++)
+            if (strcmp(b->threads[k].proc ? argus_graph_str(b, b->threads[k].proc) : "",
+                       want) == 0)
+                return ARGUS_SIM_NO_ROLE;
+        return ARGUS_SIM_NO_PROGRAM;
+    }
+    rank_graph = ix->g;
+    rank_events = q->nevents;
+    qsort(found, nfound, sizeof *found, by_percent);
+    *nearest = found[0];
+    free(found);
+    return ARGUS_SIM_UNLIKE;
 }
 
 /* ---- the similar stage ------------------------------------------------- */
@@ -208,6 +371,7 @@ int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
 typedef struct query {
     uint64_t seg;
     uint64_t hang;
+    uint64_t first_seg;         /* a retried wait's first segment, or seg */
     bool has_hang;
 } query;
 
@@ -242,7 +406,7 @@ static void hang_queries(argus_graph *g, query_list *l)
         nhang++;
         const argus_record *r = argus_graph_parse_extra(g, i);
         unsigned long long number = g->extras[i].number;
-        query q = {0, 0, true};
+        query q = {0, 0, 0, true};
         if (!r || !get_uint_named(r, "hang", &q.hang))
             argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang record number %u has no "
                       "unsigned \"hang\"", g->name, number, nhang);
@@ -253,16 +417,20 @@ static void hang_queries(argus_graph *g, query_list *l)
             argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang %llu names seg %llu, which "
                       "is not a segment of the stream", g->name, number,
                       (unsigned long long)q.hang, (unsigned long long)q.seg);
+        /* SIM-FIRST: a wait retried after timeouts, and its first segment */
+        if (!get_uint_named(r, "first_seg", &q.first_seg) ||
+            argus_graph_find_seg(g, q.first_seg) == ARGUS_NONE)
+            q.first_seg = q.seg;
         query_add(l, q);
     }
 }
 
 static void put_match(argus_writer *w, const query *q, uint32_t rank,
                       const argus_seg *s, const argus_graph *base,
-                      const argus_match *m, const char *base_name)
+                      const argus_match *m, const char *base_name, bool by_kinds)
 {
     const argus_seg *b = &base->segs[m->seg];
-    argus_put_map(w, q->has_hang ? 10 : 9);
+    argus_put_map(w, (q->has_hang ? 10 : 9) + by_kinds);
     argus_put_key(w, "type");
     argus_put_cstr(w, "match");
     if (q->has_hang) {
@@ -283,6 +451,45 @@ static void put_match(argus_writer *w, const query *q, uint32_t rank,
     argus_put_uint(w, s->sig_len);
     argus_put_key(w, "baseline_size");
     argus_put_uint(w, b->sig_len);
+    argus_put_key(w, "baseline");
+    argus_put_cstr(w, base_name);
+    if (by_kinds) {
+        argus_put_key(w, "by");
+        argus_put_cstr(w, "kinds");
+    }
+    argus_end_record(w);
+}
+
+/* SIM-NONE: a node with no match, why, and the nearest candidate. */
+static void put_no_match(argus_writer *w, const query *q, const argus_seg *s,
+                         const argus_graph *base, int why, const argus_match *m,
+                         const char *base_name)
+{
+    static const char *const whys[] = {"program", "role", "unlike"};
+    bool near = why == ARGUS_SIM_UNLIKE;
+    argus_put_map(w, 5 + q->has_hang + 4 * near);
+    argus_put_key(w, "type");
+    argus_put_cstr(w, "no_match");
+    if (q->has_hang) {
+        argus_put_key(w, "hang");
+        argus_put_uint(w, q->hang);
+    }
+    argus_put_key(w, "seg");
+    argus_put_uint(w, s->seg);
+    argus_put_key(w, "why");
+    argus_put_cstr(w, whys[why]);
+    argus_put_key(w, "size");
+    argus_put_uint(w, s->sig_len);
+    if (near) {
+        argus_put_key(w, "nearest");
+        argus_put_uint(w, base->segs[m->seg].seg);
+        argus_put_key(w, "distance");
+        argus_put_uint(w, m->distance);
+        argus_put_key(w, "percent");
+        argus_put_uint(w, m->percent);
+        argus_put_key(w, "baseline_size");
+        argus_put_uint(w, base->segs[m->seg].sig_len);
+    }
     argus_put_key(w, "baseline");
     argus_put_cstr(w, base_name);
     argus_end_record(w);
@@ -344,7 +551,7 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
 {
     query_list asked = {0}, hangs = {0};
     for (size_t i = 0; i < nsegs; i++)
-        query_add(&asked, (query){segs[i], 0, false});
+        query_add(&asked, (query){segs[i], 0, segs[i], false});
     const query_list *nodes = &asked;
     if (nsegs == 0) {
         hang_queries(g, &hangs);
@@ -360,13 +567,33 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
     for (size_t i = 0; i < nodes->n; i++) {
         const query *q = &nodes->q[i];
         uint32_t si = argus_graph_find_seg(g, q->seg);
-        int k = argus_sim_find(ix, g, si, found, nmax);
+        /* SIM-MATCH, then SIM-KINDS; each on the node, then (SIM-FIRST)
+         * on a retried wait's first segment */
+        uint32_t nodes2[2] = {si, argus_graph_find_seg(g, q->first_seg)};
+        int nn = nodes2[1] != si ? 2 : 1, k = 0;
+        bool by_kinds = false;
+        uint32_t at = si;
+        for (int tier = 0; tier < 2 && k == 0; tier++)
+            for (int j = 0; j < nn && k == 0; j++) {
+                at = nodes2[j];
+                k = tier == 0 ? argus_sim_find(ix, g, at, found, nmax)
+                              : argus_sim_find_kinds(ix, g, at, found, nmax);
+                by_kinds = tier == 1;
+            }
         argus_count("nodes", 1);
-        if (k == 0)
+        if (k && by_kinds)
+            argus_count("nodes matched by kinds", 1);
+        if (k && at != si)
+            argus_count("nodes matched by their first segment", 1);
+        if (k == 0) {
             argus_count("nodes without a match", 1);
+            argus_match near;
+            int why = argus_sim_nearest(ix, g, si, &near);
+            put_no_match(out, q, &g->segs[si], base, why, &near, base_name);
+        }
         for (int j = 0; j < k; j++)
-            put_match(out, q, (uint32_t)j + 1, &g->segs[si], base, &found[j],
-                      base_name);
+            put_match(out, q, (uint32_t)j + 1, &g->segs[at], base, &found[j],
+                      base_name, by_kinds);
         if (k)
             argus_count("matches", (uint64_t)k);
     }

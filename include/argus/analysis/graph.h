@@ -70,6 +70,9 @@ typedef struct argus_seg {
     uint8_t wake;               /* enum argus_wake of the final wait */
     bool ctx;                   /* an interrupt/maintenance window */
     bool woken_external;        /* the wait ended by resume (no waker) */
+    bool cut_start;             /* its first event is the wait decode made
+                                   up at the trace's first instant (the
+                                   thread was asleep when it began) */
 } argus_seg;
 
 /* A file lock taken or released (a successful fcntl F_SETLK/F_SETLKW/
@@ -317,6 +320,9 @@ uint32_t argus_sig_distance(const argus_graph *a, const argus_seg *sa,
 uint32_t argus_sig_distance_n(const argus_graph *a, const argus_seg *sa,
                               uint32_t n, const argus_graph *b,
                               const argus_seg *sb, uint32_t m, uint32_t cap);
+/* The same over two element arrays: X's N elements and Y's M. */
+uint32_t argus_sig_edits(const uint32_t *x, uint32_t n, const uint32_t *y, uint32_t m,
+                         uint32_t cap);
 
 /* SIM-MATCH: an index of one graph's segments by thread role and
  * signature size, so finding the nodes similar to one node looks only at
@@ -341,6 +347,20 @@ void argus_sim_index_free(argus_sim_index *ix);
  * compared with the candidates' signatures cut to its own length. */
 int argus_sim_find(const argus_sim_index *ix, const argus_graph *g,
                    uint32_t seg, argus_match *out, int max);
+/* SIM-KINDS, the second tier, for a node argus_sim_find found nothing
+ * for: the candidates of its role with its UI event kind whose element
+ * kinds (distinct elements, order and counts left aside) are at least
+ * half shared; distance: kinds in one but not the other, percent: of
+ * the kinds of both. Best first, up to MAX in OUT; returns how many. */
+int argus_sim_find_kinds(const argus_sim_index *ix, const argus_graph *g,
+                         uint32_t seg, argus_match *out, int max);
+/* Why a node has no match: ARGUS_SIM_NO_PROGRAM (no thread of its
+ * process name in the indexed graph), ARGUS_SIM_NO_ROLE (none of its
+ * role), or ARGUS_SIM_UNLIKE with the nearest candidate (fewest kinds
+ * apart, as SIM-KINDS counts them) in *NEAREST. */
+enum { ARGUS_SIM_NO_PROGRAM, ARGUS_SIM_NO_ROLE, ARGUS_SIM_UNLIKE };
+int argus_sim_nearest(const argus_sim_index *ix, const argus_graph *g, uint32_t seg,
+                      argus_match *nearest);
 /* The similar stage: for each hang record of G (or each of the NSEGS
  * segment ids SEGS, which must be G's), up to MAX matches in BASE (IX
  * indexes it), written to OUT as match records naming BASE_NAME. */
