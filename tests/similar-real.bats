@@ -51,6 +51,9 @@ match() {
     assert_output '{"type":"match","hang":0,"seg":174,"rank":1,"baseline_seg":176,"distance":3,"percent":42,"size":9,"baseline_size":4,"by":"kinds"}'
     run match x11-busy 10408 --proc x11-busy-app
     assert_output '{"type":"match","hang":0,"seg":171,"rank":1,"baseline_seg":95,"distance":1,"percent":33,"size":2,"baseline_size":3,"by":"kinds"}'
+    # the report's details say how alike (argus report -v)
+    run sh -c "argus-report -v '$R/x11-busy.findings' | tr '\\n' ' ' | tr -s ' '"
+    assert_output --partial "(rank 1 of 1), alike by kinds of event (SIM-KINDS): 1 kind in one and not the other (33% of the kinds of both), signatures of 2 and 3 elements."
     run match sqlite-poll 28121 --proc sqlite3
     assert_output '{"type":"match","hang":0,"seg":291,"rank":1,"baseline_seg":50,"distance":1,"percent":50,"size":2,"baseline_size":1,"by":"kinds"}'
 }
