@@ -109,10 +109,11 @@ for d in "${dirs[@]}"; do
         m=$(matched "$tmp/$name.baseline" "$d/truth")
         verdict=no
         ok_of "$a" && ok_of "$b" && verdict=yes
+        [ $verdict = yes ] || ! grep -q '^open=' "$d/truth" || verdict="no (open)"
         show "$name" "$a" "$b" "$verdict"
         total=$((total + 1))
         real_n=$((real_n + 1))
-        [ $verdict = no ] || right=$((right + 1))
+        [ "$verdict" != yes ] || right=$((right + 1))
         ok_of "$n" && noflag_right=$((noflag_right + 1))
         [ "$m" = yes ] && matched_n=$((matched_n + 1))
         extra+=$(printf '%-22s %-5s %-5s %-34s %-9s | %s' "$name" $n "$m")$'\n'
