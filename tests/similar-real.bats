@@ -11,7 +11,7 @@ load real_helper
 
 setup_file() {
     unpack fcntl-lock http-proxy http-proxy-loaded http-slow lowprio-holder midwait \
-           pool-wait sqlite-poll tk-lock-io x11-busy
+           pool-wait sqlite-poll tk-lock-io x11-busy tcp-backlog
 }
 
 # match NAME TID [ARGS...]: the rank-1 match record (or the no_match
@@ -42,7 +42,7 @@ match() {
     assert_output '{"type":"match","hang":0,"seg":18,"rank":1,"baseline_seg":8,"distance":0,"percent":0,"size":1,"baseline_size":14}'
 }
 
-@test "SIM-KINDS (fcntl-lock, lowprio-holder, tk-lock-io, x11-busy, sqlite-poll): the same work cut at other waits, or with other events between, matches by kinds of event" {
+@test "SIM-KINDS (fcntl-lock, lowprio-holder, tk-lock-io, x11-busy, sqlite-poll, tcp-backlog): the same work cut at other waits, or with other events between, matches by kinds of event" {
     run match fcntl-lock 31119 --proc lockf-waiter
     assert_output '{"type":"match","hang":0,"seg":35,"rank":1,"baseline_seg":25,"distance":2,"percent":25,"size":32,"baseline_size":14,"by":"kinds"}'
     run match lowprio-holder 11888 --proc flock
@@ -56,10 +56,11 @@ match() {
     assert_output --partial "(rank 1 of 1), alike by kinds of event (SIM-KINDS): 1 kind in one and not the other (33% of the kinds of both), signatures of 2 and 3 elements."
     run match sqlite-poll 28121 --proc sqlite3
     assert_output '{"type":"match","hang":0,"seg":291,"rank":1,"baseline_seg":50,"distance":1,"percent":50,"size":2,"baseline_size":1,"by":"kinds"}'
+    run match tcp-backlog 3784 --proc curl
+    assert_output '{"type":"match","hang":0,"seg":87,"rank":1,"baseline_seg":238,"distance":4,"percent":33,"size":40,"baseline_size":21,"by":"kinds"}'
 }
 
 @test "SIM-NONE (http-slow against tcp-backlog's normal run): curl there did another thing, nothing is alike; the no_match record names the nearest, and the report says how far" {
-    unpack tcp-backlog
     cp "$R/tcp-backlog.normal.txt" "$R/http-slow.other.txt"
     diagnose http-slow --proc curl --baseline "$R/http-slow.other.txt"
     run records http-slow 'select(.type == "match" or .type == "no_match") | del(.baseline)'
