@@ -60,7 +60,7 @@ match() {
     assert_output '{"type":"match","hang":0,"seg":87,"rank":1,"baseline_seg":238,"distance":4,"percent":33,"size":40,"baseline_size":21,"by":"kinds"}'
 }
 
-@test "SIM-NONE (http-slow against tcp-backlog's normal run): curl there did another thing, nothing is alike; the no_match record names the nearest, and the report says how far" {
+@test "SIM-NONE (http-slow against tcp-backlog's normal run, curl against another server): no node alike by either rule; the no_match record names the nearest, and the report says how far" {
     cp "$R/tcp-backlog.normal.txt" "$R/http-slow.other.txt"
     diagnose http-slow --proc curl --baseline "$R/http-slow.other.txt"
     run records http-slow 'select(.type == "match" or .type == "no_match") | del(.baseline)'
