@@ -596,7 +596,7 @@ static int by_cp_time(const void *a, const void *b)
 }
 
 static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t from,
-                                  culprits *cs)
+                                  culprits *cs, culprits *relays)
 {
     argus_chain chain;
     argus_wait_chain(g, h, from, ARGUS_CHAIN_MAX, &chain);
@@ -625,6 +625,7 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
         }
         if (i + 1 < chain.len && held * 10 < window) {
             argus_count("chain links that only relayed, not culprits", 1);
+            culprit_add(relays)->thread = s->thread;
             continue;
         }
         culprit *x = culprit_add(cs);
@@ -668,9 +669,11 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
  * edge); the baseline's other culprits follow. Otherwise the baseline's
  * culprits stand (they name what the buggy run is missing where the
  * chain stops: an interrupt, a request nobody answered), and the chain's
- * only when the baseline names none. */
+ * only when the baseline names none. After a conclusive chain, a thread
+ * of it that only relayed (DIFF-RELAY) is no culprit, whatever the
+ * baseline says. */
 static void merge_culprits(culprits *out, const culprits *chain, const culprits *base,
-                           const char *end)
+                           const culprits *relays, const char *end)
 {
     bool conclusive = chain->n && end &&
                       (strcmp(end, "timeout") == 0 || strcmp(end, "running") == 0 ||
@@ -692,7 +695,7 @@ static void merge_culprits(culprits *out, const culprits *chain, const culprits 
         out->v[out->n - 1].branch = 1;
     }
     for (uint32_t k = 0; k < base->n; k++)
-        if (!has_thread(out, base->v[k].thread))
+        if (!has_thread(out, base->v[k].thread) && !has_thread(relays, base->v[k].thread))
             *culprit_add(out) = base->v[k];
 }
 
@@ -884,14 +887,16 @@ static void diff_hang(ctx *c, const hang_rec *hr)
             snprintf(x->evidence, sizeof x->evidence, "the hang's own thread %s", state);
     } else {
         culprits chain = {0}, base = {0};
-        const char *end = chain_culprits(g, hr->seg, hr->from, &chain);
+        culprits relays = {0};
+        const char *end = chain_culprits(g, hr->seg, hr->from, &chain, &relays);
         if (n0 != ARGUS_NONE) {
             index_connected(c, hr, &chain);
             diff_node(c, hr->n, hr->seg, hr->at, n0, 0, &base, 1);
             if (base.n > 1)
                 qsort(base.v, base.n, sizeof *base.v, by_rank);
         }
-        merge_culprits(&cs, &chain, &base, end);
+        merge_culprits(&cs, &chain, &base, &relays, end);
+        free(relays.v);
         free(chain.v);
         free(base.v);
     }
