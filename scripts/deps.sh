@@ -31,13 +31,19 @@ if [ "${1-}" = live ]; then
     for c in redis-server:redis-server redis-cli:redis-tools stress-ng:stress-ng \
              curl:curl sqlite3:sqlite3 psql:postgresql-client-15 xz:xz-utils \
              Xvfb:xvfb xdotool:xdotool dbus-daemon:dbus-daemon dbus-send:dbus-bin \
-             flock:util-linux setpriv:util-linux pgrep:procps; do
+             flock:util-linux setpriv:util-linux pgrep:procps dig:bind9-dnsutils \
+             tinyproxy:tinyproxy inotifywait:inotify-tools; do
         command -v "${c%%:*}" >/dev/null 2>&1 || want "${c#*:}"
     done
     [ -d /usr/lib/postgresql ] || want postgresql-15
     /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0")' >/dev/null 2>&1 ||
         want "python3-gi gir1.2-gtk-3.0"
+    /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "4.0")' >/dev/null 2>&1 ||
+        want gir1.2-gtk-4.0
     /usr/bin/python3 -c 'import tkinter' >/dev/null 2>&1 || want python3-tk
+    /usr/bin/python3 -c 'import pygame' >/dev/null 2>&1 || want python3-pygame
+    /usr/bin/python3 -c 'import Xlib' >/dev/null 2>&1 || want python3-xlib
+    /usr/bin/python3 -c 'import fuse' >/dev/null 2>&1 || want python3-fusepy
     /usr/bin/python3 -c 'from PyQt5 import QtDBus, QtWidgets' >/dev/null 2>&1 ||
         want python3-pyqt5
 fi
