@@ -18,15 +18,9 @@ import ctypes, os, sys, time
 ctypes.CDLL(None).prctl(15, b"tk-busy-app", 0, 0, 0)  # PR_SET_NAME
 import tkinter
 done = os.open(sys.argv[1], os.O_RDWR)
-def compute(seconds):
-    # arithmetic until the deadline; the clock is read through the vDSO,
-    # so it makes no system call
-    end = time.perf_counter() + seconds
-    n = 1
-    while time.perf_counter() < end:
-        for i in range(1000):
-            n = (n * 48271 + i) % 2147483647
-    return n
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from busy import compute  # lib.sh's $WORK/busy.py: computes for SECONDS
 def on_key(event):
     compute(3.0 if event.keysym == "h" else 0.01)
     label.configure(text="handled " + event.keysym)

@@ -22,6 +22,20 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/argus-$SCENARIO.XXXXXX")
 
+# $WORK/busy.py: compute(SECONDS), the apps' busy work: arithmetic until
+# the deadline; the clock is read through the vDSO, so it makes no system
+# call (from busy import compute, with $WORK on sys.path)
+cat > "$WORK/busy.py" <<'EOF'
+import time
+def compute(seconds):
+    end = time.perf_counter() + seconds
+    n = 1
+    while time.perf_counter() < end:
+        for i in range(1000):
+            n = (n * 48271 + i) % 2147483647
+    return n
+EOF
+
 say() { echo "$SCENARIO: $*" >&2; }
 
 # skip REASON: this machine cannot record the scenario (exit 77).

@@ -23,15 +23,9 @@ import ctypes, os, sys, time
 ctypes.CDLL(None).prctl(15, b"qt-posted-app", 0, 0, 0)  # PR_SET_NAME
 from PyQt5 import QtCore, QtWidgets
 done = os.open(sys.argv[1], os.O_RDWR)
-def compute(seconds):
-    # arithmetic until the deadline; the clock is read through the vDSO,
-    # so it makes no system call
-    end = time.perf_counter() + seconds
-    n = 1
-    while time.perf_counter() < end:
-        for i in range(1000):
-            n = (n * 48271 + i) % 2147483647
-    return n
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from busy import compute  # lib.sh's $WORK/busy.py: computes for SECONDS
 app = QtWidgets.QApplication(sys.argv[:1])
 class Window(QtWidgets.QLabel):
     def keyPressEvent(self, event):

@@ -20,15 +20,9 @@ import ctypes, os, sys, time
 ctypes.CDLL(None).prctl(15, b"sdl-busy-app", 0, 0, 0)  # PR_SET_NAME
 import pygame
 done = os.open(sys.argv[1], os.O_RDWR)
-def compute(seconds):
-    # arithmetic until the deadline; the clock is read through the vDSO,
-    # so it makes no system call
-    end = time.perf_counter() + seconds
-    n = 1
-    while time.perf_counter() < end:
-        for i in range(1000):
-            n = (n * 48271 + i) % 2147483647
-    return n
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from busy import compute  # lib.sh's $WORK/busy.py: computes for SECONDS
 pygame.display.init()
 screen = pygame.display.set_mode((200, 100))
 pygame.display.set_caption("argus-sdl-busy")
