@@ -797,7 +797,10 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
 
 /* ---- the critical path ------------------------------------------------------ */
 
-static const char *piece_state(const argus_graph *g, const piece *p)
+/* A stretch's state on the critical path: P_WOKEN and P_UNKNOWN are
+ * "blocked" (a woken one is replaced by its waker's stretches, unless that
+ * thread is already on the way down). */
+static const char *piece_state(const piece *p)
 {
     switch (p->kind) {
     case P_RUN: return "running";
@@ -805,9 +808,7 @@ static const char *piece_state(const argus_graph *g, const piece *p)
     case P_TIMEOUT: return "timeout";
     case P_IO: return "io";
     case P_BEFORE: return "unknown";
-    default:
-        (void)g;
-        return "blocked";
+    default: return "blocked";
     }
 }
 
@@ -841,7 +842,7 @@ static void cp_walk(const argus_graph *g, const piece *v, int n, line *seen,
         bool blocked = p->kind == P_WOKEN || p->kind == P_TIMEOUT || p->kind == P_IO ||
                        p->kind == P_UNKNOWN;
         if (!blocked || seen->n >= ARGUS_CHAIN_MAX) {
-            cp_add(cp, thread, p->from, p->to, piece_state(g, p));
+            cp_add(cp, thread, p->from, p->to, piece_state(p));
             continue;
         }
         piece *sub = malloc(MAX_PIECES * sizeof *sub);
@@ -861,7 +862,7 @@ static void cp_walk(const argus_graph *g, const piece *v, int n, line *seen,
         }
         free(sub);
         /* what is left of the stretch: all of it when not followed */
-        cp_add(cp, thread, k && !again ? until : p->from, p->to, piece_state(g, p));
+        cp_add(cp, thread, k && !again ? until : p->from, p->to, piece_state(p));
     }
 }
 
