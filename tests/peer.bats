@@ -340,7 +340,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # the path.
 # argus: server-io's running time in the window, summed (SPIN-SUM: 0.15-
 # 0.21 and 350.05-790.01, 440 ms), is more than its 350 ms blocked: the
-# chain ends there, running, its stretch spanning the pieces summed;
+# chain ends there, running, its stretch spanning its running pieces;
 # crunch-w is not in it. Deliberately differ: one stretch per hop, the one
 # that held the waiter up most. The critical path (SPIN-CRITICAL) has both,
 # instant by instant as Trace Compass.

@@ -424,7 +424,8 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
  * work, slowed or not by others), else runnable (held off the CPU: its
  * holder is the one that held the CPU longest over those pieces). A busy
  * worker preempted a thousand times ran; a thread that needed 30 ms and
- * waited 2 s for a CPU was held off it. *OUT spans the pieces summed. */
+ * waited 2 s for a CPU was held off it. *OUT spans the pieces of the
+ * state it reads as. */
 typedef struct dominant_t {
     const piece *p;             /* the piece standing for it (the latest) */
     uint64_t from, to, sum;
@@ -472,10 +473,10 @@ static bool dominant(const piece *v, int n, dominant_t *out)
             continue;
         bool ran = run > 0 && (run * 10 >= window || runnable == 0);
         out->p = &v[ran ? latest_run : latest_runnable];
-        out->to = v[latest_cpu].to;
+        out->to = out->p->to;
         out->from = out->p->from;
-        for (int j = 0; j < n; j++)     /* the span of the pieces summed */
-            if ((v[j].kind == P_RUN || v[j].kind == P_RUNNABLE) && v[j].from < out->from)
+        for (int j = 0; j < n; j++)     /* the span of the pieces of its state */
+            if (v[j].kind == out->p->kind && v[j].from < out->from)
                 out->from = v[j].from;
         if (ran)
             continue;
