@@ -852,12 +852,9 @@ static void cp_walk(const argus_graph *g, const piece *v, int n, line *seen,
         const char *via = NULL, *end = NULL;
         uint64_t until = p->to;
         int k = blocked_next(g, p, seen, sub, &via, &end, &until);
-        uint32_t next = k ? g->segs[sub[0].seg].thread : ARGUS_NONE;
-        bool again = false;
-        for (uint32_t j = 0; next != ARGUS_NONE && j < seen->n; j++)
-            again |= seen->thread[j] == next;
+        bool again = k && line_has(g, seen, sub[0].seg);
         if (k && !again) {
-            seen->thread[seen->n++] = next;
+            seen->thread[seen->n++] = g->segs[sub[0].seg].thread;
             cp_walk(g, sub, k, seen, cp);
             seen->n--;
         }

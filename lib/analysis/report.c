@@ -2005,11 +2005,6 @@ static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t
     return wi.reason ? argus_graph_str(G, wi.reason) : NULL;
 }
 
-static bool is_sleep(const char *reason)
-{
-    return argus_sleep_reason(reason);
-}
-
 /* "was blocked 3.000 s in poll" of link I of chain C (its state over its
  * stretch), with how the chain ended when it is the last link. */
 static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
@@ -2038,7 +2033,7 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
     }
     uint64_t res, wait;
     const char *reason = chain_reason(c, i, si, &res, &wait);
-    bool sleep = last && strcmp(end, "timeout") == 0 && is_sleep(reason);
+    bool sleep = last && strcmp(end, "timeout") == 0 && argus_sleep_reason(reason);
     sb_puts(b, sleep ? "slept " : "was blocked ");
     sb_dur(b, d);
     sb_puts(b, " in ");
