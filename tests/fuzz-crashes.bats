@@ -4,7 +4,8 @@
 # through their libFuzzer harness without libFuzzer
 # (tests/tools/fuzz-replay.c), with AddressSanitizer and UBSan, on any
 # build. The other targets' reproducers replay through the programs in
-# the tests of those programs.
+# the tests of those programs. And the fuzz-link harness, the same way
+# with LeakSanitizer on: a run cut short frees what it held.
 
 load test_helper
 
@@ -39,4 +40,27 @@ build_record_replay() {
     refute_output --partial "runtime error"
     refute_output --partial "Sanitizer"
     [ "$(grep -c ': ok$' <<<"$output")" -eq "$(ls tests/fuzz/corpus/fuzz-record/* tests/fuzz/crashes/record-* | wc -l)" ]
+}
+
+# The fuzz-link harness with the library's stream and stage code,
+# sanitized, LeakSanitizer on.
+build_link_replay() {
+    ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -g \
+        -fsanitize=address,undefined -fno-sanitize-recover=all \
+        -o "$tmp/replay" tests/fuzz/fuzz-link.c tests/tools/fuzz-replay.c \
+        lib/stream/*.c lib/stages/*.c -lcbor -lxxhash -lyajl -lm -pthread
+}
+
+@test "a run of the six stages cut short by a bad record frees what they held (fuzz-link, issue 28): no leak" {
+    build_link_replay
+    seed=tests/fuzz/corpus/fuzz-link/real-cond-var-hang.cbor
+    printf '\000' > "$tmp/empty"                    # no stream header
+    printf '\000\240' > "$tmp/bad-header"           # a header of no format
+    head -c 3001 "$seed" > "$tmp/cut"               # a record cut short
+    { printf '\200'; tail -c +2 "$tmp/cut"; } > "$tmp/cut-max-pending"
+    ASAN_OPTIONS=detect_leaks=1 run "$tmp/replay" "$tmp/empty" "$tmp/bad-header" \
+        "$tmp/cut" "$tmp/cut-max-pending" "$seed"
+    assert_success
+    refute_output --partial "Sanitizer"
+    [ "$(grep -c ': ok$' <<<"$output")" -eq 5 ]
 }

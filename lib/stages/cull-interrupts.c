@@ -84,14 +84,19 @@ static void cull_record(void *self, const argus_record *r, argus_writer *out)
     argus_write_edited(out, r, &set, 1);
 }
 
-static void cull_finish(void *self, argus_writer *out)
+static void cull_discard(void *self)
 {
     culler *k = self;
-    (void)out;
     argus_table_free(&k->threads);
     free(k);
 }
 
+static void cull_finish(void *self, argus_writer *out)
+{
+    (void)out;
+    cull_discard(self);
+}
+
 const argus_stage_def argus_cull_interrupts_stage = {
-    "cull-interrupts", cull_start, cull_record, cull_finish,
+    "cull-interrupts", cull_start, cull_record, cull_finish, cull_discard,
 };

@@ -185,6 +185,15 @@ static void link_dispatch_record(void *self, const argus_record *r, argus_writer
     argus_write_record(out, r);
 }
 
+static void link_dispatch_discard(void *self)
+{
+    dispatcher *k = self;
+    argus_fifo_free(k->enqueued);
+    argus_fifo_free(k->submitted);
+    argus_fifo_free(k->armed);
+    free(k);
+}
+
 static void link_dispatch_finish(void *self, argus_writer *out)
 {
     dispatcher *k = self;
@@ -192,12 +201,10 @@ static void link_dispatch_finish(void *self, argus_writer *out)
     argus_count(C_ENQUEUES_LEFT, argus_fifo_pending(k->enqueued));
     argus_count(C_SUBMITS_LEFT, argus_fifo_pending(k->submitted));
     argus_count(C_TIMERS_LEFT, argus_fifo_pending(k->armed));
-    argus_fifo_free(k->enqueued);
-    argus_fifo_free(k->submitted);
-    argus_fifo_free(k->armed);
-    free(k);
+    link_dispatch_discard(k);
 }
 
 const argus_stage_def argus_link_dispatch_stage = {
     "link-dispatch", link_dispatch_start, link_dispatch_record, link_dispatch_finish,
+    link_dispatch_discard,
 };

@@ -478,17 +478,23 @@ static void link_flags_record(void *self, const argus_record *r, argus_writer *o
     }
 }
 
+static void link_flags_discard(void *self)
+{
+    flag_linker *k = self;
+    mark_index_free(&k->marks);
+    flag_index_free(&k->writes);
+    free(k);
+}
+
 static void link_flags_finish(void *self, argus_writer *out)
 {
     flag_linker *k = self;
     (void)out;
     if (k->marks.pending)
         argus_count("ca_set marks left without display", k->marks.pending);
-    mark_index_free(&k->marks);
-    flag_index_free(&k->writes);
-    free(k);
+    link_flags_discard(k);
 }
 
 const argus_stage_def argus_link_flags_stage = {
-    "link-flags", link_flags_start, link_flags_record, link_flags_finish,
+    "link-flags", link_flags_start, link_flags_record, link_flags_finish, link_flags_discard,
 };

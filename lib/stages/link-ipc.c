@@ -240,12 +240,9 @@ static void link_ipc_record(void *self, const argus_record *r, argus_writer *out
     }
 }
 
-static void link_ipc_finish(void *self, argus_writer *out)
+static void link_ipc_discard(void *self)
 {
     linker *k = self;
-    (void)out;
-    argus_count(C_SENDS_LEFT, argus_fifo_pending(k->by_port));
-    argus_count(C_REPLIES_LEFT, argus_fifo_pending(k->replies));
     argus_fifo_free(k->by_port);
     argus_fifo_free(k->by_msg);
     argus_fifo_free(k->requests);
@@ -253,6 +250,15 @@ static void link_ipc_finish(void *self, argus_writer *out)
     free(k);
 }
 
+static void link_ipc_finish(void *self, argus_writer *out)
+{
+    linker *k = self;
+    (void)out;
+    argus_count(C_SENDS_LEFT, argus_fifo_pending(k->by_port));
+    argus_count(C_REPLIES_LEFT, argus_fifo_pending(k->replies));
+    link_ipc_discard(k);
+}
+
 const argus_stage_def argus_link_ipc_stage = {
-    "link-ipc", link_ipc_start, link_ipc_record, link_ipc_finish,
+    "link-ipc", link_ipc_start, link_ipc_record, link_ipc_finish, link_ipc_discard,
 };

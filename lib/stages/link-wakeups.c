@@ -229,17 +229,24 @@ static void link_wakeups_record(void *self, const argus_record *r, argus_writer 
                             argus_text_is(r, ARGUS_K_PHASE, "end");
 }
 
+static void link_wakeups_discard(void *self)
+{
+    waker_linker *k = self;
+    argus_fifo_free(k->pending);
+    argus_table_free(&k->threads);
+    free(k);
+}
+
 static void link_wakeups_finish(void *self, argus_writer *out)
 {
     waker_linker *k = self;
     release_all_held(out, &k->threads);
     if (argus_fifo_pending(k->pending))
         argus_count("wakeups left without woken", argus_fifo_pending(k->pending));
-    argus_fifo_free(k->pending);
-    argus_table_free(&k->threads);
-    free(k);
+    link_wakeups_discard(k);
 }
 
 const argus_stage_def argus_link_wakeups_stage = {
     "link-wakeups", link_wakeups_start, link_wakeups_record, link_wakeups_finish,
+    link_wakeups_discard,
 };

@@ -282,6 +282,13 @@ static void segment_record(void *self, const argus_record *r, argus_writer *out)
     segment_event(k, out, t, r);
 }
 
+static void segment_discard(void *self)
+{
+    segmenter *k = self;
+    argus_table_free(&k->threads);
+    free(k);
+}
+
 static void segment_finish(void *self, argus_writer *out)
 {
     segmenter *k = self;
@@ -299,10 +306,9 @@ static void segment_finish(void *self, argus_writer *out)
     argus_count("pids dropped from a full IPC peer set", k->counts.peer_set_full);
     argus_count("ipc events with voucher_pids past the first " VOUCHER_PIDS_MAX_TEXT,
                 k->counts.voucher_pids_left_out);
-    argus_table_free(&k->threads);
-    free(k);
+    segment_discard(k);
 }
 
 const argus_stage_def argus_segment_stage = {
-    "segment", segment_start, segment_record, segment_finish,
+    "segment", segment_start, segment_record, segment_finish, segment_discard,
 };

@@ -729,7 +729,21 @@ struct argus_reader {
     uint64_t last_ts, last_ts_number, last_id;
     bool last_ts_is_event;
     uint64_t last_ts_id;
+    bool opening;           /* reading the header: argus_reader_open has
+                               returned nothing to close yet */
 };
+
+/* Exits 65 with MSG. An error while RD opens (its header) closes it
+ * first: the caller has no reader to close when its argus_die flush
+ * hook jumps back instead of exiting (the fuzz targets). */
+static void reader_die(const argus_reader *rd, const char *msg)
+    __attribute__((noreturn));
+static void reader_die(const argus_reader *rd, const char *msg)
+{
+    if (rd->opening)
+        argus_reader_close((argus_reader *)rd);
+    argus_die(ARGUS_EX_DATAERR, "%s", msg);
+}
 
 static void reader_fail_at(const argus_reader *rd, uint64_t number,
                            uint64_t offset, const char *fmt, va_list ap)
@@ -749,8 +763,10 @@ static void reader_fail_at(const argus_reader *rd, uint64_t number,
         else if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n' || c == '\r')
             hint = "; it looks like text (a trace?): run 'argus decode' on it first";
     }
-    argus_die(ARGUS_EX_DATAERR, "%s: record %llu (byte %llu): %s%s", rd->in.name,
-              (unsigned long long)number, (unsigned long long)offset, what, hint);
+    char msg[8192];     /* a name of up to PATH_MAX, WHAT of 512 */
+    snprintf(msg, sizeof msg, "%s: record %llu (byte %llu): %s%s", rd->in.name,
+             (unsigned long long)number, (unsigned long long)offset, what, hint);
+    reader_die(rd, msg);
 }
 
 void argus_record_fail(const argus_reader *rd, const argus_record *r,
@@ -1334,11 +1350,14 @@ argus_reader *argus_reader_from_input(argus_input *in)
     memset(in, 0, sizeof *in);
     rd->parser = argus_parser_new();
     rd->header_parser = argus_parser_new();
+    rd->opening = true;
 
     argus_record *h = next_record(rd, rd->parser);
-    if (!h)
-        argus_die(ARGUS_EX_DATAERR, "%s: empty input: no stream header",
-                  rd->in.name);
+    if (!h) {
+        char msg[8192];
+        snprintf(msg, sizeof msg, "%s: empty input: no stream header", rd->in.name);
+        reader_die(rd, msg);
+    }
     /* keep the header in memory of its own, parsed again there */
     rd->header_raw = malloc(h->raw_len);
     if (!rd->header_raw)
@@ -1369,6 +1388,7 @@ argus_reader *argus_reader_from_input(argus_input *in)
         argus_record_fail(rd, hh,
                           "unsupported version %llu (this program reads version 1)",
                           (unsigned long long)version);
+    rd->opening = false;
     return rd;
 }
 

@@ -14,10 +14,10 @@
  * by name, as a program opens its input).
  *
  * The programs end at the first bad record (exit 65); here argus_die's
- * flush hook jumps back, and what the stages held is left behind (the
- * reader is closed), so LeakSanitizer is off for this target, as for
- * fuzz-graph (the suite on
- * the sanitizer build runs the programs with it). Checks besides the
+ * flush hook jumps back, and what the run held is freed: the stages not
+ * yet finished (their discard), the writers between them, the reader
+ * (which closes itself when its header is bad), so LeakSanitizer stays
+ * on and a run cut short leaves nothing to the next. Checks besides the
  * sanitizers, on what the last stage wrote: a header first and only
  * there, its "stages" (when the input's was an array of text) ending in
  * the six stages' names; the events are
@@ -44,6 +44,7 @@
 
 #define NSTAGES 6
 
+#define ESCAPE_FREES
 #include "escape.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -216,10 +217,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in = NULL;
     argus_cli_on_die(escape, NULL);
     if (setjmp(escape_to)) {
-        /* the reader's block is most of what a cut-short run leaves */
+        /* what the run held: the stages not yet finished, the writers,
+         * the reader (NULL when its header was bad: it closed itself) */
+        for (int i = 0; i < NSTAGES; i++) {
+            if (links[i].self)
+                defs[i]->discard(links[i].self);
+            argus_writer_close(links[i].out);
+        }
         if (in)
             argus_reader_close(in);
         close(fd);
+        argus_table_free(&seen.in_edges);
+        argus_table_free(&seen.out_ids);
         return 0;
     }
     in = argus_reader_open(path);
@@ -237,10 +246,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         note_input(r);
         deliver(&links[0], r);
     }
-    for (int i = 0; i < NSTAGES; i++)
+    for (int i = 0; i < NSTAGES; i++) {
         defs[i]->finish(links[i].self, links[i].out);
-    for (int i = 0; i < NSTAGES; i++)
+        links[i].self = NULL;   /* freed: not discarded again */
+    }
+    for (int i = 0; i < NSTAGES; i++) {
         argus_writer_close(links[i].out);
+        links[i].out = NULL;
+    }
     argus_reader_close(in);
     argus_cli_on_die(NULL, NULL);
     close(fd);

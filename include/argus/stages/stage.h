@@ -33,6 +33,10 @@ typedef struct argus_stage_def {
     void (*record)(void *self, const argus_record *r, argus_writer *out);
     /* The input has ended: writes what is still pending, counts, frees. */
     void (*finish)(void *self, argus_writer *out);
+    /* The run was cut short (a bad record, where argus_die's flush hook
+     * jumps back instead of the program exiting, as in the fuzz
+     * targets): frees the state, writing and counting nothing. */
+    void (*discard)(void *self);
 } argus_stage_def;
 
 /* Runs DEF as a program: reads PATH (NULL or "-": stdin), writes stdout,
