@@ -205,6 +205,20 @@ setup() {
     fixture tasks.txt
 }
 
+@test "a recording from before argus-record wrote its command line: the one other process its thread list names argus-record is the launched command (DEC-LAUNCHED); a forked process's thread record carries its parent, a thread's none (DEC-PARENT)" {
+    fixture launched.txt
+}
+
+@test "the command line, when there is one, gives launched; without the recorder's own line nothing is guessed (DEC-LAUNCHED)" {
+    { sed -n 1,3p fixtures/ftrace/launched.txt; echo '# argus-command: pid=6050'
+      sed -n '4,$p' fixtures/ftrace/launched.txt; } > "$T/given.txt"
+    run sh -c "argus-decode --format ftrace '$T/given.txt' | argus-to-json | head -1 | jq -c .launched"
+    assert_output 6050
+    grep -v '^# recorded by' fixtures/ftrace/launched.txt > "$T/no-recorder.txt"
+    run sh -c "argus-decode --format ftrace '$T/no-recorder.txt' | argus-to-json | head -1 | jq -c .launched"
+    assert_output null
+}
+
 @test "raw_syscalls sys_enter/sys_exit: syscall begin/end named NR_N, args hex, ret signed; a wait in one has no resource (issue 6.1)" {
     fixture raw-syscalls.txt
 }

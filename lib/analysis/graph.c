@@ -367,6 +367,9 @@ static void load_thread(argus_graph *g, const argus_record *r)
         th->main = b;
     if (argus_get_bool(r, ARGUS_K_KERNEL, &b))
         th->kernel = b;
+    const argus_field *parent = argus_get_named(r, "parent");
+    if (parent && parent->kind == ARGUS_V_UINT)
+        th->parent = parent->u;
 }
 
 static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,

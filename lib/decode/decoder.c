@@ -103,10 +103,10 @@ void argus_put_stream_header_launched(argus_writer *w, const char *source, bool 
 
 void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
                              const char *proc, const char *name, bool main,
-                             bool kernel)
+                             bool kernel, uint64_t parent)
 {
     bool named = name && name[0];
-    argus_put_map(w, 4 + named + main + kernel);
+    argus_put_map(w, 4 + named + main + kernel + (parent != 0));
     PUT_LIT(w, "type");
     PUT_LIT(w, "thread");
     PUT_LIT(w, "tid");
@@ -126,6 +126,10 @@ void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
     if (kernel) {
         PUT_LIT(w, "kernel");
         argus_put_bool(w, true);
+    }
+    if (parent) {
+        PUT_LIT(w, "parent");
+        argus_put_uint(w, parent);
     }
     argus_end_record(w);
 }

@@ -35,6 +35,7 @@ typedef struct thread {
     int64_t tgid;          /* -1: not known */
     char comm[COMM_MAX];
     bool kernel_known, kernel; /* from an argus-thread line */
+    uint64_t parent;       /* the process that forked it (sched_process_fork), 0 */
     bool announced;        /* its thread record is written, up to date */
     bool waiting;          /* a wait written, its woken not yet */
     bool woken_by_wakeup;  /* a wakeup came for the wait */
@@ -122,6 +123,12 @@ struct argus_ft {
     bool have_clock;
     uint64_t clock_mono, clock_real;
     uint64_t launched;     /* "# argus-command: pid=N": the command's pid */
+    /* DEC-LAUNCHED without that line (argus-record before it wrote one):
+     * the recorder's pid ("# recorded by argus-record V: instance
+     * argus-PID"), and the other processes its header lists as
+     * "argus-record": the command, forked and held before tracing */
+    uint64_t recorder_pid, held_child;
+    uint32_t n_held_children;
     uint64_t last_pushed_ts;
 
     /* per cpu: the irq_handler/softirq windows open (a bit per depth: a
@@ -636,9 +643,11 @@ static void write_header(argus_ft *d, const line_slot *s)
     bool origin = s->kind == HEAD_EVENT && !s->counter;
     bool t0 = origin && d->have_clock &&
               d->clock_real + s->ts >= d->clock_mono; /* not before 1970 */
+    uint64_t launched = d->launched ? d->launched
+                        : d->n_held_children == 1 ? d->held_child : 0;
     argus_put_stream_header_launched(d->w, "ftrace", t0,
                                      t0 ? d->clock_real + s->ts - d->clock_mono : 0, origin,
-                                     s->ts, d->launched, d->o.command);
+                                     s->ts, launched, d->o.command);
     d->header_written = true;
 }
 
@@ -651,6 +660,22 @@ static uint64_t parse_pid_field(const char *p, size_t n)
     for (; i < n && p[i] >= '0' && p[i] <= '9' && i < 10; i++)
         v = v * 10 + (uint64_t)(p[i] - '0');
     return i > 0 && (i == n || p[i] == ' ' || p[i] == '\r' || p[i] == '\n') ? v : 0;
+}
+
+/* The recorder's pid in "# recorded by argus-record V: instance
+ * argus-PID, ..." (its tracefs instance is named after it); 0 if none. */
+static uint64_t recorder_pid(const char *p, size_t n)
+{
+    static const char instance[] = ": instance argus-";
+    const char *at = memmem(p, n, instance, sizeof instance - 1);
+    if (!at)
+        return 0;
+    at += sizeof instance - 1;
+    size_t len = 0;
+    while (at + len < p + n && at[len] >= '0' && at[len] <= '9')
+        len++;
+    /* the pid ends the instance's name */
+    return len && (at + len == p + n || at[len] == ',') ? parse_pid_field(at, len) : 0;
 }
 
 /* "mono=SECONDS.FRACTION realtime=SECONDS.FRACTION" of a clock line. */
@@ -754,7 +779,9 @@ static void write_thread(argus_ft *d, thread *t)
         if (m && m->comm[0])
             proc = m->comm;
     }
-    argus_put_thread_record(w, t->tid, pid_of(t), proc, t->comm, main, kernel);
+    /* a thread's parent is its own process: only another process is told */
+    uint64_t parent = t->parent != pid_of(t) ? t->parent : 0;
+    argus_put_thread_record(w, t->tid, pid_of(t), proc, t->comm, main, kernel, parent);
     t->announced = true;
 }
 
@@ -1592,7 +1619,13 @@ static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
         if (!field_dec(body, "child_pid", &pid))
             return (void)write_raw(d, s, cur);
         field(body, "child_comm", &comm);
-        set_comm(get_thread(d, pid), comm.p, comm.n);
+        thread *t = get_thread(d, pid);
+        set_comm(t, comm.p, comm.n);
+        /* DEC-PARENT: the process that forked it */
+        if (pid != 0 && t->parent != pid_of(cur)) {
+            t->parent = pid_of(cur);
+            t->announced = false;
+        }
         return;
     }
     case EV_RENAME: {
@@ -2217,6 +2250,11 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
     }
     if (field(body, "comm", &comm))
         set_comm(t, comm.p, comm.n);
+    if (comm.n == 12 && memcmp(comm.p, "argus-record", 12) == 0 && d->recorder_pid &&
+        tid != d->recorder_pid && pid_of(t) == tid) {
+        d->held_child = tid;
+        d->n_held_children++;
+    }
 }
 
 /* Whether line S (event NAME, Q just after it) ends a system call whose
@@ -2728,6 +2766,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         static const char tag[] = "# argus-thread:";
         static const char clock[] = "# argus-clock:";
         static const char command[] = "# argus-command: pid=";
+        static const char recorder[] = "# recorded by argus-record ";
         if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0)
             map_thread_line(d, p + i + sizeof tag - 1, n - i - (sizeof tag - 1));
         else if (n - i > sizeof clock - 1 && memcmp(p + i, clock, sizeof clock - 1) == 0)
@@ -2735,6 +2774,8 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         else if (n - i > sizeof command - 1 && memcmp(p + i, command, sizeof command - 1) == 0)
             d->launched = parse_pid_field(p + i + sizeof command - 1,
                                           n - i - (sizeof command - 1));
+        else if (n - i > sizeof recorder - 1 && memcmp(p + i, recorder, sizeof recorder - 1) == 0)
+            d->recorder_pid = recorder_pid(p + i, n - i);
         return 0;
     }
     /* trace-cmd report and atrace preambles, overwrite-mode markers */

@@ -24,6 +24,7 @@
 
 typedef struct argus_gthread {
     uint64_t tid, pid;
+    uint64_t parent;            /* the process that forked it, 0: not known */
     uint32_t proc, name;        /* string offsets (argus_graph_str), 0 = none */
     bool main, kernel;
     uint32_t first_seg, last_seg;
