@@ -95,13 +95,13 @@ setup_file() {
     refute_output --partial '"argus-record"'
     refute_output --partial '"Xvfb"'
     refute_output --regexp '"(kworker|ksoftirqd|migration|kcompactd|kdamond|rcu_)'
-    # SPIN-ORDER: the hangs whose chain names a cause (the key press's
-    # driver, the app, dbus-daemon, the service: all held up by the
-    # service's sleep) before the waits still open at the end on nothing
-    # known (the sandbox's runtime threads, a leftover redis-server)
+    # SPIN-ORDER: the hangs whose chain names a cause (the app,
+    # dbus-daemon, the service: all held up by the service's sleep; the
+    # key press's driver, waiting on the app, is told in the app's place)
+    # before the waits still open at the end on nothing known (the
+    # sandbox's runtime threads, a leftover redis-server)
     run records gui-dbus-kernel 'select(.type == "wait_chain") | .end'
     assert_output '"timeout"
-"timeout"
 "timeout"
 "timeout"
 "not_woken"
@@ -177,9 +177,9 @@ wait."
 @test "a sleep its own timer ended is the sleeper's own doing, whatever it asked before (SPIN-SLEEP, gtk3-sleep): the chain is the app alone, end timeout, and the app is its own culprit" {
     unpack gtk3-sleep
     diagnose gtk3-sleep
-    run records gtk3-sleep 'select(.type == "wait_chain") | [.tids, .states, .end]'
+    run records gtk3-sleep 'select(.type == "wait_chain" and .hang == 0) | [.tids, .states, .end]'
     assert_output '[[7074],["blocked"],"timeout"]'
-    run records gtk3-sleep 'select(.type == "culprit") | [.rank, .tid, .reason]'
+    run records gtk3-sleep 'select(.type == "culprit" and .hang == 0) | [.rank, .tid, .reason]'
     assert_output '[1,7074,"clock_nanosleep"]'
     run sed -n 1,2p "$R/gtk3-sleep.report"
     assert_output "Verdict: gtk-sleep-app/main [7074] slept 3.000 s in clock_nanosleep; the keyDown at 270.683002 s
@@ -188,7 +188,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 
 # wait-child: a python3 program named gz-waiter waits in os.waitpid
 # (wait4) for its child gzip -9, which computes about 2.5 s.
-@test "a program --proc names, waiting for its child, is a hang like any other; without --proc the wait is a launcher's (SPIN-IDLE, wait-child)" {
+@test "a program --proc names, waiting for its child, is a hang like any other; neither named nor launched, the wait is a launcher's (SPIN-IDLE, wait-child)" {
     unpack wait-child
     diagnose wait-child --proc gz-waiter
     run records wait-child 'select(.type == "hang") | [.hang, .tid, .reason]'
@@ -197,8 +197,11 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     assert_output '[[9463,9473],["blocked","running"],"running"]'
     run records wait-child 'select(.type == "culprit" and .rank == 1) | .tid'
     assert_output 9473
-    diagnose wait-child
-    run records wait-child 'select(.type == "hang" and .tid == 9463) | .hang'
+    # the recording's command, it is a hang with no flag (DEC-LAUNCHED);
+    # with the recorder's line gone nothing says so
+    grep -v '^# recorded by' "$R/wait-child.txt" > "$R/wait-child-unknown.txt"
+    diagnose wait-child-unknown
+    run records wait-child-unknown 'select(.type == "hang" and .tid == 9463) | .hang'
     assert_output ''
 }
 
@@ -208,16 +211,16 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 @test "threads that only relayed are on the chain and the critical path but are no culprits; the critical path covers the hang's window with no gap (DIFF-RELAY, SPIN-CRITICAL, gui-dbus)" {
     unpack gui-dbus
     diagnose gui-dbus
-    run records gui-dbus 'select(.type == "wait_chain") | .tids | length'
+    run records gui-dbus 'select(.type == "wait_chain" and .hang == 0) | .tids | length'
     assert_output 5
-    run records gui-dbus 'select(.type == "culprit") | [.rank, .proc, .thread, .reason]'
+    run records gui-dbus 'select(.type == "culprit" and .hang == 0) | [.rank, .proc, .thread, .reason]'
     assert_output '[1,"slow-dbus-svc","slow-dbus-svc","clock_nanosleep"]'
     # no gap, no overlap, from the hang's window's start to its end
-    run records gui-dbus 'select(.type == "critical_path") | [.steps as $s | range(1; $s | length) | select($s[.].from != $s[. - 1].to)] | length'
+    run records gui-dbus 'select(.type == "critical_path" and .hang == 0) | [.steps as $s | range(1; $s | length) | select($s[.].from != $s[. - 1].to)] | length'
     assert_output 0
-    run records gui-dbus 'select(.type == "critical_path") | [.steps[0].from, .steps[-1].to] as [$a, $b] | [$b - $a]'
+    run records gui-dbus 'select(.type == "critical_path" and .hang == 0) | [.steps[0].from, .steps[-1].to] as [$a, $b] | [$b - $a]'
     refute_output '[0]'
-    run grep -A2 '^  Where the time went:' "$R/gui-dbus.report"
+    run grep -m1 -A2 '^  Where the time went:' "$R/gui-dbus.report"
     assert_output --regexp '^  Where the time went:
     slow-dbus-svc/main \[[0-9]+\]: 3\.001 s \(99%\): 1\.3 ms running, 3\.000 s waiting out its own timer
       \(a sleep or a timeout\)$'
@@ -228,7 +231,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 @test "a source a key handler queued carries the key to its dispatch: the path steps back in program order over callouts with no wait between (SPIN-PATH, gtk-idle)" {
     unpack gtk-idle
     diagnose gtk-idle
-    run records gtk-idle 'select(.type == "path" and .rank == 1) | [.complete, .ui_kind, .edge_kinds]'
+    run records gtk-idle 'select(.type == "path" and .hang == 0 and .rank == 1) | [.complete, .ui_kind, .edge_kinds]'
     assert_output '[true,"keyDown",["thread","thread"]]'
     run sed -n 1,2p "$R/gtk-idle.report"
     assert_output "Verdict: gtk-idle-app/main [7482] ran 3.001 s on the CPU without blocking; the keyDown at
@@ -238,21 +241,52 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # pipe-full and wait-child were recorded while a compile ran: with no flag
 # its cat and grep, waiting on cc1 through pipes, were reported first.
 # argus-record now writes the command's pid ("# argus-command: pid=N");
-# here it is added to copies of the recordings as argus-record writes it.
-@test "the command the recording launched is what the user asked about: its hangs come first with no flag, and its wait for a child is a hang (SPIN-ORDER, SPIN-IDLE, pipe-full, wait-child)" {
+# these two were recorded before it did, and decode finds the same pid in
+# their thread list (DEC-LAUNCHED).
+@test "the command the recording launched is what the user asked about: its hangs come first with no flag, and its wait for a child is a hang (SPIN-ORDER, SPIN-IDLE, DEC-LAUNCHED, pipe-full, wait-child)" {
     unpack pipe-full wait-child
     { echo '# argus-command: pid=16177'; cat "$R/pipe-full.txt"; } > "$R/pipe-full-launched.txt"
-    { echo '# argus-command: pid=9463'; cat "$R/wait-child.txt"; } > "$R/wait-child-launched.txt"
     run sh -c "argus-decode '$R/pipe-full-launched.txt' | argus-to-json | head -1 | jq -c .launched"
+    assert_output 16177
+    run sh -c "argus-decode '$R/pipe-full.txt' | argus-to-json | head -1 | jq -c .launched"
     assert_output 16177
     diagnose pipe-full-launched
     run records pipe-full-launched 'select(.type == "hang" and .hang == 0) | [.tid, .reason]'
     assert_output '[16177,"write"]'
-    diagnose wait-child-launched
-    run records wait-child-launched 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
+    diagnose wait-child
+    run records wait-child 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
     assert_output '[[9463,9473],"running"]'
-    # without the line, the compile's pipeline comes first
-    diagnose pipe-full
-    run records pipe-full 'select(.type == "hang" and .hang == 0) | .tid'
-    refute_output 16177
+}
+
+# udp-timeout ran dig through `sh -c 'dig ... & wait'`: the launched sh
+# waited (dash's wait: rt_sigsuspend, a "sleeping" wait) until dig's exit
+# woke it. A shell passes the question on to the command it runs.
+@test "a launched shell waiting for its child is no hang; the child it forked is the launched command's and comes first (SPIN-IDLE, SPIN-ORDER, DEC-PARENT, udp-timeout)" {
+    unpack udp-timeout
+    diagnose udp-timeout
+    run records udp-timeout 'select(.type == "thread" and .tid == 27120 and .proc == "dig") | .parent'
+    assert_output 27118
+    run records udp-timeout 'select(.type == "hang" and .hang == 0) | [.tid, .proc]'
+    assert_output '[27120,"dig"]'
+    run records udp-timeout 'select(.type == "hang" and .tid == 27118)'
+    assert_output ''
+}
+
+# midwait's recording ran `sleep 2.8` as its timer while redis-cli waited
+# on a server's DEBUG SLEEP; sdl-busy's ran the key driver, which waited
+# for the app's answer, while the SDL app computed 3 s.
+@test "a lone sleep its own timer ended goes aside; a GUI program's main thread comes first, and the launched key driver waiting on it is told in its place (SPIN-ORDER, midwait, sdl-busy)" {
+    unpack midwait sdl-busy
+    diagnose midwait
+    run records midwait 'select(.type == "hang" and .hang == 0) | [.tid, .proc]'
+    assert_output '[1197,"redis-cli"]'
+    run records midwait 'select(.type == "hang" and .tid == 1204) | [.reason, .result]'
+    assert_output '["clock_nanosleep","timed_out"]'
+    diagnose sdl-busy
+    run records sdl-busy 'select(.type == "hang") | .tid'
+    assert_line --index 0 18931
+    refute_line 19114
+    argus graph "$R/sdl-busy.txt" > "$R/sdl-busy.graph"
+    run sh -c "argus-find-spinning -v '$R/sdl-busy.graph' 2>&1 >/dev/null | grep 'told in its place'"
+    assert_output "argus-find-spinning: hangs waiting on a GUI program's hang, told in its place (SPIN-ORDER): 1"
 }

@@ -60,6 +60,21 @@ judge() {
     [ -z "$wrong" ] || { echo "$wrong"; false; }
 }
 
+# With no flag at all, as a new user first runs it: the recordings hold
+# the usual daemons, and several a CPU hog or a compile beside the
+# program (SPIN-ORDER's tiers, SPIN-IDLE, DEC-LAUNCHED, DEC-PARENT).
+@test "with no flag at all, the verdict of every real recording names its truth's hung thread first and its culprit (SPIN-ORDER)" {
+    local d n truth wrong=""
+    for d in "$ARGUS_ROOT"/fixtures/real/*/; do
+        n=$(basename "$d")
+        truth=$d/truth
+        grep -q '^open=' "$truth" && continue
+        argus diagnose "$R/$n.txt" > "$R/$n.noflag.report"
+        wrong+=$(judge "$n (no flag)" "$(verdict "$R/$n.noflag.report")" "$truth")
+    done
+    [ -z "$wrong" ] || { echo "$wrong"; false; }
+}
+
 @test "the verdict of every hand-written diagnosis and of the demo names its truth's hung thread and culprit, against its baseline" {
     local truth bug base wrong=""
     for truth in "$ARGUS_ROOT"/fixtures/diagnose/*.truth "$ARGUS_ROOT"/fixtures/demo/hang.truth; do

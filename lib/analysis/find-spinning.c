@@ -275,6 +275,7 @@ typedef struct watch {
     uint64_t limit;
     uint64_t launched;          /* the header's "launched": the recorded
                                    command's pid, 0 if none */
+    argus_table parents;        /* pid -> the pid that forked it */
 } watch;
 
 static bool name_in_list(const char *name, const char *const *list, int n)
@@ -294,30 +295,42 @@ static bool watched(const argus_graph *g, uint32_t t, const watch *w)
            strcmp(argus_graph_str(g, th->proc), "argus-record") != 0 && proc_is(g, t, w->proc);
 }
 
-/* A GUI program: one of its threads had a ui_event, or a display server
- * woke one of them. */
-static bool gui_process(const argus_graph *g, const loops *l, uint64_t pid, const watch *w)
+/* A GUI program: one of its threads had a ui_event, a display server woke
+ * one of them (input, replies), or one of them woke a display server (a
+ * client's requests: a program that draws with its own timer, as SDL's
+ * loops do, is never woken by the server). */
+static bool gui_process(const loops *l, uint64_t pid)
 {
-    if (argus_table_get(&l->ui_pids, pid))
-        return true;
-    for (uint32_t t = 0; t < g->nthreads; t++) {
-        if (g->threads[t].pid != pid)
-            continue;
-        for (uint32_t i = g->threads[t].first_seg; i != ARGUS_NONE; i = g->segs[i].next) {
-            const argus_seg *x = &g->segs[i];
-            for (uint32_t k = 0; k < x->out_len; k++) {
-                const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
-                if (e->to_seg == ARGUS_NONE ||
-                    strcmp(argus_graph_str(g, e->kind), "wait") != 0)
-                    continue;
-                const argus_gthread *wt = &g->threads[g->segs[e->to_seg].thread];
-                if (wt->pid != pid &&
-                    name_in_list(argus_graph_str(g, wt->proc), w->input_servers, w->ninput_servers))
-                    return true;
-            }
+    return argus_table_get(&l->ui_pids, pid) != NULL;
+}
+
+static bool input_server(const argus_graph *g, uint32_t thread, const watch *w)
+{
+    return name_in_list(argus_graph_str(g, g->threads[thread].proc), w->input_servers,
+                        w->ninput_servers);
+}
+
+/* Adds to L's ui_pids the processes that a display server woke or that
+ * woke one: one pass over the wait edges. */
+static void find_gui_processes(const argus_graph *g, loops *l, const watch *w)
+{
+    for (uint32_t i = 0; i < g->nsegs; i++) {
+        const argus_seg *x = &g->segs[i];
+        for (uint32_t k = 0; k < x->out_len; k++) {
+            const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+            if (e->to_seg == ARGUS_NONE || strcmp(argus_graph_str(g, e->kind), "wait") != 0)
+                continue;
+            uint32_t waiter = x->thread, waker = g->segs[e->to_seg].thread;
+            const argus_gthread *a = &g->threads[waiter], *b = &g->threads[waker];
+            if (a->pid == b->pid || a->kernel || b->kernel)
+                continue;
+            bool created;
+            if (input_server(g, waker, w) && !input_server(g, waiter, w))
+                argus_table_put(&l->ui_pids, a->pid, &created);
+            else if (input_server(g, waiter, w) && !input_server(g, waker, w))
+                argus_table_put(&l->ui_pids, b->pid, &created);
         }
     }
-    return false;
 }
 
 /* SPIN-LOOP watches the main thread of a GUI program whose main loop the
@@ -329,7 +342,7 @@ static bool *loop_watched_threads(const argus_graph *g, const loops *l, const wa
         argus_die(ARGUS_EX_IOERR, "out of memory (loop threads)");
     for (uint32_t t = 0; t < g->nthreads; t++)
         v[t] = l->limit && g->threads[t].main && argus_table_get(&l->threads, g->threads[t].tid) &&
-               proc_is(g, t, w->proc) && gui_process(g, l, g->threads[t].pid, w);
+               proc_is(g, t, w->proc) && gui_process(l, g->threads[t].pid);
     return v;
 }
 
@@ -376,6 +389,76 @@ static bool event_loop_wait(const argus_graph *g, const argus_seg *s)
                         (int)(sizeof loops / sizeof *loops));
 }
 
+/* Shells and programs that run a command and wait for it: their wait for
+ * their child is the child's (SPIN-IDLE), even when the recorder launched
+ * them; the command they run is then the launched one (SPIN-ORDER). */
+static const char *const wrappers[] = {
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "tcsh", "csh", "busybox",
+    "timeout", "env", "nice", "nohup", "ionice", "chrt", "taskset", "stdbuf",
+    "setsid", "sudo", "su", "doas", "runuser", "time", "xargs", "flock", "unshare",
+    "nsenter", "script",
+};
+
+static bool is_wrapper(const argus_graph *g, uint32_t thread)
+{
+    return name_in_list(argus_graph_str(g, g->threads[thread].proc), wrappers,
+                        (int)(sizeof wrappers / sizeof *wrappers));
+}
+
+/* The pid -> parent table of the graph's threads (decode's DEC-PARENT). */
+static void index_parents(const argus_graph *g, argus_table *parents)
+{
+    for (uint32_t t = 0; t < g->nthreads; t++)
+        if (g->threads[t].parent && g->threads[t].parent != g->threads[t].pid) {
+            bool created;
+            *(uint64_t *)argus_table_put(parents, g->threads[t].pid, &created) =
+                g->threads[t].parent;
+        }
+}
+
+/* Whether PID is the launched command or was forked, however deep, by it
+ * (a bound on the walk: pids are reused). */
+static bool in_launched_tree(const watch *w, uint64_t pid)
+{
+    for (int depth = 0; w->launched && depth < 64; depth++) {
+        if (pid == w->launched)
+            return true;
+        const uint64_t *up = argus_table_get(&w->parents, pid);
+        if (!up)
+            return false;
+        pid = *up;
+    }
+    return false;
+}
+
+/* The segment whose wakeup ended segment S's final wait, ARGUS_NONE. */
+static uint32_t waker_of(const argus_graph *g, uint32_t s)
+{
+    const argus_seg *x = &g->segs[s];
+    for (uint32_t k = 0; k < x->out_len; k++) {
+        const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+        if (e->from == x->wait_id && e->to_seg != ARGUS_NONE &&
+            strcmp(argus_graph_str(g, e->kind), "wait") == 0)
+            return e->to_seg;
+    }
+    return ARGUS_NONE;
+}
+
+/* A parent waiting for its child: in wait4 or waitid, or in a wait the
+ * trace names no system call for (sigsuspend, pause) that a thread of a
+ * process it forked ended. */
+static bool waits_for_child(const argus_graph *g, uint32_t last)
+{
+    const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
+    if (strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0)
+        return true;
+    if (strcmp(reason, "sleeping") != 0)
+        return false;
+    uint32_t waker = waker_of(g, last);
+    return waker != ARGUS_NONE &&
+           g->threads[g->segs[waker].thread].parent == g->threads[g->segs[last].thread].pid;
+}
+
 /* SPIN-IDLE: the wait ending segment S was the program waiting for
  * input, not a hang: a display server woke it (directly, or through a
  * thread of the program it woke just before: Tk's notifier, GLib's
@@ -386,13 +469,7 @@ static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
 {
     for (int hop = 0; hop < 3 && s != ARGUS_NONE; hop++) {
         const argus_seg *x = &g->segs[s];
-        uint32_t waker = ARGUS_NONE;
-        for (uint32_t k = 0; k < x->out_len && waker == ARGUS_NONE; k++) {
-            const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
-            if (e->from == x->wait_id && e->to_seg != ARGUS_NONE &&
-                strcmp(argus_graph_str(g, e->kind), "wait") == 0)
-                waker = e->to_seg;
-        }
+        uint32_t waker = waker_of(g, s);
         if (waker == ARGUS_NONE)
             return false;
         const argus_gthread *wt = &g->threads[g->segs[waker].thread];
@@ -437,12 +514,12 @@ static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const
                      w->ninput_servers))
         return true;
     /* a parent waiting for its child: the child's own time is what to
-     * look at, unless --proc names the parent: then its wait is the hang
+     * look at, unless --proc names the parent, or the recorder launched
+     * it (a program, not a shell or wrapper): then its wait is the hang
      * asked about (the chain goes on to the child) */
-    const char *reason = argus_graph_str(g, g->segs[last].wait_reason);
-    if ((strcmp(reason, "wait4") == 0 || strcmp(reason, "waitid") == 0) &&
-        !(w->proc && proc_is(g, g->segs[last].thread, w->proc)) &&
-        !(w->launched && g->threads[g->segs[last].thread].pid == w->launched))
+    uint32_t t = g->segs[last].thread;
+    if (waits_for_child(g, last) && !(w->proc && proc_is(g, t, w->proc)) &&
+        !(in_launched_tree(w, g->threads[t].pid) && !is_wrapper(g, t)))
         return true;
     /* still waiting when the trace ends, having asked nothing of anyone
      * before it: idle (a server's loop, a shell at its prompt) */
@@ -506,14 +583,13 @@ static void hangs_of_thread(const argus_graph *g, uint32_t t, const watch *w, ha
     }
 }
 
-/* SPIN-ORDER: --hang nodes come worst (longest) first, but hangs held up
- * by the same thread (their wait chains end at it) stay together, the
- * longest chain first (the farther the cause, the more it needs telling:
- * a lock's waiter before the lock holder's own client), and a hang whose
- * thread is a link of another's chain (the holder waiting itself) after
- * the hangs it holds up. Indicator nodes keep their place before them.
- * Before all of them, the hangs of the command the recorder launched (the
- * header's "launched"): what the user asked about. */
+/* SPIN-ORDER: by tier (enum tier), then --hang nodes worst (longest)
+ * first, but hangs held up by the same thread (their wait chains end at
+ * it) stay together, the longest chain first (the farther the cause, the
+ * more it needs telling: a lock's waiter before the lock holder's own
+ * client), and a hang whose thread is a link of another's chain (the
+ * holder waiting itself) after the hangs it holds up. Indicator nodes keep
+ * their place before them. */
 static bool in_chain_of(const argus_graph *g, const argus_chain *c, uint32_t thread)
 {
     for (uint32_t i = 1; i < c->len; i++)
@@ -522,13 +598,21 @@ static bool in_chain_of(const argus_graph *g, const argus_chain *c, uint32_t thr
     return false;
 }
 
+/* SPIN-ORDER's tiers. A window that does not answer is what a user sees
+ * (an indicator, a loop away from its input, a GUI program's main thread);
+ * then the command the recorder launched and what it forked; then the
+ * others; last, a single sleep its own timer ended that no other hang
+ * waits on (a program sleeping as it was told: `sleep 3` as a recording's
+ * timer), and a wait still open at the end on nothing known, unless
+ * launched. */
+enum tier { TIER_GUI, TIER_LAUNCHED, TIER_OTHER, TIER_ASIDE };
+
 typedef struct ordered {
     hang h;
     argus_chain c;
     uint32_t group;             /* position of its group's first hang */
     bool cause;
-    bool unexplained;           /* still waiting at the end, on nothing known */
-    bool launched;              /* a hang of the command the recorder ran */
+    uint8_t tier;
     uint32_t pos;
 } ordered;
 
@@ -540,10 +624,8 @@ static uint32_t root_thread(const argus_graph *g, const ordered *o)
 static int by_order(const void *a, const void *b)
 {
     const ordered *x = a, *y = b;
-    if (x->launched != y->launched)
-        return x->launched ? -1 : 1;
-    if (x->unexplained != y->unexplained)
-        return x->unexplained ? 1 : -1;
+    if (x->tier != y->tier)
+        return x->tier < y->tier ? -1 : 1;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
     if (x->cause != y->cause)
@@ -553,8 +635,36 @@ static int by_order(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* The tier of hang H (its chain C) before SPIN-ORDER's causes are known:
+ * TIER_ASIDE for a timer's sleep is given by order_hangs. */
+static uint8_t tier_of(const argus_graph *g, const hang *h, const argus_chain *c,
+                       const loops *l, const watch *w)
+{
+    const argus_gthread *th = &g->threads[g->segs[h->seg].thread];
+    if (h->event != UINT64_MAX || h->loop || (th->main && gui_process(l, th->pid)))
+        return TIER_GUI;
+    if (in_launched_tree(w, th->pid))
+        return TIER_LAUNCHED;
+    const argus_seg *s = &g->segs[h->seg];
+    bool unexplained = s->wait_id != UINT64_MAX && s->resume == UINT64_MAX && c->end &&
+                       (strcmp(c->end, "not_woken") == 0 || strcmp(c->end, "io") == 0);
+    return unexplained ? TIER_ASIDE : TIER_OTHER;
+}
+
+/* One sleep its own timer ended (not a loop's stretch, not an indicator;
+ * sleeps retried are a poll, waiting on something: a hang). */
+static bool timer_sleep(const argus_graph *g, const hang *h)
+{
+    argus_wait_info hw;
+    if (h->event != UINT64_MAX || h->loop || h->waits != 1 || !argus_final_wait(g, h->seg, &hw))
+        return false;
+    const char *reason = argus_graph_str(g, hw.reason);
+    return hw.wake == ARGUS_WAKE_TIMED_OUT &&
+           (strcmp(reason, "nanosleep") == 0 || strcmp(reason, "clock_nanosleep") == 0);
+}
+
 static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
-                        uint64_t launched)
+                        const loops *l, const watch *w)
 {
     uint32_t n = found->n;
     ordered *o = calloc(n + 1, sizeof *o);
@@ -562,14 +672,9 @@ static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
         argus_die(ARGUS_EX_IOERR, "out of memory (hang order)");
     for (uint32_t i = 0; i < n; i++) {
         o[i] = (ordered){.h = found->v[i], .c = chains[i], .pos = i, .group = i};
-        o[i].launched = launched &&
-                        g->threads[g->segs[found->v[i].seg].thread].pid == launched;
+        o[i].tier = tier_of(g, &found->v[i], &chains[i], l, w);
         if (found->v[i].event != UINT64_MAX)
             continue;           /* indicators: as found */
-        const argus_seg *s = &g->segs[found->v[i].seg];
-        o[i].unexplained = s->wait_id != UINT64_MAX && s->resume == UINT64_MAX &&
-                           chains[i].end && (strcmp(chains[i].end, "not_woken") == 0 ||
-                                             strcmp(chains[i].end, "io") == 0);
         for (uint32_t j = 0; j < i; j++)
             if (found->v[j].event == UINT64_MAX && root_thread(g, &o[j]) == root_thread(g, &o[i])) {
                 o[i].group = o[j].group;
@@ -577,12 +682,29 @@ static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
             }
         for (uint32_t j = 0; j < n && !o[i].cause; j++)
             o[i].cause = i != j && in_chain_of(g, &chains[j], g->segs[found->v[i].seg].thread);
+        if (o[i].tier != TIER_GUI && !o[i].cause && timer_sleep(g, &found->v[i]))
+            o[i].tier = TIER_ASIDE;
     }
-    qsort(o, n, sizeof *o, by_order);
+    /* a hang whose chain runs into a GUI program's hung thread is that
+     * hang seen from outside (a key driver, a service waiting on the app):
+     * told in that hang's place, not again */
+    uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
+        bool victim = false;
+        for (uint32_t j = 0; j < n && !victim && o[i].tier != TIER_GUI; j++)
+            victim = o[j].tier == TIER_GUI && found->v[j].event == UINT64_MAX &&
+                     in_chain_of(g, &chains[i], g->segs[found->v[j].seg].thread);
+        if (victim)
+            argus_count("hangs waiting on a GUI program's hang, told in its place (SPIN-ORDER)", 1);
+        else
+            o[kept++] = o[i];
+    }
+    qsort(o, kept, sizeof *o, by_order);
+    for (uint32_t i = 0; i < kept; i++) {
         found->v[i] = o[i].h;
         chains[i] = o[i].c;
     }
+    found->n = kept;
     free(o);
 }
 
@@ -890,6 +1012,7 @@ argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *he
     const argus_field *lf = argus_get_named(header, "launched");
     if (lf && lf->kind == ARGUS_V_UINT)
         sp->w.launched = lf->u;
+    argus_table_init(&sp->w.parents, sizeof(uint64_t));
     uint64_t hang_ms = sp->o.hang_ms;
     uint64_t loop_ms = hang_ms != HANG_LINUX_DEFAULT ? hang_ms
                        : sp->linux_source ? LOOP_HANG_MS : 0;
@@ -914,6 +1037,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     bool wait_chain = sp->o.wait_chain;
 
     hangs found = {0};
+    index_parents(g, &wp->parents);
     argus_count("indicators", fp->nfound);
     for (uint32_t i = 0; i < fp->nfound; i++) {
         const indicator *in = &fp->found[i];
@@ -935,6 +1059,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     void *val;
     while (argus_table_next(&fp->loops.threads, &pos, &tid, &val))
         loop_back(&fp->loops, tid, val, g->t_last);
+    find_gui_processes(g, &fp->loops, wp);
     bool *loop_watched = loop_watched_threads(g, &fp->loops, wp);
     uint64_t nloops = 0;
     for (uint32_t t = 0; t < g->nthreads; t++)
@@ -956,14 +1081,13 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
         wp->limit = hang_ms * MS;
         for (uint32_t t = 0; t < g->nthreads; t++)
             if (watched(g, t, wp) && (explicit_hang || !loop_watched[t]) &&
-                (!gui_only || gui_process(g, &fp->loops, g->threads[t].pid, wp) ||
-                 (wp->launched && g->threads[t].pid == wp->launched)))
+                (!gui_only || gui_process(&fp->loops, g->threads[t].pid) ||
+                 in_launched_tree(wp, g->threads[t].pid)))
                 hangs_of_thread(g, t, wp, &found);
     }
     free(loop_watched);
     if (found.n > 1)
         qsort(found.v, found.n, sizeof *found.v, by_severity);
-    argus_count("hang nodes", found.n);
     argus_chain *chains = calloc(found.n + 1, sizeof *chains);
     if (!chains)
         argus_die(ARGUS_EX_IOERR, "out of memory (wait chains)");
@@ -973,7 +1097,8 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
             argus_wait_chain(g, h->seg, hang_from(g, h), ARGUS_CHAIN_MAX, &chains[n]);
     }
     argus_cpath cp = {0};
-    order_hangs(g, &found, chains, wp->launched);
+    order_hangs(g, &found, chains, &fp->loops, wp);
+    argus_count("hang nodes", found.n);
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
         const char *cls = class_of(g, h);
@@ -1000,5 +1125,6 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     free(fp->loops.v);
     argus_table_free(&fp->loops.threads);
     argus_table_free(&fp->loops.ui_pids);
+    argus_table_free(&wp->parents);
     free(sp);
 }
