@@ -290,3 +290,21 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     run sh -c "argus-find-spinning -v '$R/sdl-busy.graph' 2>&1 >/dev/null | grep 'told in its place'"
     assert_output "argus-find-spinning: hangs waiting on a GUI program's hang, told in its place (SPIN-ORDER): 1"
 }
+
+# mmap-fault: a program touches 7000 random pages of a 1 GB file mapped
+# from the disk; each major fault is a short uninterruptible wait with no
+# system call, and none alone comes near the limit.
+@test "page faults one after another are one wait, and the faulting thread is its own culprit (SPIN-HANG, argus_wait_retried, DIFF-RELAY, mmap-fault)" {
+    unpack mmap-fault
+    diagnose mmap-fault --proc page-toucher
+    run records mmap-fault 'select(.type == "hang") | [.hang, .tid, .class, .reason, .waits]'
+    assert_output '[0,4234,"wait","disk",6807]'
+    run records mmap-fault 'select(.type == "wait_chain") | [.tids, .end]'
+    assert_output '[[4234],"io"]'
+    run records mmap-fault 'select(.type == "culprit") | [.rank, .tid]'
+    assert_output '[1,4234]'
+    run sed -n 1,3p "$R/mmap-fault.report"
+    assert_output "Verdict: page-toucher/main [4234] was blocked 1.701 s in uninterruptible disk waits (no system
+call traced: page faults or I/O) until an interrupt (I/O) ended it; no UI event was found that led
+to it. Culprit: page-toucher/main [4234] itself."
+}

@@ -316,6 +316,10 @@ bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b)
         y->end - x->resume > RETRY_GAP)
         return false;
     bool same = x->wait_resource == y->wait_resource;
+    /* uninterruptible waits outside any system call the trace names: page
+     * faults reading the disk one after another, whoever completed each */
+    if (strcmp(argus_graph_str(g, x->wait_reason), "disk") == 0)
+        return true;
     if (x->wake == ARGUS_WAKE_TIMED_OUT || x->wake == ARGUS_WAKE_INTERRUPTED ||
         x->wake == ARGUS_WAKE_RESTART)
         return same;

@@ -606,10 +606,15 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
     for (uint32_t i = 0; i < cp.len; i++)
         window += cp.steps[i].to - cp.steps[i].from;
     argus_wait_info hw;
-    bool own = chain.len == 1 && chain.end && strcmp(chain.end, "timeout") == 0 &&
-               chain.state[0] == ARGUS_LINK_BLOCKED &&
-               argus_wait_at(g, chain.segs[0], chain.since[0], &hw) &&
-               argus_sleep_reason(hw.reason ? argus_graph_str(g, hw.reason) : NULL);
+    /* the hang's own doing: its sleep, or its page faults (uninterruptible
+     * waits outside any system call, ended by the disk's interrupt) */
+    bool alone = chain.len == 1 && chain.end && chain.state[0] == ARGUS_LINK_BLOCKED;
+    bool own = alone &&
+               ((strcmp(chain.end, "timeout") == 0 &&
+                 argus_wait_at(g, chain.segs[0], chain.since[0], &hw) &&
+                 argus_sleep_reason(hw.reason ? argus_graph_str(g, hw.reason) : NULL)) ||
+                (strcmp(chain.end, "io") == 0 && argus_final_wait(g, chain.segs[0], &hw) &&
+                 hw.reason && strcmp(argus_graph_str(g, hw.reason), "disk") == 0));
     for (uint32_t i = chain.len; i-- > (own ? 0 : 1);) {    /* deepest first */
         const argus_seg *s = &g->segs[chain.segs[i]];
         if (has_thread(cs, s->thread))

@@ -420,7 +420,9 @@ static void sb_fd_origin(sb *b, uint64_t wait, uint64_t fd)
  * NONE) says it, "futex on 0x7f..." for an address or a port. */
 static void sb_wait_what(sb *b, const char *reason, uint64_t resource, uint64_t wait)
 {
-    if (reason && *reason)
+    if (reason && strcmp(reason, "disk") == 0)  /* D state, no traced syscall */
+        sb_puts(b, "uninterruptible disk waits (no system call traced: page faults or I/O)");
+    else if (reason && *reason)
         sb_sym(b, reason);
     else
         sb_puts(b, "a" NBS "wait");
@@ -1190,7 +1192,9 @@ static void sb_class(sb *b, const hang_rec *h)
         sb_dur(b, h->blocked != NONE && h->blocked ? h->blocked : to > from ? to - from : 0);
         sb_puts(b, " in ");
         sb_wait_what(b, reason, res, w);
-        if (h->waits != NONE && h->waits > 1)
+        if (h->waits != NONE && h->waits > 1 && reason && strcmp(reason, "disk") == 0)
+            sb_printf(b, ", %llu of them one after the other", (unsigned long long)h->waits);
+        else if (h->waits != NONE && h->waits > 1)
             sb_printf(b, ", over %llu waits taken up again one after the other (retried after "
                       "timeouts, or woken by its own threads)", (unsigned long long)h->waits);
         else if (timeouts > 1)

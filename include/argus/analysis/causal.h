@@ -122,8 +122,10 @@ uint32_t argus_next_own(const argus_graph *g, uint32_t s);
  * wait timed out (or was interrupted) and B waits for the same reason on
  * the same resource, or a thread of its own process woke A (a worker's
  * progress) and B waits for the same reason (for futexes, on any word: a
- * condition variable's words change from one wait to the next). A lock
- * retried after sleeps, a poll loop's timeouts, a wait for workers: one
+ * condition variable's words change from one wait to the next), or both
+ * are "disk" waits (uninterruptible, outside any system call: page faults
+ * one after another). A lock retried after sleeps, a poll loop's
+ * timeouts, a wait for workers, a program faulting its pages in: one
  * wait. */
 bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b);
 
