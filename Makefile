@@ -3,8 +3,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
-ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude
-LDLIBS := -lcbor -lxxhash -lyajl -lm -pthread
+# libtracecmd and libtraceevent read trace-cmd's trace.dat (lib/decode/tracedat.c);
+# their headers are in folders of their own, which pkg-config names.
+TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null || \
+    echo -I/usr/include/trace-cmd -I/usr/include/traceevent -I/usr/include/tracefs)
+ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS)
+LDLIBS := -lcbor -lxxhash -lyajl -ltracecmd -ltracefs -ltraceevent -lm -pthread
 
 # A program is filters/NAME.c, or a folder filters/NAME/ of its own files
 # (the recorder).

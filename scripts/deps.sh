@@ -15,6 +15,14 @@ command -v ar >/dev/null 2>&1 || want binutils
 have_header cbor.h || want libcbor-dev
 have_header xxhash.h || want libxxhash-dev
 have_header yajl/yajl_parse.h || want libyajl-dev
+# trace-cmd's trace.dat (argus-decode --format tracedat): libtracecmd reads the
+# file, libtraceevent renders its events (libtracecmd.pc needs libtracefs), its
+# plugins as trace-cmd report renders them (sched_switch, futex, hrtimer, ...)
+have_header trace-cmd/trace-cmd.h || want libtracecmd-dev
+have_header traceevent/event-parse.h || want libtraceevent-dev
+have_header tracefs/tracefs.h || want libtracefs-dev
+ls /usr/lib/*/traceevent/plugins/plugin_sched_switch.so >/dev/null 2>&1 ||
+    want libtraceevent1-plugin
 command -v bats >/dev/null 2>&1 || want bats
 [ -f /usr/lib/bats/bats-support/load.bash ] || want bats-support
 [ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert

@@ -3,6 +3,7 @@
 #include "argus/decode/decode.h"
 #include "argus/decode/ftrace.h"
 #include "argus/decode/jsonl.h"
+#include "argus/decode/tracedat.h"
 #include "argus/stream/cli.h"
 
 #include <stdio.h>
@@ -67,8 +68,7 @@ static const char *binary_kind(const uint8_t *b, size_t n)
         {"BZh", 3, ", bzip2-compressed (bunzip2 it first)"},
         {"\3757zXZ", 6, ", xz-compressed (unxz it first)"},
         {"\050\265\057\375", 4, ", zstd-compressed (unzstd it first)"},
-        {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (decode reads the text "
-                                 "of 'trace-cmd report')"},
+        {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (--format tracedat reads it)"},
         {"PERFILE2", 8, ", a perf.data file (not read)"},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -90,7 +90,8 @@ void argus_decode_check(argus_input *in, const char *format)
     size_t n = in->hi - in->lo;
     if (n == 0)
         argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
-    if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0)
+    if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0 ||
+        strcmp(format, "tracedat") == 0)
         return;
     const uint8_t *nul = memchr(b, 0, n);
     if (nul)
@@ -106,6 +107,8 @@ const char *argus_decode_detect(argus_input *in)
         fill(in);
     if (argus_kd_sniff(in->buf + in->lo, in->hi - in->lo))
         return "kdebug";
+    if (argus_td_sniff(in->buf + in->lo, in->hi - in->lo))
+        return "tracedat";
     if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
         return "ftrace";
     for (size_t i = in->lo; i < in->hi; i++) {
@@ -197,16 +200,42 @@ static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool 
     argus_ft_free(d);
 }
 
+/* trace.dat: rendered into ftrace lines (include/argus/decode/tracedat.h)
+ * for the ftrace decoder, so its stream is that of the report's text. */
+static void decode_tracedat(argus_input *in, argus_writer *w, size_t window, bool verbose,
+                            const char *command)
+{
+    argus_ft_options o = {.name = in->name, .command = command,
+                          .window = window, .need_ftrace = true};
+    argus_ft *d = argus_ft_new(w, &o);
+    char err[512];
+    int rc = argus_td_read(d, in, err, sizeof err);
+    if (rc == -2)
+        argus_ft_drain(d); /* the lines before the error stay */
+    if (verbose)
+        argus_ft_print_counts(d, stderr);
+    if (rc == -1)
+        argus_die(ARGUS_EX_DATAERR, "%s", err);
+    if (rc == -2)
+        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
+    argus_ft_free(d);
+}
+
 void argus_decode_run(argus_input *in, const char *format, argus_decode_options *o,
                       argus_writer *w)
 {
     bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
-    bool ftrace = strcmp(format, "ftrace") == 0;
+    bool tracedat = strcmp(format, "tracedat") == 0;
+    bool ftrace = strcmp(format, "ftrace") == 0 || tracedat;
     argus_kd_options *kd = &o->kd;
     if (ftrace && o->kd_option && (kd->record_size || kd->kdebug_v0 || kd->tb_numer ||
                                    o->codes_given))
         argus_usage_error("--codes, --timebase, --record-size and --kdebug-v0 are for "
                           "kdebug and trace-text input");
+    if (tracedat) {
+        decode_tracedat(in, w, kd->window, o->verbose, o->command);
+        return;
+    }
     if (o->kd_option && !kdebug && !ftrace)
         argus_usage_error("--codes, --window, --timebase, --record-size and "
                           "--kdebug-v0 are for kdebug and trace-text input");
@@ -226,13 +255,13 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
 void argus_decode_need_format(const char *format)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
-                                          "ftrace"};
+                                          "ftrace", "tracedat"};
     if (!format)
         return;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
             return;
     argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                      "ftrace)",
+                      "ftrace, tracedat)",
                       format);
 }

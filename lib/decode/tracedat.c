@@ -1,0 +1,367 @@
+/* trace-cmd's trace.dat to an argus stream (include/argus/decode/tracedat.h):
+ * libtracecmd reads the file (v6, v7, compressed sections), libtraceevent
+ * renders each record through the event formats stored in it, as
+ * `trace-cmd report -t` would print it, and the ftrace text decoder maps
+ * the lines. One mapping for both forms of a trace: what the text decoder
+ * knows (sched_switch, wakeups, syscalls, irqs, timers, workqueues,
+ * argus-record's uprobes, ...) a trace.dat gives the same way, and the
+ * same trace decodes to the same stream either way. */
+#include "argus/decode/tracedat.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <event-utils.h>
+#include <trace-cmd.h>
+#include <trace-seq.h>
+
+/* Exported by libtracecmd but declared only in its private header: the
+ * file's flags, of which TRACECMD_FL_IN_USECS says the clock counts time
+ * (ns), not cycles or a counter (trace-cmd report prints those as a bare
+ * integer), and its CPU count (report's "cpus=N" line). */
+unsigned long tracecmd_get_flags(struct tracecmd_input *handle);
+int tracecmd_cpus(struct tracecmd_input *handle);
+#define TD_FL_IN_USECS (1 << 2)
+
+#define TD_MAGIC "\027\010Dtracing"
+#define TD_MAGIC_LEN 10
+
+bool argus_td_sniff(const uint8_t *buf, size_t len)
+{
+    return len >= TD_MAGIC_LEN && memcmp(buf, TD_MAGIC, TD_MAGIC_LEN) == 0;
+}
+
+/* ---- libtraceevent's and libtracecmd's messages -------------------------- */
+
+/* Both libraries print their warnings on stderr through tep_vprint, a weak
+ * symbol: this one keeps the first warning of a read (the cause of a
+ * failed open, e.g. "Failed to read ...") for argus-decode's one message,
+ * and says nothing else. Thread-local: argus-chain decodes in a thread. */
+static _Thread_local bool capturing;
+static _Thread_local char first_warning[256];
+
+int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,
+               va_list ap)
+{
+    if (!capturing)
+        return __tep_vprint(name, level, print_err, fmt, ap);
+    if (level <= TEP_LOG_WARNING && !first_warning[0]) {
+        vsnprintf(first_warning, sizeof first_warning, fmt, ap);
+        size_t n = strlen(first_warning);
+        while (n && (first_warning[n - 1] == '\n' || first_warning[n - 1] == ' '))
+            first_warning[--n] = 0;
+    }
+    return 0;
+}
+
+/* ---- Opening ------------------------------------------------------------- */
+
+/* A file's buffers: the top one, then its instances (trace-cmd record -B,
+ * trace-cmd extract -B), each with the prefix trace-cmd report gives its
+ * lines when there are instances ("NAME: ", the names right-aligned). */
+typedef struct td_file {
+    struct tracecmd_input *top;
+    struct tracecmd_input **handles;
+    char **prefixes;
+    int n;
+} td_file;
+
+static void td_close(td_file *f)
+{
+    /* the instances' handles first: they hold a reference on the top */
+    for (int i = 1; i < f->n; i++)
+        tracecmd_close(f->handles[i]);
+    if (f->top)
+        tracecmd_close(f->top);
+    for (int i = 0; i < f->n; i++)
+        free(f->prefixes[i]);
+    free(f->handles);
+    free(f->prefixes);
+    *f = (td_file){0};
+}
+
+static char *xstrdup_printf(int width, const char *name, const char *sep)
+{
+    char *s = NULL;
+    if (asprintf(&s, "%*s%s", width, name, sep) < 0)
+        abort();
+    return s;
+}
+
+/* Opens the trace.dat on FD (a descriptor of its own: tracecmd_close
+ * closes it). Returns false when libtracecmd cannot read it. */
+static bool td_open(td_file *f, int fd)
+{
+    *f = (td_file){0};
+    f->top = tracecmd_open_fd(fd, 0);
+    if (!f->top) {
+        close(fd);
+        return false;
+    }
+    int inst = tracecmd_buffer_instances(f->top);
+    if (inst < 0)
+        inst = 0;
+    f->handles = calloc((size_t)inst + 1, sizeof *f->handles);
+    f->prefixes = calloc((size_t)inst + 1, sizeof *f->prefixes);
+    if (!f->handles || !f->prefixes)
+        abort();
+    f->handles[f->n++] = f->top;
+    int width = 0;
+    for (int i = 0; i < inst; i++) {
+        const char *name = tracecmd_buffer_instance_name(f->top, i);
+        if (name && (int)strlen(name) > width)
+            width = (int)strlen(name);
+    }
+    f->prefixes[0] = xstrdup_printf(inst ? width : 0, "", inst ? "  " : "");
+    for (int i = 0; i < inst; i++) {
+        const char *name = tracecmd_buffer_instance_name(f->top, i);
+        struct tracecmd_input *h = name ? tracecmd_buffer_instance_handle(f->top, i) : NULL;
+        if (!h)
+            continue; /* as trace-cmd report: that buffer is left out */
+        f->handles[f->n] = h;
+        f->prefixes[f->n] = xstrdup_printf(width, name, ": ");
+        f->n++;
+    }
+    for (int i = 0; i < f->n; i++) {
+        tracecmd_set_private(f->handles[i], f->prefixes[i]);
+        /* report -t: nanoseconds, which the text decoder keeps */
+        tep_set_flag(tracecmd_get_tep(f->handles[i]), TEP_NSEC_OUTPUT);
+    }
+    return true;
+}
+
+/* A descriptor of the input from its start, for libtracecmd, which
+ * seeks: the file's own, or a memory file holding what a pipe gives. */
+static int td_fd(argus_input *in)
+{
+    struct stat st;
+    if (!in->channel && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        int fd = dup(in->fd);
+        if (fd >= 0 && lseek(fd, 0, SEEK_SET) == 0)
+            return fd;
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    int fd = memfd_create("argus-trace.dat", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    for (;;) {
+        const uint8_t *p = in->buf + in->lo;
+        size_t n = in->hi - in->lo;
+        while (n) {
+            ssize_t w = write(fd, p, n);
+            if (w < 0) {
+                close(fd);
+                return -1;
+            }
+            p += w;
+            n -= (size_t)w;
+        }
+        in->lo = in->hi;
+        if (in->eof)
+            break;
+        argus_input_fill(in); /* the window is empty: it cannot be full */
+    }
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* ---- Rendering ----------------------------------------------------------- */
+
+typedef struct td_pass {
+    argus_ft *d;
+    bool prescan;          /* the first pass: argus_ft_prescan_line */
+    struct trace_seq s;
+    int rc;                /* argus_ft_line's, -1 stops the pass */
+} td_pass;
+
+/* Each line of S (an event's text may hold newlines: a stack trace, a
+ * trace_printk) to the decoder, as a reader of report's text sees them. */
+static int td_lines(td_pass *p, const char *text, size_t len)
+{
+    while (len) {
+        const char *nl = memchr(text, '\n', len);
+        size_t n = nl ? (size_t)(nl - text) : len;
+        if (!p->d) {
+            /* a trial (td_trial): rendered, not decoded */
+        } else if (p->prescan) {
+            argus_ft_prescan_line(p->d, text, n);
+        } else if (argus_ft_line(p->d, text, n) < 0) {
+            return -1;
+        }
+        if (!nl)
+            break;
+        text += n + 1;
+        len -= n + 1;
+    }
+    return 0;
+}
+
+/* trace-cmd report's padding of the event name: 20 columns at least. */
+static void put_event_name(struct trace_seq *s, const struct tep_event *event)
+{
+    const char *name = event ? event->name : "(NULL)";
+    int len = (int)strlen(name);
+    trace_seq_printf(s, " %s: %*s", name, len < 20 ? 20 - len : 0, "");
+}
+
+/* One record as `trace-cmd report -t` prints it (trace-cmd 3.1's
+ * trace_show_data, without its options): the buffer's prefix, a line for
+ * events the kernel dropped before it, COMM-PID [CPU] TS: NAME: INFO. */
+static int td_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+    (void)cpu;
+    td_pass *p = data;
+    struct tep_handle *tep = tracecmd_get_tep(h);
+    const char *prefix = tracecmd_get_private(h);
+    struct trace_seq *s = &p->s;
+    trace_seq_reset(s);
+    if (rec->missed_events > 0)
+        trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu,
+                         (long long)rec->missed_events);
+    else if (rec->missed_events < 0)
+        trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", rec->cpu);
+    trace_seq_puts(s, prefix ? prefix : "");
+    tep_print_event(tep, s, rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID,
+                    TEP_PRINT_CPU);
+    tep_print_event(tep, s, rec, (tracecmd_get_flags(h) & TD_FL_IN_USECS) ? " %9.1d:" : "%12d:",
+                    TEP_PRINT_TIME);
+    put_event_name(s, tep_find_event_by_record(tep, rec));
+    tep_print_event(tep, s, rec, "%s", TEP_PRINT_INFO);
+    trace_seq_terminate(s);
+    size_t len = (size_t)s->len;
+    if (len && s->buffer[len - 1] == '\n')
+        len--;
+    p->rc = td_lines(p, s->buffer, len);
+    return p->rc < 0 ? -1 : 0;
+}
+
+/* One pass over every record of F, the buffers merged in time order as
+ * trace-cmd report merges them, after its "cpus=N" line. */
+static int td_pass_run(td_pass *p, td_file *f)
+{
+    char cpus[32];
+    int n = snprintf(cpus, sizeof cpus, "cpus=%d", tracecmd_cpus(f->top));
+    if (td_lines(p, cpus, (size_t)n) < 0)
+        return -1;
+    tracecmd_iterate_events_multi(f->handles, f->n, td_record, p);
+    return p->rc;
+}
+
+/* ---- A trial in a child -------------------------------------------------- */
+
+/* libtracecmd 1.3 crashes on some damaged files instead of failing: a
+ * buffer instance whose data the file does not hold (a v6 file cut short)
+ * makes tracecmd_buffer_instance_handle free what it shares with the top
+ * handle (trace-cmd report itself dies of SIGSEGV on it). A child reads
+ * the whole file first, rendering every record and writing nothing; when
+ * it dies, the input is refused with a message, never a crash. */
+static int td_trial_pass(int fd)
+{
+    td_file f;
+    if (!td_open(&f, fd))
+        return 1;
+    td_pass p = {.prescan = true};
+    trace_seq_init(&p.s);
+    p.d = NULL; /* td_lines sends nothing in a trial */
+    td_pass_run(&p, &f);
+    return 0;
+}
+
+/* 0: the child read it all; else the signal that killed it (-1: no child). */
+static int td_trial(int fd)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0; /* no trial: read it in this process as it is */
+    if (pid == 0)
+        _exit(td_trial_pass(fd));
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return 0;
+    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+/* ---- Reading ------------------------------------------------------------- */
+
+#define TD_UNREADABLE "libtracecmd cannot read its headers (a file cut short, or damaged)"
+
+static int td_fail(char *err, size_t errlen, const char *name, const char *what)
+{
+    snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: %s", name,
+             first_warning[0] ? first_warning : what);
+    return -1;
+}
+
+/* The two passes over the trace.dat on FD (closed here, as the handles
+ * close theirs): libtracecmd reads a file once, so each pass opens it. */
+static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t errlen)
+{
+    int fd2 = dup(fd);
+    td_file f;
+    if (fd2 < 0 || !td_open(&f, fd)) {
+        if (fd2 >= 0)
+            close(fd2);
+        return td_fail(err, errlen, name, TD_UNREADABLE);
+    }
+    td_pass p = {.d = d, .prescan = true};
+    trace_seq_init(&p.s);
+    td_pass_run(&p, &f); /* the first pass cannot fail */
+    td_close(&f);
+    int rc = 0;
+    if (lseek(fd2, 0, SEEK_SET) != 0 || !td_open(&f, fd2)) {
+        rc = td_fail(err, errlen, name, TD_UNREADABLE);
+    } else {
+        p.prescan = false;
+        p.rc = 0;
+        if (td_pass_run(&p, &f) < 0 || argus_ft_finish(d) < 0)
+            rc = -2;
+        td_close(&f);
+    }
+    trace_seq_destroy(&p.s);
+    return rc;
+}
+
+static int td_read_fd(argus_ft *d, argus_input *in, char *err, size_t errlen)
+{
+    int fd = td_fd(in);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
+        return -1;
+    }
+    int sig = td_trial(fd);
+    if (sig || lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: libtracecmd dies "
+                 "reading it (%s): a file cut short or damaged", in->name,
+                 strsignal(sig ? sig : SIGBUS));
+        return -1;
+    }
+    return td_passes(d, fd, in->name, err, errlen);
+}
+
+int argus_td_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
+{
+    first_warning[0] = 0;
+    /* its warnings say why a file does not open; they come to tep_vprint
+     * above, which keeps the first for the message */
+    tracecmd_set_loglevel(TEP_LOG_WARNING);
+    capturing = true;
+    int rc = td_read_fd(d, in, err, errlen);
+    capturing = false;
+    return rc;
+}
