@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# argus-decode --format tracedat: trace-cmd's trace.dat, versions 6 and 7
+# (issue 29 point 1). The recordings are real (fixtures/tracedat/, its
+# README.md says how each was made), each beside the text `trace-cmd
+# report -t` printed of it: a trace.dat must decode to the stream of that
+# text read as ftrace (docs/stages/decode.md, "tracedat"), so the tests
+# need no trace-cmd.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+F=fixtures/tracedat
+
+setup() {
+    T="$BATS_TEST_TMPDIR"
+}
+
+# stream FILE [ARGS]: FILE decoded, as JSON lines, without the header
+# (its "stages" names the file)
+stream() {
+    set -o pipefail
+    argus-decode "${@:2}" "$1" | argus-to-json | sed 1d
+}
+
+# same_stream DAT TXT: the trace.dat and its report text give one stream
+same_stream() {
+    stream "$2" > "$T/text.jsonl"
+    run --separate-stderr stream "$1"
+    assert_success
+    assert_output "$(cat "$T/text.jsonl")"
+    [ "$(wc -l < "$T/text.jsonl")" -gt 100 ]
+}
+
+# ---- One stream for the file and its text --------------------------------
+
+@test "trace.dat v7, zstd-compressed: the stream of its trace-cmd report -t text, event for event (tracedat: the ftrace decoder of the report's lines)" {
+    same_stream $F/sleep-v7.dat $F/sleep.txt
+}
+
+@test "trace.dat v6 of the same recording: the stream of the text, and the same as v7's (issue 29 point 7: v6 and v7 of one trace)" {
+    same_stream $F/sleep-v6.dat $F/sleep.txt
+    stream $F/sleep-v7.dat > "$T/v7.jsonl"
+    run stream $F/sleep-v6.dat
+    assert_output "$(cat "$T/v7.jsonl")"
+}
+
+@test "trace.dat v7, a pipe's reader blocked 0.6 s: the stream of its text, the read's wait, the write's ipc pair and the woken (docs/inputs/linux.md, section 3)" {
+    same_stream $F/pipe-v7.dat $F/pipe.txt
+    run sh -c "argus-decode $F/pipe-v7.dat | argus-to-json | grep -E '\"(wait|woken|ipc)\"' | grep -E '\"id\":(210|224|239|240),'"
+    assert_output '{"type":"wait","id":210,"ts":84544175,"tid":5508,"pid":5508,"cpu":0,"reason":"read","resource":"0x0"}
+{"type":"ipc","id":224,"ts":678604328,"tid":5507,"pid":5507,"cpu":0,"dir":"send","msg":"0x1","peer":5508,"via":"fd"}
+{"type":"woken","id":239,"ts":684467336,"tid":5508,"pid":5508,"cpu":0,"result":"awakened","runnable":5863008,"cpu_holder":10347}
+{"type":"ipc","id":240,"ts":684605699,"tid":5508,"pid":5508,"cpu":0,"dir":"recv","msg":"0x1","peer":5507,"via":"fd"}'
+}
+
+@test "a trace.dat's header: source ftrace (find-spinning's Linux rules apply), origin its first timestamp in ns, stages the command (DEC-ORIGIN)" {
+    run sh -c "argus-decode $F/sleep-v7.dat | argus-to-json | head -1"
+    assert_output '{"type":"stream","format":"argus","version":1,"source":"ftrace","origin":14631525423489,"stages":["decode fixtures/tracedat/sleep-v7.dat"]}'
+    run head -2 $F/sleep.txt
+    assert_line --index 1 --partial ' 14631.525423489: '
+}
+
+@test "a trace.dat's first pass finds the threads asleep when the trace began, as a text file's does: a wait at ts 0 (synth) for those first named by a wakeup" {
+    run sh -c "argus-decode $F/sleep-v7.dat | argus-to-json | jq -c 'select(.type == \"wait\" and .synth)' | head -2"
+    assert_output '{"type":"wait","id":1,"ts":0,"tid":14,"pid":14,"cpu":0,"reason":"sleeping","synth":true}
+{"type":"wait","id":2,"ts":0,"tid":18,"pid":18,"cpu":0,"reason":"sleeping","synth":true}'
+    # the text's first line of each: a wakeup of it
+    run grep -m1 -E '(pid=|:|-)18 ' $F/sleep.txt
+    assert_output --partial ': sched_waking:         comm=migration/0 pid=18 '
+}
+
+# ---- Telling it, reading it ---------------------------------------------
+
+@test "a trace.dat is told by its magic number without --format, and --format tracedat reads it alike (docs/stages/decode.md)" {
+    stream $F/sleep-v6.dat > "$T/auto.jsonl"
+    run stream $F/sleep-v6.dat --format tracedat
+    assert_success
+    assert_output "$(cat "$T/auto.jsonl")"
+}
+
+@test "a trace.dat on stdin (a pipe: copied to memory, libtracecmd seeks) gives the file's stream" {
+    stream $F/pipe-v7.dat > "$T/file.jsonl"
+    run sh -c "cat $F/pipe-v7.dat | argus-decode | argus-to-json | sed 1d"
+    assert_success
+    assert_output "$(cat "$T/file.jsonl")"
+}
+
+@test "-v on a trace.dat: the ftrace decoder's counters, its lines those of the report's text" {
+    run sh -c "argus-decode -v $F/pipe-v7.dat 2>&1 >/dev/null"
+    assert_output "argus-decode: 274 lines read, 257 events written
+  108 lines not understood, kept as ftrace events
+  1 comment and header lines
+  19 woken at the switch that ran a waiting thread
+  2 woken synthesized (DEC-WOKEN: the thread's own event came first)
+  16 sched_wakeup lines after their sched_waking (one counts)
+  2 ipc events paired from a send waking a receive
+  4 threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start
+  18 preempted events (switched out runnable, back on a CPU 1 ms or more later)"
+    [ "$(wc -l < $F/pipe.txt)" = 274 ]
+}
+
+@test "trace.dat v7 uncompressed (trace-cmd convert --compression none): the same stream (skipped without trace-cmd)" {
+    command -v trace-cmd > /dev/null || skip "no trace-cmd (Debian package trace-cmd)"
+    trace-cmd convert -i $F/sleep-v7.dat --file-version 7 --compression none -o "$T/plain.dat" > /dev/null 2>&1
+    stream $F/sleep-v7.dat > "$T/v7.jsonl"
+    run stream "$T/plain.dat"
+    assert_success
+    assert_output "$(cat "$T/v7.jsonl")"
+}
+
+# ---- Errors (docs/stages/decode.md, Errors; stream-v1: exit 65) -----------
+
+@test "a trace.dat cut short in its headers: one message naming the file, exit 65, nothing written" {
+    head -c 20000 $F/sleep-v7.dat > "$T/cut.dat"
+    run --separate-stderr argus-decode "$T/cut.dat"
+    assert_failure 65
+    assert_output ""
+    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
+}
+
+@test "a v6 trace.dat cut short in its data, on which libtracecmd itself crashes (trace-cmd report dies of SIGSEGV): one message, exit 65, no crash" {
+    head -c 150000 $F/sleep-v6.dat > "$T/cut.dat"
+    run --separate-stderr argus-decode "$T/cut.dat"
+    assert_failure 65
+    assert_output ""
+    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: libtracecmd dies reading it (Segmentation fault): a file cut short or damaged" ]
+}
+
+@test "the magic number alone, on stdin: one message, exit 65" {
+    run --separate-stderr sh -c "head -c 10 $F/sleep-v7.dat | argus-decode"
+    assert_failure 65
+    [ "$stderr" = "argus-decode: <stdin>: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
+}
+
+@test "a trace.dat given as --format ftrace: refused as binary, the format to use named (exit 65)" {
+    run --separate-stderr argus-decode --format ftrace $F/sleep-v7.dat
+    assert_failure 65
+    [ "$stderr" = "argus-decode: fixtures/tracedat/sleep-v7.dat: not ftrace text: binary data, a trace-cmd trace.dat file (--format tracedat reads it) (a NUL byte at byte 11)" ]
+}
+
+@test "--format tracedat given a text: not a trace.dat, exit 65" {
+    run --separate-stderr argus-decode --format tracedat $F/pipe.txt
+    assert_failure 65
+    [ "$stderr" = "argus-decode: fixtures/tracedat/pipe.txt: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
+}
+
+# ---- Everywhere a text trace goes ------------------------------------------
+
+@test "argus graph of a trace.dat: the graph of its text (decode in argus-chain's thread)" {
+    argus graph $F/pipe.txt | argus-to-json | sed 1d > "$T/text.graph"
+    run sh -c "argus graph $F/pipe-v7.dat | argus-to-json | sed 1d"
+    assert_success
+    assert_output "$(cat "$T/text.graph")"
+}
+
+@test "argus diagnose of a trace.dat: the report of its text, the 0.6 s read of head the hang" {
+    argus diagnose $F/pipe.txt > "$T/text.report"
+    run argus diagnose $F/pipe-v7.dat
+    assert_success
+    assert_output "$(cat "$T/text.report")"
+    assert_line --index 0 --partial "Verdict (hang 0): head/main [5508] was blocked 594.1 ms in read"
+}
