@@ -123,7 +123,7 @@ same_stream() {
     run --separate-stderr argus-decode "$T/cut.dat"
     assert_failure 65
     assert_output ""
-    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: libtracecmd dies reading it (Segmentation fault): a file cut short or damaged" ]
+    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: libtracecmd crashes reading it (a file cut short or damaged)" ]
 }
 
 @test "the magic number alone, on stdin: one message, exit 65" {

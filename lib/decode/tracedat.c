@@ -9,7 +9,7 @@
 #include "argus/decode/tracedat.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +61,15 @@ int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const 
             first_warning[--n] = 0;
     }
     return 0;
+}
+
+/* libtracecmd 1.3 leaks a few bytes when a file's headers do not parse
+ * (strings its sscanf allocated): not ours to free. LeakSanitizer (make
+ * check) asks the program for its suppressions through this hook. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libtracecmd.so\nleak:libtraceevent.so\n";
 }
 
 /* ---- Opening ------------------------------------------------------------- */
@@ -269,11 +278,13 @@ static int td_pass_run(td_pass *p, td_file *f)
  * handle (trace-cmd report itself dies of SIGSEGV on it). A child reads
  * the whole file first, rendering every record and writing nothing; when
  * it dies, the input is refused with a message, never a crash. */
+#define TD_NO_OPEN 3 /* the child's exit when the file does not open */
+
 static int td_trial_pass(int fd)
 {
     td_file f;
     if (!td_open(&f, fd))
-        return 1;
+        return TD_NO_OPEN;
     td_pass p = {.prescan = true};
     trace_seq_init(&p.s);
     p.d = NULL; /* td_lines sends nothing in a trial */
@@ -281,19 +292,26 @@ static int td_trial_pass(int fd)
     return 0;
 }
 
-/* 0: the child read it all; else the signal that killed it (-1: no child). */
-static int td_trial(int fd)
+/* Whether the child read it all, or could not open it (the parent's own
+ * open says so then): false when it died. Under AddressSanitizer a SIGSEGV
+ * is an exit with a report, not a signal: any other end is a death, and
+ * the child's stderr goes nowhere (the parent gives the one message). */
+static bool td_trial(int fd)
 {
     pid_t pid = fork();
     if (pid < 0)
-        return 0; /* no trial: read it in this process as it is */
-    if (pid == 0)
+        return true; /* no trial: read it in this process as it is */
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
         _exit(td_trial_pass(fd));
+    }
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
-            return 0;
-    return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+            return true;
+    return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == TD_NO_OPEN);
 }
 
 /* ---- Reading ------------------------------------------------------------- */
@@ -343,12 +361,10 @@ static int td_read_fd(argus_ft *d, argus_input *in, char *err, size_t errlen)
         snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
         return -1;
     }
-    int sig = td_trial(fd);
-    if (sig || lseek(fd, 0, SEEK_SET) != 0) {
+    if (!td_trial(fd) || lseek(fd, 0, SEEK_SET) != 0) {
         close(fd);
-        snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: libtracecmd dies "
-                 "reading it (%s): a file cut short or damaged", in->name,
-                 strsignal(sig ? sig : SIGBUS));
+        snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: libtracecmd crashes "
+                 "reading it (a file cut short or damaged)", in->name);
         return -1;
     }
     return td_passes(d, fd, in->name, err, errlen);
