@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <event-utils.h>
 #include <trace-cmd.h>
 #include <trace-seq.h>
 
@@ -38,29 +36,6 @@ int tracecmd_cpus(struct tracecmd_input *handle);
 bool argus_td_sniff(const uint8_t *buf, size_t len)
 {
     return len >= TD_MAGIC_LEN && memcmp(buf, TD_MAGIC, TD_MAGIC_LEN) == 0;
-}
-
-/* ---- libtraceevent's and libtracecmd's messages -------------------------- */
-
-/* Both libraries print their warnings on stderr through tep_vprint, a weak
- * symbol: this one keeps the first warning of a read (the cause of a
- * failed open, e.g. "Failed to read ...") for argus-decode's one message,
- * and says nothing else. Thread-local: argus-chain decodes in a thread. */
-static _Thread_local bool capturing;
-static _Thread_local char first_warning[256];
-
-int tep_vprint(const char *name, enum tep_loglevel level, bool print_err, const char *fmt,
-               va_list ap)
-{
-    if (!capturing)
-        return __tep_vprint(name, level, print_err, fmt, ap);
-    if (level <= TEP_LOG_WARNING && !first_warning[0]) {
-        vsnprintf(first_warning, sizeof first_warning, fmt, ap);
-        size_t n = strlen(first_warning);
-        while (n && (first_warning[n - 1] == '\n' || first_warning[n - 1] == ' '))
-            first_warning[--n] = 0;
-    }
-    return 0;
 }
 
 /* libtracecmd 1.3 leaks a few bytes when a file's headers do not parse
@@ -316,12 +291,12 @@ static bool td_trial(int fd)
 
 /* ---- Reading ------------------------------------------------------------- */
 
-#define TD_UNREADABLE "libtracecmd cannot read its headers (a file cut short, or damaged)"
-
-static int td_fail(char *err, size_t errlen, const char *name, const char *what)
+/* libtracecmd says no more than that the file does not open (trace-cmd
+ * report prints "error reading header"). */
+static int td_fail(char *err, size_t errlen, const char *name)
 {
-    snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: %s", name,
-             first_warning[0] ? first_warning : what);
+    snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: libtracecmd cannot "
+             "read its headers (a file cut short, or damaged)", name);
     return -1;
 }
 
@@ -334,7 +309,7 @@ static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t er
     if (fd2 < 0 || !td_open(&f, fd)) {
         if (fd2 >= 0)
             close(fd2);
-        return td_fail(err, errlen, name, TD_UNREADABLE);
+        return td_fail(err, errlen, name);
     }
     td_pass p = {.d = d, .prescan = true};
     trace_seq_init(&p.s);
@@ -342,7 +317,7 @@ static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t er
     td_close(&f);
     int rc = 0;
     if (lseek(fd2, 0, SEEK_SET) != 0 || !td_open(&f, fd2)) {
-        rc = td_fail(err, errlen, name, TD_UNREADABLE);
+        rc = td_fail(err, errlen, name);
     } else {
         p.prescan = false;
         p.rc = 0;
@@ -354,7 +329,7 @@ static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t er
     return rc;
 }
 
-static int td_read_fd(argus_ft *d, argus_input *in, char *err, size_t errlen)
+int argus_td_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
 {
     int fd = td_fd(in);
     if (fd < 0) {
@@ -368,16 +343,4 @@ static int td_read_fd(argus_ft *d, argus_input *in, char *err, size_t errlen)
         return -1;
     }
     return td_passes(d, fd, in->name, err, errlen);
-}
-
-int argus_td_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
-{
-    first_warning[0] = 0;
-    /* its warnings say why a file does not open; they come to tep_vprint
-     * above, which keeps the first for the message */
-    tracecmd_set_loglevel(TEP_LOG_WARNING);
-    capturing = true;
-    int rc = td_read_fd(d, in, err, errlen);
-    capturing = false;
-    return rc;
 }
