@@ -223,7 +223,7 @@ setup() {
     fixture raw-syscalls.txt
 }
 
-@test "argus-record's lines (contract): argus-thread lines give tgid, kernel flag and name (with spaces) before any event; argus_flag_write/read are flag_write/flag_read (issue 6.1, issue 6.2)" {
+@test "argus-record's lines (contract): argus-thread lines give tgid, kernel flag, parent (DEC-PARENT) and name (with spaces) before any event; argus_flag_write/read are flag_write/flag_read (issue 6.1, issue 6.2)" {
     fixture argus-record.txt
 }
 

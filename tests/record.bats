@@ -237,8 +237,9 @@ after: not mounted"
     # kthreadd, and the command's process as it was at the start (forked,
     # not yet exec'd)
     run grep -E '^# argus-thread: tid=(2|'"$pid"') ' "$T"
-    assert_output "# argus-thread: tid=2 tgid=2 kernel=1 comm=kthreadd
-# argus-thread: tid=$pid tgid=$pid kernel=0 comm=argus-record"
+    assert_line --index 0 "# argus-thread: tid=2 tgid=2 kernel=1 comm=kthreadd"
+    # its parent is the recorder (ppid: DEC-PARENT)
+    assert_line --index 1 --regexp "^# argus-thread: tid=$pid tgid=$pid kernel=0 ppid=[1-9][0-9]* comm=argus-record\$"
     # every argus-thread line before the first event, one per tid, by tid
     first_event=$(grep -nv '^#' "$T" | head -1 | cut -d: -f1)
     last_thread=$(grep -n '^# argus-thread: ' "$T" | tail -1 | cut -d: -f1)

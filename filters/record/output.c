@@ -111,8 +111,14 @@ static void write_threads(const struct thread_list *start, const struct thread_l
         } else {
             t = &end->v[j++];
         }
-        out_printf("# argus-thread: tid=%d tgid=%d kernel=%d comm=%s\n", t->tid, t->tgid,
-                   t->kernel ? 1 : 0, t->comm);
+        /* a process's parent: whose child it is when the trace has no
+         * fork for it (decode's DEC-PARENT) */
+        if (t->tid == t->tgid && t->ppid > 0)
+            out_printf("# argus-thread: tid=%d tgid=%d kernel=%d ppid=%d comm=%s\n", t->tid,
+                       t->tgid, t->kernel ? 1 : 0, t->ppid, t->comm);
+        else
+            out_printf("# argus-thread: tid=%d tgid=%d kernel=%d comm=%s\n", t->tid, t->tgid,
+                       t->kernel ? 1 : 0, t->comm);
         n_threads_out++;
     }
 }

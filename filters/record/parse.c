@@ -80,8 +80,9 @@ bool parse_maps_line(char *line, struct mapping *mp)
     return true;
 }
 
-/* A thread's comm and whether it is a kernel thread, from the text of its
- * /proc stat file BUF (NUL-terminated); false when it is not one. */
+/* A thread's comm, its process's parent and whether it is a kernel
+ * thread, from the text of its /proc stat file BUF (NUL-terminated); false
+ * when it is not one. */
 bool parse_thread_stat(const char *buf, struct thread_info *t)
 {
     /* "TID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may
@@ -98,8 +99,10 @@ bool parse_thread_stat(const char *buf, struct thread_info *t)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?'; /* one line per thread */
     unsigned long long flags;
-    if (sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+    int ppid;
+    if (sscanf(close_paren + 1, " %*c %d %*d %*d %*d %*d %llu", &ppid, &flags) != 2)
         return false;
+    t->ppid = ppid > 0 ? ppid : 0;
     /* every kernel thread, kthreadd's children too, has PF_KTHREAD; a
      * parent pid of 2 is no proof (in a pid namespace, 2 is a process) */
     t->kernel = (flags & PF_KTHREAD_FLAG) != 0;

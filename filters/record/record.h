@@ -122,6 +122,7 @@ void write_probes_header(void);
 
 struct thread_info {
     int tid, tgid;
+    int ppid;           /* the parent process, 0 when none (kthreadd, init's) */
     bool kernel;
     char comm[64];
 };
@@ -132,7 +133,8 @@ struct thread_list {
 };
 
 bool read_thread(int tgid, int tid, struct thread_info *t);
-/* T's comm and kernel flag from the text of a /proc stat file (parse.c) */
+/* T's comm, parent and kernel flag from the text of a /proc stat file
+ * (parse.c) */
 bool parse_thread_stat(const char *buf, struct thread_info *t);
 void scan_threads(struct thread_list *list);
 void sort_threads(struct thread_list *list);

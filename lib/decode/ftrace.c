@@ -2233,11 +2233,12 @@ static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span b
     write_syscall(d, s, cur, (span){name, (size_t)n}, begin, args, nargs, have_ret, ret);
 }
 
-/* "# argus-thread: tid=T tgid=G kernel=K comm=NAME" (argus-record). */
+/* "# argus-thread: tid=T tgid=G kernel=K [ppid=P] comm=NAME"
+ * (argus-record). */
 static void map_thread_line(argus_ft *d, const char *p, size_t n)
 {
     span body = {p, n}, comm = {0};
-    uint64_t tid, tgid, kernel = 0;
+    uint64_t tid, tgid, kernel = 0, ppid;
     if (!field_dec(body, "tid", &tid) || tid == 0)
         return; /* tid 0 is the idle task, a kernel thread whatever a line says */
     thread *t = get_thread(d, tid);
@@ -2246,6 +2247,10 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
     if (field_dec(body, "kernel", &kernel)) {
         t->kernel_known = true;
         t->kernel = kernel != 0;
+        t->announced = false;
+    }
+    if (field_dec(body, "ppid", &ppid) && ppid != 0 && ppid != pid_of(t)) {
+        t->parent = ppid;       /* DEC-PARENT, for a process older than the trace */
         t->announced = false;
     }
     if (field(body, "comm", &comm))

@@ -59,6 +59,7 @@ static void check_line(const char *line, struct maps *maps, size_t *alloc)
     if (parse_thread_stat(line, &t)) {
         size_t n = strnlen(t.comm, sizeof t.comm);
         CHECK(n < sizeof t.comm);
+        CHECK(t.ppid >= 0);
         for (size_t i = 0; i < n; i++)
             CHECK((unsigned char)t.comm[i] >= 0x20 && t.comm[i] != 0x7f);
     }
