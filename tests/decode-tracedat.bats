@@ -110,20 +110,22 @@ same_stream() {
 
 # ---- Errors (docs/stages/decode.md, Errors; stream-v1: exit 65) -----------
 
-@test "a trace.dat cut short in its headers: one message naming the file, exit 65, nothing written" {
-    head -c 20000 $F/sleep-v7.dat > "$T/cut.dat"
+# cut_fails FILE BYTES WHY: FILE's first BYTES bytes are refused with one
+# message naming the cut file and WHY, exit 65, nothing written
+cut_fails() {
+    head -c "$2" "$1" > "$T/cut.dat"
     run --separate-stderr argus-decode "$T/cut.dat"
     assert_failure 65
     assert_output ""
-    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
+    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: $3" ]
+}
+
+@test "a trace.dat cut short in its headers: one message naming the file, exit 65, nothing written" {
+    cut_fails $F/sleep-v7.dat 20000 "libtracecmd cannot read its headers (a file cut short, or damaged)"
 }
 
 @test "a v6 trace.dat cut short in its data, on which libtracecmd itself crashes (trace-cmd report dies of SIGSEGV): one message, exit 65, no crash" {
-    head -c 150000 $F/sleep-v6.dat > "$T/cut.dat"
-    run --separate-stderr argus-decode "$T/cut.dat"
-    assert_failure 65
-    assert_output ""
-    [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: libtracecmd crashes reading it (a file cut short or damaged)" ]
+    cut_fails $F/sleep-v6.dat 150000 "libtracecmd crashes reading it (a file cut short or damaged)"
 }
 
 @test "the magic number alone, on stdin: one message, exit 65" {

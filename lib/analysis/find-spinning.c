@@ -473,7 +473,7 @@ static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
         if (waker == ARGUS_NONE)
             return false;
         const argus_gthread *wt = &g->threads[g->segs[waker].thread];
-        if (name_in_list(argus_graph_str(g, wt->proc), w->input_servers, w->ninput_servers))
+        if (input_server(g, g->segs[waker].thread, w))
             return true;
         if (wt->pid != g->threads[x->thread].pid)
             return false;
@@ -509,9 +509,7 @@ static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const
     if (waited_for_input(g, last, w))
         return true;
     /* a display server in its loop waits for its clients and for input */
-    if (event_loop_wait(g, &g->segs[last]) &&
-        name_in_list(argus_graph_str(g, g->threads[g->segs[last].thread].proc), w->input_servers,
-                     w->ninput_servers))
+    if (event_loop_wait(g, &g->segs[last]) && input_server(g, g->segs[last].thread, w))
         return true;
     /* a parent waiting for its child: the child's own time is what to
      * look at, unless --proc names the parent, or the recorder launched
