@@ -205,6 +205,22 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     assert_output ''
 }
 
+# late-start: wait-child started by a shell that sleeps 1.5 s, then execs
+# the waiter (pid 30971); the recorder (30970) released it 1.5 s before
+# the hang and waits for its exit in ppoll all through it.
+@test "a thread the hang's own thread woke after the hang waited on it and is no culprit; a child wait before the thread's exec was the shell's, no hang (DIFF-WAITER, SPIN-IDLE, late-start)" {
+    unpack late-start
+    diagnose late-start --proc gz-waiter --baseline "$R/late-start.normal.txt"
+    run records late-start 'select(.type == "hang") | [.hang, .tid, .reason]'
+    assert_output '[0,30971,"wait4"]'
+    run records late-start 'select(.type == "culprit") | [.rank, .tid, .state]'
+    assert_output '[1,30973,"busy"]'
+    # the recorder, on the baseline's path (its release woke the program
+    # first), blocked in ppoll until the waiter's exit woke it
+    run records late-start 'select(.type == "thread" and .tid == 30970) | .proc'
+    assert_output '"argus-record"'
+}
+
 # gui-dbus: the app's GDBus worker, dbus-daemon and the service's GDBus
 # worker only pass the call and its reply on; the service's main thread
 # sleeps 3 s.

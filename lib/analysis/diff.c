@@ -488,6 +488,18 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
                 continue;
             if (busy && until - since < LONG_RUN && since > a)
                 continue;
+            /* DIFF-WAITER: blocked until the hang's own thread woke it
+             * after the hang, it waited on the hang (a parent for its
+             * child's exit, a client for an answer), it did not cause it;
+             * unless the hang asked its process (they waited on each
+             * other: a deadlock a timeout broke) */
+            uint32_t waker = busy ? ARGUS_NONE : argus_graph_waker(g, seg);
+            if (waker != ARGUS_NONE && g->segs[waker].thread == c->hang_thread &&
+                g->segs[waker].begin >= argus_seg_until(g, hs) &&
+                hs->send_peer != g->threads[t].pid) {
+                argus_count("baseline threads that waited on the hang (DIFF-WAITER)", 1);
+                continue;
+            }
             /* DIFF-CONNECTED: a thread tied to this hang in this trace
              * (on its chain or causal path, or acting in the baseline on
              * one that is), not one that only shares a name with a

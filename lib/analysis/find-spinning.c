@@ -431,19 +431,6 @@ static bool in_launched_tree(const watch *w, uint64_t pid)
     return false;
 }
 
-/* The segment whose wakeup ended segment S's final wait, ARGUS_NONE. */
-static uint32_t waker_of(const argus_graph *g, uint32_t s)
-{
-    const argus_seg *x = &g->segs[s];
-    for (uint32_t k = 0; k < x->out_len; k++) {
-        const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
-        if (e->from == x->wait_id && e->to_seg != ARGUS_NONE &&
-            strcmp(argus_graph_str(g, e->kind), "wait") == 0)
-            return e->to_seg;
-    }
-    return ARGUS_NONE;
-}
-
 /* A parent waiting for its child: in wait4 or waitid, or in a wait the
  * trace names no system call for (sigsuspend, pause) that a thread of a
  * process it forked ended. */
@@ -454,7 +441,7 @@ static bool waits_for_child(const argus_graph *g, uint32_t last)
         return true;
     if (strcmp(reason, "sleeping") != 0)
         return false;
-    uint32_t waker = waker_of(g, last);
+    uint32_t waker = argus_graph_waker(g, last);
     return waker != ARGUS_NONE &&
            g->threads[g->segs[waker].thread].parent == g->threads[g->segs[last].thread].pid;
 }
@@ -469,7 +456,7 @@ static bool waited_for_input(const argus_graph *g, uint32_t s, const watch *w)
 {
     for (int hop = 0; hop < 3 && s != ARGUS_NONE; hop++) {
         const argus_seg *x = &g->segs[s];
-        uint32_t waker = waker_of(g, s);
+        uint32_t waker = argus_graph_waker(g, s);
         if (waker == ARGUS_NONE)
             return false;
         const argus_gthread *wt = &g->threads[g->segs[waker].thread];
@@ -514,10 +501,14 @@ static bool idle_wait(const argus_graph *g, uint32_t first, uint32_t last, const
     /* a parent waiting for its child: the child's own time is what to
      * look at, unless --proc names the parent, or the recorder launched
      * it (a program, not a shell or wrapper): then its wait is the hang
-     * asked about (the chain goes on to the child) */
+     * asked about (the chain goes on to the child). A wait before the
+     * thread's latest exec was the program it ran then (a shell that
+     * execs the program later), not the one its name says. */
     uint32_t t = g->segs[last].thread;
-    if (waits_for_child(g, last) && !(w->proc && proc_is(g, t, w->proc)) &&
-        !(in_launched_tree(w, g->threads[t].pid) && !is_wrapper(g, t)))
+    bool named_then = g->segs[last].begin >= g->threads[t].exec_ts;
+    if (waits_for_child(g, last) &&
+        !(named_then && w->proc && proc_is(g, t, w->proc)) &&
+        !(named_then && in_launched_tree(w, g->threads[t].pid) && !is_wrapper(g, t)))
         return true;
     /* still waiting when the trace ends, having asked nothing of anyone
      * before it: idle (a server's loop, a shell at its prompt) */

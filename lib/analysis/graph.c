@@ -298,6 +298,18 @@ uint32_t argus_graph_seg_before(const argus_graph *g, uint32_t thread,
     return lo ? v[lo - 1] : ARGUS_NONE;
 }
 
+uint32_t argus_graph_waker(const argus_graph *g, uint32_t s)
+{
+    const argus_seg *x = &g->segs[s];
+    for (uint32_t k = 0; k < x->out_len; k++) {
+        const argus_gedge *e = &g->edges[g->out_edges[x->out_off + k]];
+        if (e->from == x->wait_id && e->to_seg != ARGUS_NONE &&
+            strcmp(argus_graph_str(g, e->kind), "wait") == 0)
+            return e->to_seg;
+    }
+    return ARGUS_NONE;
+}
+
 uint32_t argus_graph_seg_at(const argus_graph *g, uint32_t thread, uint64_t t)
 {
     uint32_t i = argus_graph_seg_before(g, thread, t);
@@ -1245,6 +1257,9 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (is_yield(r))
             s->nyields++;
         track_lock(g, lt, si, r);
+    } else if (r->type == ARGUS_T_OTHER && r->type_len == 4 &&
+               memcmp(r->type_name, "exec", 4) == 0) {
+        g->threads[lt->thread].exec_ts = r->ts;
     } else if (r->type == ARGUS_T_OTHER && r->type_len == 9 &&
                memcmp(r->type_name, "preempted", 9) == 0) {
         uint64_t runnable;

@@ -25,6 +25,7 @@
 typedef struct argus_gthread {
     uint64_t tid, pid;
     uint64_t parent;            /* the process that forked it, 0: not known */
+    uint64_t exec_ts;           /* its latest exec in the trace, 0: none */
     uint32_t proc, name;        /* string offsets (argus_graph_str), 0 = none */
     bool main, kernel;
     uint32_t first_seg, last_seg;
@@ -265,6 +266,9 @@ uint32_t argus_graph_seg_at(const argus_graph *g, uint32_t thread, uint64_t t);
  * before T, ongoing or not; ARGUS_NONE if none. */
 uint32_t argus_graph_seg_before(const argus_graph *g, uint32_t thread,
                                 uint64_t t);
+/* The segment whose wakeup ended segment S's final wait (its "wait"
+ * edge), ARGUS_NONE when none did. */
+uint32_t argus_graph_waker(const argus_graph *g, uint32_t s);
 /* Thread index of TID, or ARGUS_NONE. */
 uint32_t argus_graph_thread(const argus_graph *g, uint64_t tid);
 /* Threads of G playing OTHER's thread T's role (SIM-MATCH: same process

@@ -42,8 +42,13 @@ say "4 MB in $ms ms: $((n * 4)) MB"
 head -c $((n * 3145728)) /dev/urandom | base64 > "$WORK/big"
 cat "$WORK/big" > /dev/null  # in the page cache
 
-record normal $py "$WORK/waiter.py" "$WORK/small" "$WORK/small.pid"
-record hang $py "$WORK/waiter.py" "$WORK/big" "$WORK/big.pid"
+# START_DELAY=S (late-start): a shell sleeps S seconds, then execs the
+# waiter (the same pid): the program starts its work long after the
+# recorder released it
+start=()
+[ -z "${START_DELAY:-}" ] || start=(sh -c 'sleep "$0"; exec "$@"' "$START_DELAY")
+record normal "${start[@]}" $py "$WORK/waiter.py" "$WORK/small" "$WORK/small.pid"
+record hang "${start[@]}" $py "$WORK/waiter.py" "$WORK/big" "$WORK/big.pid"
 gzip -t "$WORK/big.gz" || { say "gzip failed"; exit 1; }
 child=$(cat "$WORK/big.pid")
 
@@ -57,4 +62,4 @@ for w in ${LOAD_WORKERS:-}; do
     truth culprit "$w stress-ng-cpu/main"
 done
 truth ending running
-truth why "the python3 program waited in os.waitpid (wait4) for its child gzip -9 ($child), which compressed a big input ($target ms of CPU on this machine when quiet)"
+truth why "the python3 program waited in os.waitpid (wait4) for its child gzip -9 ($child), which compressed a big input ($target ms of CPU on this machine when quiet)${START_DELAY:+; the program was started $START_DELAY s late by a shell}"
