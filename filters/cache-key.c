@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < ninputs; i++) {
         argus_input in;
         uint64_t len = 0;
-        argus_input_open(&in, inputs[i], 1u << 22);
+        argus_input_open_raw(&in, inputs[i], 1u << 22);
         do {
             in.lo = in.hi; /* everything read so far is hashed */
             argus_input_fill(&in);

@@ -15,6 +15,12 @@ command -v ar >/dev/null 2>&1 || want binutils
 have_header cbor.h || want libcbor-dev
 have_header xxhash.h || want libxxhash-dev
 have_header yajl/yajl_parse.h || want libyajl-dev
+# compressed traces (DEC-COMPRESSED): zlib and libzstd decompress them as they
+# are read; tests/decode-compressed.bats makes zstd files with the zstd program
+have_header zlib.h || want zlib1g-dev
+have_header zstd.h || want libzstd-dev
+command -v zstd >/dev/null 2>&1 || want zstd
+command -v xz >/dev/null 2>&1 || want xz-utils
 # trace-cmd's trace.dat (argus-decode --format tracedat): libtracecmd reads the
 # file, libtraceevent renders its events (libtracecmd.pc needs libtracefs), its
 # plugins as trace-cmd report renders them (sched_switch, futex, hrtimer, ...)

@@ -64,10 +64,8 @@ static const char *binary_kind(const uint8_t *b, size_t n)
 {
     static const struct { const char *magic; size_t len; const char *what; } kinds[] = {
         {"\177ELF", 4, ", an ELF executable or library"},
-        {"\037\213", 2, ", gzip-compressed (gunzip it first)"},
-        {"BZh", 3, ", bzip2-compressed (bunzip2 it first)"},
-        {"\3757zXZ", 6, ", xz-compressed (unxz it first)"},
-        {"\050\265\057\375", 4, ", zstd-compressed (unzstd it first)"},
+        {"BZh", 3, ", bzip2-compressed (bunzip2 it first: argus reads gzip and zstd)"},
+        {"\3757zXZ", 6, ", xz-compressed (unxz it first: argus reads gzip and zstd)"},
         {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (--format tracedat reads it)"},
         {"PERFILE2", 8, ", a perf.data file (not read)"},
     };

@@ -2614,47 +2614,35 @@ static void write_start_waits(argus_ft *d, const line_slot *s)
     free(tids);
 }
 
-/* The first pass over a regular file (read with pread: the input's own
- * position and buffer are left alone). */
-static void prescan_file(argus_ft *d, int fd)
+/* The first pass over a regular file, through an input of its own (the
+ * decoder's input keeps its place and buffer; a compressed file is
+ * decompressed twice); none over a pipe. A line longer than the buffer
+ * is no head: skipped. */
+static void prescan_file(argus_ft *d, const argus_input *in)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    argus_input again;
+    if (!argus_input_reopen(in, &again, LINE_MAX_BYTES + 1))
         return;
-    /* room for a line and its newline, or for the whole file when less */
-    size_t cap = LINE_MAX_BYTES + 1, have = 0;
-    if ((uint64_t)st.st_size < cap)
-        cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    if (!buf)
-        abort();
-    off_t off = 0;
     bool skipping = false; /* the rest of a line longer than the buffer */
     for (;;) {
-        ssize_t r = pread(fd, buf + have, cap - have, off);
-        if (r <= 0) {
-            if (have && !skipping)
-                argus_ft_prescan_line(d, buf, have);
+        char *start = (char *)again.buf + again.lo;
+        char *nl = memchr(start, '\n', again.hi - again.lo);
+        if (!nl && !again.eof) {
+            if (!argus_input_fill(&again)) {
+                skipping = true;
+                again.lo = again.hi;
+            }
+            continue;
+        }
+        if (!nl && again.hi == again.lo)
             break;
-        }
-        off += r;
-        have += (size_t)r;
-        char *p = buf, *end = buf + have, *nl;
-        while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-            if (!skipping)
-                argus_ft_prescan_line(d, p, (size_t)(nl - p));
-            skipping = false;
-            p = nl + 1;
-        }
-        have = (size_t)(end - p);
-        if (have == cap) { /* a line longer than the buffer: not a head */
-            skipping = true;
-            have = 0;
-        } else {
-            memmove(buf, p, have);
-        }
+        size_t len = nl ? (size_t)(nl - start) : again.hi - again.lo;
+        if (!skipping)
+            argus_ft_prescan_line(d, start, len);
+        skipping = false;
+        again.lo += len + (nl ? 1 : 0);
     }
-    free(buf);
+    argus_input_close(&again);
 }
 
 /* ---- The window ------------------------------------------------------- */
@@ -2866,7 +2854,7 @@ int argus_ft_finish(argus_ft *d)
 
 int argus_ft_read(argus_ft *d, argus_input *in)
 {
-    prescan_file(d, in->fd);
+    prescan_file(d, in);
     for (;;) {
         char *start = (char *)in->buf + in->lo;
         char *nl = memchr(start, '\n', in->hi - in->lo);

@@ -124,11 +124,11 @@ static bool td_open(td_file *f, int fd)
 }
 
 /* A descriptor of the input from its start, for libtracecmd, which
- * seeks: the file's own, or a memory file holding what a pipe gives. */
+ * seeks: the file's own, or a memory file holding what a pipe (or a
+ * decompressed file) gives. */
 static int td_fd(argus_input *in)
 {
-    struct stat st;
-    if (!in->channel && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (argus_input_file_fd(in) >= 0) {
         int fd = dup(in->fd);
         if (fd >= 0 && lseek(fd, 0, SEEK_SET) == 0)
             return fd;

@@ -3,12 +3,38 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #define FIRST_BLOCK (4u << 20)
+#define PACKED_BLOCK (1u << 20)
+
+/* Compressed input being read: what was read of the file and not yet
+ * decompressed is src[lo, hi). */
+enum unpack_kind { UNPACK_GZIP = 1, UNPACK_ZSTD };
+
+struct argus_unpack {
+    enum unpack_kind kind;
+    z_stream z;
+    ZSTD_DStream *zs;
+    uint8_t *src;
+    size_t lo, hi;
+    bool src_eof;
+    bool between;         /* at the end of a gzip member or zstd frame */
+    uint64_t used;        /* compressed bytes decompressed, for messages */
+};
+
+void argus_input_open_raw(argus_input *in, const char *path, size_t max)
+{
+    argus_input_open(in, path, max);
+    in->raw = true;
+}
 
 void argus_input_open(argus_input *in, const char *path, size_t max)
 {
@@ -90,6 +116,177 @@ static bool fill_from_channel(argus_input *in)
     return true;
 }
 
+/* read(2) into DST, up to N bytes: 0 at the end; a read error reports and
+ * exits 74. */
+static size_t read_some(argus_input *in, uint8_t *dst, size_t n)
+{
+    for (;;) {
+        ssize_t got = read(in->fd, dst, n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", in->name, strerror(errno));
+        return (size_t)got;
+    }
+}
+
+static bool gzip_magic(const uint8_t *b, size_t n)
+{
+    return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+static bool zstd_magic(const uint8_t *b, size_t n)
+{
+    return n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd;
+}
+
+static const char *unpack_name(const struct argus_unpack *u)
+{
+    return u->kind == UNPACK_GZIP ? "gzip" : "zstd";
+}
+
+/* The first bytes say whether the input is compressed: then they become
+ * the decompressor's input. */
+static void sniff(argus_input *in)
+{
+    in->sniffed = true;
+    size_t limit = in->cap < PACKED_BLOCK ? in->cap : PACKED_BLOCK;
+    while (in->hi < 4 && in->hi < limit && !in->eof) {
+        size_t got = read_some(in, in->buf + in->hi, limit - in->hi);
+        if (got == 0)
+            in->eof = true;
+        in->hi += got;
+    }
+    const uint8_t *b = in->buf + in->lo;
+    size_t n = in->hi - in->lo;
+    if (in->raw || (!gzip_magic(b, n) && !zstd_magic(b, n)))
+        return;
+    struct argus_unpack *u = calloc(1, sizeof *u);
+    if (!u || !(u->src = malloc(PACKED_BLOCK)))
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    if (gzip_magic(b, n)) {
+        u->kind = UNPACK_GZIP;
+        if (inflateInit2(&u->z, 15 + 16) != Z_OK) /* + 16: a gzip header */
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    } else {
+        u->kind = UNPACK_ZSTD;
+        if (!(u->zs = ZSTD_createDStream()))
+            argus_die(ARGUS_EX_IOERR, "out of memory");
+    }
+    memcpy(u->src, b, n);
+    u->hi = n;
+    u->src_eof = in->eof;
+    in->eof = false;
+    in->lo = in->hi = 0;
+    in->unpack = u;
+}
+
+/* Decompresses into the buffer after hi: at least one byte, or the end. */
+static void unpack_more(argus_input *in)
+{
+    struct argus_unpack *u = in->unpack;
+    for (;;) {
+        if (u->lo == u->hi && !u->src_eof) {
+            u->lo = 0;
+            u->hi = read_some(in, u->src, PACKED_BLOCK);
+            u->src_eof = u->hi == 0;
+        }
+        if (u->lo == u->hi) {
+            if (!u->between)
+                argus_die(ARGUS_EX_DATAERR,
+                          "%s: %s data cut short: the file ends inside it, after %llu "
+                          "compressed bytes", in->name, unpack_name(u),
+                          (unsigned long long)u->used);
+            in->eof = true;
+            return;
+        }
+        if (u->between && u->kind == UNPACK_GZIP) {
+            /* another member (gzip -c a >> b), or bytes that are none */
+            if (u->hi - u->lo < 2 && !u->src_eof) {
+                memmove(u->src, u->src + u->lo, u->hi - u->lo);
+                u->hi -= u->lo;
+                u->lo = 0;
+                size_t got = read_some(in, u->src + u->hi, PACKED_BLOCK - u->hi);
+                u->src_eof = got == 0;
+                u->hi += got;
+                continue;
+            }
+            if (!gzip_magic(u->src + u->lo, u->hi - u->lo))
+                argus_die(ARGUS_EX_DATAERR,
+                          "%s: gzip data: bytes that are not gzip after its end, at "
+                          "compressed byte %llu", in->name, (unsigned long long)u->used);
+            inflateReset(&u->z);
+        }
+        size_t before_in = u->lo, before_out = in->hi;
+        if (u->kind == UNPACK_GZIP) {
+            u->z.next_in = u->src + u->lo;
+            u->z.avail_in = (uInt)(u->hi - u->lo);
+            u->z.next_out = in->buf + in->hi;
+            size_t room = in->cap - in->hi;
+            u->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
+            int rc = inflate(&u->z, Z_NO_FLUSH);
+            u->lo = (size_t)(u->z.next_in - u->src);
+            in->hi = (size_t)(u->z.next_out - in->buf);
+            if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+                argus_die(ARGUS_EX_DATAERR, "%s: gzip data corrupt at compressed byte %llu: %s",
+                          in->name, (unsigned long long)(u->used + (u->lo - before_in)),
+                          u->z.msg ? u->z.msg : "bad data");
+            u->between = rc == Z_STREAM_END;
+        } else {
+            ZSTD_inBuffer zin = {u->src, u->hi, u->lo};
+            ZSTD_outBuffer zout = {in->buf, in->cap, in->hi};
+            size_t rc = ZSTD_decompressStream(u->zs, &zout, &zin);
+            u->lo = zin.pos;
+            in->hi = zout.pos;
+            if (ZSTD_isError(rc))
+                argus_die(ARGUS_EX_DATAERR, "%s: zstd data corrupt at compressed byte %llu: %s",
+                          in->name, (unsigned long long)(u->used + (u->lo - before_in)),
+                          ZSTD_getErrorName(rc));
+            u->between = rc == 0;
+        }
+        u->used += u->lo - before_in;
+        if (in->hi > before_out)
+            return;
+    }
+}
+
+int argus_input_file_fd(const argus_input *in)
+{
+    struct stat st;
+    if (in->channel || in->unpack || in->fd < 0 || fstat(in->fd, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return -1;
+    return in->fd;
+}
+
+bool argus_input_reopen(const argus_input *in, argus_input *again, size_t max)
+{
+    struct stat st;
+    if (in->channel || in->fd < 0 || fstat(in->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    /* a new open file description: a dup would share IN's offset */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", in->fd);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return false;
+    memset(again, 0, sizeof *again);
+    again->fd = fd;
+    again->raw = in->raw;
+    again->name = strdup(in->name);
+    again->cap = FIRST_BLOCK < max ? FIRST_BLOCK : max;
+    again->max = max;
+    again->buf = malloc(again->cap);
+    if (!again->buf || !again->name)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    return true;
+}
+
+const char *argus_input_compression(const argus_input *in)
+{
+    return in->unpack ? unpack_name(in->unpack) : NULL;
+}
+
 bool argus_input_fill(argus_input *in)
 {
     if (in->channel)
@@ -107,21 +304,32 @@ bool argus_input_fill(argus_input *in)
         if (!in->buf)
             abort();
     }
-    for (;;) {
-        ssize_t n = read(in->fd, in->buf + in->hi, in->cap - in->hi);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", in->name, strerror(errno));
-        if (n == 0)
-            in->eof = true;
-        in->hi += (size_t)n;
+    if (!in->sniffed) {
+        sniff(in);
+        if (!in->unpack)
+            return true;
+    }
+    if (in->unpack) {
+        unpack_more(in);
         return true;
     }
+    size_t n = read_some(in, in->buf + in->hi, in->cap - in->hi);
+    if (n == 0)
+        in->eof = true;
+    in->hi += n;
+    return true;
 }
 
 void argus_input_close(argus_input *in)
 {
+    if (in->unpack) {
+        if (in->unpack->kind == UNPACK_GZIP)
+            inflateEnd(&in->unpack->z);
+        else
+            ZSTD_freeDStream(in->unpack->zs);
+        free(in->unpack->src);
+        free(in->unpack);
+    }
     if (in->fd > 0)
         close(in->fd);
     free(in->buf);

@@ -1327,10 +1327,9 @@ static argus_record *next_record(argus_reader *rd, argus_parser *p)
 
 int argus_reader_file(const argus_reader *rd)
 {
-    struct stat st;
-    if (rd->in.fd == STDIN_FILENO || fstat(rd->in.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    if (rd->in.fd == STDIN_FILENO)
         return -1;
-    return rd->in.fd;
+    return argus_input_file_fd(&rd->in);
 }
 
 argus_reader *argus_reader_open(const char *path)

@@ -18,11 +18,29 @@ typedef struct argus_input {
     size_t max;          /* the buffer never grows past this */
     bool eof;
     argus_channel *channel; /* argus_input_channel: blocks come from there */
+    bool raw;            /* argus_input_open_raw: never decompressed */
+    bool sniffed;        /* the first bytes were looked at for compression */
+    struct argus_unpack *unpack; /* gzip or zstd being decompressed, or NULL */
 } argus_input;
 
 /* Opens PATH (NULL or "-" for stdin); a missing or unreadable file reports
- * and exits 66. Nothing is read yet. */
+ * and exits 66. Nothing is read yet. Input compressed with gzip or zstd
+ * (told by its first bytes) is read decompressed: how traces are mailed
+ * and attached; corrupt or cut compressed data reports and exits 65. */
 void argus_input_open(argus_input *in, const char *path, size_t max);
+/* The same, the bytes as they are in the file (a hash of the file). */
+void argus_input_open_raw(argus_input *in, const char *path, size_t max);
+/* The descriptor of the file when the bytes read are that regular file's
+ * own (to seek or map it), else -1: stdin, a pipe, a channel, or
+ * decompressed data. */
+int argus_input_file_fd(const argus_input *in);
+/* Opens IN's file again from its start into AGAIN (a buffer of up to MAX
+ * bytes), read and decompressed as IN is: a first pass over a file that
+ * leaves IN where it is. False when IN is no regular file (a pipe,
+ * stdin from a pipe, a channel). */
+bool argus_input_reopen(const argus_input *in, argus_input *again, size_t max);
+/* "gzip" or "zstd" while reading compressed data, else NULL. */
+const char *argus_input_compression(const argus_input *in);
 /* Reads what a writer in another thread writes into CH
  * (argus_writer_channel), NAME naming it in messages. Its blocks become
  * the buffer as they are when all before them is read (no copy). */
