@@ -295,7 +295,8 @@ static void decode(const uint8_t *data, size_t size, size_t window, enum how how
             in.cap = in.max = in.hi = size;
             in.eof = true;
         } else {
-            argus_input_open(&in, in_path, limit);
+            /* the bytes as they are (decompression is fuzz-unpack's) */
+            argus_input_open_raw(&in, in_path, limit);
             free(in.name);
         }
         in.name = strdup(NAME);

@@ -224,7 +224,8 @@ static void decode(const argus_kd_options *o, const uint8_t *file, size_t size,
         in.cap = in.max = in.hi = size;
         in.eof = true;
     } else {
-        argus_input_open(&in, in_path, limit);
+        /* the bytes as they are (decompression is fuzz-unpack's) */
+        argus_input_open_raw(&in, in_path, limit);
         free(in.name);
     }
     in.name = strdup(NAME);
