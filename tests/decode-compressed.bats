@@ -6,6 +6,7 @@
 
 bats_require_minimum_version 1.5.0
 load test_helper
+load decode_helper
 
 REAL=fixtures/real/late-start
 
@@ -13,29 +14,13 @@ setup() {
     T="$BATS_TEST_TMPDIR"
 }
 
-# stream FILE [ARGS]: FILE decoded, as JSON lines, without the header
-# (its "stages" names the file)
-stream() {
-    set -o pipefail
-    argus-decode "${@:2}" "$1" | argus-to-json | sed 1d
-}
-
-# same_stream PACKED PLAIN: the compressed file and the plain one give one
-# stream, of more than 100 records
-same_stream() {
-    stream "$2" > "$T/plain.jsonl"
-    run --separate-stderr stream "$1"
-    assert_success
-    assert_output "$(cat "$T/plain.jsonl")"
-    [ "$(wc -l < "$T/plain.jsonl")" -gt 100 ]
-}
 
 @test "a gzip-compressed ftrace recording decodes to the stream of its text, with no flag and with --format ftrace (DEC-COMPRESSED)" {
     gzip -dc "$REAL/hang.txt.gz" > "$T/hang.txt"
     same_stream "$REAL/hang.txt.gz" "$T/hang.txt"
     run --separate-stderr stream "$REAL/hang.txt.gz" --format ftrace
     assert_success
-    assert_output "$(cat "$T/plain.jsonl")"
+    assert_output "$(cat "$T/other.jsonl")"
     # the header names the file given
     run bash -c "argus-decode '$REAL/hang.txt.gz' | argus-to-json | head -1 | jq -c .stages"
     assert_output "[\"decode $REAL/hang.txt.gz\"]"
@@ -53,7 +38,7 @@ same_stream() {
     # stdin from the file: the first pass too; from a pipe, as plain text
     # from a pipe (no first pass)
     run --separate-stderr bash -c "argus-decode < '$REAL/hang.txt.gz' | argus-to-json | sed 1d"
-    assert_output "$(cat "$T/plain.jsonl")"
+    assert_output "$(cat "$T/other.jsonl")"
     run --separate-stderr bash -c "cat '$REAL/hang.txt.gz' | argus-decode | argus-to-json | sed 1d"
     assert_output "$(cat "$T/hang.txt" | argus-decode | argus-to-json | sed 1d)"
 }

@@ -8,6 +8,7 @@
 
 bats_require_minimum_version 1.5.0
 load test_helper
+load decode_helper
 
 F=fixtures/tracedat
 
@@ -15,21 +16,6 @@ setup() {
     T="$BATS_TEST_TMPDIR"
 }
 
-# stream FILE [ARGS]: FILE decoded, as JSON lines, without the header
-# (its "stages" names the file)
-stream() {
-    set -o pipefail
-    argus-decode "${@:2}" "$1" | argus-to-json | sed 1d
-}
-
-# same_stream DAT TXT: the trace.dat and its report text give one stream
-same_stream() {
-    stream "$2" > "$T/text.jsonl"
-    run --separate-stderr stream "$1"
-    assert_success
-    assert_output "$(cat "$T/text.jsonl")"
-    [ "$(wc -l < "$T/text.jsonl")" -gt 100 ]
-}
 
 # ---- One stream for the file and its text --------------------------------
 
