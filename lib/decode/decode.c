@@ -3,6 +3,7 @@
 #include "argus/decode/decode.h"
 #include "argus/decode/ftrace.h"
 #include "argus/decode/jsonl.h"
+#include "argus/decode/perfdata.h"
 #include "argus/decode/tracedat.h"
 #include "argus/stream/cli.h"
 
@@ -67,7 +68,7 @@ static const char *binary_kind(const uint8_t *b, size_t n)
         {"BZh", 3, ", bzip2-compressed (bunzip2 it first: argus reads gzip and zstd)"},
         {"\3757zXZ", 6, ", xz-compressed (unxz it first: argus reads gzip and zstd)"},
         {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (--format tracedat reads it)"},
-        {"PERFILE2", 8, ", a perf.data file (not read)"},
+        {"PERFILE2", 8, ", a perf.data file (--format perfdata reads it)"},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (n >= kinds[i].len && memcmp(b, kinds[i].magic, kinds[i].len) == 0)
@@ -89,7 +90,7 @@ void argus_decode_check(argus_input *in, const char *format)
     if (n == 0)
         argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
     if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0 ||
-        strcmp(format, "tracedat") == 0)
+        strcmp(format, "tracedat") == 0 || strcmp(format, "perfdata") == 0)
         return;
     const uint8_t *nul = memchr(b, 0, n);
     if (nul)
@@ -107,6 +108,8 @@ const char *argus_decode_detect(argus_input *in)
         return "kdebug";
     if (argus_td_sniff(in->buf + in->lo, in->hi - in->lo))
         return "tracedat";
+    if (argus_pd_sniff(in->buf + in->lo, in->hi - in->lo))
+        return "perfdata";
     if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
         return "ftrace";
     for (size_t i = in->lo; i < in->hi; i++) {
@@ -198,16 +201,18 @@ static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool 
     argus_ft_free(d);
 }
 
-/* trace.dat: rendered into ftrace lines (include/argus/decode/tracedat.h)
- * for the ftrace decoder, so its stream is that of the report's text. */
+/* trace.dat and perf.data: rendered into ftrace lines
+ * (include/argus/decode/tracedat.h, perfdata.h) for the ftrace decoder,
+ * so a trace.dat's stream is that of the report's text. */
 static void decode_tracedat(argus_input *in, argus_writer *w, size_t window, bool verbose,
-                            const char *command)
+                            const char *command, bool perfdata)
 {
     argus_ft_options o = {.name = in->name, .command = command,
                           .window = window, .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
     char err[512];
-    int rc = argus_td_read(d, in, err, sizeof err);
+    int rc = perfdata ? argus_pd_read(d, in, err, sizeof err)
+                      : argus_td_read(d, in, err, sizeof err);
     if (rc == -2)
         argus_ft_drain(d); /* the lines before the error stay */
     if (verbose)
@@ -223,7 +228,8 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
                       argus_writer *w)
 {
     bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
-    bool tracedat = strcmp(format, "tracedat") == 0;
+    bool perfdata = strcmp(format, "perfdata") == 0;
+    bool tracedat = strcmp(format, "tracedat") == 0 || perfdata;
     bool ftrace = strcmp(format, "ftrace") == 0 || tracedat;
     argus_kd_options *kd = &o->kd;
     if (ftrace && o->kd_option && (kd->record_size || kd->kdebug_v0 || kd->tb_numer ||
@@ -231,7 +237,7 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
         argus_usage_error("--codes, --timebase, --record-size and --kdebug-v0 are for "
                           "kdebug and trace-text input");
     if (tracedat) {
-        decode_tracedat(in, w, kd->window, o->verbose, o->command);
+        decode_tracedat(in, w, kd->window, o->verbose, o->command, perfdata);
         return;
     }
     if (o->kd_option && !kdebug && !ftrace)
@@ -253,13 +259,13 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
 void argus_decode_need_format(const char *format)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
-                                          "ftrace", "tracedat"};
+                                          "ftrace", "tracedat", "perfdata"};
     if (!format)
         return;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
             return;
     argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                      "ftrace, tracedat)",
+                      "ftrace, tracedat, perfdata)",
                       format);
 }

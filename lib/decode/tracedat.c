@@ -123,46 +123,6 @@ static bool td_open(td_file *f, int fd)
     return true;
 }
 
-/* A descriptor of the input from its start, for libtracecmd, which
- * seeks: the file's own, or a memory file holding what a pipe (or a
- * decompressed file) gives. */
-static int td_fd(argus_input *in)
-{
-    if (argus_input_file_fd(in) >= 0) {
-        int fd = dup(in->fd);
-        if (fd >= 0 && lseek(fd, 0, SEEK_SET) == 0)
-            return fd;
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    int fd = memfd_create("argus-trace.dat", MFD_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    for (;;) {
-        const uint8_t *p = in->buf + in->lo;
-        size_t n = in->hi - in->lo;
-        while (n) {
-            ssize_t w = write(fd, p, n);
-            if (w < 0) {
-                close(fd);
-                return -1;
-            }
-            p += w;
-            n -= (size_t)w;
-        }
-        in->lo = in->hi;
-        if (in->eof)
-            break;
-        argus_input_fill(in); /* the window is empty: it cannot be full */
-    }
-    if (lseek(fd, 0, SEEK_SET) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* ---- Rendering ----------------------------------------------------------- */
 
 typedef struct td_pass {
@@ -331,7 +291,7 @@ static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t er
 
 int argus_td_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
 {
-    int fd = td_fd(in);
+    int fd = argus_input_seekable_fd(in);
     if (fd < 0) {
         snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
         return -1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -335,4 +336,41 @@ void argus_input_close(argus_input *in)
     free(in->buf);
     free(in->name);
     memset(in, 0, sizeof *in);
+}
+
+int argus_input_seekable_fd(argus_input *in)
+{
+    if (argus_input_file_fd(in) >= 0) {
+        int fd = dup(in->fd);
+        if (fd >= 0 && lseek(fd, 0, SEEK_SET) == 0)
+            return fd;
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    int fd = memfd_create("argus-input", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    for (;;) {
+        const uint8_t *p = in->buf + in->lo;
+        size_t n = in->hi - in->lo;
+        while (n) {
+            ssize_t w = write(fd, p, n);
+            if (w < 0) {
+                close(fd);
+                return -1;
+            }
+            p += w;
+            n -= (size_t)w;
+        }
+        in->lo = in->hi;
+        if (in->eof)
+            break;
+        argus_input_fill(in); /* the window is empty: it cannot be full */
+    }
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }

@@ -51,5 +51,10 @@ void argus_input_channel(argus_input *in, argus_channel *ch, const char *name,
  * read error reports and exits 74. Sets eof at the end of the input. */
 bool argus_input_fill(argus_input *in);
 void argus_input_close(argus_input *in);
+/* A new descriptor of the whole input from its start, for readers that
+ * seek or map (trace.dat, perf.data): the file's own, or a memory file
+ * holding what a pipe, a channel or a decompressed file gives (read to
+ * its end). -1 with errno set on failure. */
+int argus_input_seekable_fd(argus_input *in);
 
 #endif

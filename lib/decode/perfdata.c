@@ -1,0 +1,986 @@
+/* perf.data to an argus stream (include/argus/decode/perfdata.h).
+ *
+ * The layout (tools/perf/Documentation/perf.data-file-format.txt): a
+ * 104-byte header (magic "PERFILE2", the attrs, data and feature
+ * sections), the attributes (perf_event_attr, then the section of the
+ * sample ids that name it), the data section's records (perf_event_header
+ * then a body), then after the data a table of sections, one per feature
+ * bit set in the header; feature 1 (HEADER_TRACING_DATA) holds the event
+ * formats exactly as a trace.dat v6 does. A piped perf.data has a 16-byte
+ * header and carries its attributes and tracing data as records instead.
+ *
+ * Records reach the ftrace decoder in time order: perf writes each CPU's
+ * buffer in turn, a round at a time (PERF_RECORD_FINISHED_ROUND), so the
+ * records of a round are held, sorted, and those no later than the last
+ * time of the round before are passed on (perf's own rule: no record of a
+ * later round is older). What is held is an offset and a time per record
+ * of two rounds at most; the file is mapped, never read into memory. */
+#include "argus/decode/perfdata.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#define PD_MAGIC "PERFILE2"
+#define PD_MAGIC_SWAPPED "2ELIFREP" /* a big-endian machine's file */
+#define PD_HEADER_SIZE 104
+#define PD_PIPE_HEADER_SIZE 16
+#define PD_FEAT_TRACING_DATA 1
+#define PD_TYPE_TRACEPOINT 2
+#define PD_ATTR_SIZE_VER0 64
+
+/* perf_event_header.type values read here (include/uapi/linux/perf_event.h
+ * and tools/lib/perf/include/perf/event.h) */
+enum {
+    REC_LOST = 2, REC_COMM = 3, REC_EXIT = 4, REC_FORK = 7, REC_SAMPLE = 9,
+    REC_LOST_SAMPLES = 13,
+    REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66, REC_FINISHED_ROUND = 68,
+    REC_AUXTRACE = 71, REC_COMPRESSED = 81, REC_FINISHED_INIT = 82,
+};
+
+/* perf_event_attr.sample_type bits, in the order their fields come */
+enum {
+    S_IP = 1u << 0, S_TID = 1u << 1, S_TIME = 1u << 2, S_ADDR = 1u << 3,
+    S_READ = 1u << 4, S_CALLCHAIN = 1u << 5, S_ID = 1u << 6, S_CPU = 1u << 7,
+    S_PERIOD = 1u << 8, S_STREAM_ID = 1u << 9, S_RAW = 1u << 10,
+    S_IDENTIFIER = 1u << 16,
+};
+/* perf_event_attr.read_format bits */
+enum { R_ENABLED = 1, R_RUNNING = 2, R_ID = 4, R_GROUP = 8, R_LOST = 16 };
+
+typedef struct pd_attr {
+    uint32_t type;
+    uint64_t config;        /* for a tracepoint, its event id */
+    uint64_t sample_type, read_format;
+    bool sample_id_all;     /* non-sample records end with the sample id */
+    struct tep_event *event;
+} pd_attr;
+
+typedef struct pd_id {
+    uint64_t id;
+    uint32_t attr;
+} pd_id;
+
+/* A thread as perf's COMM and FORK records name it. */
+typedef struct pd_thread {
+    int32_t tid, pid, ppid;
+    bool used;
+    char comm[17];
+} pd_thread;
+
+/* A record held for ordering: its time and where it is. */
+typedef struct pd_held {
+    uint64_t ts, off;
+} pd_held;
+
+typedef struct pd_file {
+    const uint8_t *p;
+    size_t len;
+    const char *name;
+    bool pipe;
+    uint64_t data_off, data_end;
+    pd_attr *attrs;
+    size_t n_attrs;
+    pd_id *ids;
+    size_t n_ids, cap_ids;
+    struct tep_handle *tep;
+    bool have_tracing;
+    char *err;
+    size_t errlen;
+    /* a pass */
+    argus_ft *d;
+    bool prescan;
+    int rc;
+    pd_thread *threads;
+    size_t cap_threads, n_threads;
+    pd_held *held;
+    size_t n_held, cap_held;
+    uint64_t round_max, prev_round_max;
+    struct trace_seq s;
+    uint8_t *raw;           /* a sample's raw data, NUL-padded */
+    size_t cap_raw;
+    char *line;
+    size_t cap_line;
+} pd_file;
+
+bool argus_pd_sniff(const uint8_t *buf, size_t len)
+{
+    return len >= 8 && (memcmp(buf, PD_MAGIC, 8) == 0 || memcmp(buf, PD_MAGIC_SWAPPED, 8) == 0);
+}
+
+static int pd_fail(pd_file *f, uint64_t at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int pd_fail(pd_file *f, uint64_t at, const char *fmt, ...)
+{
+    int n = snprintf(f->err, f->errlen, "%s: byte %llu: ", f->name, (unsigned long long)at);
+    if (n < 0 || (size_t)n >= f->errlen)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->err + n, f->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+/* Whether [OFF, OFF+N) is inside the file. */
+static bool in_file(const pd_file *f, uint64_t off, uint64_t n)
+{
+    return off <= f->len && n <= f->len - off;
+}
+
+/* ---- Attributes and ids ---------------------------------------------------- */
+
+static int add_attr(pd_file *f, const uint8_t *a, uint64_t size, uint64_t at)
+{
+    if (size < PD_ATTR_SIZE_VER0)
+        return pd_fail(f, at, "an event attribute of %llu bytes (at least %d)",
+                       (unsigned long long)size, PD_ATTR_SIZE_VER0);
+    if (f->n_attrs >= 4096)
+        return pd_fail(f, at, "more than 4096 event attributes");
+    pd_attr *grown = realloc(f->attrs, (f->n_attrs + 1) * sizeof *grown);
+    if (!grown)
+        abort();
+    f->attrs = grown;
+    pd_attr *x = &f->attrs[f->n_attrs++];
+    *x = (pd_attr){.type = rd32(a), .config = rd64(a + 8), .sample_type = rd64(a + 24),
+                   .read_format = rd64(a + 32), .sample_id_all = (rd64(a + 40) >> 18) & 1};
+    return 0;
+}
+
+static void add_id(pd_file *f, uint64_t id, uint32_t attr)
+{
+    if (f->n_ids == f->cap_ids) {
+        f->cap_ids = f->cap_ids ? 2 * f->cap_ids : 64;
+        f->ids = realloc(f->ids, f->cap_ids * sizeof *f->ids);
+        if (!f->ids)
+            abort();
+    }
+    f->ids[f->n_ids++] = (pd_id){id, attr};
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    const pd_id *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The attribute of sample id ID, or NULL. */
+static pd_attr *attr_of_id(pd_file *f, uint64_t id)
+{
+    if (f->n_attrs == 1)
+        return &f->attrs[0];
+    pd_id key = {.id = id};
+    pd_id *hit = bsearch(&key, f->ids, f->n_ids, sizeof *f->ids, cmp_id);
+    return hit ? &f->attrs[hit->attr] : NULL;
+}
+
+/* The file header's attrs section: perf_file_attr (the attr, then the
+ * section of its ids), each ATTR_SIZE bytes. */
+static int read_attrs(pd_file *f)
+{
+    const uint8_t *h = f->p;
+    uint64_t attr_size = rd64(h + 16), off = rd64(h + 24), size = rd64(h + 32);
+    if (attr_size < PD_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
+        return pd_fail(f, 16, "an attribute size of %llu bytes (from %d to 4096)",
+                       (unsigned long long)attr_size, PD_ATTR_SIZE_VER0 + 16);
+    if (!in_file(f, off, size) || size % attr_size)
+        return pd_fail(f, 24, "the attributes section (%llu bytes at byte %llu) is not "
+                       "whole attributes inside the file of %zu bytes",
+                       (unsigned long long)size, (unsigned long long)off, f->len);
+    for (uint64_t a = off; a < off + size; a += attr_size) {
+        if (add_attr(f, f->p + a, attr_size - 16, a) < 0)
+            return -1;
+        uint64_t ids_off = rd64(f->p + a + attr_size - 16), ids_size = rd64(f->p + a + attr_size - 8);
+        if (!in_file(f, ids_off, ids_size) || ids_size % 8)
+            return pd_fail(f, a + attr_size - 16, "the ids of an attribute (%llu bytes at "
+                           "byte %llu) are not inside the file", (unsigned long long)ids_size,
+                           (unsigned long long)ids_off);
+        for (uint64_t i = 0; i < ids_size; i += 8)
+            add_id(f, rd64(f->p + ids_off + i), (uint32_t)(f->n_attrs - 1));
+    }
+    if (!f->n_attrs)
+        return pd_fail(f, 24, "no event attributes");
+    return 0;
+}
+
+/* ---- Tracing data ----------------------------------------------------------- */
+
+/* A cursor over the tracing data, for its failures' places. */
+typedef struct td_cursor {
+    const uint8_t *p;
+    uint64_t at, end; /* offsets in the file */
+} td_cursor;
+
+static bool take(td_cursor *c, uint64_t n, const uint8_t **out)
+{
+    if (n > c->end - c->at)
+        return false;
+    *out = c->p + c->at;
+    c->at += n;
+    return true;
+}
+
+static char *nul_copy(const uint8_t *p, uint64_t n)
+{
+    char *s = malloc(n + 1);
+    if (!s)
+        abort();
+    memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
+/* The tracing data (tools/perf/util/trace-event-read.c's layout, integers
+ * in the file's byte order): magic, version, endianness, long size, page
+ * size, header_page, header_event, the ftrace formats, the event formats
+ * per system, kallsyms, printk formats, saved cmdlines (version 0.6). */
+static int read_tracing(pd_file *f, uint64_t off, uint64_t size)
+{
+    td_cursor c = {f->p, off, off + size};
+    const uint8_t *b;
+#define NEED(n, what)                                                           \
+    do {                                                                        \
+        if (!take(&c, (n), &b))                                                 \
+            return pd_fail(f, c.at, "the tracing data ends inside %s", (what)); \
+    } while (0)
+    NEED(10, "its magic");
+    if (memcmp(b, "\027\010Dtracing", 10) != 0)
+        return pd_fail(f, c.at - 10, "the tracing data has not its magic \"\\027\\010Dtracing\"");
+    uint64_t vstart = c.at;
+    while (c.at < c.end && f->p[c.at])
+        c.at++;
+    NEED(1, "its version");
+    char version[16];
+    snprintf(version, sizeof version, "%.*s", (int)(c.at - 1 - vstart), f->p + vstart);
+    NEED(6, "its byte order, long size and page size");
+    if (b[0] != 0)
+        return pd_fail(f, c.at - 6, "big-endian tracing data: not read (record on a little-endian machine)");
+    if (b[1] != 4 && b[1] != 8)
+        return pd_fail(f, c.at - 5, "a long size of %u bytes (4 or 8)", b[1]);
+    tep_set_file_bigendian(f->tep, TEP_LITTLE_ENDIAN);
+    tep_set_local_bigendian(f->tep, TEP_LITTLE_ENDIAN);
+    tep_set_long_size(f->tep, b[1]);
+    tep_set_page_size(f->tep, (int)rd32(b + 2));
+    int long_size = b[1];
+    /* header_page then header_event: a NUL-terminated name, a u64 size */
+    static const char *const headers[] = {"header_page", "header_event"};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(headers[i]) + 1;
+        NEED(n, headers[i]);
+        if (memcmp(b, headers[i], n) != 0)
+            return pd_fail(f, c.at - n, "the tracing data has no %s", headers[i]);
+        NEED(8, headers[i]);
+        uint64_t len = rd64(b);
+        NEED(len, headers[i]);
+        if (i == 0) {
+            char *copy = nul_copy(b, len);
+            int rc = tep_parse_header_page(f->tep, copy, len, long_size);
+            free(copy);
+            if (rc < 0)
+                return pd_fail(f, c.at - len, "libtraceevent cannot parse its header_page");
+        }
+    }
+    /* the ftrace formats, then each system's */
+    NEED(4, "the ftrace formats");
+    uint32_t n_ftrace = rd32(b);
+    for (uint32_t i = 0; i < n_ftrace; i++) {
+        NEED(8, "an ftrace format");
+        uint64_t len = rd64(b);
+        NEED(len, "an ftrace format");
+        tep_parse_event(f->tep, (const char *)b, len, "ftrace"); /* one bad format is left out */
+    }
+    NEED(4, "the event systems");
+    uint32_t n_systems = rd32(b);
+    for (uint32_t i = 0; i < n_systems; i++) {
+        uint64_t sys = c.at;
+        while (c.at < c.end && f->p[c.at])
+            c.at++;
+        NEED(1, "a system's name");
+        char system[64];
+        snprintf(system, sizeof system, "%.*s", (int)(c.at - 1 - sys), f->p + sys);
+        NEED(4, "a system's formats");
+        uint32_t n = rd32(b);
+        for (uint32_t j = 0; j < n; j++) {
+            NEED(8, "an event format");
+            uint64_t len = rd64(b);
+            NEED(len, "an event format");
+            tep_parse_event(f->tep, (const char *)b, len, system);
+        }
+    }
+    NEED(4, "kallsyms");
+    uint32_t len32 = rd32(b);
+    NEED(len32, "kallsyms");
+    if (len32) {
+        char *copy = nul_copy(b, len32);
+        tep_parse_kallsyms(f->tep, copy);
+        free(copy);
+    }
+    NEED(4, "the printk formats");
+    len32 = rd32(b);
+    NEED(len32, "the printk formats");
+    if (len32) {
+        char *copy = nul_copy(b, len32);
+        tep_parse_printk_formats(f->tep, copy);
+        free(copy);
+    }
+    if (strcmp(version, "0.5") != 0 && c.at < c.end) {
+        NEED(8, "the saved cmdlines");
+        uint64_t len = rd64(b);
+        NEED(len, "the saved cmdlines");
+        if (len) {
+            char *copy = nul_copy(b, len);
+            tep_parse_saved_cmdlines(f->tep, copy);
+            free(copy);
+        }
+    }
+#undef NEED
+    f->have_tracing = true;
+    return 0;
+}
+
+/* The feature sections' table, after the data: one section per bit set,
+ * in bit order; the tracing data is bit 1's. */
+static int read_features(pd_file *f)
+{
+    const uint8_t *bits = f->p + 72;
+    if (!((bits[0] >> PD_FEAT_TRACING_DATA) & 1))
+        return 0;
+    int before = (bits[0] >> 0) & 1; /* bit 0 (reserved) would come first */
+    uint64_t table = f->data_end + (uint64_t)before * 16;
+    if (!in_file(f, table, 16))
+        return pd_fail(f, table, "the feature sections' table is not inside the file "
+                       "of %zu bytes (a file cut short?)", f->len);
+    uint64_t off = rd64(f->p + table), size = rd64(f->p + table + 8);
+    if (!in_file(f, off, size))
+        return pd_fail(f, table, "the tracing data section (%llu bytes at byte %llu) is "
+                       "not inside the file of %zu bytes", (unsigned long long)size,
+                       (unsigned long long)off, f->len);
+    return read_tracing(f, off, size);
+}
+
+/* Each attribute's event, for tracepoints. */
+static void find_events(pd_file *f)
+{
+    for (size_t i = 0; i < f->n_attrs; i++)
+        if (f->attrs[i].type == PD_TYPE_TRACEPOINT && f->attrs[i].config <= INT32_MAX)
+            f->attrs[i].event = tep_find_event(f->tep, (int)f->attrs[i].config);
+}
+
+/* ---- Records ----------------------------------------------------------------- */
+
+/* A record's size: the header's, plus what follows some records outside it. */
+static int record_span(pd_file *f, uint64_t at, uint64_t *size)
+{
+    if (!in_file(f, at, 8) || at + 8 > f->data_end)
+        return pd_fail(f, at, "the data ends inside a record's header (a file cut short?)");
+    uint32_t type = rd32(f->p + at);
+    uint16_t n = rd16(f->p + at + 6);
+    if (n < 8)
+        return pd_fail(f, at, "a record of %u bytes (type %u), less than its header", n, type);
+    uint64_t extra = 0;
+    if (type == REC_HEADER_TRACING_DATA && n >= 12)
+        extra = rd32(f->p + at + 8);
+    else if (type == REC_AUXTRACE && n >= 16)
+        extra = rd64(f->p + at + 8);
+    if (extra > f->data_end - at || n > f->data_end - at - extra)
+        return pd_fail(f, at, "a record of %llu bytes (type %u) goes past the end of the "
+                       "data at byte %llu (a file cut short?)", (unsigned long long)(n + extra),
+                       type, (unsigned long long)f->data_end);
+    *size = n + extra;
+    return 0;
+}
+
+/* A sample's fields, as far as argus reads them. */
+typedef struct pd_sample {
+    pd_attr *attr;
+    uint32_t pid, tid, cpu;
+    uint64_t ts;
+    const uint8_t *raw;
+    uint32_t raw_size;
+} pd_sample;
+
+static bool skip(const uint8_t **p, const uint8_t *end, uint64_t n)
+{
+    if (n > (uint64_t)(end - *p))
+        return false;
+    *p += n;
+    return true;
+}
+
+/* The id of a sample at AT: the first field with IDENTIFIER, else the ID
+ * field after IP, TID, TIME and ADDR (perf requires every attribute to put
+ * it there). */
+static bool sample_id(const pd_file *f, const uint8_t *p, const uint8_t *end, uint64_t *id)
+{
+    uint64_t st = f->attrs[0].sample_type;
+    if (st & S_IDENTIFIER)
+        return end - p >= 8 && (*id = rd64(p), true);
+    if (!(st & S_ID))
+        return false;
+    uint64_t pos = 8 * (!!(st & S_IP) + !!(st & S_TID) + !!(st & S_TIME) + !!(st & S_ADDR));
+    return (uint64_t)(end - p) >= pos + 8 && (*id = rd64(p + pos), true);
+}
+
+/* The sample record at AT (SIZE bytes). */
+static int parse_sample(pd_file *f, uint64_t at, uint64_t size, pd_sample *s)
+{
+    const uint8_t *p = f->p + at + 8, *end = f->p + at + size;
+    uint64_t id = 0;
+    *s = (pd_sample){0};
+    if (f->n_attrs > 1 && !sample_id(f, p, end, &id))
+        return pd_fail(f, at, "a sample without its id, of %llu bytes",
+                       (unsigned long long)size);
+    s->attr = attr_of_id(f, id);
+    if (!s->attr)
+        return pd_fail(f, at, "a sample of id %llu, which no event attribute has",
+                       (unsigned long long)id);
+    uint64_t st = s->attr->sample_type;
+#define SKIP(n)                          \
+    do {                                 \
+        if (!skip(&p, end, (n)))         \
+            goto short_sample;           \
+    } while (0)
+    if (st & S_IDENTIFIER)
+        SKIP(8);
+    if (st & S_IP)
+        SKIP(8);
+    if (st & S_TID) {
+        SKIP(8);
+        s->pid = rd32(p - 8);
+        s->tid = rd32(p - 4);
+    }
+    if (st & S_TIME) {
+        SKIP(8);
+        s->ts = rd64(p - 8);
+    }
+    if (st & S_ADDR)
+        SKIP(8);
+    if (st & S_ID)
+        SKIP(8);
+    if (st & S_STREAM_ID)
+        SKIP(8);
+    if (st & S_CPU) {
+        SKIP(8);
+        s->cpu = rd32(p - 8);
+    }
+    if (st & S_PERIOD)
+        SKIP(8);
+    if (st & S_READ) {
+        uint64_t rf = s->attr->read_format;
+        uint64_t per_value = 8 * (1 + !!(rf & R_ID) + !!(rf & R_LOST));
+        uint64_t times = 8 * (!!(rf & R_ENABLED) + !!(rf & R_RUNNING));
+        if (rf & R_GROUP) {
+            SKIP(8);
+            uint64_t nr = rd64(p - 8);
+            if (nr > (uint64_t)(end - p) / per_value)
+                goto short_sample;
+            SKIP(times + nr * per_value);
+        } else {
+            SKIP(per_value + times);
+        }
+    }
+    if (st & S_CALLCHAIN) {
+        SKIP(8);
+        uint64_t nr = rd64(p - 8);
+        if (nr > (uint64_t)(end - p) / 8)
+            goto short_sample;
+        SKIP(nr * 8);
+    }
+    if (st & S_RAW) {
+        SKIP(4);
+        s->raw_size = rd32(p - 4);
+        s->raw = p;
+        SKIP(s->raw_size);
+    }
+#undef SKIP
+    return 0;
+short_sample:
+    return pd_fail(f, at, "a sample of %llu bytes ends inside its fields (sample_type 0x%llx)",
+                   (unsigned long long)size, (unsigned long long)st);
+}
+
+/* The time of a non-sample record (its sample id's TIME when the
+ * attribute says sample_id_all), 0 when it has none. */
+static uint64_t record_time(const pd_file *f, uint64_t at, uint64_t size)
+{
+    const pd_attr *a = &f->attrs[0];
+    if (!a->sample_id_all || !(a->sample_type & S_TIME))
+        return 0;
+    uint64_t st = a->sample_type;
+    uint64_t after = 8 * (!!(st & S_ID) + !!(st & S_STREAM_ID) + !!(st & S_CPU) +
+                          !!(st & S_IDENTIFIER));
+    if (size < 8 + after + 8)
+        return 0;
+    uint64_t ts = rd64(f->p + at + size - after - 8);
+    return ts == UINT64_MAX ? 0 : ts;
+}
+
+/* The CPU of a non-sample record, 0 when it has none. */
+static uint32_t record_cpu(const pd_file *f, uint64_t at, uint64_t size)
+{
+    const pd_attr *a = &f->attrs[0];
+    uint64_t st = a->sample_type;
+    if (!a->sample_id_all || !(st & S_CPU))
+        return 0;
+    uint64_t after = 8 * !!(st & S_IDENTIFIER);
+    if (size < 8 + after + 8)
+        return 0;
+    return rd32(f->p + at + size - after - 8);
+}
+
+/* ---- Threads ------------------------------------------------------------------- */
+
+static pd_thread *thread_slot(pd_file *f, int32_t tid, bool add)
+{
+    if (add && (f->n_threads + 1) * 2 > f->cap_threads) {
+        size_t cap = f->cap_threads ? 2 * f->cap_threads : 1024;
+        pd_thread *t = calloc(cap, sizeof *t);
+        if (!t)
+            abort();
+        for (size_t i = 0; i < f->cap_threads; i++) {
+            if (!f->threads[i].used)
+                continue;
+            size_t j = (uint32_t)f->threads[i].tid * 2654435761u % cap;
+            while (t[j].used)
+                j = (j + 1) % cap;
+            t[j] = f->threads[i];
+        }
+        free(f->threads);
+        f->threads = t;
+        f->cap_threads = cap;
+    }
+    if (!f->cap_threads)
+        return NULL;
+    size_t j = (uint32_t)tid * 2654435761u % f->cap_threads;
+    while (f->threads[j].used) {
+        if (f->threads[j].tid == tid)
+            return &f->threads[j];
+        j = (j + 1) % f->cap_threads;
+    }
+    if (!add)
+        return NULL;
+    f->n_threads++;
+    f->threads[j] = (pd_thread){.tid = tid, .pid = tid, .ppid = -1, .used = true};
+    return &f->threads[j];
+}
+
+/* ---- Lines --------------------------------------------------------------------- */
+
+static int send_line(pd_file *f, const char *text, size_t len)
+{
+    if (!f->d)
+        return 0;
+    if (f->prescan) {
+        argus_ft_prescan_line(f->d, text, len);
+        return 0;
+    }
+    if (argus_ft_line(f->d, text, len) < 0) {
+        f->rc = -2;
+        return -1;
+    }
+    return 0;
+}
+
+/* The bytes of FIELD in the raw data of SIZE bytes: a field of the
+ * format out of the data, or an array whose place (__data_loc,
+ * __rel_loc) points out of it, would make libtraceevent read past it. */
+static bool field_fits(const struct tep_format_field *field, const uint8_t *raw, uint32_t size)
+{
+    if ((uint64_t)field->offset + (uint64_t)field->size > size)
+        return false;
+    if (!(field->flags & TEP_FIELD_IS_DYNAMIC))
+        return true;
+    if (field->size < 4)
+        return false;
+    uint32_t loc = rd32(raw + field->offset);
+    uint64_t start = loc & 0xffff, len = loc >> 16;
+    if (field->flags & TEP_FIELD_IS_RELATIVE)
+        start += (uint64_t)field->offset + (uint64_t)field->size;
+    return start + len <= size;
+}
+
+static bool fields_fit(struct tep_format_field *list, const uint8_t *raw, uint32_t size)
+{
+    for (; list; list = list->next)
+        if (!field_fits(list, raw, size))
+            return false;
+    return true;
+}
+
+/* A tracepoint sample as tracefs prints its line (with record-tgid). */
+static int sample_line(pd_file *f, uint64_t at, const pd_sample *s)
+{
+    struct tep_event *ev = s->attr->event;
+    if (!ev || !s->raw)
+        return 0; /* not a tracepoint of the file's formats: nothing argus maps */
+    /* the raw data, padded: libtraceevent reads strings to their NUL */
+    if (f->cap_raw < (size_t)s->raw_size + 8) {
+        free(f->raw);
+        f->cap_raw = (size_t)s->raw_size + 64;
+        f->raw = malloc(f->cap_raw);
+        if (!f->raw)
+            abort();
+    }
+    memcpy(f->raw, s->raw, s->raw_size);
+    memset(f->raw + s->raw_size, 0, 8);
+    struct tep_record rec = {.ts = s->ts, .cpu = (int)s->cpu, .size = (int)s->raw_size,
+                             .data = f->raw};
+    if (!fields_fit(ev->format.common_fields, f->raw, s->raw_size) ||
+        !fields_fit(ev->format.fields, f->raw, s->raw_size))
+        return pd_fail(f, at, "a sample of %s:%s whose %u bytes of raw data do not hold "
+                       "its fields", ev->system, ev->name, s->raw_size);
+    if (tep_data_type(f->tep, &rec) != ev->id)
+        return pd_fail(f, at, "a sample of %s:%s (id %d) whose raw data is of event %d",
+                       ev->system, ev->name, ev->id, tep_data_type(f->tep, &rec));
+    const char *comm = "<...>";
+    pd_thread *t = thread_slot(f, (int32_t)s->tid, false);
+    if (s->tid == 0)
+        comm = "<idle>";
+    else if (t && t->comm[0])
+        comm = t->comm;
+    else
+        comm = tep_data_comm_from_pid(f->tep, (int)s->tid);
+    trace_seq_reset(&f->s);
+    trace_seq_printf(&f->s, "%16s-%-7d (%7d) [%03u] %llu.%09llu: %s: ", comm, (int)s->tid,
+                     (int)s->pid, s->cpu, (unsigned long long)(s->ts / 1000000000u),
+                     (unsigned long long)(s->ts % 1000000000u), ev->name);
+    tep_print_event(f->tep, &f->s, &rec, "%s", TEP_PRINT_INFO);
+    trace_seq_terminate(&f->s);
+    /* one line: an event's text may hold newlines (a stack trace) */
+    const char *text = f->s.buffer;
+    size_t len = (size_t)f->s.len;
+    while (len) {
+        const char *nl = memchr(text, '\n', len);
+        size_t n = nl ? (size_t)(nl - text) : len;
+        if (send_line(f, text, n) < 0)
+            return -1;
+        if (!nl)
+            break;
+        text += n + 1;
+        len -= n + 1;
+    }
+    return 0;
+}
+
+/* The thread list line argus-record writes, for a thread alive when the
+ * recording began. A kernel thread is kthreadd (2) or its child. */
+static int thread_line(pd_file *f, const pd_thread *t)
+{
+    char line[160];
+    bool kernel = t->pid == 2 || t->ppid == 2;
+    int n;
+    if (t->tid == t->pid && t->ppid > 0)
+        n = snprintf(line, sizeof line, "# argus-thread: tid=%d tgid=%d kernel=%d ppid=%d comm=%s",
+                     t->tid, t->pid, kernel, t->ppid, t->comm);
+    else
+        n = snprintf(line, sizeof line, "# argus-thread: tid=%d tgid=%d kernel=%d comm=%s",
+                     t->tid, t->pid, kernel, t->comm);
+    return send_line(f, line, (size_t)n);
+}
+
+/* A record taken in time order. */
+static int take_record(pd_file *f, uint64_t at)
+{
+    uint64_t size;
+    if (record_span(f, at, &size) < 0)
+        return -1;
+    const uint8_t *r = f->p + at;
+    uint32_t type = rd32(r);
+    if (type == REC_SAMPLE) {
+        pd_sample s;
+        if (parse_sample(f, at, size, &s) < 0)
+            return -1;
+        return sample_line(f, at, &s);
+    }
+    if ((type == REC_COMM || type == REC_FORK) && size < 8 + (type == REC_COMM ? 8 : 24))
+        return pd_fail(f, at, "a %s record of %llu bytes", type == REC_COMM ? "COMM" : "FORK",
+                       (unsigned long long)size);
+    if (type == REC_COMM) {
+        int32_t pid = (int32_t)rd32(r + 8), tid = (int32_t)rd32(r + 12);
+        pd_thread *t = thread_slot(f, tid, true);
+        t->pid = pid;
+        size_t n = 0;
+        while (n < 16 && 16 + n < size && r[16 + n])
+            n++;
+        memcpy(t->comm, r + 16, n);
+        t->comm[n] = 0;
+        /* perf's records of the threads alive at the start have no time */
+        if (record_time(f, at, size) == 0 && tid != 0)
+            return thread_line(f, t);
+        return 0;
+    }
+    if (type == REC_FORK) {
+        int32_t pid = (int32_t)rd32(r + 8), ppid = (int32_t)rd32(r + 12);
+        int32_t tid = (int32_t)rd32(r + 16), ptid = (int32_t)rd32(r + 20);
+        pd_thread *parent = thread_slot(f, ptid, false);
+        char comm[17] = "";
+        if (parent)
+            memcpy(comm, parent->comm, sizeof comm);
+        pd_thread *t = thread_slot(f, tid, true);
+        t->pid = pid;
+        t->ppid = ppid;
+        memcpy(t->comm, comm, sizeof comm); /* a fork copies the name */
+        return 0;
+    }
+    if (type == REC_LOST || type == REC_LOST_SAMPLES) {
+        uint64_t lost = size >= 24 ? rd64(r + (type == REC_LOST ? 16 : 8)) : 0;
+        char line[96];
+        int n = snprintf(line, sizeof line, "CPU:%u [LOST %llu EVENTS]",
+                         record_cpu(f, at, size), (unsigned long long)lost);
+        return send_line(f, line, (size_t)n);
+    }
+    return 0;
+}
+
+/* ---- Ordering ------------------------------------------------------------------ */
+
+static int cmp_held(const void *a, const void *b)
+{
+    const pd_held *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Passes on the held records no later than LIMIT, in time order. */
+static int flush_held(pd_file *f, uint64_t limit)
+{
+    qsort(f->held, f->n_held, sizeof *f->held, cmp_held);
+    size_t i = 0;
+    for (; i < f->n_held && f->held[i].ts <= limit; i++)
+        if (take_record(f, f->held[i].off) < 0)
+            return -1;
+    memmove(f->held, f->held + i, (f->n_held - i) * sizeof *f->held);
+    f->n_held -= i;
+    return 0;
+}
+
+#define HELD_MAX (8u << 20) /* records held past it: the older half goes on */
+
+static int hold(pd_file *f, uint64_t ts, uint64_t off)
+{
+    if (f->n_held == f->cap_held) {
+        if (f->n_held >= HELD_MAX) {
+            /* no rounds (a piped file, an old perf): bounded, not ordered wider */
+            qsort(f->held, f->n_held, sizeof *f->held, cmp_held);
+            if (flush_held(f, f->held[f->n_held / 2].ts) < 0)
+                return -1;
+        } else {
+            f->cap_held = f->cap_held ? 2 * f->cap_held : 4096;
+            f->held = realloc(f->held, f->cap_held * sizeof *f->held);
+            if (!f->held)
+                abort();
+        }
+    }
+    f->held[f->n_held++] = (pd_held){ts, off};
+    if (ts > f->round_max)
+        f->round_max = ts;
+    return 0;
+}
+
+/* ---- Passes -------------------------------------------------------------------- */
+
+/* A piped perf.data: its attributes and tracing data are records. */
+static int read_pipe_headers(pd_file *f)
+{
+    for (uint64_t at = f->data_off; at < f->data_end;) {
+        uint64_t size;
+        if (record_span(f, at, &size) < 0)
+            return -1;
+        uint32_t type = rd32(f->p + at);
+        uint16_t n = rd16(f->p + at + 6);
+        if (type == REC_HEADER_ATTR) {
+            if (n < 8 + PD_ATTR_SIZE_VER0)
+                return pd_fail(f, at, "an attribute record of %u bytes", n);
+            uint32_t attr_size = rd32(f->p + at + 12);
+            if (attr_size < PD_ATTR_SIZE_VER0 || attr_size > (uint32_t)n - 8)
+                return pd_fail(f, at, "an attribute of %u bytes in a record of %u", attr_size, n);
+            if (add_attr(f, f->p + at + 8, attr_size, at) < 0)
+                return -1;
+            for (uint64_t i = 8 + attr_size; i + 8 <= n; i += 8)
+                add_id(f, rd64(f->p + at + i), (uint32_t)(f->n_attrs - 1));
+        } else if (type == REC_HEADER_TRACING_DATA && !f->have_tracing) {
+            if (n < 12)
+                return pd_fail(f, at, "a tracing data record of %u bytes", n);
+            if (read_tracing(f, at + n, size - n) < 0)
+                return -1;
+        }
+        at += size;
+    }
+    if (!f->n_attrs)
+        return pd_fail(f, f->data_off, "a piped perf.data without event attributes");
+    return 0;
+}
+
+static int pass(pd_file *f)
+{
+    f->n_threads = 0;
+    if (f->threads)
+        memset(f->threads, 0, f->cap_threads * sizeof *f->threads);
+    f->n_held = 0;
+    f->round_max = f->prev_round_max = 0;
+    f->rc = 0;
+    for (uint64_t at = f->data_off; at < f->data_end;) {
+        uint64_t size;
+        if (record_span(f, at, &size) < 0)
+            return -1;
+        uint32_t type = rd32(f->p + at);
+        switch (type) {
+        case REC_SAMPLE: {
+            pd_sample s;
+            if (parse_sample(f, at, size, &s) < 0 || hold(f, s.ts, at) < 0)
+                return -1;
+            break;
+        }
+        case REC_COMM:
+        case REC_FORK:
+        case REC_LOST:
+        case REC_LOST_SAMPLES:
+            if (hold(f, record_time(f, at, size), at) < 0)
+                return -1;
+            break;
+        case REC_FINISHED_ROUND:
+            if (flush_held(f, f->prev_round_max) < 0)
+                return -1;
+            f->prev_round_max = f->round_max;
+            break;
+        case REC_COMPRESSED:
+            return pd_fail(f, at, "a compressed record (perf record -z): not read; record "
+                           "without -z, or decompress with perf inject -i IN -o OUT");
+        default:
+            break; /* mmaps, ids, maps, exits: nothing argus maps */
+        }
+        at += size;
+    }
+    return flush_held(f, UINT64_MAX);
+}
+
+static int open_file(pd_file *f)
+{
+    if (f->len >= 8 && memcmp(f->p, PD_MAGIC_SWAPPED, 8) == 0)
+        return pd_fail(f, 0, "a big-endian perf.data (magic \"2ELIFREP\"): not read; "
+                       "record on a little-endian machine");
+    if (!argus_pd_sniff(f->p, f->len))
+        return pd_fail(f, 0, "not a perf.data: no \"PERFILE2\" magic");
+    if (f->len < 16)
+        return pd_fail(f, 8, "the file ends inside its header (%zu bytes)", f->len);
+    uint64_t hsize = rd64(f->p + 8);
+    if (hsize == PD_PIPE_HEADER_SIZE) {
+        f->pipe = true;
+        f->data_off = PD_PIPE_HEADER_SIZE;
+        f->data_end = f->len;
+        return read_pipe_headers(f);
+    }
+    if (hsize < PD_HEADER_SIZE || f->len < PD_HEADER_SIZE)
+        return pd_fail(f, 8, "a header of %llu bytes in a file of %zu (a perf.data header "
+                       "has %d)", (unsigned long long)hsize, f->len, PD_HEADER_SIZE);
+    f->data_off = rd64(f->p + 40);
+    uint64_t data_size = rd64(f->p + 48);
+    if (!in_file(f, f->data_off, data_size))
+        return pd_fail(f, 40, "the data section (%llu bytes at byte %llu) is not inside "
+                       "the file of %zu bytes (a file cut short, or a recording not "
+                       "stopped cleanly)", (unsigned long long)data_size,
+                       (unsigned long long)f->data_off, f->len);
+    f->data_end = f->data_off + data_size;
+    if (read_attrs(f) < 0)
+        return -1;
+    return read_features(f);
+}
+
+int argus_pd_decode(argus_ft *d, const uint8_t *buf, size_t len, const char *name,
+                    char *err, size_t errlen)
+{
+    pd_file f = {.p = buf, .len = len, .name = name, .err = err, .errlen = errlen};
+    f.tep = tep_alloc();
+    if (!f.tep)
+        abort();
+    trace_seq_init(&f.s);
+    int rc = open_file(&f);
+    if (rc == 0) {
+        qsort(f.ids, f.n_ids, sizeof *f.ids, cmp_id);
+        find_events(&f);
+        bool any = false;
+        for (size_t i = 0; i < f.n_attrs; i++)
+            any |= f.attrs[i].event != NULL;
+        if (!any)
+            rc = pd_fail(&f, 0, "no tracepoint events in it (%s): argus reads sched and "
+                         "syscalls tracepoints; record with perf record -e sched:sched_switch "
+                         "... (docs/inputs/perf.md)",
+                         f.have_tracing ? "none of its events has a format"
+                                        : "no tracing data");
+    }
+    if (rc == 0) {
+        /* the first pass (threads asleep at the start), then the lines */
+        f.d = d;
+        f.prescan = true;
+        rc = pass(&f);
+        if (rc == 0) {
+            f.prescan = false;
+            rc = pass(&f);
+            if (rc == 0 && argus_ft_finish(d) < 0)
+                rc = -2;
+        }
+        if (rc < 0 && f.rc == -2)
+            rc = -2;
+    }
+    trace_seq_destroy(&f.s);
+    tep_free(f.tep);
+    free(f.attrs);
+    free(f.ids);
+    free(f.threads);
+    free(f.held);
+    free(f.raw);
+    return rc;
+}
+
+int argus_pd_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
+{
+    int fd = argus_input_seekable_fd(in);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    size_t len = (size_t)st.st_size;
+    const uint8_t *p = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : (const uint8_t *)"";
+    close(fd);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "%s: cannot map it: %s", in->name, strerror(errno));
+        return -1;
+    }
+    int rc = argus_pd_decode(d, p, len, in->name, err, errlen);
+    if (len)
+        munmap((void *)p, len);
+    return rc;
+}
