@@ -409,23 +409,46 @@ argus-decode: 13 lines read, 8 events written
     assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
 }
 
-@test "a text with no ftrace line (perf script output) given as ftrace is refused (65); a long one at its 1000th line" {
+@test "a text with no ftrace line (perf script output) given as ftrace is refused (65), the perf.data named; a long one at its 1000th line" {
     cat > "$T/perf.txt" <<'EOF'
             perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm=perf prev_pid=12345 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
          swapper     0 [001]  1076.578200:       sched:sched_wakeup: comm=perf pid=12345 prio=120 target_cpu=001
 EOF
     run sh -c "argus-decode --format ftrace $T/perf.txt 2>&1 >/dev/null"
     assert_failure 65
-    assert_output "argus-decode: $T/perf.txt: not ftrace text: none of its 2 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: 'perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm'); perf script output is not read"
+    assert_output "argus-decode: $T/perf.txt: not ftrace text: none of its 2 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: 'perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm'); it is perf script text, which argus does not read (its default fields drop the process ids and nanoseconds): give argus the perf.data it printed instead (argus diagnose perf.data; docs/inputs/perf.md)"
     seq 1 5000 | sed 's/^/log line /' > "$T/log.txt"
     run sh -c "argus-decode --format ftrace $T/log.txt 2>&1 >/dev/null"
     assert_failure 65
     assert_output "argus-decode: $T/log.txt: not ftrace text: none of its first 1000 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: 'log line 1'); perf script output is not read"
-    # one line with a head makes it ftrace: the others are kept as ftrace events
-    printf '  a-1  [000] .... 1.000000: mine: x\n' >> "$T/perf.txt"
-    run sh -c "argus-decode --format ftrace $T/perf.txt | argus-to-json | jq -c 'select(.id) | .type' | uniq -c"
+}
+
+@test "an ftrace-like text most of whose lines are not understood is refused (65), never diagnosed; a few such lines are kept as ftrace events (no verdict from lines not understood)" {
+    # perf script's ':-1 -1' lines (a thread perf did not know) parse as heads
+    cat > "$T/mixed.txt" <<'EOF'
+            perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm=perf prev_pid=12345 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+             :-1    -1 [000]  1076.578150: sched:sched_switch: prev_comm=a prev_pid=7 prev_prio=120 prev_state=X ==> next_comm=b next_pid=8 next_prio=120
+         swapper     0 [001]  1076.578200:       sched:sched_wakeup: comm=perf pid=12345 prio=120 target_cpu=001
+EOF
+    run sh -c "argus-decode --format ftrace $T/mixed.txt 2>&1 >/dev/null"
+    assert_failure 65
+    assert_output "argus-decode: $T/mixed.txt: not ftrace text: 2 of its 3 lines have no head 'TASK-PID [CPU] TIMESTAMP: EVENT:' and 1 have one (the first line: 'perf 12345 [001]  1076.578125: sched:sched_switch: prev_comm'); it is perf script text, which argus does not read (its default fields drop the process ids and nanoseconds): give argus the perf.data it printed instead (argus diagnose perf.data; docs/inputs/perf.md)"
+    run argus diagnose --format ftrace "$T/mixed.txt"
+    assert_failure 65
+    refute_output --partial "Verdict"
+    # without --format it is told as perf script text from its first line
+    run argus diagnose "$T/mixed.txt"
+    assert_failure 65
+    assert_output "argus-decode: $T/mixed.txt: perf script text, which argus does not read (its default fields drop the process ids and nanoseconds): give argus the perf.data it printed instead (argus diagnose perf.data; docs/inputs/perf.md)"
+    # a line not understood among ftrace lines (not most) is kept as an ftrace event
+    printf '  a-1  [000] .... 1.000000: mine: x\nsome note\n  a-1  [000] .... 1.000001: mine: y\n' > "$T/few.txt"
+    run sh -c "argus-decode --format ftrace $T/few.txt | argus-to-json | jq -c 'select(.id) | .type' | uniq -c"
     assert_success
     assert_output '      3 "ftrace"'
+    # stack trace lines are ftrace's own, not lines not understood
+    printf '  a-1  [000] .... 1.000000: mine: x\n => f\n => g\n <stack trace>\n' > "$T/stack.txt"
+    run sh -c "argus-decode --format ftrace $T/stack.txt > /dev/null"
+    assert_success
 }
 
 @test "auto-detection (issue 6.1): every shape is told without --format (tracefs with and without header, with tgid, trace-cmd report, atrace, systrace HTML, the syscall tracer, argus-record)" {

@@ -99,6 +99,27 @@ void argus_decode_check(argus_input *in, const char *format)
                   argus_kd_sniff(b, n) ? "; a kdebug file? --format kdebug" : "");
 }
 
+/* Whether the first lines are perf's text (perf script, with or without
+ * its --header block "# ========" / "# captured on ..."). */
+static bool looks_like_perf_script(const uint8_t *buf, size_t len)
+{
+    const char *p = (const char *)buf, *end = p + len;
+    for (int lines = 0; p < end && lines < 64; lines++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        while (p < e && (*p == ' ' || *p == '\t'))
+            p++;
+        if (e - p >= 13 && memcmp(p, "# captured on", 13) == 0)
+            return true;
+        if (p < e && *p != '#')
+            return argus_ft_perf_script_line(p, (size_t)(e - p));
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return false;
+}
+
 /* The format told by the first bytes. */
 const char *argus_decode_detect(argus_input *in)
 {
@@ -112,6 +133,12 @@ const char *argus_decode_detect(argus_input *in)
         return "perfdata";
     if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
         return "ftrace";
+    if (looks_like_perf_script(in->buf + in->lo, in->hi - in->lo))
+        argus_die(ARGUS_EX_DATAERR,
+                  "%s: perf script text, which argus does not read (its default fields drop "
+                  "the process ids and nanoseconds): give argus the perf.data it printed "
+                  "instead (argus diagnose perf.data; docs/inputs/perf.md)",
+                  in->name);
     for (size_t i = in->lo; i < in->hi; i++) {
         char c = (char)in->buf[i];
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n')

@@ -165,6 +165,10 @@ struct argus_ft {
     /* lines that reach the window, and those of them with an ftrace
      * head: a text none of whose lines has one is not ftrace (65) */
     uint64_t n_content, n_heads;
+    /* of the lines without a head: those that are no stack trace line
+     * (" => func"), and those shaped as perf script's; more of the first
+     * than of heads is not ftrace (65): no verdict from lines not understood */
+    uint64_t n_headless, n_perf_script;
     char first_content[80];
 
     /* -v counters */
@@ -2721,17 +2725,85 @@ static bool html_skip(argus_ft *d, const char *p, size_t n)
  * taken for something else (perf script output, a log) and refused. */
 #define NOT_FTRACE_LINES 1000
 
+/* Whether a line is shaped as perf script prints a tracepoint sample:
+ * "COMM TID [CPU] SECONDS: SYSTEM:EVENT: ..." (TID may be PID/TID). */
+bool argus_ft_perf_script_line(const char *p, size_t n)
+{
+    const char *end = p + n, *open = memchr(p, '[', n);
+    if (!open || open - p < 2 || open[-1] != ' ')
+        return false;
+    const char *q = open - 1; /* the TID before it, after a space */
+    while (q > p && *q == ' ')
+        q--;
+    const char *digits_end = q + 1;
+    while (q > p && ((*q >= '0' && *q <= '9') || *q == '/' || *q == '-'))
+        q--;
+    if (q + 1 == digits_end || *q != ' ')
+        return false;
+    const char *c = open + 1;
+    while (c < end && *c >= '0' && *c <= '9')
+        c++;
+    if (c == open + 1 || c + 1 >= end || c[0] != ']' || c[1] != ' ')
+        return false;
+    c += 2;
+    while (c < end && *c == ' ')
+        c++;
+    const char *ts = c;
+    while (c < end && ((*c >= '0' && *c <= '9') || *c == '.'))
+        c++;
+    if (c == ts || c >= end || *c != ':')
+        return false;
+    c++;
+    while (c < end && *c == ' ')
+        c++;
+    /* "system:event:" with no space in it */
+    const char *colon = NULL;
+    for (const char *e = c; e < end && *e != ' '; e++)
+        if (*e == ':') {
+            if (colon)
+                return e > colon + 1;
+            colon = e;
+        }
+    return false;
+}
+
+static const char perf_script_hint[] =
+    "; it is perf script text, which argus does not read (its default fields drop the "
+    "process ids and nanoseconds): give argus the perf.data it printed instead "
+    "(argus diagnose perf.data; docs/inputs/perf.md)";
+
 static int not_ftrace(argus_ft *d, bool all)
 {
     if (!d->n_content)
         return fail(d, "%s: no events: %llu comment and header lines, no trace line "
                        "(an empty trace)",
                     d->o.name, (unsigned long long)d->n_comments);
+    bool perf = d->n_perf_script * 2 > d->n_headless;
+    if (d->n_heads)
+        return fail(d, "%s: not ftrace text: %llu of its %s%llu lines have no head "
+                       "'TASK-PID [CPU] TIMESTAMP: EVENT:' and %llu have one (the first "
+                       "line: '%s')%s",
+                    d->o.name, (unsigned long long)d->n_headless, all ? "" : "first ",
+                    (unsigned long long)d->n_content, (unsigned long long)d->n_heads,
+                    d->first_content, perf ? perf_script_hint : "");
     return fail(d, "%s: not ftrace text: none of its %s%llu lines has the head "
-                   "'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: '%s'); perf script "
-                   "output is not read",
+                   "'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: '%s')%s",
                 d->o.name, all ? "" : "first ", (unsigned long long)d->n_content,
-                d->first_content);
+                d->first_content, perf ? perf_script_hint : "; perf script output is not read");
+}
+
+/* Whether a line without a head is one of a stack trace (the stacktrace
+ * option's "<stack trace>" and " => func" lines), which ftrace text holds. */
+static bool stack_line(const char *p, size_t n)
+{
+    return (n >= 2 && memcmp(p, "=>", 2) == 0) || (n >= 7 && memcmp(p, "<stack", 6) == 0) ||
+           (n >= 12 && memcmp(p, "<user stack", 11) == 0);
+}
+
+/* Whether most lines are not ftrace (see n_headless). */
+static bool mostly_not_ftrace(const argus_ft *d)
+{
+    return d->o.need_ftrace && d->n_headless > d->n_heads;
 }
 
 int argus_ft_line(argus_ft *d, const char *p, size_t n)
@@ -2814,7 +2886,12 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
                         (unsigned long long)(d->last_ts % 1000000000u), d->o.window);
         d->last_pushed_ts = s->ts;
     } else {
-        if (d->o.need_ftrace && d->n_content == NOT_FTRACE_LINES && !d->n_heads)
+        if (!stack_line(p + i, n - i)) {
+            d->n_headless++;
+            if (argus_ft_perf_script_line(p + i, n - i))
+                d->n_perf_script++;
+        }
+        if (d->n_content == NOT_FTRACE_LINES && mostly_not_ftrace(d))
             return not_ftrace(d, false);
         /* a line without a head stays where it is, at the time before it */
         s->kind = HEAD_NONE;
@@ -2837,7 +2914,7 @@ void argus_ft_drain(argus_ft *d)
 
 int argus_ft_finish(argus_ft *d)
 {
-    if (d->o.need_ftrace && !d->n_heads)
+    if (mostly_not_ftrace(d) || (d->o.need_ftrace && !d->n_heads))
         return not_ftrace(d, true);
     argus_ft_drain(d);
     if (!d->header_written)

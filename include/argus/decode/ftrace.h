@@ -25,10 +25,12 @@ typedef struct argus_ft_options {
     const char *command;  /* this decode's command line, for "stages" */
     size_t window;        /* reorder window in lines (0: default) */
     bool quiet;           /* no warnings (lost events) on stderr */
-    bool need_ftrace;     /* an error when no line has an ftrace head: a
-                           * text of comments only, or of something else
-                           * (perf script output), the first 1000 lines
-                           * of a long one (argus-decode sets it) */
+    bool need_ftrace;     /* an error when no line has an ftrace head, or
+                           * fewer lines have one than have none (stack
+                           * trace lines aside): a text of comments only,
+                           * or of something else (perf script output);
+                           * told at the 1000th line of a long one, else
+                           * at its end (argus-decode sets it) */
 } argus_ft_options;
 
 #define ARGUS_FT_DEFAULT_WINDOW 16384
@@ -41,6 +43,10 @@ const char *argus_ft_error(const argus_ft *d);
 /* Whether NAME is a syscall whose wait is on a file descriptor, its first
  * argument: the wait event's `resource` (for the report, "fd 5"). */
 bool argus_ft_fd_syscall(const char *name);
+
+/* Whether a line is shaped as perf script prints a tracepoint sample
+ * ("COMM TID [CPU] SECONDS: SYSTEM:EVENT: ..."), which is refused. */
+bool argus_ft_perf_script_line(const char *p, size_t n);
 
 /* Whether the first bytes look like ftrace text (or systrace HTML). */
 bool argus_ft_sniff(const uint8_t *buf, size_t len);
