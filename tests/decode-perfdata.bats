@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# argus-decode --format perfdata: perf's perf.data of tracepoints (issue 29
+# point 2). The recordings are real (fixtures/perfdata/, its README.md says
+# how each was made): each sample is rendered through its event's format
+# into the ftrace line tracefs prints and decoded as ftrace
+# (docs/inputs/perf.md). hang.data.gz was recorded by perf inside an
+# argus-record of the same run, so the two diagnoses can be compared
+# (issue 29 point 7); tests/live-perf.bats records one afresh as root.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+F=fixtures/perfdata
+
+setup() {
+    T="$BATS_TEST_TMPDIR"
+    gunzip -c $F/hang.data.gz > "$T/hang.data"
+}
+
+# The verdict argus diagnose --proc hangui gave of argus-record's text of
+# the same run (fixtures/perfdata/README.md): the hang thread, how long,
+# and the culprit.
+RECORD_VERDICT_HANG="hangui/main [24926] was blocked 599.5 ms in read on fd 6, waiting on"
+RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end of that"
+
+@test "a hang recorded by perf record names the hang thread and culprit that argus-record of the same run named (issue 29 point 7)" {
+    run --separate-stderr argus diagnose --proc hangui "$T/hang.data"
+    assert_success
+    assert_line --index 0 "Verdict: $RECORD_VERDICT_HANG"
+    assert_line --index 1 "hangsvc/cruncher [24937] (through 1 other thread), which was running 413.4 ms on the CPU; no UI"
+    assert_line --index 2 "event was found that led to it. $RECORD_VERDICT_CULPRIT"
+    assert_line --index 8 "  When:      23873.677641 s to 23874.281189 s (603.5 ms)"
+    assert_line --index 9 "  Class:     wait - blocked 599.5 ms in read on fd 6, then woken"
+}
+
+@test "a perf.data decodes to a stream that validates, with threads, wakeups and syscall waits (the hang's read on fd 6 and its woken)" {
+    run --separate-stderr sh -c "argus-decode $T/hang.data | argus-validate"
+    assert_success
+    assert_output "<stdin>: valid: 5559 records, 5477 events, 50 threads, 0 edges, 0 segments, ts 0..647509112 (0.647509112 s)"
+    argus-decode "$T/hang.data" | argus-to-json > "$T/hang.jsonl"
+    run jq -c 'select(.tid == 24926 and .id >= 197 and .id <= 198)' "$T/hang.jsonl"
+    assert_output '{"type":"syscall","id":197,"ts":22662471,"tid":24926,"pid":24926,"cpu":0,"name":"read","phase":"begin","args":[6,140734067516256,16]}
+{"type":"wait","id":198,"ts":22672650,"tid":24926,"pid":24926,"cpu":0,"reason":"read","resource":"0x6"}'
+    run sh -c "jq -r 'select(.type == \"wakeup\" or .type == \"woken\" or .type == \"ipc\" or .type == \"thread\") | .type' $T/hang.jsonl | sort | uniq -c"
+    assert_output "     40 ipc
+     81 thread
+    319 wakeup
+    294 woken"
+    # the thread list perf wrote at the start: a kernel thread is told by its
+    # parent kthreadd; a process forked in the trace named at its fork, then renamed
+    run jq -c 'select(.type == "thread" and (.tid == 15 or .tid == 24936))' "$T/hang.jsonl"
+    assert_output '{"type":"thread","tid":15,"pid":15,"proc":"rcu_preempt","name":"rcu_preempt","main":true,"kernel":true,"parent":2}
+{"type":"thread","tid":24936,"pid":24936,"proc":"hang-demo","name":"hang-demo","main":true,"parent":24926}
+{"type":"thread","tid":24936,"pid":24936,"proc":"hangsvc","name":"hangsvc","main":true,"parent":24926}'
+}
+
+@test "a perf.data is told by its magic number without --format; --format perfdata and stdin (a pipe, copied to memory) give the same stream" {
+    argus-decode "$T/hang.data" | argus-to-json | sed 1d > "$T/auto.jsonl"
+    [ "$(wc -l < "$T/auto.jsonl")" -gt 5000 ]
+    run sh -c "argus-decode --format perfdata $T/hang.data | argus-to-json | sed 1d"
+    assert_output "$(cat "$T/auto.jsonl")"
+    run sh -c "cat $T/hang.data | argus-decode | argus-to-json | sed 1d"
+    assert_output "$(cat "$T/auto.jsonl")"
+}
+
+@test "a piped perf.data (perf record -o -): attributes and tracing data from its records; the sleep's clock_nanosleep wait of 0.3 s and its woken" {
+    gunzip -c $F/pipe-sleep.data.gz > "$T/pipe.data"
+    run --separate-stderr sh -c "argus-decode $T/pipe.data | argus-validate"
+    assert_success
+    assert_output "<stdin>: valid: 1119 records, 1017 events, 67 threads, 0 edges, 0 segments, ts 0..477330119 (0.477330119 s)"
+    run sh -c "argus-decode $T/pipe.data | argus-to-json | jq -c 'select(.tid == 25884 and (.type == \"wait\" or .type == \"woken\" or .type == \"exec\"))'"
+    assert_output '{"type":"exec","id":119,"ts":29970767,"tid":25884,"pid":25884,"cpu":1,"filename":"/usr/bin/sleep"}
+{"type":"wait","id":138,"ts":40036256,"tid":25884,"pid":25884,"cpu":1,"reason":"clock_nanosleep"}
+{"type":"woken","id":725,"ts":340169207,"tid":25884,"pid":25884,"cpu":1,"result":"awakened","runnable":31339}'
+}
+
+@test "-v on a perf.data: the ftrace decoder's counters, every line understood" {
+    run --separate-stderr argus-decode -v "$T/hang.data"
+    assert_success
+    [[ "$stderr" == "argus-decode: 5822 lines read, 5477 events written"* ]]
+    [[ "$stderr" != *"not understood"* ]]
+}
+
+# ---- Bad input: exit 65, one message with the place -------------------------
+
+# fails FILE MESSAGE: decoding FILE exits 65 with MESSAGE, nothing written
+fails() {
+    run --separate-stderr argus-decode "$1"
+    assert_failure 65
+    assert_output ""
+    [ "$stderr" = "argus-decode: $2" ] || { echo "got: $stderr"; false; }
+}
+
+@test "a perf.data cut short in its data: exit 65, the header's place and the sizes named" {
+    head -c 300000 "$T/hang.data" > "$T/cut.data"
+    fails "$T/cut.data" "$T/cut.data: byte 40: the data section (594864 bytes at byte 15304) is not inside the file of 300000 bytes (a file cut short, or a recording not stopped cleanly)"
+}
+
+@test "a perf.data cut inside its header, and the magic alone on stdin: exit 65 with the byte" {
+    head -c 60 "$T/hang.data" > "$T/head.data"
+    fails "$T/head.data" "$T/head.data: byte 8: a header of 104 bytes in a file of 60 (a perf.data header has 104)"
+    run --separate-stderr sh -c "printf PERFILE2 | argus-decode"
+    assert_failure 65
+    [ "$stderr" = "argus-decode: <stdin>: byte 8: the file ends inside its header (8 bytes)" ]
+}
+
+@test "a record whose size is less than its header: exit 65 naming the record's byte and type" {
+    cp "$T/hang.data" "$T/bad.data"
+    printf '\000\000' | dd of="$T/bad.data" bs=1 seek=15310 conv=notrunc status=none
+    fails "$T/bad.data" "$T/bad.data: byte 15304: a record of 0 bytes (type 69), less than its header"
+}
+
+@test "tracing data without its magic: exit 65 naming where it should be" {
+    cp "$T/hang.data" "$T/bad.data"
+    # the tracing data is the first feature section (the table after the data)
+    off=$(od -An -tu8 -j 610168 -N 8 "$T/hang.data" | tr -d ' ')
+    printf 'X' | dd of="$T/bad.data" bs=1 seek="$off" conv=notrunc status=none
+    fails "$T/bad.data" "$T/bad.data: byte $off: the tracing data has not its magic \"\\027\\010Dtracing\""
+}
+
+@test "a big-endian perf.data and --format perfdata on a text: refused by name (65)" {
+    { printf '2ELIFREP'; head -c 200 /dev/zero; } > "$T/be.data"
+    fails "$T/be.data" "$T/be.data: byte 0: a big-endian perf.data (magic \"2ELIFREP\"): not read; record on a little-endian machine"
+    printf 'hello\n' > "$T/t.txt"
+    run --separate-stderr argus-decode --format perfdata "$T/t.txt"
+    assert_failure 65
+    [ "$stderr" = "argus-decode: $T/t.txt: byte 0: not a perf.data: no \"PERFILE2\" magic" ]
+}
+
+@test "a perf.data given as --format ftrace: refused as binary, the format to use named (exit 65)" {
+    run --separate-stderr argus-decode --format ftrace "$T/hang.data"
+    assert_failure 65
+    [ "$stderr" = "argus-decode: $T/hang.data: not ftrace text: binary data, a perf.data file (--format perfdata reads it) (a NUL byte at byte 9)" ]
+}
