@@ -132,3 +132,13 @@ fails() {
     assert_failure 65
     [ "$stderr" = "argus-decode: $T/hang.data: not ftrace text: binary data, a perf.data file (--format perfdata reads it) (a NUL byte at byte 9)" ]
 }
+
+@test "a recording perf did not finish (its header's data size 0) and a compressed record (perf record -z): refused by name (65)" {
+    cp "$T/hang.data" "$T/killed.data"
+    head -c 8 /dev/zero | dd of="$T/killed.data" bs=1 seek=48 conv=notrunc status=none
+    fails "$T/killed.data" "$T/killed.data: byte 48: the data section's size is 0 in a file of 786206 bytes: perf record did not finish writing it (killed?); perf cannot read it either"
+    # the first record's type made PERF_RECORD_COMPRESSED (81)
+    cp "$T/hang.data" "$T/z.data"
+    printf 'Q' | dd of="$T/z.data" bs=1 seek=15304 conv=notrunc status=none
+    fails "$T/z.data" "$T/z.data: byte 15304: a compressed record (perf record -z): not read; record without -z"
+}

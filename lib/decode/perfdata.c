@@ -875,7 +875,7 @@ static int pass(pd_file *f)
             break;
         case REC_COMPRESSED:
             return pd_fail(f, at, "a compressed record (perf record -z): not read; record "
-                           "without -z, or decompress with perf inject -i IN -o OUT");
+                           "without -z");
         default:
             break; /* mmaps, ids, maps, exits: nothing argus maps */
         }
@@ -910,6 +910,10 @@ static int open_file(pd_file *f)
                        "the file of %zu bytes (a file cut short, or a recording not "
                        "stopped cleanly)", (unsigned long long)data_size,
                        (unsigned long long)f->data_off, f->len);
+    if (data_size == 0 && f->len > f->data_off)
+        return pd_fail(f, 48, "the data section's size is 0 in a file of %zu bytes: perf "
+                       "record did not finish writing it (killed?); perf cannot read it "
+                       "either", f->len);
     f->data_end = f->data_off + data_size;
     if (read_attrs(f) < 0)
         return -1;
