@@ -34,7 +34,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -104,6 +104,10 @@ bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 
 bench/first-touch: bench/first-touch.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c
+
+# The ftrace lines of a perf.data, for make bench's text decoder (BENCH_PERFDATA).
+bench/perfdata-text: bench/perfdata-text.c build/libargus.a
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/perfdata-text.c build/libargus.a $(LDLIBS)
 
 # Installs what the build and the tests need (apt-get as root), or says
 # what to install.
@@ -261,4 +265,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text bench/out

@@ -23,6 +23,10 @@
 #                too (default: none); for FILE.txt with a FILE.dat next to it
 #                (trace-cmd extract of the same buffers), `trace-cmd report`
 #                is timed on the .dat and the decoder on its text as well
+#   BENCH_PERFDATA  perf.data files (.gz taken) to time argus-decode on,
+#                against the ftrace decoder on the lines it renders from
+#                them (bench/perfdata-text), and perf script (default:
+#                fixtures/perfdata/hang.data.gz; empty: none)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +39,7 @@ kdebug_sizes=${BENCH_KDEBUG_MB-"200 2000"}
 graph_mb=${BENCH_GRAPH_MB-"250"}
 ftrace_lines=${BENCH_FTRACE_LINES-"1000000 10000000"}
 ftrace_real=${BENCH_FTRACE_REAL:-}
+perfdata_files=${BENCH_PERFDATA-fixtures/perfdata/hang.data.gz}
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/run.sh: $*"; exit 1; }
@@ -62,7 +67,7 @@ fi
 # The ftrace benchmark needs a decoder that reads ftrace text, and the
 # generator for the synthetic files.
 have_ftrace=false
-if [ -n "$ftrace_lines$ftrace_real" ]; then
+if [ -n "$ftrace_lines$ftrace_real$perfdata_files" ]; then
     if ! $have_decode || [[ $(bin/argus-decode --help 2>&1) != *ftrace* ]]; then
         say "bin/argus-decode does not read ftrace: skipping the ftrace benchmark"
     elif [ -n "$ftrace_lines" ] && [ ! -x bench/gen-ftrace ]; then
@@ -462,6 +467,23 @@ if $have_ftrace; then
             rn=$(grep -vc '^cpus=' "$rep")
             [ "$rn" -eq "$n" ] || ftrace_notes+=("- **$(basename "$rep") has $rn event lines, $(basename "$f") $n: not the same data.**")
             measure_ftrace "$rep" "$rn" "argus-decode (report text)" bin/argus-decode --format ftrace "$rep"
+        fi
+    done
+    # perf.data (BENCH_PERFDATA): the decoder on the file against the text
+    # decoder on the lines it renders (bench/perfdata-text), the same events
+    for f in $perfdata_files; do
+        [ -f "$f" ] || { say "BENCH_PERFDATA: no such file: $f"; failed=1; continue; }
+        if [[ $f == *.gz ]]; then
+            gunzip -c "$f" > "$out/$(basename "${f%.gz}")"
+            f=$out/$(basename "${f%.gz}")
+        fi
+        rep="$out/$(basename "$f")-lines.txt"
+        bench/perfdata-text "$f" > "$rep" || { say "bench/perfdata-text $f failed"; failed=1; continue; }
+        n=$(grep -vc '^#' "$rep")
+        measure_ftrace "$f" "$n" "argus-decode (perf.data)" bin/argus-decode --format perfdata "$f"
+        measure_ftrace "$rep" "$n" "argus-decode (its ftrace lines)" bin/argus-decode --format ftrace "$rep"
+        if command -v perf >/dev/null; then
+            measure_ftrace "$f" "$n" "perf script" perf script -i "$f"
         fi
     done
     # What the smallest file decodes to, so that a fast decoder is also seen

@@ -142,3 +142,15 @@ fails() {
     printf 'Q' | dd of="$T/z.data" bs=1 seek=15304 conv=notrunc status=none
     fails "$T/z.data" "$T/z.data: byte 15304: a compressed record (perf record -z): not read; record without -z"
 }
+
+@test "a perf.data decodes to the stream of the ftrace lines it renders (bench/perfdata-text), event for event: one mapping for both" {
+    [ -x "$ARGUS_ROOT/bench/perfdata-text" ] || skip "bench/perfdata-text is not built (make all)"
+    "$ARGUS_ROOT/bench/perfdata-text" "$T/hang.data" > "$T/hang.txt"
+    run sed -n '1p;/hangui-24926 /{p;q}' "$T/hang.txt"
+    assert_output --partial '# argus-thread: tid=1 tgid=1 kernel=0 comm='
+    assert_output --partial '          hangui-24926   (  24926) [000] 23873.'
+    argus-decode --format ftrace "$T/hang.txt" | argus-to-json | sed 1d > "$T/text.jsonl"
+    run sh -c "argus-decode $T/hang.data | argus-to-json | sed 1d"
+    assert_output "$(cat "$T/text.jsonl")"
+    [ "$(wc -l < "$T/text.jsonl")" -gt 5000 ]
+}

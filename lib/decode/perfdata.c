@@ -97,6 +97,7 @@ typedef struct pd_file {
     size_t errlen;
     /* a pass */
     argus_ft *d;
+    FILE *text;             /* argus_pd_render: the lines go there */
     bool prescan;
     int rc;
     pd_thread *threads;
@@ -597,6 +598,11 @@ static pd_thread *thread_slot(pd_file *f, int32_t tid, bool add)
 
 static int send_line(pd_file *f, const char *text, size_t len)
 {
+    if (f->text) {
+        fwrite(text, 1, len, f->text);
+        putc('\n', f->text);
+        return 0;
+    }
     if (!f->d)
         return 0;
     if (f->prescan) {
@@ -920,13 +926,15 @@ static int open_file(pd_file *f)
     return read_features(f);
 }
 
-int argus_pd_decode(argus_ft *d, const uint8_t *buf, size_t len, const char *name,
-                    char *err, size_t errlen)
+/* Both: into the decoder D, or (D NULL) the lines once to TEXT. */
+static int pd_run(argus_ft *d, FILE *text, const uint8_t *buf, size_t len, const char *name,
+                  char *err, size_t errlen)
 {
     pd_file f = {.p = buf, .len = len, .name = name, .err = err, .errlen = errlen};
     f.tep = tep_alloc();
     if (!f.tep)
         abort();
+    tep_set_loglevel(TEP_LOG_NONE); /* a bad format is left out, not printed */
     trace_seq_init(&f.s);
     int rc = open_file(&f);
     if (rc == 0) {
@@ -942,7 +950,10 @@ int argus_pd_decode(argus_ft *d, const uint8_t *buf, size_t len, const char *nam
                          f.have_tracing ? "none of its events has a format"
                                         : "no tracing data");
     }
-    if (rc == 0) {
+    if (rc == 0 && !d) {
+        f.text = text;
+        rc = pass(&f);
+    } else if (rc == 0) {
         /* the first pass (threads asleep at the start), then the lines */
         f.d = d;
         f.prescan = true;
@@ -964,6 +975,18 @@ int argus_pd_decode(argus_ft *d, const uint8_t *buf, size_t len, const char *nam
     free(f.held);
     free(f.raw);
     return rc;
+}
+
+int argus_pd_decode(argus_ft *d, const uint8_t *buf, size_t len, const char *name,
+                    char *err, size_t errlen)
+{
+    return pd_run(d, NULL, buf, len, name, err, errlen);
+}
+
+int argus_pd_render(void *file, const uint8_t *buf, size_t len, const char *name, char *err,
+                    size_t errlen)
+{
+    return pd_run(NULL, file, buf, len, name, err, errlen);
 }
 
 int argus_pd_read(argus_ft *d, argus_input *in, char *err, size_t errlen)

@@ -33,6 +33,12 @@ bool argus_pd_sniff(const uint8_t *buf, size_t len);
 int argus_pd_decode(argus_ft *d, const uint8_t *buf, size_t len, const char *name,
                     char *err, size_t errlen);
 
+/* The lines argus_pd_decode would give the ftrace decoder, once each, to
+ * FILE (a FILE *): for make bench, which times the text decoder on them.
+ * Returns 0 or -1 with ERR as argus_pd_decode. */
+int argus_pd_render(void *file, const uint8_t *buf, size_t len, const char *name, char *err,
+                    size_t errlen);
+
 /* argus_pd_decode on the input IN, mapped from its file (a pipe is copied
  * to a memory file first). */
 int argus_pd_read(argus_ft *d, argus_input *in, char *err, size_t errlen);
