@@ -388,12 +388,19 @@ static int read_features(pd_file *f)
     return read_tracing(f, off, size);
 }
 
-/* Each attribute's event, for tracepoints. */
+/* Each attribute's event, for tracepoints. The ftrace system's own
+ * (function, print, bprint: the function tracer's records, not argus's
+ * events) are left out: their text comes from printk formats and
+ * argument lists in the record, which libtraceevent trusts. */
 static void find_events(pd_file *f)
 {
-    for (size_t i = 0; i < f->n_attrs; i++)
-        if (f->attrs[i].type == PD_TYPE_TRACEPOINT && f->attrs[i].config <= INT32_MAX)
-            f->attrs[i].event = tep_find_event(f->tep, (int)f->attrs[i].config);
+    for (size_t i = 0; i < f->n_attrs; i++) {
+        if (f->attrs[i].type != PD_TYPE_TRACEPOINT || f->attrs[i].config > INT32_MAX)
+            continue;
+        struct tep_event *ev = tep_find_event(f->tep, (int)f->attrs[i].config);
+        if (ev && ev->system && strcmp(ev->system, "ftrace") != 0)
+            f->attrs[i].event = ev;
+    }
 }
 
 /* ---- Records ----------------------------------------------------------------- */
