@@ -54,12 +54,15 @@ RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end
 {"type":"thread","tid":24936,"pid":24936,"proc":"hangsvc","name":"hangsvc","main":true,"parent":24926}'
 }
 
-@test "a perf.data is told by its magic number without --format; --format perfdata and stdin (a pipe, copied to memory) give the same stream" {
+@test "a perf.data is told by its magic number without --format; --format perfdata, stdin (a pipe, copied to memory) and the gzipped file give the same stream" {
     argus-decode "$T/hang.data" | argus-to-json | sed 1d > "$T/auto.jsonl"
     [ "$(wc -l < "$T/auto.jsonl")" -gt 5000 ]
     run sh -c "argus-decode --format perfdata $T/hang.data | argus-to-json | sed 1d"
     assert_output "$(cat "$T/auto.jsonl")"
     run sh -c "cat $T/hang.data | argus-decode | argus-to-json | sed 1d"
+    assert_output "$(cat "$T/auto.jsonl")"
+    # gzipped, as committed: read as the bytes it holds (DEC-COMPRESSED)
+    run sh -c "argus-decode $F/hang.data.gz | argus-to-json | sed 1d"
     assert_output "$(cat "$T/auto.jsonl")"
 }
 
