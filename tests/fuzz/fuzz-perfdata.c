@@ -1,0 +1,196 @@
+/* libFuzzer target for the perf.data decoder (include/argus/decode/perfdata.h):
+ * argus_pd_decode on the input as it is (in a buffer of exactly its size,
+ * so a read past it is caught), into the ftrace decoder as argus-decode
+ * sets it up (need_ftrace), and argus_pd_read on a memory file holding the
+ * same bytes (mapped, as argus-decode reads a file), and argus_pd_sniff.
+ *
+ * Checks besides the sanitizers: the return is 0, -1 or -2; a -1 has one
+ * message "fuzz: byte N: WHAT" with N within the input, a -2 the ftrace
+ * decoder's message; what was written is a valid stream (records the
+ * parser accepts, a version 1 "argus" header first with source "ftrace"
+ * and this command in "stages", no second header, every known key of its
+ * value class, text valid UTF-8, event ids 1, 2, 3 ..., ts never
+ * decreasing, each event after a thread record of its tid with its pid);
+ * the two readings give the same return, message and bytes; an input the
+ * decoder takes (0) starts with the magic argus_pd_sniff tells. Seeds:
+ * tests/fuzz/corpus/fuzz-perfdata (tests/fuzz/corpus/shrink-perfdata.py made them from real
+ * recordings). */
+#include "argus/decode/perfdata.h"
+#include "argus/stream/input.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define HARNESS "fuzz-perfdata"
+#define COMMAND "decode --format perfdata fuzz"
+#define NAME "fuzz"
+
+#include "checks.h" /* after HARNESS */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    open_harness_files();
+    return 0;
+}
+
+/* The records in OUT (LEN bytes) form a valid stream of this decoder. */
+static void check_stream(const uint8_t *out, size_t len)
+{
+    argus_parser *p = argus_parser_new();
+    argus_table pids; /* tid -> pid + 1 of its last thread record */
+    argus_table_init(&pids, sizeof(uint64_t));
+    size_t off = 0;
+    uint64_t n = 0, last_id = 0, last_ts = 0;
+    bool have_ts = false;
+    while (off < len) {
+        argus_record *r = NULL;
+        char err[256];
+        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
+        if (used <= 0)
+            FAIL("record %llu written by the decoder (byte %zu) does not parse: %s",
+                 (unsigned long long)n + 1, off, used < 0 ? err : "truncated");
+        n++;
+        check_fields(r, n, true);
+        if (n == 1) {
+            CHECK(r->type == ARGUS_T_STREAM);
+            CHECK(argus_text_is(r, ARGUS_K_FORMAT, "argus"));
+            uint64_t version = 0;
+            CHECK(argus_get_uint(r, ARGUS_K_VERSION, &version) && version == 1);
+            CHECK(argus_text_is(r, ARGUS_K_SOURCE, "ftrace"));
+            argus_text stages[2];
+            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
+            CHECK(stages[0].len == strlen(COMMAND) &&
+                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
+        } else if (r->type == ARGUS_T_STREAM) {
+            FAIL("record %llu written by the decoder is a second stream header",
+                 (unsigned long long)n);
+        }
+        if (r->type == ARGUS_T_THREAD) {
+            bool created;
+            *(uint64_t *)argus_table_put(&pids, r->tid, &created) = r->pid + 1;
+        }
+        if (r->has_ts) {
+            if (have_ts && r->ts < last_ts)
+                FAIL("record %llu written by the decoder has ts %llu, before ts %llu",
+                     (unsigned long long)n, (unsigned long long)r->ts,
+                     (unsigned long long)last_ts);
+            have_ts = true;
+            last_ts = r->ts;
+        }
+        if (r->is_event) {
+            if (r->id != last_id + 1)
+                FAIL("record %llu written by the decoder has event id %llu after %llu",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)last_id);
+            last_id = r->id;
+            uint64_t *pid1 = argus_table_get(&pids, r->tid);
+            if (!pid1 || *pid1 != r->pid + 1)
+                FAIL("record %llu written by the decoder: event %llu of tid %llu pid %llu "
+                     "without a thread record of that pid before it",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid);
+        }
+        off += (size_t)used;
+    }
+    argus_table_free(&pids);
+    argus_parser_free(p);
+}
+
+/* "fuzz: byte N: WHAT" with N at most SIZE. */
+static void check_error(const char *err, size_t size)
+{
+    static const char prefix[] = NAME ": byte ";
+    if (strncmp(err, prefix, sizeof prefix - 1) != 0)
+        FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
+    const char *p = err + sizeof prefix - 1, *digits = p;
+    uint64_t at = 0;
+    while (*p >= '0' && *p <= '9' && p - digits < 20)
+        at = at * 10 + (uint64_t)(*p++ - '0');
+    if (p == digits || p[0] != ':' || p[1] != ' ' || !p[2])
+        FAIL("error \"%s\" has no \"N: WHAT\"", err);
+    if (at > size)
+        FAIL("error \"%s\" names a byte past the input (%zu bytes)", err, size);
+}
+
+typedef struct result {
+    int rc;
+    char err[512];
+    uint8_t *out;
+    size_t len;
+} result;
+
+/* Decodes DATA (SIZE bytes): from memory, or (FROM_FILE) through
+ * argus_pd_read on the input memfd holding the same bytes. */
+static void decode(const uint8_t *data, size_t size, bool from_file, result *res)
+{
+    CHECK(ftruncate(out_fd, 0) == 0);
+    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
+    CHECK(dup2(out_fd, 1) == 1);
+    argus_writer *w = argus_writer_stdout();
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .quiet = true,
+                          .need_ftrace = true};
+    argus_ft *d = argus_ft_new(w, &o);
+    CHECK(d);
+    res->err[0] = '\0';
+    if (from_file) {
+        argus_input in;
+        argus_input_open(&in, in_path, 1u << 20);
+        free(in.name);
+        in.name = strdup(NAME);
+        CHECK(in.name);
+        res->rc = argus_pd_read(d, &in, res->err, sizeof res->err);
+        argus_input_close(&in);
+    } else {
+        uint8_t *copy = malloc(size ? size : 1); /* exactly: reads past it are caught */
+        CHECK(copy);
+        memcpy(copy, data, size);
+        res->rc = argus_pd_decode(d, copy, size, NAME, res->err, sizeof res->err);
+        free(copy);
+    }
+    CHECK(res->rc == 0 || res->rc == -1 || res->rc == -2);
+    if (res->rc == -2) {
+        const char *e = argus_ft_error(d);
+        CHECK(e && *e && strnlen(e, sizeof res->err) < sizeof res->err);
+        strcpy(res->err, e);
+        argus_ft_drain(d); /* as argus-decode: the lines before the error stay */
+    }
+    argus_ft_print_counts(d, devnull);
+    argus_ft_free(d);
+    argus_writer_close(w);
+    CHECK(dup2(saved_stdout, 1) == 1);
+    off_t end = lseek(out_fd, 0, SEEK_CUR);
+    CHECK(end >= 0);
+    res->len = (size_t)end;
+    res->out = malloc(res->len ? res->len : 1);
+    CHECK(res->out);
+    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    CHECK(ftruncate(in_fd, 0) == 0);
+    CHECK(pwrite(in_fd, data, size, 0) == (ssize_t)size);
+    result a, b;
+    decode(data, size, false, &a);
+    if (a.rc == -1)
+        check_error(a.err, size);
+    check_stream(a.out, a.len);
+    if (a.rc == 0 && !argus_pd_sniff(data, size))
+        FAIL("an input without the perf.data magic was decoded");
+    decode(data, size, true, &b);
+    if (a.rc != b.rc || strcmp(a.err, b.err) != 0)
+        FAIL("from memory: %d \"%s\"; from a file: %d \"%s\"", a.rc, a.err, b.rc, b.err);
+    if (a.len != b.len || memcmp(a.out, b.out, a.len) != 0)
+        FAIL("from memory and from a file: different bytes (%zu and %zu)", a.len, b.len);
+    free(a.out);
+    free(b.out);
+    return 0;
+}
