@@ -337,31 +337,20 @@ static int read_tracing(pd_file *f, uint64_t off, uint64_t size)
             tep_parse_event(f->tep, (const char *)b, len, system);
         }
     }
+    /* kallsyms, the printk formats and the saved cmdlines are skipped: argus
+     * needs none (symbols print as addresses, the names come from COMM
+     * records, bprint events are not rendered), and libtraceevent 1.7's
+     * tep_parse_printk_formats reads past its copy of a damaged list */
     NEED(4, "kallsyms");
     uint32_t len32 = rd32(b);
     NEED(len32, "kallsyms");
-    if (len32) {
-        char *copy = nul_copy(b, len32);
-        tep_parse_kallsyms(f->tep, copy);
-        free(copy);
-    }
     NEED(4, "the printk formats");
     len32 = rd32(b);
     NEED(len32, "the printk formats");
-    if (len32) {
-        char *copy = nul_copy(b, len32);
-        tep_parse_printk_formats(f->tep, copy);
-        free(copy);
-    }
     if (strcmp(version, "0.5") != 0 && c.at < c.end) {
         NEED(8, "the saved cmdlines");
         uint64_t len = rd64(b);
         NEED(len, "the saved cmdlines");
-        if (len) {
-            char *copy = nul_copy(b, len);
-            tep_parse_saved_cmdlines(f->tep, copy);
-            free(copy);
-        }
     }
 #undef NEED
     f->have_tracing = true;
@@ -680,8 +669,6 @@ static int sample_line(pd_file *f, uint64_t at, const pd_sample *s)
         comm = "<idle>";
     else if (t && t->comm[0])
         comm = t->comm;
-    else
-        comm = tep_data_comm_from_pid(f->tep, (int)s->tid);
     trace_seq_reset(&f->s);
     trace_seq_printf(&f->s, "%16s-%-7d (%7d) [%03u] %llu.%09llu: %s: ", comm, (int)s->tid,
                      (int)s->pid, s->cpu, (unsigned long long)(s->ts / 1000000000u),
