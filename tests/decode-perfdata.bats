@@ -157,3 +157,7 @@ fails() {
     assert_output "$(cat "$T/text.jsonl")"
     [ "$(wc -l < "$T/text.jsonl")" -gt 5000 ]
 }
+
+@test "the fuzzer's reproducer of a damaged printk format list (tests/fuzz/crashes): read past nothing, refused at the record that goes past the data (65)" {
+    fails tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread "tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread: byte 2924: a record of 36352 bytes (type 2399141887) goes past the end of the data at byte 3639 (a file cut short?)"
+}
