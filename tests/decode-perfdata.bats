@@ -161,3 +161,7 @@ fails() {
 @test "the fuzzer's reproducer of a damaged printk format list (tests/fuzz/crashes): read past nothing, refused at the record that goes past the data (65)" {
     fails tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread "tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread: byte 2924: a record of 36352 bytes (type 2399141887) goes past the end of the data at byte 3639 (a file cut short?)"
 }
+
+@test "a damaged event format on which libtraceevent itself dies (the fuzzer's reproducer): parsed first in a child, refused with one message (65), no crash" {
+    fails tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv "tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv: libtraceevent crashes parsing its event formats (a damaged file): not read"
+}

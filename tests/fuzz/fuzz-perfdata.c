@@ -5,7 +5,9 @@
  * same bytes (mapped, as argus-decode reads a file), and argus_pd_sniff.
  *
  * Checks besides the sanitizers: the return is 0, -1 or -2; a -1 has one
- * message "fuzz: byte N: WHAT" with N within the input, a -2 the ftrace
+ * message "fuzz: byte N: WHAT" with N within the input (or says that
+ * libtraceevent died parsing the formats in the decoder's trial child,
+ * whose death the fuzzer does not see as its own), a -2 the ftrace
  * decoder's message; what was written is a valid stream (records the
  * parser accepts, a version 1 "argus" header first with source "ftrace"
  * and this command in "stages", no second header, every known key of its
@@ -104,10 +106,14 @@ static void check_stream(const uint8_t *out, size_t len)
     argus_parser_free(p);
 }
 
-/* "fuzz: byte N: WHAT" with N at most SIZE. */
+/* "fuzz: byte N: WHAT" with N at most SIZE, or the one message without a
+ * place: libtraceevent died in the trial child parsing the formats. */
 static void check_error(const char *err, size_t size)
 {
     static const char prefix[] = NAME ": byte ";
+    static const char died[] = NAME ": libtraceevent crashes parsing its event formats";
+    if (strncmp(err, died, sizeof died - 1) == 0)
+        return;
     if (strncmp(err, prefix, sizeof prefix - 1) != 0)
         FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
     const char *p = err + sizeof prefix - 1, *digits = p;
