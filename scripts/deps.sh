@@ -47,7 +47,7 @@ if [ "${1-}" = live ]; then
              Xvfb:xvfb xdotool:xdotool dbus-daemon:dbus-daemon dbus-send:dbus-bin \
              flock:util-linux setpriv:util-linux pgrep:procps dig:bind9-dnsutils \
              tinyproxy:tinyproxy inotifywait:inotify-tools \
-             perf:linux-perf; do  # perf: tests/live-perf.bats records a perf.data
+             perf:linux-perf; do  # perf: tests/live/perf.bats records a perf.data
         command -v "${c%%:*}" >/dev/null 2>&1 || want "${c#*:}"
     done
     [ -d /usr/lib/postgresql ] || want postgresql-15

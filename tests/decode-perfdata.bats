@@ -5,7 +5,7 @@
 # into the ftrace line tracefs prints and decoded as ftrace
 # (docs/inputs/perf.md). hang.data.gz was recorded by perf inside an
 # argus-record of the same run, so the two diagnoses can be compared
-# (issue 29 point 7); tests/live-perf.bats records one afresh as root.
+# (issue 29 point 7); tests/live/perf.bats records one afresh as root.
 
 bats_require_minimum_version 1.5.0
 load test_helper

@@ -2,7 +2,8 @@
 # make live: records every scenario of tests/live/scenarios afresh (root,
 # tracefs, the scenarios' programs) into a temporary copy of the corpus and
 # scores it with scripts/accuracy.sh, leaving fixtures/real as it is (to
-# keep new recordings, run tests/live/corpus.sh NAME). A live run depends on
+# keep new recordings, run tests/live/corpus.sh NAME), and runs the live
+# Bats files tests/live/*.bats. A live run depends on
 # this machine's timing: its verdict is not part of make test's.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,5 +32,9 @@ for f in "$top"/tests/live/scenarios/*.sh; do
     cp "$out/$n.raw/truth" "$out/$n/truth"
     dirs+=("$out/$n")
 done
-[ ${#dirs[@]} = 0 ] && { echo "live: no scenario could run here"; exit 0; }
-"$top/scripts/accuracy.sh" "${dirs[@]}"
+# the live Bats files (tests/live/*.bats: one run recorded two ways)
+live_status=0
+BATS_LIB_PATH="${BATS_LIB_PATH:-/usr/lib/bats}" ARGUS_BIN="$top/bin" ARGUS_ROOT="$top" \
+    bats "$top"/tests/live/*.bats || live_status=$?
+[ ${#dirs[@]} = 0 ] && { echo "live: no scenario could run here"; exit $live_status; }
+"$top/scripts/accuracy.sh" "${dirs[@]}" && exit $live_status

@@ -4,11 +4,12 @@
 # docs/inputs/perf.md), which runs tests/live/hang-demo.c; argus diagnose
 # of the perf.data must name the hang thread, its wait and the culprit that
 # argus diagnose of argus-record's text names. Needs root, tracefs, perf
-# and cc: skips without them (as tests/live-hang.bats), so CI without root
-# leaves it out of its verdict. tests/decode-perfdata.bats checks a
-# committed recording made this way.
+# and cc: skips without them. Timing decides a live run: `make live` runs
+# it (tests/live/live.sh), `make test` does not (bats reads tests/ only,
+# not tests/live/). tests/decode-perfdata.bats checks a committed
+# recording made this way.
 
-load test_helper
+load ../test_helper
 
 why_not_live() {
     if [ "$(id -u)" != 0 ]; then
