@@ -8,7 +8,8 @@ CFLAGS ?= -O2 -g
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null || \
     echo -I/usr/include/trace-cmd -I/usr/include/traceevent -I/usr/include/tracefs)
 ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS)
-# zlib and libzstd read compressed input (lib/stream/input.c, DEC-COMPRESSED).
+# zlib and libzstd read compressed input (lib/stream/input.c, DEC-COMPRESSED);
+# zlib also inflates Perfetto's compressed packets (lib/decode/perfetto.c).
 LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent -lm -pthread
 
 # A program is filters/NAME.c, or a folder filters/NAME/ of its own files
