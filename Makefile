@@ -35,7 +35,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/first-touch bench/perfdata-text
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -102,6 +102,10 @@ bench/gen-kdebug: bench/gen-kdebug.c bench/rng.h
 
 bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ftrace.c
+
+# ftrace text to a Perfetto trace of the same events (tests, fuzz seeds, bench)
+bench/gen-perfetto: bench/gen-perfetto.c build/libargus.a $(HEADERS)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-perfetto.c build/libargus.a -lz
 
 bench/first-touch: bench/first-touch.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c
@@ -266,4 +270,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/first-touch bench/perfdata-text bench/out

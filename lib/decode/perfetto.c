@@ -240,8 +240,11 @@ typedef struct pf {
     pf_chunk *chunks;
     size_t n_chunks, cap_chunks;
     argus_table threads;  /* tid -> pf_thread */
+    argus_table ksyms;    /* interned kernel symbol iid -> pf_comm (its name) */
     const argus_syscall *syscalls;
     bool old_kernel;      /* before 4.14: prev_state is printed as a number */
+    uint64_t boottime, realtime; /* the first clock snapshot holding both */
+    bool other_clock;     /* a bundle's ftrace clock is not the boot clock */
     uint64_t kinds[8];    /* packet kinds seen, for the refusal's message */
     /* the merge */
     bool prescan;
@@ -418,6 +421,64 @@ static void index_process_stats(pf *p, const uint8_t *data, size_t len)
     }
 }
 
+/* InternedData's kernel_symbols (26: InternedString {iid 1, str 2}): the
+ * names of function fields when the trace was recorded with
+ * symbolize_ksyms. traced numbers a symbol once for the session, so the
+ * iids are taken whatever the packet sequence. */
+static void index_interned(pf *p, const uint8_t *data, size_t len)
+{
+    pb b = {data, data + len};
+    pb_field f, g;
+    while (pf_next(p, &b, &f, "interned data")) {
+        if (f.num != 26 || f.wt != 2)
+            continue;
+        uint64_t iid = 0;
+        const uint8_t *str = NULL;
+        size_t n = 0;
+        pb in = {f.data, f.data + f.len};
+        while (pf_next(p, &in, &g, "interned data"))
+            if (g.num == 1 && g.wt == 0)
+                iid = g.v;
+            else if (g.num == 2 && g.wt == 2)
+                str = g.data, n = g.len;
+        if (!iid || !str)
+            continue;
+        bool created;
+        pf_comm *name = argus_table_put(&p->ksyms, iid, &created);
+        copy_name(name->name, str, n);
+        for (char *q = name->name; *q; q++)
+            if (*q == ' ')
+                *q = '_'; /* one word, as the kernel prints a symbol */
+    }
+}
+
+/* ClockSnapshot: clocks (1: {clock_id 1, timestamp 2}); BOOTTIME (6),
+ * the ftrace bundles' clock, against REALTIME (1): the wall clock of the
+ * report's times. The first snapshot with both is kept. */
+static void index_clock_snapshot(pf *p, const uint8_t *data, size_t len)
+{
+    pb b = {data, data + len};
+    pb_field f, g;
+    uint64_t boot = 0, real = 0;
+    while (pf_next(p, &b, &f, "clock snapshot")) {
+        if (f.num != 1 || f.wt != 2)
+            continue;
+        uint64_t id = 0, ts = 0;
+        pb c = {f.data, f.data + f.len};
+        while (pf_next(p, &c, &g, "clock snapshot"))
+            if (g.num == 1 && g.wt == 0)
+                id = g.v;
+            else if (g.num == 2 && g.wt == 0)
+                ts = g.v;
+        if (id == 6)
+            boot = ts;
+        else if (id == 1)
+            real = ts;
+    }
+    if (boot && real && !p->boottime)
+        p->boottime = boot, p->realtime = real;
+}
+
 /* SystemInfo: utsname (1) { release 3, machine 4 }. */
 static void index_system_info(pf *p, const uint8_t *data, size_t len)
 {
@@ -462,6 +523,8 @@ static uint64_t bundle_min_ts(pf *p, const uint8_t *data, size_t len, uint32_t *
                 pf_fail(p, "an ftrace bundle of cpu %llu (at most %u)",
                         (unsigned long long)f.v, PF_MAX_CPUS - 1);
             *cpu = (uint32_t)f.v;
+        } else if (f.num == 5 && f.wt == 0) {
+            p->other_clock |= f.v != 0; /* FtraceClock: only UNSPECIFIED is boot */
         } else if (f.num == 2 && f.wt == 2 && !have_event) {
             have_event = true;
             pb e = {f.data, f.data + f.len};
@@ -572,6 +635,8 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         case 2: index_process_tree(p, f.data, f.len); break;
         case 9: index_process_stats(p, f.data, f.len); break;
         case 45: index_system_info(p, f.data, f.len); break;
+        case 12: index_interned(p, f.data, f.len); break;
+        case 6: index_clock_snapshot(p, f.data, f.len); break;
         case 50: {
             if (chunk)
                 pf_fail(p, "compressed packets inside compressed packets");
@@ -1090,6 +1155,25 @@ static const argus_syscall *find_syscall(const argus_syscall *table, int64_t nr)
     return NULL;
 }
 
+/* A function field: its symbol's name (symbolize_ksyms), else the address. */
+static void put_function(pf *p, uint64_t v)
+{
+    const pf_comm *name = argus_table_get(&p->ksyms, v);
+    if (name && name->name[0])
+        put(p, "%s", name->name);
+    else
+        put(p, "0x%llx", (unsigned long long)v);
+}
+
+static const char *hrtimer_mode(uint64_t m)
+{
+    static const char *const modes[] = {"ABS", "REL", "ABS|PINNED", "REL|PINNED", "ABS|SOFT",
+                                        "REL|SOFT", "ABS|PINNED|SOFT", "REL|PINNED|SOFT",
+                                        "ABS|HARD", "REL|HARD", "ABS|PINNED|HARD",
+                                        "REL|PINNED|HARD"};
+    return m < sizeof modes / sizeof *modes ? modes[m] : "?";
+}
+
 static void render_event(pf *p, pf_cursor *cur)
 {
     pb b = {cur->ev.data, cur->ev.data + cur->ev.len};
@@ -1242,6 +1326,67 @@ static void render_event(pf *p, pf_cursor *cur)
         put_head(p, pid, cpu, have_flags, flags, ts, "sched_process_exit");
         put(p, "comm=%s pid=%d prio=%d", str_field(&e, 1, a), i32(&e, 2), i32(&e, 4));
         break;
+    case 551: /* hrtimer_start */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "hrtimer_start");
+        put(p, "hrtimer=%016llx function=", (unsigned long long)e.v[1]);
+        put_function(p, e.v[2]);
+        put(p, " expires=%lld softexpires=%lld mode=%s", (long long)e.v[3], (long long)e.v[4],
+            hrtimer_mode(e.v[5]));
+        break;
+    case 553: /* hrtimer_expire_entry */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "hrtimer_expire_entry");
+        put(p, "hrtimer=%016llx function=", (unsigned long long)e.v[1]);
+        put_function(p, e.v[3]);
+        put(p, " now=%lld", (long long)e.v[2]);
+        break;
+    case 552: case 554: /* hrtimer_cancel, hrtimer_expire_exit */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts,
+                 ev.num == 552 ? "hrtimer_cancel" : "hrtimer_expire_exit");
+        put(p, "hrtimer=%016llx", (unsigned long long)e.v[1]);
+        break;
+    case 555: /* timer_start */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "timer_start");
+        put(p, "timer=%016llx function=", (unsigned long long)e.v[1]);
+        put_function(p, e.v[2]);
+        put(p, " expires=%llu flags=0x%08llx", (unsigned long long)e.v[3],
+            (unsigned long long)e.v[6]);
+        break;
+    case 557: /* timer_expire_entry */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "timer_expire_entry");
+        put(p, "timer=%016llx function=", (unsigned long long)e.v[1]);
+        put_function(p, e.v[3]);
+        put(p, " now=%llu baseclk=%llu", (unsigned long long)e.v[2], (unsigned long long)e.v[4]);
+        break;
+    case 556: case 558: /* timer_cancel, timer_expire_exit */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts,
+                 ev.num == 556 ? "timer_cancel" : "timer_expire_exit");
+        put(p, "timer=%016llx", (unsigned long long)e.v[1]);
+        break;
+    case 59: /* workqueue_queue_work */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "workqueue_queue_work");
+        put(p, "work struct=%016llx function=", (unsigned long long)e.v[1]);
+        put_function(p, e.v[2]);
+        put(p, " workqueue=%s req_cpu=%d cpu=%d", str_field(&e, 6, a), i32(&e, 4), i32(&e, 5));
+        break;
+    case 58: case 57: /* workqueue_execute_start, workqueue_execute_end */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts,
+                 ev.num == 58 ? "workqueue_execute_start" : "workqueue_execute_end");
+        put(p, "work struct %016llx: function ", (unsigned long long)e.v[1]);
+        put_function(p, e.v[2]);
+        break;
+    case 56: /* workqueue_activate_work */
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "workqueue_activate_work");
+        put(p, "work struct %016llx", (unsigned long long)e.v[1]);
+        break;
     default:
         p->c->not_rendered++;
         return;
@@ -1318,9 +1463,20 @@ static void merge(pf *p)
     pf_free_merge(p);
 }
 
-/* The process tree's facts as argus-record's thread lines. */
+/* The process tree's facts as argus-record's thread lines, and the clock
+ * snapshot as its clock line (the trace clock's reading, "mono=", is
+ * BOOTTIME's here). */
 static void thread_lines(pf *p)
 {
+    if (p->boottime && !p->other_clock) {
+        p->n = 0;
+        put(p, "# argus-clock: mono=%llu.%09llu realtime=%llu.%09llu",
+            (unsigned long long)(p->boottime / 1000000000u),
+            (unsigned long long)(p->boottime % 1000000000u),
+            (unsigned long long)(p->realtime / 1000000000u),
+            (unsigned long long)(p->realtime % 1000000000u));
+        emit(p);
+    }
     size_t pos = 0;
     uint64_t tid;
     void *v;
@@ -1408,6 +1564,7 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
     p->file_len = len;
     p->syscalls = argus_syscalls_x86_64; /* when the trace does not say */
     argus_table_init(&p->threads, sizeof(pf_thread));
+    argus_table_init(&p->ksyms, sizeof(pf_comm));
     err[0] = 0;
     int rc = pf_run(p);
     if (rc == -2 && !err[0]) {
@@ -1427,6 +1584,7 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
         snprintf(err, errlen, "%s: byte %llu: %s", name, (unsigned long long)p->at, m);
     }
     argus_table_free(&p->threads);
+    argus_table_free(&p->ksyms);
     free(p->bundles);
     for (size_t i = 0; i < p->n_chunks; i++)
         free(p->chunks[i].buf);
