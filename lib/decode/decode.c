@@ -267,7 +267,7 @@ static void decode_perfetto(argus_input *in, argus_writer *w, size_t window, boo
     char err[768];
     argus_pf_counts counts;
     int rc = argus_pf_read(d, in, &counts, err, sizeof err);
-    if (rc == -2)
+    if (rc < 0)
         argus_ft_drain(d); /* the lines before the error stay */
     if (verbose) {
         argus_ft_print_counts(d, stderr);

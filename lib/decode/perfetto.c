@@ -255,7 +255,7 @@ typedef struct pf {
     argus_table comms;    /* tid -> pf_comm */
     char line[PF_LINE_CAP];
     size_t n;
-    uint64_t switches_seen;
+    uint64_t switches_seen, prints;
 } pf;
 
 static void pf_free_merge(pf *p);
@@ -1279,6 +1279,7 @@ static void render_event(pf *p, pf_cursor *cur)
         break;
     }
     case 3: { /* print: an atrace mark, as tracing_mark_write */
+        p->prints++;
         read_fields(p, ev.data, ev.len, &e, false);
         put_head(p, pid, cpu, have_flags, flags, ts, "tracing_mark_write");
         size_t n = e.n[2];
@@ -1507,29 +1508,40 @@ static void refuse(pf *p)
     size_t n = 0;
     for (size_t i = 1; i < sizeof kind_names / sizeof *kind_names; i++)
         if (p->kinds[i] && n < sizeof held - 40)
-            n += (size_t)snprintf(held + n, sizeof held - n, "%s%llu %s", n ? ", " : "",
+            n += (size_t)snprintf(held + n, sizeof held - n, ", %llu %s",
                                   (unsigned long long)p->kinds[i], kind_names[i]);
     snprintf(p->err, p->errlen,
-             "%s: no scheduler events: a Perfetto trace without the linux.ftrace data "
-             "source's sched/sched_switch (%llu ftrace bundles%s%s); argus needs the "
-             "kernel's switches and wakeups to diagnose a hang (docs/inputs/perfetto.md "
-             "says how to record them)",
-             p->name, (unsigned long long)p->kinds[0], n ? "; it holds " : "", held);
+             "%s: no scheduler events: a Perfetto trace without sched_switch (the "
+             "linux.ftrace data source with sched/sched_switch was not recorded): its %llu "
+             "ftrace bundles hold %llu events (%llu atrace marks)%s of %llu packets; argus "
+             "needs the kernel's switches and wakeups to diagnose a hang "
+             "(docs/inputs/perfetto.md says how to record them)",
+             p->name, (unsigned long long)p->kinds[0], (unsigned long long)p->c->events,
+             (unsigned long long)p->prints, held, (unsigned long long)p->c->packets);
 }
 
 static int pf_run(pf *p)
 {
-    int how = setjmp(p->fail);
-    if (how) {
-        pf_free_merge(p);
-        return how == 2 ? -2 : -1;
-    }
-    index_trace(p, p->file, p->file_len, 0);
+    /* the index: a damaged packet ends it, what came before is decoded
+     * and the error given at the end */
+    if (setjmp(p->fail) == 0)
+        index_trace(p, p->file, p->file_len, 0);
+    else if (!p->deferred[0])
+        snprintf(p->deferred, sizeof p->deferred, "%s", p->err);
+    p->chunk_base = NULL;
     qsort(p->bundles, p->n_bundles, sizeof *p->bundles, bundle_order);
+    /* the first pass: an error there is met again, at the same event, in
+     * the second, after the lines before it */
     p->prescan = true;
-    merge(p);
+    volatile bool prescan_failed = false;
+    if (setjmp(p->fail) == 0)
+        merge(p);
+    else
+        prescan_failed = true, pf_free_merge(p);
     if (!p->switches_seen) {
-        if (p->deferred[0] && p->n_bundles == 0)
+        if (prescan_failed)
+            ; /* its message is in err */
+        else if (p->deferred[0] && p->n_bundles == 0)
             snprintf(p->err, p->errlen, "%s", p->deferred);
         else
             refuse(p);
@@ -1538,11 +1550,15 @@ static int pf_run(pf *p)
     p->prescan = false;
     *p->c = (argus_pf_counts){.packets = p->c->packets, .bundles = p->c->bundles,
                               .compressed = p->c->compressed, .threads = p->c->threads};
+    int how = setjmp(p->fail);
+    if (how) {
+        pf_free_merge(p);
+        return how == 2 ? -2 : -1;
+    }
     thread_lines(p);
     merge(p);
     if (p->deferred[0]) {
         snprintf(p->err, p->errlen, "%s", p->deferred);
-        argus_ft_drain(p->d);
         return -1;
     }
     return argus_ft_finish(p->d) < 0 ? -2 : 0;

@@ -23,11 +23,13 @@
 bool argus_pf_sniff(const uint8_t *buf, size_t len);
 
 /* Reads the Perfetto trace IN into the ftrace decoder D (a regular file is
- * mapped; a pipe is first copied to an unlinked temporary file): the
- * first pass (argus_ft_prescan_line), the thread lines, every event, then
- * argus_ft_finish. Returns 0, or -1 with a message in ERR ("FILE: byte
- * N: ..."): a damaged file, a trace with no scheduler events; or -2 when D
- * failed (argus_ft_error). */
+ * mapped; a pipe is first copied to an unlinked temporary file in
+ * $TMPDIR): the first pass (argus_ft_prescan_line), the thread lines,
+ * every event, then argus_ft_finish. Returns 0; or -1 for a damaged or
+ * cut file (what came before the damage is decoded first) or a trace
+ * with no scheduler events, -2 when D failed; either way ERR holds the
+ * message ("FILE: byte N: ...", N the offset of the packet) and the
+ * caller drains D (argus_ft_drain) so that the lines before stay. */
 typedef struct argus_pf_counts {
     uint64_t packets, bundles, compressed, events, switches, wakings;
     uint64_t first_switches;   /* compact switches with no task known before */
