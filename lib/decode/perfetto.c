@@ -1529,7 +1529,8 @@ static int pf_run(pf *p)
     else if (!p->deferred[0])
         snprintf(p->deferred, sizeof p->deferred, "%s", p->err);
     p->chunk_base = NULL;
-    qsort(p->bundles, p->n_bundles, sizeof *p->bundles, bundle_order);
+    if (p->n_bundles)
+        qsort(p->bundles, p->n_bundles, sizeof *p->bundles, bundle_order);
     /* the first pass: an error there is met again, at the same event, in
      * the second, after the lines before it */
     p->prescan = true;
