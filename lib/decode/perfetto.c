@@ -250,6 +250,7 @@ typedef struct pf {
     bool prescan;
     pf_cursor **heap;
     size_t n_heap;
+    pf_cursor *opening;   /* a cursor being opened: freed if that fails */
     pf_cpu *cpus;
     uint32_t n_cpus;
     argus_table comms;    /* tid -> pf_comm */
@@ -797,6 +798,7 @@ static pf_cursor *cursor_open(pf *p, const pf_bundle *b)
     pf_cursor *cur = calloc(1, sizeof *cur);
     if (!cur)
         abort();
+    p->opening = cur;
     cur->b = b;
     cur->seq = b->seq;
     cur->cpu = b->cpu;
@@ -860,6 +862,7 @@ static pf_cursor *cursor_open(pf *p, const pf_bundle *b)
     next_event(p, cur);
     next_switch(p, cur);
     next_waking(p, cur);
+    p->opening = NULL;
     return cur;
 }
 
@@ -1407,6 +1410,9 @@ static int bundle_order(const void *a, const void *b)
 
 static void pf_free_merge(pf *p)
 {
+    if (p->opening)
+        cursor_free(p, p->opening);
+    p->opening = NULL;
     for (size_t i = 0; i < p->n_heap; i++)
         cursor_free(p, p->heap[i]);
     p->n_heap = 0;
