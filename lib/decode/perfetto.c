@@ -1621,21 +1621,19 @@ int argus_pf_read(argus_ft *d, argus_input *in, argus_pf_counts *c, char *err,
 {
     struct stat st;
     int fd = -1;
-    bool regular = !in->channel && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (regular) {
-        fd = dup(in->fd);
+    /* the file's own bytes are mapped; a pipe, stdin or a gzip/zstd file
+     * (read decompressed) goes to an unlinked file of its own first (disk,
+     * not memory: a trace can be gigabytes) */
+    if (argus_input_file_fd(in) >= 0) {
+        fd = dup(argus_input_file_fd(in));
     } else {
-        /* a pipe: to an unlinked file of its own (disk, not memory) */
-        char path[] = "/tmp/argus-perfetto-XXXXXX";
+        char path[4096];
         const char *dir = getenv("TMPDIR");
-        char buf[4096];
-        if (dir && strlen(dir) < sizeof buf - 32)
-            snprintf(buf, sizeof buf, "%s/argus-perfetto-XXXXXX", dir);
-        else
-            snprintf(buf, sizeof buf, "%s", path);
-        fd = mkstemp(buf);
+        snprintf(path, sizeof path, "%s/argus-perfetto-XXXXXX",
+                 dir && *dir && strlen(dir) < sizeof path - 32 ? dir : "/tmp");
+        fd = mkstemp(path);
         if (fd >= 0)
-            unlink(buf);
+            unlink(path);
         for (bool ok = fd >= 0; ok;) {
             const uint8_t *q = in->buf + in->lo;
             size_t n = in->hi - in->lo;
