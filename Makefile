@@ -8,7 +8,8 @@ CFLAGS ?= -O2 -g
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null || \
     echo -I/usr/include/trace-cmd -I/usr/include/traceevent -I/usr/include/tracefs)
 ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS)
-# zlib and libzstd read compressed input (lib/stream/input.c, DEC-COMPRESSED).
+# zlib and libzstd read compressed input (lib/stream/input.c, DEC-COMPRESSED);
+# zlib also inflates Perfetto's compressed packets (lib/decode/perfetto.c).
 LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent -lm -pthread
 
 # A program is filters/NAME.c, or a folder filters/NAME/ of its own files
@@ -34,7 +35,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/first-touch bench/perfdata-text
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -101,6 +102,10 @@ bench/gen-kdebug: bench/gen-kdebug.c bench/rng.h
 
 bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ftrace.c
+
+# ftrace text to a Perfetto trace of the same events (tests, fuzz seeds, bench)
+bench/gen-perfetto: bench/gen-perfetto.c build/libargus.a $(HEADERS)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-perfetto.c build/libargus.a -lz
 
 bench/first-touch: bench/first-touch.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c
@@ -265,4 +270,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/first-touch bench/perfdata-text bench/out

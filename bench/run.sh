@@ -27,6 +27,10 @@
 #                against the ftrace decoder on the lines it renders from
 #                them (bench/perfdata-text), and perf script (default:
 #                fixtures/perfdata/hang.data.gz; empty: none)
+#   BENCH_PERFETTO_LINES  line counts of bench/gen-ftrace text turned into
+#                Perfetto traces by bench/gen-perfetto (plain events and
+#                compact_sched), argus-decode timed on each and on the same
+#                events as text (default "1000000"; empty: none)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +44,7 @@ graph_mb=${BENCH_GRAPH_MB-"250"}
 ftrace_lines=${BENCH_FTRACE_LINES-"1000000 10000000"}
 ftrace_real=${BENCH_FTRACE_REAL:-}
 perfdata_files=${BENCH_PERFDATA-fixtures/perfdata/hang.data.gz}
+perfetto_lines=${BENCH_PERFETTO_LINES-"1000000"}
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/run.sh: $*"; exit 1; }
@@ -486,6 +491,34 @@ if $have_ftrace; then
             measure_ftrace "$f" "$n" "perf script" perf script -i "$f"
         fi
     done
+    # Perfetto: the same events as text and as Perfetto traces (the text
+    # keeps the lines gen-perfetto converts, so that the three decode to
+    # one stream), the decoder timed on each.
+    if [ -n "$perfetto_lines" ] && [ -x bench/gen-perfetto ]; then
+        for n in $perfetto_lines; do
+            src=$(ftrace_file "$n")
+            txt="$out/perfetto-$(label "$n").txt"
+            if [ ! -f "$txt" ] || [ "$src" -nt "$txt" ] || [ bench/gen-perfetto -nt "$txt" ]; then
+                say "  making $txt and its Perfetto traces"
+                grep -v -E ' (sched_stat_runtime|tick_stop|cpu_idle|sched_wake_idle_without_ipi|softirq_raise|sched_migrate_task): ' \
+                    "$src" >"$txt"
+                bench/gen-perfetto <"$txt" >"${txt%.txt}.pb" 2>/dev/null
+                bench/gen-perfetto --compact <"$txt" >"${txt%.txt}-compact.pb" 2>/dev/null
+            fi
+            m=$(grep -vc '^#' "$txt")
+            measure_ftrace "$txt" "$m" "argus-decode (text)" bin/argus-decode --format ftrace "$txt"
+            measure_ftrace "${txt%.txt}.pb" "$m" "argus-decode (perfetto)" \
+                bin/argus-decode --format perfetto "${txt%.txt}.pb"
+            measure_ftrace "${txt%.txt}-compact.pb" "$m" "argus-decode (perfetto compact_sched)" \
+                bin/argus-decode --format perfetto "${txt%.txt}-compact.pb"
+            if cmp -s <(bin/argus-decode "$txt" | bin/argus-to-json | sed 1d) \
+                      <(bin/argus-decode "${txt%.txt}.pb" | bin/argus-to-json | sed 1d); then
+                ftrace_notes+=("- $(basename "$txt") and $(basename "${txt%.txt}.pb") (bench/gen-perfetto of it) decode to the same stream, header aside.")
+            else
+                ftrace_notes+=("- **$(basename "$txt") and $(basename "${txt%.txt}.pb") do not decode to the same stream.**")
+            fi
+        done
+    fi
     # What the smallest file decodes to, so that a fast decoder is also seen
     # to decode everything.
     if [ -n "$ftrace_lines" ]; then
@@ -588,6 +621,7 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
         echo "- input: \`bench/gen-ftrace --lines N --seed $seed\` (tracefs \`trace\` text as"
         echo "  argus-record writes it: 4 CPUs, 40 processes, (TGID) and flags columns,"
         echo "  \`# argus-thread:\` header)${ftrace_real:+, and the recorded files $ftrace_real}"
+        [ -z "$perfetto_lines" ] || echo "- perfetto-N.txt: that text with only the events bench/gen-perfetto converts; perfetto-N.pb and perfetto-N-compact.pb: bench/gen-perfetto of it (Perfetto ftrace events; compact_sched): the same events, lines counted in the text"
         echo "- each program reads the file named on its command line and writes to"
         echo "  /dev/null; seconds: wall time, best of $runs runs; CPU: user + system"
         echo "  seconds of that run; peak RSS: GNU time, largest of the runs; lines:"

@@ -29,6 +29,9 @@ have_header traceevent/event-parse.h || want libtraceevent-dev
 have_header tracefs/tracefs.h || want libtracefs-dev
 ls /usr/lib/*/traceevent/plugins/plugin_sched_switch.so >/dev/null 2>&1 ||
     want libtraceevent1-plugin
+# Perfetto traces (argus-decode --format perfetto): zlib inflates their
+# compressed packets (the rest is read by argus' own protobuf reader).
+have_header zlib.h || want zlib1g-dev
 command -v bats >/dev/null 2>&1 || want bats
 [ -f /usr/lib/bats/bats-support/load.bash ] || want bats-support
 [ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert

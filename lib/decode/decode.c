@@ -4,6 +4,7 @@
 #include "argus/decode/ftrace.h"
 #include "argus/decode/jsonl.h"
 #include "argus/decode/perfdata.h"
+#include "argus/decode/perfetto.h"
 #include "argus/decode/tracedat.h"
 #include "argus/stream/cli.h"
 
@@ -90,13 +91,16 @@ void argus_decode_check(argus_input *in, const char *format)
     if (n == 0)
         argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
     if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0 ||
-        strcmp(format, "tracedat") == 0 || strcmp(format, "perfdata") == 0)
+        strcmp(format, "tracedat") == 0 || strcmp(format, "perfdata") == 0 ||
+        strcmp(format, "perfetto") == 0)
         return;
     const uint8_t *nul = memchr(b, 0, n);
     if (nul)
         argus_die(ARGUS_EX_DATAERR, "%s: not %s text: binary data%s (a NUL byte at byte %zu)%s",
                   in->name, format, binary_kind(b, n), (size_t)(nul - b),
-                  argus_kd_sniff(b, n) ? "; a kdebug file? --format kdebug" : "");
+                  argus_kd_sniff(b, n)   ? "; a kdebug file? --format kdebug"
+                  : argus_pf_sniff(b, n) ? "; a Perfetto trace? --format perfetto"
+                                         : "");
 }
 
 /* Whether the first lines are perf's text (perf script, with or without
@@ -131,6 +135,8 @@ const char *argus_decode_detect(argus_input *in)
         return "tracedat";
     if (argus_pd_sniff(in->buf + in->lo, in->hi - in->lo))
         return "perfdata";
+    if (argus_pf_sniff(in->buf + in->lo, in->hi - in->lo))
+        return "perfetto";
     if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
         return "ftrace";
     if (looks_like_perf_script(in->buf + in->lo, in->hi - in->lo))
@@ -251,13 +257,35 @@ static void decode_tracedat(argus_input *in, argus_writer *w, size_t window, boo
     argus_ft_free(d);
 }
 
+/* Perfetto: its ftrace events rendered into ftrace lines
+ * (include/argus/decode/perfetto.h) for the ftrace decoder. */
+static void decode_perfetto(argus_input *in, argus_writer *w, size_t window, bool verbose,
+                            const char *command)
+{
+    argus_ft_options o = {.name = in->name, .command = command, .window = window};
+    argus_ft *d = argus_ft_new(w, &o);
+    char err[768];
+    argus_pf_counts counts;
+    int rc = argus_pf_read(d, in, &counts, err, sizeof err);
+    if (rc < 0)
+        argus_ft_drain(d); /* the lines before the error stay */
+    if (verbose) {
+        argus_ft_print_counts(d, stderr);
+        argus_pf_print_counts(&counts, stderr);
+    }
+    if (rc < 0)
+        argus_die(ARGUS_EX_DATAERR, "%s", err);
+    argus_ft_free(d);
+}
+
 void argus_decode_run(argus_input *in, const char *format, argus_decode_options *o,
                       argus_writer *w)
 {
     bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
     bool perfdata = strcmp(format, "perfdata") == 0;
     bool tracedat = strcmp(format, "tracedat") == 0 || perfdata;
-    bool ftrace = strcmp(format, "ftrace") == 0 || tracedat;
+    bool perfetto = strcmp(format, "perfetto") == 0;
+    bool ftrace = strcmp(format, "ftrace") == 0 || tracedat || perfetto;
     argus_kd_options *kd = &o->kd;
     if (ftrace && o->kd_option && (kd->record_size || kd->kdebug_v0 || kd->tb_numer ||
                                    o->codes_given))
@@ -265,6 +293,10 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
                           "kdebug and trace-text input");
     if (tracedat) {
         decode_tracedat(in, w, kd->window, o->verbose, o->command, perfdata);
+        return;
+    }
+    if (perfetto) {
+        decode_perfetto(in, w, kd->window, o->verbose, o->command);
         return;
     }
     if (o->kd_option && !kdebug && !ftrace)
@@ -286,13 +318,13 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
 void argus_decode_need_format(const char *format)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
-                                          "ftrace", "tracedat", "perfdata"};
+                                          "ftrace", "tracedat", "perfdata", "perfetto"};
     if (!format)
         return;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
             return;
     argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                      "ftrace, tracedat, perfdata)",
+                      "ftrace, tracedat, perfdata, perfetto)",
                       format);
 }

@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# argus-decode --format perfetto: Perfetto's protobuf traces (issue 29
+# point 4). Two real traces (fixtures/perfetto/, its README.md names their
+# sources): systing's Linux trace (compact_sched, process tree) and an
+# Android app-only trace (refused). The other traces are made here from
+# the ftrace fixtures by bench/gen-perfetto, so that the same trace as
+# ftrace text and as Perfetto is checked to give the same stream or the
+# same diagnosis (docs/inputs/perfetto.md: each event is rendered as the
+# line tracefs prints for it and read by the ftrace decoder).
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+F=fixtures/perfetto
+GEN="$ARGUS_ROOT/bench/gen-perfetto"
+
+setup() {
+    T="$BATS_TEST_TMPDIR"
+    gzip -dc $F/systing-compact.pb.gz > "$T/systing.pb"
+}
+
+# stream FILE [ARGS]: FILE decoded, as JSON lines, without the header
+# (its "stages" names the file)
+stream() {
+    set -o pipefail
+    argus-decode "${@:2}" "$1" | argus-to-json | sed 1d
+}
+
+# same_stream TXT [GEN-ARGS]: the text and the Perfetto trace gen-perfetto
+# makes of it give one stream, record for record
+same_stream() {
+    "$GEN" "${@:2}" < "$1" > "$T/trace.pb" 2> /dev/null
+    stream "$1" > "$T/text.jsonl"
+    run --separate-stderr stream "$T/trace.pb"
+    assert_success
+    assert_output "$(cat "$T/text.jsonl")"
+    [ "$(wc -l < "$T/text.jsonl")" -gt 10 ]
+}
+
+# verdict: the report's verdict paragraphs, their times left out
+verdict() {
+    awk '/^Verdict/{v=1} v&&/^$/{v=0} v' | sed -E 's/[0-9.]+ (ms|s)\b/T/g'
+}
+
+# ---- One trace, two forms ------------------------------------------------
+
+@test "sched_switch, sched_waking and syscalls as Perfetto ftrace events: the stream of the same trace as ftrace text, record for record (perfetto: rendered into the tracefs lines the ftrace decoder maps)" {
+    same_stream fixtures/ftrace/syscall-waits.txt
+}
+
+@test "the same trace with compact_sched (Perfetto's default since v42: delta timestamps, the previous task inferred per CPU): the same stream" {
+    same_stream fixtures/ftrace/syscall-waits.txt --compact
+}
+
+@test "the same trace in zlib-compressed packets, one event a bundle (bundles merged into time order): the same stream" {
+    same_stream fixtures/ftrace/syscall-waits.txt --zlib --bundle 1
+}
+
+@test "the process tree gives each thread its process (the tgid column of the text): the same stream" {
+    same_stream fixtures/ftrace/tracefs-tgid.txt
+    run sh -c "argus-decode '$T/trace.pb' | argus-to-json | grep -m1 '\"tid\":5103'"
+    assert_output --partial '"pid":5100'
+}
+
+@test "a real hang (fixtures/real/late-start) as Perfetto events: the same report, word for word, as its ftrace text (syscalls by number, timers and workqueues by interned kernel symbols, the clock snapshot's wall clock)" {
+    gzip -dc fixtures/real/late-start/hang.txt.gz > "$T/hang.txt"
+    "$GEN" < "$T/hang.txt" > "$T/hang.pb" 2> /dev/null
+    argus diagnose --proc $(sed -n 's/^proc=//p' fixtures/real/late-start/truth) "$T/hang.txt" > "$T/text.report"
+    run argus diagnose --proc $(sed -n 's/^proc=//p' fixtures/real/late-start/truth) "$T/hang.pb"
+    assert_success
+    assert_output "$(cat "$T/text.report")"
+    assert_line --partial 'UTC'
+}
+
+@test "the same real hang with compact_sched and zlib: the same verdict (times aside: a CPU's first compact switch has no previous task)" {
+    gzip -dc fixtures/real/flock-wait/hang.txt.gz > "$T/hang.txt"
+    "$GEN" --compact --zlib < "$T/hang.txt" > "$T/hang.pb" 2> /dev/null
+    argus diagnose --proc flock "$T/hang.txt" | verdict > "$T/text.verdict"
+    [ -s "$T/text.verdict" ]
+    run sh -c "argus diagnose --proc flock '$T/hang.pb' | awk '/^Verdict/{v=1} v&&/^\$/{v=0} v' | sed -E 's/[0-9.]+ (ms|s)\b/T/g'"
+    assert_success
+    assert_output "$(cat "$T/text.verdict")"
+}
+
+# ---- A real Linux trace ----------------------------------------------------
+
+@test "systing's trace (compact_sched, one bundle a CPU over the whole second): told with no --format, 5031 switches and 3678 wakings, every record valid, the threads of its process tree" {
+    run --separate-stderr argus-decode -v "$T/systing.pb"
+    assert_success
+    [[ "$stderr" == *"  739 Perfetto packets"* ]]
+    [[ "$stderr" == *"  44 ftrace bundles"* ]]
+    [[ "$stderr" == *"  5031 sched_switch (ftrace and compact_sched)"* ]]
+    [[ "$stderr" == *"  3678 wakings (ftrace and compact_sched)"* ]]
+    [[ "$stderr" == *"  22 compact switches with no task known on their cpu before (left out)"* ]]
+    [[ "$stderr" == *"  117 threads from the process tree and stats"* ]]
+    [[ "$stderr" != *"moved into ts order"* ]]
+    run sh -c "argus-decode '$T/systing.pb' | argus-validate"
+    assert_success
+    assert_output --partial 'valid: 18064 records, 17812 events, 214 threads'
+    run sh -c "argus-decode '$T/systing.pb' | argus-to-json | grep -m1 '\"tid\":1,'"
+    assert_output '{"type":"thread","tid":1,"pid":1,"proc":"systemd","name":"systemd","main":true}'
+}
+
+@test "systing's header: source ftrace, origin its first timestamp (CLOCK_BOOTTIME ns, kept as they are), t0 the wall clock there from its clock snapshot (DEC-ORIGIN)" {
+    run sh -c "argus-decode '$T/systing.pb' | argus-to-json | head -1"
+    assert_output "{\"type\":\"stream\",\"format\":\"argus\",\"version\":1,\"source\":\"ftrace\",\"t0\":1761759997266402619,\"origin\":703770872874348,\"stages\":[\"decode $T/systing.pb\"]}"
+}
+
+@test "systing's trace diagnosed with argus diagnose and no --format: its verdict names the busy recorder" {
+    run argus diagnose "$T/systing.pb"
+    assert_success
+    assert_line --index 0 'Verdict (hang 0): sched_recorder/main [1180500] ran 792.5 ms on the CPU without blocking; no UI'
+}
+
+@test "a Perfetto trace read from a pipe: the same stream as from the file (copied to a temporary file, the first pass made)" {
+    stream "$T/systing.pb" > "$T/file.jsonl"
+    run sh -c "cat '$T/systing.pb' | argus-decode - | argus-to-json | sed 1d"
+    assert_success
+    assert_output "$(cat "$T/file.jsonl")"
+}
+
+# ---- Refused, and bad input ------------------------------------------------
+
+@test "an app-only Android trace (atrace marks, no sched_switch) is refused, exit 65, with a message naming the missing data source; never diagnosed" {
+    gzip -dc $F/nowinandroid-app-only.perfetto-trace.gz > "$T/app.perfetto-trace"
+    run --separate-stderr argus-decode "$T/app.perfetto-trace"
+    [ "$status" -eq 65 ]
+    [ -z "$output" ]
+    assert_equal "$stderr" "argus-decode: $T/app.perfetto-trace: no scheduler events: a Perfetto trace without sched_switch (the linux.ftrace data source with sched/sched_switch was not recorded): its 13 ftrace bundles hold 475 events (475 atrace marks) of 24 packets; argus needs the kernel's switches and wakeups to diagnose a hang (docs/inputs/perfetto.md says how to record them)"
+    run argus diagnose "$T/app.perfetto-trace"
+    [ "$status" -eq 65 ]
+    assert_output --partial 'no scheduler events'
+    refute_output --partial 'Verdict'
+}
+
+@test "a Perfetto file cut short: exit 65 naming the byte of the packet cut and its length; the records before are written and valid" {
+    head -c 200000 "$T/systing.pb" > "$T/cut.pb"
+    run --separate-stderr sh -c "argus-decode '$T/cut.pb' | argus-validate"
+    assert_output --partial 'valid: 14726 records'
+    assert_equal "$stderr" "argus-decode: $T/cut.pb: byte 192304: the file ends inside a packet of 8517 bytes (7693 there)"
+    run argus-decode "$T/cut.pb"
+    [ "$status" -eq 65 ]
+}
+
+@test "a damaged ftrace bundle: exit 65 naming the packet's byte and where its bytes stop being protobuf; the other bundles are decoded" {
+    cp "$T/systing.pb" "$T/bad.pb"
+    printf '\377\377\377\377\377\377\377\377\377\377\377' | dd of="$T/bad.pb" bs=1 seek=150000 conv=notrunc 2> /dev/null
+    run --separate-stderr sh -c "argus-decode '$T/bad.pb' | argus-validate"
+    assert_output --partial 'valid: 12393 records'
+    assert_equal "$stderr" "argus-decode: $T/bad.pb: byte 149308: a damaged ftrace bundle: no protobuf field at byte 150000"
+}
+
+@test "a Perfetto trace given as --format ftrace: exit 65, the message says what it is" {
+    run argus-decode --format ftrace "$T/systing.pb"
+    [ "$status" -eq 65 ]
+    assert_output "argus-decode: $T/systing.pb: not ftrace text: binary data (a NUL byte at byte 192); a Perfetto trace? --format perfetto"
+}
+
+@test "text that starts with a newline is not taken for a Perfetto trace (its first byte is the packet tag 0x0a)" {
+    printf '\n\n# tracer: nop\n' > "$T/nl.txt"
+    cat fixtures/ftrace/syscall-waits.txt >> "$T/nl.txt"
+    run --separate-stderr stream "$T/nl.txt"
+    assert_success
+    assert_output "$(stream fixtures/ftrace/syscall-waits.txt)"
+}
+
+@test "raw_syscalls numbers are named by the trace's architecture (x86_64 from its system info): NR 202 is futex, and its wait gets the futex word" {
+    "$GEN" < fixtures/ftrace/raw-syscalls.txt > "$T/raw.pb" 2> /dev/null
+    run sh -c "argus-decode '$T/raw.pb' | argus-to-json | grep -m2 -E '\"(syscall|wait)\"'"
+    assert_output '{"type":"syscall","id":1,"ts":0,"tid":4242,"pid":4242,"cpu":0,"name":"futex","phase":"begin","args":[94355073273872,128,0,0,0,0]}
+{"type":"wait","id":2,"ts":10000,"tid":4242,"pid":4242,"cpu":0,"reason":"futex","resource":"0x55d0c0a01010"}'
+}
+
+@test "argus-decode --help lists the perfetto format" {
+    run argus-decode --help
+    assert_output --partial '  perfetto    a Perfetto protobuf trace (Linux, Android)'
+    assert_output --partial 'ftrace, tracedat, perfdata, perfetto)'
+}

@@ -1,0 +1,154 @@
+/* The stream checks of the fuzzers whose output comes from the ftrace
+ * decoder (fuzz-ftrace, fuzz-perfetto): what the decoder writes must be
+ * a valid stream of it. The including file defines HARNESS and COMMAND
+ * and includes checks.h first. */
+#ifndef ARGUS_FUZZ_FT_STREAM_H
+#define ARGUS_FUZZ_FT_STREAM_H
+
+#include "argus/stream/table.h"
+
+#include <string.h>
+
+/* Whether thread 0's record is checked (ARGUS_FUZZ_NO_IDLE leaves it out). */
+static bool check_idle = true;
+
+/* Per tid while checking: the pid of its last thread record + 1, and
+ * whether a wait of it has no woken yet. */
+typedef struct tid_state {
+    uint64_t pid1;
+    bool waiting;
+} tid_state;
+
+/* The records in OUT (LEN bytes) form a valid stream of this decoder. */
+static void check_stream(const uint8_t *out, size_t len)
+{
+    argus_parser *p = argus_parser_new();
+    argus_table tids, sent; /* tid -> tid_state; ipc msg sent -> not received */
+    argus_table_init(&tids, sizeof(tid_state));
+    argus_table_init(&sent, sizeof(uint8_t));
+    size_t off = 0;
+    uint64_t n = 0, last_id = 0, last_ts = 0;
+    bool have_ts = false;
+    while (off < len) {
+        argus_record *r = NULL;
+        char err[256];
+        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
+        if (used <= 0)
+            FAIL("record %llu written by the decoder (byte %zu) does not "
+                 "parse: %s", (unsigned long long)n + 1, off,
+                 used < 0 ? err : "truncated");
+        n++;
+        check_fields(r, n, true);
+        if (n == 1) {
+            CHECK(r->type == ARGUS_T_STREAM);
+            CHECK(argus_text_is(r, ARGUS_K_FORMAT, "argus"));
+            uint64_t version = 0;
+            CHECK(argus_get_uint(r, ARGUS_K_VERSION, &version) && version == 1);
+            CHECK(argus_text_is(r, ARGUS_K_SOURCE, "ftrace"));
+            argus_text stages[2];
+            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
+            CHECK(stages[0].len == strlen(COMMAND) &&
+                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
+        } else if (r->type == ARGUS_T_STREAM) {
+            FAIL("record %llu written by the decoder is a second stream "
+                 "header", (unsigned long long)n);
+        }
+        if (r->type == ARGUS_T_THREAD) {
+            bool created, kernel = false, main = false;
+            argus_get_bool(r, ARGUS_K_KERNEL, &kernel);
+            argus_get_bool(r, ARGUS_K_MAIN, &main);
+            CHECK(argus_get_text(r, ARGUS_K_PROC, NULL));
+            if (check_idle && r->tid == 0 && (!kernel || main))
+                FAIL("record %llu written by the decoder: thread 0 (the idle "
+                     "task) is not a kernel thread or is main",
+                     (unsigned long long)n);
+            if (main && r->pid != r->tid)
+                FAIL("record %llu written by the decoder: thread %llu is main "
+                     "in pid %llu", (unsigned long long)n,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid);
+            tid_state *t = argus_table_put(&tids, r->tid, &created);
+            if (created)
+                t->waiting = false;
+            t->pid1 = r->pid + 1;
+        }
+        if (r->has_ts) {
+            if (have_ts && r->ts < last_ts)
+                FAIL("record %llu written by the decoder has ts %llu, before "
+                     "ts %llu", (unsigned long long)n, (unsigned long long)r->ts,
+                     (unsigned long long)last_ts);
+            have_ts = true;
+            last_ts = r->ts;
+        }
+        if (r->is_event) {
+            if (r->id != last_id + 1)
+                FAIL("record %llu written by the decoder has event id %llu "
+                     "after %llu", (unsigned long long)n,
+                     (unsigned long long)r->id, (unsigned long long)last_id);
+            last_id = r->id;
+            uint64_t cpu;
+            CHECK(argus_get_uint(r, ARGUS_K_CPU, &cpu));
+            tid_state *t = argus_table_get(&tids, r->tid);
+            if (!t)
+                FAIL("record %llu written by the decoder: event %llu of tid "
+                     "%llu comes before a thread record of it",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid);
+            if (t->pid1 != r->pid + 1)
+                FAIL("record %llu written by the decoder: event %llu of tid "
+                     "%llu has pid %llu, its thread record pid %llu",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid,
+                     (unsigned long long)(t->pid1 - 1));
+            if (r->type == ARGUS_T_WAIT) {
+                if (t->waiting)
+                    FAIL("record %llu written by the decoder: wait %llu of tid "
+                         "%llu while its last wait has no woken",
+                         (unsigned long long)n, (unsigned long long)r->id,
+                         (unsigned long long)r->tid);
+                t->waiting = true;
+                CHECK(argus_get_text(r, ARGUS_K_REASON, NULL));
+            } else if (r->type == ARGUS_T_WOKEN) {
+                if (!t->waiting)
+                    FAIL("record %llu written by the decoder: woken %llu of tid "
+                         "%llu, which has no wait open (DEC-WOKEN)",
+                         (unsigned long long)n, (unsigned long long)r->id,
+                         (unsigned long long)r->tid);
+                t->waiting = false;
+            } else if (r->type == ARGUS_T_IPC) {
+                uint64_t msg;
+                CHECK(argus_get_uint(r, ARGUS_K_MSG, &msg));
+                bool created;
+                if (argus_text_is(r, ARGUS_K_DIR, "send")) {
+                    *(uint8_t *)argus_table_put(&sent, msg, &created) = 1;
+                    CHECK(created);
+                } else {
+                    CHECK(argus_text_is(r, ARGUS_K_DIR, "recv"));
+                    uint8_t *open = argus_table_get(&sent, msg);
+                    if (!open || !*open)
+                        FAIL("record %llu written by the decoder: ipc recv %llu "
+                             "of msg %llu, not sent or received before",
+                             (unsigned long long)n, (unsigned long long)r->id,
+                             (unsigned long long)msg);
+                    *open = 0;
+                }
+            } else if (r->type == ARGUS_T_OTHER) {
+                /* the decoder's own types: ftrace lines, exec, exit, a
+                 * thread switched out runnable (preempted) */
+                const char *type = r->type_name;
+                size_t tl = r->type_len;
+                bool ftrace = tl == 6 && memcmp(type, "ftrace", 6) == 0;
+                CHECK(ftrace || (tl == 4 && memcmp(type, "exec", 4) == 0) ||
+                      (tl == 4 && memcmp(type, "exit", 4) == 0) ||
+                      (tl == 9 && memcmp(type, "preempted", 9) == 0));
+                if (ftrace)
+                    CHECK(argus_get_named(r, "text"));
+            }
+        }
+        off += (size_t)used;
+    }
+    argus_table_free(&sent);
+    argus_table_free(&tids);
+    argus_parser_free(p);
+}
+
+#endif
