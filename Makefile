@@ -7,9 +7,14 @@ CFLAGS ?= -O2 -g
 # their headers are in folders of their own, which pkg-config names.
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null || \
     echo -I/usr/include/trace-cmd -I/usr/include/traceevent -I/usr/include/tracefs)
-ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS)
+# libbabeltrace2 reads CTF traces (lib/decode/ctf.c): LTTng's, perf's.
+BABELTRACE_CFLAGS := $(shell pkg-config --cflags babeltrace2 2>/dev/null)
+BABELTRACE_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
+ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS) \
+    $(BABELTRACE_CFLAGS)
 # zlib and libzstd read compressed input (lib/stream/input.c, DEC-COMPRESSED).
-LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent -lm -pthread
+LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent $(BABELTRACE_LIBS) \
+    -lm -pthread
 
 # A program is filters/NAME.c, or a folder filters/NAME/ of its own files
 # (the recorder).

@@ -36,9 +36,14 @@ static const char usage[] =
     "              perf sched record; piped too): each sample rendered through\n"
     "              its event's format into the ftrace line tracefs prints\n"
     "              (docs/inputs/perf.md)\n"
+    "  ctf         a CTF 1.8 trace directory (LTTng kernel traces, perf data\n"
+    "              convert --to-ctf), read with libbabeltrace2: its events as\n"
+    "              the ftrace lines of their tracepoints (docs/inputs/ctf.md)\n"
     "Without --format the format is told from the first bytes (kdebug,\n"
     "trace.dat and perf.data by their magic number, ftrace by its header or\n"
-    "line shape).\n"
+    "line shape); a directory is a CTF trace (its metadata file in it or\n"
+    "below), and so is a CTF metadata file given alone (its directory is\n"
+    "read).\n"
     "\n"
     "Rules (docs/stages/decode.md; all rules: docs/rules.md):\n"
     "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
@@ -53,19 +58,19 @@ static const char usage[] =
     "             are given in output order\n"
     "\n"
     "  -f, --format FORMAT  input format (argus, jsonl, kdebug, trace-text,\n"
-    "                       ftrace, tracedat, perfdata)\n"
+    "                       ftrace, tracedat, perfdata, ctf)\n"
     "      --codes FILE     kdebug, trace-text: more codes, trace.codes lines\n"
     "                       with an optional type column (repeatable; later\n"
     "                       entries override the built-in table)\n"
-    "      --window N       kdebug, trace-text, ftrace, tracedat, perfdata: reorder\n"
-    "                       window in\n"
+    "      --window N       kdebug, trace-text, ftrace, tracedat, perfdata, ctf:\n"
+    "                       reorder window in\n"
     "                       records (default 65536; ftrace: lines, 16384)\n"
     "      --timebase N/D   kdebug: ns = ticks * N / D, over the file's own\n"
     "                       (V0 and V1 files have none: ns; Apple silicon 125/3)\n"
     "      --record-size B  kdebug: 64 or 32-byte records, over the file's flag\n"
     "                       or the guess (V0, V1)\n"
     "      --kdebug-v0      kdebug: the file is RAW_VERSION0 (it has no magic)\n"
-    "  -v, --verbose        kdebug, trace-text, ftrace, tracedat, perfdata:\n"
+    "  -v, --verbose        kdebug, trace-text, ftrace, tracedat, perfdata, ctf:\n"
     "                       counters on\n"
     "                       stderr at the end (ftrace: lines kept as ftrace\n"
     "                       events, ...)\n"
@@ -147,6 +152,13 @@ int main(int argc, char **argv)
     o.verbose = common.verbose;
     o.command = argus_command_line();
 
+    if (argus_decode_is_dir(input)) { /* a CTF trace */
+        argus_writer *w = argus_writer_stream();
+        argus_decode_dir(input, format, &o, w);
+        argus_kd_codes_free(codes);
+        argus_writer_close(w);
+        return 0;
+    }
     argus_input in;
     argus_input_open(&in, input, ARGUS_DECODE_MAX_LINE);
     argus_decode_check(&in, format);
