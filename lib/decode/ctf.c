@@ -236,10 +236,14 @@ typedef struct ctf_reader {
     cpu_task *cpus;        /* the task each cpu runs now */
     cpu_task *first;       /* the first pass: who ran before each cpu's first switch */
     uint32_t ncpus;
-    bool old_states;       /* a kernel before 4.14: prev_state is the task's raw state */
+    unsigned state_bits;   /* prev_state's state bits, the preemption mark above
+                            * them: 8 (4.14 on, TASK_REPORT), else 10, 11, 12 */
     bool env_read;
     struct stream_cpu { const bt_stream *s; uint32_t cpu; } streams[64];
     unsigned nstreams;
+    bool have_first, epoch; /* the first event's time, and whether the
+                             * clock counts from the Unix epoch (LTTng's) */
+    uint64_t first_ts;
     uint64_t n_read;       /* events read in this pass */
     uint64_t last_ts;      /* the last one's time, ns from the clock's origin */
     char last_file[512];   /* its stream's name (source.ctf.fs: the file) */
@@ -314,15 +318,16 @@ static cpu_task *cpu_of(ctf_reader *r, uint32_t cpu)
 
 /* prev_state as the kernel prints it: since 4.14 (TASK_REPORT) bits S D T
  * t X Z P I and 0x100 the preemption mark ("R+"); before, the task's
- * state with bits to N and TASK_STATE_MAX (2048) the mark. */
+ * state, bits S D T t X Z x K W P (N from 4.2, n from 4.8) under
+ * TASK_STATE_MAX, the mark: 1024, 2048 from 4.2, 4096 from 4.8. */
 static void put_state(ctf_reader *r, uint64_t v)
 {
     static const char *const report[] = {"S", "D", "T", "t", "X", "Z", "P", "I"};
-    static const char *const old[] = {"S", "D", "T", "t", "X", "Z", "x", "K", "W", "P", "N"};
-    const char *const *names = r->old_states ? old : report;
-    unsigned nbits = r->old_states ? 11 : 8;
-    uint64_t mark = r->old_states ? 2048 : 256;
-    uint64_t bits = v & ((1u << nbits) - 1);
+    static const char *const old[] = {"S", "D", "T", "t", "X", "Z", "x", "K", "W", "P", "N", "n"};
+    const char *const *names = r->state_bits == 8 ? report : old;
+    unsigned nbits = r->state_bits;
+    uint64_t mark = (uint64_t)1 << nbits;
+    uint64_t bits = v & (mark - 1);
     if (!bits) {
         put(r, "R");
     } else {
@@ -496,8 +501,10 @@ static void read_env(ctf_reader *r, const bt_event *event)
     if (!v || !bt_value_is_string(v))
         return;
     unsigned major = 0, minor = 0;
-    if (sscanf(bt_value_string_get(v), "%u.%u", &major, &minor) == 2)
-        r->old_states = major < 4 || (major == 4 && minor < 14);
+    if (sscanf(bt_value_string_get(v), "%u.%u", &major, &minor) == 2 && major < 5) {
+        unsigned version = major * 100 + minor;
+        r->state_bits = version >= 414 ? 8 : version >= 408 ? 12 : version >= 402 ? 11 : 10;
+    }
 }
 
 /* One event: its line, and what it tells of threads. */
@@ -722,13 +729,19 @@ static void on_event(ctf_reader *r, const bt_message *m)
     if (!e.name)
         e.name = "unnamed";
     e.ts = 0;
-    if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
+    const bt_clock_class *clock = bt_message_event_borrow_stream_class_default_clock_class_const(m);
+    if (clock) {
         int64_t ns;
         if (bt_clock_snapshot_get_ns_from_origin(
                 bt_message_event_borrow_default_clock_snapshot_const(m), &ns) ==
                 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK &&
             ns > 0)
             e.ts = (uint64_t)ns;
+    }
+    if (!r->have_first) {
+        r->have_first = true;
+        r->first_ts = e.ts;
+        r->epoch = clock && bt_clock_class_origin_is_unix_epoch(clock);
     }
     add_struct(&e, bt_event_borrow_payload_field_const(event), true);
     add_struct(&e, bt_event_borrow_specific_context_field_const(event), false);
@@ -1056,6 +1069,7 @@ int argus_ctf_read(argus_ft *d, const char *dir, const char *name, char *err, si
         abort();
     r->d = d;
     r->prescan = true;
+    r->state_bits = 8; /* a kernel of today, unless the trace says otherwise */
     argus_table_init(&r->procs, sizeof(proc_entry));
     int rc = run_pass(r, dir, name, err, errlen);
     if (rc == 0) {
@@ -1065,6 +1079,17 @@ int argus_ctf_read(argus_ft *d, const char *dir, const char *name, char *err, si
         r->nstreams = 0;
         for (uint32_t i = 0; i < r->ncpus; i++)
             r->cpus[i] = r->first[i];
+        if (r->epoch) {
+            /* the clock is the wall clock: the stream's t0 (as argus-record's
+             * clock line gives it) */
+            r->len = 0;
+            put(r, "# argus-clock: mono=%llu.%09llu realtime=%llu.%09llu",
+                (unsigned long long)(r->first_ts / 1000000000u),
+                (unsigned long long)(r->first_ts % 1000000000u),
+                (unsigned long long)(r->first_ts / 1000000000u),
+                (unsigned long long)(r->first_ts % 1000000000u));
+            line_out(r);
+        }
         rc = thread_lines(r);
         if (rc == 0)
             rc = run_pass(r, dir, name, err, errlen);

@@ -295,10 +295,11 @@ void argus_decode_dir(const char *path, const char *format, argus_decode_options
                          o->codes_given))
         argus_usage_error("--codes, --timebase, --record-size and --kdebug-v0 are for "
                           "kdebug and trace-text input");
+    /* not a trace at all: the input cannot be opened as one (66) */
     if (!argus_ctf_dir(path))
-        argus_die(ARGUS_EX_DATAERR, "%s: a directory with no CTF trace in it: no file "
+        argus_die(ARGUS_EX_NOINPUT, "%s: Is a directory, with no CTF trace in it (no file "
                   "'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it "
-                  "or 4 levels below", path);
+                  "or 4 levels below)", path);
     decode_ctf(path, path, w, o->kd.window, o->verbose, o->command);
 }
 
