@@ -39,7 +39,7 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-ctf bench/first-touch bench/perfdata-text
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -106,6 +106,9 @@ bench/gen-kdebug: bench/gen-kdebug.c bench/rng.h
 
 bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ftrace.c
+
+bench/gen-ctf: bench/gen-ctf.c
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ctf.c
 
 bench/first-touch: bench/first-touch.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c
@@ -270,4 +273,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/first-touch bench/perfdata-text bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-ctf bench/first-touch bench/perfdata-text bench/out

@@ -83,6 +83,16 @@ stream() {
     assert_output 0
 }
 
+@test "a CTF trace and the tracefs text of the same events decode to the same records (bench/gen-ctf: one mapping for both forms, the thread of each event followed through sched_switch)" {
+    bench/gen-ctf --events 20000 --seed 3 --text "$T/gen.txt" "$T/gen"
+    stream "$T/gen.txt" | sed 1d > "$T/text.jsonl"
+    run sh -c "argus-decode $T/gen | argus-to-json | sed 1d"
+    assert_success
+    assert_output "$(cat "$T/text.jsonl")"
+    [ "$(grep -c '"type":"wait","id"' "$T/text.jsonl")" -gt 1000 ]
+    [ "$(grep -c '"reason":"futex"' "$T/text.jsonl")" -gt 1000 ]
+}
+
 # ---- perf's CTF ---------------------------------------------------------------
 
 @test "perf data convert --to-ctf: perf's sample fields give each event its thread and process; a fork, exec and exit" {

@@ -91,6 +91,8 @@ enum { F_UINT, F_INT, F_STR, F_REAL, F_OTHER };
 
 typedef struct ctf_field {
     const char *name;
+    const char *bare;      /* the name without CTF 1.8's leading underscore
+                            * (LTTng's contexts are _tid, _pid, _procname) */
     int kind;
     bool hex;              /* the metadata's display base is 16 */
     bool payload;          /* a payload member (not a context's) */
@@ -110,24 +112,19 @@ typedef struct ctf_event {
     unsigned n;
 } ctf_event;
 
+/* A field by its name, with or without a leading underscore; the
+ * payload's first. */
 static const ctf_field *get(const ctf_event *e, const char *name)
 {
     for (unsigned i = 0; i < e->n; i++)
-        if (strcmp(e->f[i].name, name) == 0)
+        if (e->f[i].bare[0] == name[0] && strcmp(e->f[i].bare, name) == 0)
             return &e->f[i];
     return NULL;
 }
 
-/* An integer field's value, by name (CTF 1.8 names may keep their
- * leading underscore: LTTng's contexts are _tid, _pid, _procname). */
 static bool get_int(const ctf_event *e, const char *name, uint64_t *v)
 {
     const ctf_field *f = get(e, name);
-    if (!f && name[0] != '_') {
-        char u[64];
-        snprintf(u, sizeof u, "_%s", name);
-        f = get(e, u);
-    }
     if (!f || (f->kind != F_UINT && f->kind != F_INT))
         return false;
     *v = f->u;
@@ -137,11 +134,6 @@ static bool get_int(const ctf_event *e, const char *name, uint64_t *v)
 static const char *get_str(const ctf_event *e, const char *name)
 {
     const ctf_field *f = get(e, name);
-    if (!f && name[0] != '_') {
-        char u[64];
-        snprintf(u, sizeof u, "_%s", name);
-        f = get(e, u);
-    }
     return f && f->kind == F_STR ? f->s : NULL;
 }
 
@@ -150,7 +142,8 @@ static void add_field(ctf_event *e, const char *name, const bt_field *field, boo
     if (e->n == MAX_FIELDS || !name)
         return;
     ctf_field *f = &e->f[e->n];
-    *f = (ctf_field){.name = name, .kind = F_OTHER, .payload = payload};
+    *f = (ctf_field){.name = name, .bare = name + (name[0] == '_'), .kind = F_OTHER,
+                     .payload = payload};
     const bt_field_class *fc = bt_field_borrow_class_const(field);
     bt_field_class_type t = bt_field_get_class_type(field);
     if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
@@ -264,6 +257,60 @@ static void put(ctf_reader *r, const char *fmt, ...)
         r->len += (size_t)n < LINE_CAP - r->len ? (size_t)n : LINE_CAP - 1 - r->len;
 }
 
+/* Appenders without printf's parsing (a line is built per event). */
+static void put_n(ctf_reader *r, const char *s, size_t n)
+{
+    if (n > LINE_CAP - 1 - r->len)
+        n = LINE_CAP - 1 - r->len;
+    memcpy(r->line + r->len, s, n);
+    r->len += n;
+    r->line[r->len] = '\0';
+}
+static void put_s(ctf_reader *r, const char *s) { put_n(r, s, strlen(s)); }
+
+/* V in BASE (10 or 16), at least WIDTH digits wide: FILL ('0' or ' ')
+ * before it, or spaces after it when LEFT. */
+static void put_num(ctf_reader *r, uint64_t v, unsigned base, int width, char fill, bool left)
+{
+    char d[24];
+    int n = 0;
+    if (base == 16) {
+        do {
+            d[n++] = "0123456789abcdef"[v & 15];
+            v >>= 4;
+        } while (v);
+    } else {
+        do { /* a constant divisor: no division instruction */
+            d[n++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+    }
+    char out[64];
+    int o = 0;
+    for (int k = n; !left && k < width && o < 40; k++)
+        out[o++] = fill;
+    while (n)
+        out[o++] = d[--n];
+    while (left && o < width && o < 40)
+        out[o++] = ' ';
+    put_n(r, out, (size_t)o);
+}
+static void put_u(ctf_reader *r, uint64_t v) { put_num(r, v, 10, 0, ' ', false); }
+static void put_i(ctf_reader *r, int64_t v)
+{
+    if (v < 0) {
+        put_n(r, "-", 1);
+        put_u(r, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u(r, (uint64_t)v);
+    }
+}
+static void put_x(ctf_reader *r, uint64_t v)
+{
+    put_n(r, "0x", 2);
+    put_num(r, v, 16, 0, ' ', false);
+}
+
 /* A string field's text on one line: control characters (a newline would
  * start another line) as '?', at most MAX bytes. */
 static void put_text(ctf_reader *r, const char *s, size_t max)
@@ -329,28 +376,35 @@ static void put_state(ctf_reader *r, uint64_t v)
     uint64_t mark = (uint64_t)1 << nbits;
     uint64_t bits = v & (mark - 1);
     if (!bits) {
-        put(r, "R");
+        put_n(r, "R", 1);
     } else {
         bool first = true;
         for (unsigned b = 0; b < nbits; b++)
             if (bits >> b & 1) {
-                put(r, "%s%s", first ? "" : "|", names[b]);
+                if (!first)
+                    put_n(r, "|", 1);
+                put_s(r, names[b]);
                 first = false;
             }
     }
     if (v & mark)
-        put(r, "+");
+        put_n(r, "+", 1);
 }
 
 static void put_value(ctf_reader *r, const ctf_field *f, bool hex)
 {
     switch (f->kind) {
-    case F_UINT: put(r, hex || f->hex ? "0x%llx" : "%llu", (unsigned long long)f->u); break;
+    case F_UINT:
+        if (hex || f->hex)
+            put_x(r, f->u);
+        else
+            put_u(r, f->u);
+        break;
     case F_INT:
         if (hex || f->hex)
-            put(r, "0x%llx", (unsigned long long)f->u);
+            put_x(r, f->u);
         else
-            put(r, "%lld", (long long)(int64_t)f->u);
+            put_i(r, (int64_t)f->u);
         break;
     case F_STR: put_text(r, f->s, 4096); break;
     case F_REAL: put(r, "%g", f->real); break;
@@ -388,7 +442,10 @@ static void put_fields(ctf_reader *r, const ctf_event *e)
             name = "pid";
         else if (strcmp(name, "old_tid") == 0)
             name = "old_pid";
-        put(r, "%s%s=", first ? "" : " ", name);
+        if (!first)
+            put_n(r, " ", 1);
+        put_s(r, name);
+        put_n(r, "=", 1);
         put_value(r, f, false);
         first = false;
     }
@@ -402,11 +459,14 @@ static void put_args(ctf_reader *r, const ctf_event *e)
         const ctf_field *f = &e->f[i];
         if (hidden(f) || f->is_array)
             continue;
-        put(r, "%s%s: ", first ? "" : ", ", f->name);
+        if (!first)
+            put_n(r, ", ", 2);
+        put_s(r, f->name);
+        put_n(r, ": ", 2);
         if (f->kind == F_STR) {
-            put(r, "\"");
+            put_n(r, "\"", 1);
             put_text(r, f->s, 1024);
-            put(r, "\"");
+            put_n(r, "\"", 1);
         } else {
             put_value(r, f, true);
         }
@@ -421,12 +481,10 @@ static const char *const softirq_names[] = {"HI", "TIMER", "NET_TX", "NET_RX", "
  * CTF 1.8's leading underscore. */
 static bool context_int(const ctf_event *e, const char *name, uint64_t *v)
 {
-    char u[64];
-    snprintf(u, sizeof u, "_%s", name);
     for (unsigned i = 0; i < e->n; i++) {
         const ctf_field *f = &e->f[i];
         if (!f->payload && (f->kind == F_UINT || f->kind == F_INT) &&
-            (strcmp(f->name, name) == 0 || strcmp(f->name, u) == 0)) {
+            strcmp(f->bare, name) == 0) {
             *v = f->u;
             return true;
         }
@@ -449,14 +507,25 @@ static void put_head(ctf_reader *r, const ctf_event *e, uint64_t tid, const char
     if (!comm || !*comm)
         comm = tid == 0 ? "<idle>" : p && p->comm[0] ? p->comm : "<...>";
     r->len = 0;
-    put(r, "%16s-%-7llu ", comm, (unsigned long long)tid);
-    if (context_pid(e, &pid))
-        put(r, "(%7llu) ", (unsigned long long)pid);
-    else if (tid == 0)
-        put(r, "(%7d) ", 0);
-    else if (p && p->pid >= 0)
-        put(r, "(%7lld) ", (long long)p->pid);
-    put(r, "[%03u] ", e->cpu);
+    size_t cl = strlen(comm);
+    for (size_t k = cl; k < 16; k++)
+        put_n(r, " ", 1);
+    put_n(r, comm, cl);
+    put_n(r, "-", 1);
+    put_num(r, tid, 10, 7, ' ', true);
+    bool have_pid = context_pid(e, &pid);
+    if (!have_pid && (tid == 0 || (p && p->pid >= 0))) {
+        have_pid = true;
+        pid = tid == 0 ? 0 : (uint64_t)p->pid;
+    }
+    if (have_pid) {
+        put_n(r, " (", 2);
+        put_num(r, pid, 10, 7, ' ', false);
+        put_n(r, ")", 1);
+    }
+    put_n(r, " [", 2);
+    put_num(r, e->cpu, 10, 3, '0', false);
+    put_n(r, "] ", 2);
     /* perf's tracepoint flags: irqs off, need-resched, hardirq/softirq, preempt depth */
     uint64_t flags, preempt = 0;
     if (get_int(e, "common_flags", &flags)) {
@@ -466,8 +535,12 @@ static void put_head(ctf_reader *r, const ctf_event *e, uint64_t tid, const char
             hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.',
             preempt & 0xf ? "0123456789abcdef"[preempt & 0xf] : '.');
     }
-    put(r, "%llu.%09llu: %s: ", (unsigned long long)(e->ts / 1000000000u),
-        (unsigned long long)(e->ts % 1000000000u), name);
+    put_u(r, e->ts / 1000000000u);
+    put_n(r, ".", 1);
+    put_num(r, e->ts % 1000000000u, 10, 9, '0', false);
+    put_n(r, ": ", 2);
+    put_s(r, name);
+    put_n(r, ": ", 2);
 }
 
 /* The event's own thread when a context or perf's sample fields name it. */
@@ -549,14 +622,20 @@ static void render(ctf_reader *r, const ctf_event *e)
             get_int(e, "next_prio", &np);
             get_int(e, "prev_state", &state);
             put_head(r, e, prev, pc, name);
-            put(r, "prev_comm=");
+            put_s(r, "prev_comm=");
             put_text(r, pc ? pc : "", COMM_MAX);
-            put(r, " prev_pid=%llu prev_prio=%lld prev_state=", (unsigned long long)prev,
-                (long long)pp);
+            put_s(r, " prev_pid=");
+            put_u(r, prev);
+            put_s(r, " prev_prio=");
+            put_i(r, (int64_t)pp);
+            put_s(r, " prev_state=");
             put_state(r, state);
-            put(r, " ==> next_comm=");
+            put_s(r, " ==> next_comm=");
             put_text(r, nc ? nc : "", COMM_MAX);
-            put(r, " next_pid=%llu next_prio=%lld", (unsigned long long)next, (long long)np);
+            put_s(r, " next_pid=");
+            put_u(r, next);
+            put_s(r, " next_prio=");
+            put_i(r, (int64_t)np);
             line_out(r);
             learn_comm(r, prev, pc);
             learn_comm(r, next, nc);
@@ -577,10 +656,14 @@ static void render(ctf_reader *r, const ctf_event *e)
         get_int(e, "prio", &prio);
         get_int(e, "target_cpu", &target);
         put_head(r, e, tid, comm, name);
-        put(r, "comm=");
+        put_s(r, "comm=");
         put_text(r, wc ? wc : "", COMM_MAX);
-        put(r, " pid=%llu prio=%lld target_cpu=%03llu", (unsigned long long)v, (long long)prio,
-            (unsigned long long)target);
+        put_s(r, " pid=");
+        put_u(r, v);
+        put_s(r, " prio=");
+        put_i(r, (int64_t)prio);
+        put_s(r, " target_cpu=");
+        put_num(r, target, 10, 3, '0', false);
         if (get_int(e, "success", &success))
             put(r, " success=%llu", (unsigned long long)success);
         line_out(r);
@@ -632,7 +715,7 @@ static void render(ctf_reader *r, const ctf_event *e)
         } else {
             snprintf(buf, sizeof buf, "sys_exit_%.80s", sys);
             put_head(r, e, tid, comm, buf);
-            put(r, "0x%llx", (unsigned long long)ret);
+            put_x(r, ret);
         }
         line_out(r);
         return;
