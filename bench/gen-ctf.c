@@ -34,6 +34,8 @@ static const char usage[] =
     "  -c, --cpus N     CPUs, 1 to 64 (default 4)\n"
     "  -t, --threads N  threads, 2 to 4096 (default 64), in processes of 4\n"
     "  -s, --seed N     random seed (default 1)\n"
+    "      --contexts   each event with LTTng's tid, pid and procname contexts\n"
+    "                   (lttng add-context -k -t tid -t pid -t procname)\n"
     "      --text FILE  also the ftrace text of the same events (tracefs\n"
     "                   `trace` lines, the process table as argus-record's\n"
     "                   '# argus-thread:' lines)\n"
@@ -152,6 +154,8 @@ static void flush_packet(stream *s)
 /* An event being written: its bytes after the header. */
 static uint8_t ev[4096];
 static size_t ev_len;
+static bool contexts;      /* --contexts */
+static int *current;       /* per cpu: a task index, -1 the idle task */
 static void ev_int(uint64_t v, int bytes) { put_le(ev + ev_len, v, bytes); ev_len += (size_t)bytes; }
 static void ev_str(const char *s)
 {
@@ -160,16 +164,24 @@ static void ev_str(const char *s)
     ev_len += n;
 }
 
+typedef struct task task;
+static void context_of(int cpu, uint8_t *out, size_t *len);
+
 static void emit(stream *s, uint16_t id, uint64_t ts)
 {
-    if (HEAD_BYTES + s->len + 10 + ev_len > PACKET_MAX)
+    uint8_t ctx[64];
+    size_t ctx_len = 0;
+    if (contexts)
+        context_of((int)s->cpu, ctx, &ctx_len);
+    if (HEAD_BYTES + s->len + 10 + ctx_len + ev_len > PACKET_MAX)
         flush_packet(s);
     if (s->len == 0)
         s->first_ts = ts;
     put_le(s->buf + s->len, id, 2);
     put_le(s->buf + s->len + 2, ts, 8);
-    memcpy(s->buf + s->len + 10, ev, ev_len);
-    s->len += 10 + ev_len;
+    memcpy(s->buf + s->len + 10, ctx, ctx_len);
+    memcpy(s->buf + s->len + 10 + ctx_len, ev, ev_len);
+    s->len += 10 + ctx_len + ev_len;
     s->last_ts = ts;
     ev_len = 0;
 }
@@ -178,22 +190,33 @@ static void emit(stream *s, uint16_t id, uint64_t ts)
 
 enum { RUNNING, RUNNABLE, ASLEEP };
 
-typedef struct task {
+struct task {
     int tid, pid, state, cpu;
     char comm[16];
     uint64_t futex;        /* the word it waits on */
-} task;
+};
 
 static task *tasks;
 static int ntasks;
 static stream *streams;
 static int ncpus;
-static int *current;       /* per cpu: a task index, -1 the idle task */
 static FILE *text;
 static uint64_t now = 1000000000000ull;
 
 static const char *comm_of(int t) { return t < 0 ? "swapper" : tasks[t].comm; }
 static int tid_of(int t) { return t < 0 ? 0 : tasks[t].tid; }
+
+/* LTTng's contexts of an event on CPU: its current task's tid, pid and
+ * name (the statedump's events are the session daemon's, tid 1). */
+static void context_of(int cpu, uint8_t *out, size_t *len)
+{
+    int t = current ? current[cpu] : -1;
+    put_le(out, (uint64_t)tid_of(t), 4);
+    put_le(out + 4, (uint64_t)(t < 0 ? 0 : tasks[t].pid), 4);
+    size_t n = strlen(comm_of(t)) + 1;
+    memcpy(out + 8, comm_of(t), n);
+    *len = 8 + n;
+}
 
 /* The tracefs line's head for CPU's current task. */
 static void text_head(int cpu, const char *event)
@@ -424,6 +447,7 @@ int main(int argc, char **argv)
         {"events", required_argument, 0, 'n'}, {"cpus", required_argument, 0, 'c'},
         {"threads", required_argument, 0, 't'}, {"seed", required_argument, 0, 's'},
         {"text", required_argument, 0, 'T'},   {"help", no_argument, 0, 'h'},
+        {"contexts", no_argument, 0, 'C'},
         {0, 0, 0, 0},
     };
     uint64_t events = 1000000, seed = 1;
@@ -437,6 +461,7 @@ int main(int argc, char **argv)
         case 't': threads = strtol(optarg, NULL, 10); break;
         case 's': seed = strtoull(optarg, NULL, 10); break;
         case 'T': text_path = optarg; break;
+        case 'C': contexts = true; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 64;
         }
@@ -461,7 +486,15 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/metadata", dir);
     FILE *m = fopen(path, "w");
-    if (!m || fputs(metadata, m) < 0 || fclose(m) != 0) {
+    /* the contexts as LTTng declares them: names with an underscore */
+    static const char context[] =
+        "stream {\n\tid = 0;\n"
+        "\tevent.context := struct { int32_t _tid; int32_t _pid; string _procname; };\n";
+    const char *stream_at = strstr(metadata, "stream {\n\tid = 0;\n");
+    size_t before = (size_t)(stream_at - metadata);
+    if (!m || fwrite(metadata, 1, before, m) != before ||
+        fputs(contexts ? context : "stream {\n\tid = 0;\n", m) < 0 ||
+        fputs(stream_at + sizeof "stream {\n\tid = 0;\n" - 1, m) < 0 || fclose(m) != 0) {
         perror(path);
         return 73;
     }

@@ -93,6 +93,17 @@ stream() {
     [ "$(grep -c '"reason":"futex"' "$T/text.jsonl")" -gt 1000 ]
 }
 
+@test "LTTng's tid, pid and procname contexts (names with CTF's underscore) give each event its thread: the same records as the trace without them, and as its text" {
+    bench/gen-ctf --events 20000 --seed 3 --contexts --text "$T/ctx.txt" "$T/ctx"
+    bench/gen-ctf --events 20000 --seed 3 "$T/plain"
+    grep -q 'event.context := struct { int32_t _tid; int32_t _pid; string _procname; };' "$T/ctx/metadata"
+    stream "$T/ctx.txt" | sed 1d > "$T/text.jsonl"
+    run sh -c "argus-decode $T/ctx | argus-to-json | sed 1d"
+    assert_output "$(cat "$T/text.jsonl")"
+    run sh -c "argus-decode $T/plain | argus-to-json | sed 1d"
+    assert_output "$(cat "$T/text.jsonl")"
+}
+
 # ---- perf's CTF ---------------------------------------------------------------
 
 @test "perf data convert --to-ctf: perf's sample fields give each event its thread and process; a fork, exec and exit" {

@@ -432,7 +432,9 @@ static bool hidden(const ctf_field *f)
  * tid fields named as the kernel's (pid). */
 static void put_fields(ctf_reader *r, const ctf_event *e)
 {
-    bool first = true, has_pid = get(e, "pid") != NULL;
+    bool first = true, has_pid = false;
+    for (unsigned i = 0; i < e->n; i++)
+        has_pid |= e->f[i].payload && strcmp(e->f[i].name, "pid") == 0;
     for (unsigned i = 0; i < e->n; i++) {
         const ctf_field *f = &e->f[i];
         if (hidden(f))
