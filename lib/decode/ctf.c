@@ -240,6 +240,7 @@ typedef struct ctf_reader {
     uint64_t n_read;       /* events read in this pass */
     uint64_t last_ts;      /* the last one's time, ns from the clock's origin */
     char last_file[512];   /* its stream's name (source.ctf.fs: the file) */
+    ctf_event event;       /* the event being rendered */
     char line[LINE_CAP];
     size_t len;
 } ctf_reader;
@@ -807,13 +808,12 @@ static void on_event(ctf_reader *r, const bt_message *m)
     const bt_event *event = bt_message_event_borrow_event_const(m);
     if (!r->env_read)
         read_env(r, event);
-    static ctf_event e; /* large: one, reused (the reader is not reentrant
-                         * across threads: argus-chain decodes in one) */
-    e.n = 0;
-    e.name = bt_event_class_get_name(bt_event_borrow_class_const(event));
-    if (!e.name)
-        e.name = "unnamed";
-    e.ts = 0;
+    ctf_event *e = &r->event; /* the reader's, reused */
+    e->n = 0;
+    e->name = bt_event_class_get_name(bt_event_borrow_class_const(event));
+    if (!e->name)
+        e->name = "unnamed";
+    e->ts = 0;
     const bt_clock_class *clock = bt_message_event_borrow_stream_class_default_clock_class_const(m);
     if (clock) {
         int64_t ns;
@@ -821,31 +821,31 @@ static void on_event(ctf_reader *r, const bt_message *m)
                 bt_message_event_borrow_default_clock_snapshot_const(m), &ns) ==
                 BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK &&
             ns > 0)
-            e.ts = (uint64_t)ns;
+            e->ts = (uint64_t)ns;
     }
     if (!r->have_first) {
         r->have_first = true;
-        r->first_ts = e.ts;
+        r->first_ts = e->ts;
         r->epoch = clock && bt_clock_class_origin_is_unix_epoch(clock);
     }
-    add_struct(&e, bt_event_borrow_payload_field_const(event), true);
-    add_struct(&e, bt_event_borrow_specific_context_field_const(event), false);
-    add_struct(&e, bt_event_borrow_common_context_field_const(event), false);
+    add_struct(e, bt_event_borrow_payload_field_const(event), true);
+    add_struct(e, bt_event_borrow_specific_context_field_const(event), false);
+    add_struct(e, bt_event_borrow_common_context_field_const(event), false);
     const bt_packet *packet = bt_event_borrow_packet_const(event);
     if (packet)
-        add_struct(&e, bt_packet_borrow_context_field_const(packet), false);
+        add_struct(e, bt_packet_borrow_context_field_const(packet), false);
     uint64_t cpu;
-    e.cpu = get_int(&e, "perf_cpu", &cpu) || get_int(&e, "cpu_id", &cpu)
+    e->cpu = get_int(e, "perf_cpu", &cpu) || get_int(e, "cpu_id", &cpu)
                 ? (uint32_t)(cpu < CPU_MAX ? cpu : CPU_MAX)
                 : 0;
     const bt_stream *stream = bt_event_borrow_stream_const(event);
-    stream_cpu(r, stream, true, e.cpu);
+    stream_cpu(r, stream, true, e->cpu);
     r->n_read++;
-    r->last_ts = e.ts;
+    r->last_ts = e->ts;
     const char *file = bt_stream_get_name(stream);
     if (file && strncmp(r->last_file, file, sizeof r->last_file - 1) != 0)
         snprintf(r->last_file, sizeof r->last_file, "%s", file);
-    render(r, &e);
+    render(r, e);
 }
 
 /* Events the tracer dropped: the line tracefs writes for them, which the
