@@ -228,3 +228,10 @@ stream() {
     assert_failure 65
     assert_output "argus-decode: <stdin>: CTF metadata on stdin: give the trace's directory (its metadata and stream files)"
 }
+
+@test "metadata babeltrace2 aborts on (two members of one name: a precondition of the library its ctf plugin breaks): exit 65 with its words, no crash (a trial in a child)" {
+    sed -i '0,/ _prev_comm;/s// _prev_prio;/' "$LTTNG/wilbrod/metadata"
+    run argus-decode "$LTTNG"
+    assert_failure 65
+    assert_output "argus-decode: $LTTNG: babeltrace2 dies reading its metadata and packet headers: Duplicate member/option name in structure/variant field class (a damaged trace, or one babeltrace2 cannot read)"
+}

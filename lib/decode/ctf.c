@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <babeltrace2/babeltrace.h>
@@ -224,6 +226,7 @@ typedef struct cpu_task {
 typedef struct ctf_reader {
     argus_ft *d;
     bool prescan;          /* the first pass */
+    bool trial;            /* a trial in a child (ctf_trial): messages only */
     int rc;                /* -2 once argus_ft_line failed */
     argus_table procs;     /* tid -> proc_entry */
     cpu_task *cpus;        /* the task each cpu runs now */
@@ -888,7 +891,7 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
     default: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
     }
     for (uint64_t i = 0; i < count; i++) {
-        if (r->rc == 0) {
+        if (r->rc == 0 && !r->trial) {
             switch (bt_message_get_type(msgs[i])) {
             case BT_MESSAGE_TYPE_EVENT: on_event(r, msgs[i]); break;
             case BT_MESSAGE_TYPE_DISCARDED_EVENTS: on_discarded(r, msgs[i]); break;
@@ -997,10 +1000,11 @@ static bool metadata_error(int log, char *out, size_t len)
  * none could be made), so that the metadata parser's log is kept, not
  * printed. In argus-chain the stages' thread waits for input meanwhile. */
 static bool add_source(bt_graph *g, const bt_component_class_source *fs, const bt_value *params,
-                       const bt_component_source **src, int *log)
+                       const bt_component_source **src, int *log, bool trial)
 {
     int saved = -1;
-    *log = memfd_create("argus-ctf-log", MFD_CLOEXEC);
+    /* a trial's stderr is a memory file already: its parent reads it */
+    *log = trial ? -1 : memfd_create("argus-ctf-log", MFD_CLOEXEC);
     fflush(stderr);
     if (*log >= 0 && (saved = dup(2)) >= 0)
         dup2(*log, 2);
@@ -1039,7 +1043,9 @@ static int run_pass(ctf_reader *r, const char *dir, const char *name, char *err,
     int rc = 0;
     int ntraces = find_traces(dir, 4, inputs);
     int log;
-    bool opened = add_source(g, fs, params, &src, &log);
+    bool opened = add_source(g, fs, params, &src, &log, r->trial);
+    if (opened && r->trial)
+        fputs("\nargus-ctf: source made\n", stderr); /* for the parent */
     char place[512];
     bool parse_error = !opened && log >= 0 && metadata_error(log, place, sizeof place);
     if (log >= 0)
@@ -1109,6 +1115,82 @@ static int run_pass(ctf_reader *r, const char *dir, const char *name, char *err,
     return rc;
 }
 
+/* ---- A trial in a child ----------------------------------------------------- */
+
+/* babeltrace2 2.0.4 aborts on some damaged traces instead of failing: a
+ * metadata whose structure has two members of one name makes its ctf
+ * plugin break a precondition of the library, which aborts the process.
+ * A child first reads every message of the trace, its stderr into a
+ * memory file; when it dies, the input is refused with babeltrace2's
+ * words, never a crash. Its signals are the default ones, so that a
+ * sanitizer's or libFuzzer's handler does not take its death for ours. */
+#define TRIAL_FAILED 3 /* the child's exit when babeltrace2 reports an error */
+
+static bool ctf_trial(const char *dir, const char *name, char *err, size_t errlen)
+{
+    int log = memfd_create("argus-ctf-trial", MFD_CLOEXEC);
+    if (log < 0)
+        return true; /* no trial: read it in this process as it is */
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(log);
+        return true;
+    }
+    if (pid == 0) {
+        static const int deaths[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+        for (size_t i = 0; i < sizeof deaths / sizeof *deaths; i++)
+            signal(deaths[i], SIG_DFL);
+        dup2(log, 2);
+        bt_current_thread_clear_error(); /* the parent's, copied */
+        ctf_reader *t = calloc(1, sizeof *t);
+        if (!t)
+            _exit(TRIAL_FAILED);
+        t->trial = t->prescan = true;
+        argus_table_init(&t->procs, sizeof(proc_entry));
+        char e[512];
+        _exit(run_pass(t, dir, name, e, sizeof e) == 0 ? 0 : TRIAL_FAILED);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            close(log);
+            return true;
+        }
+    bool ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 ||
+                                    WEXITSTATUS(status) == TRIAL_FAILED);
+    if (!ok) {
+        char text[16384], what[400] = "";
+        ssize_t n = pread(log, text, sizeof text - 1, 0);
+        text[n > 0 ? n : 0] = '\0';
+        /* "... F LIB/X func@file.c:N WHAT: details" after the line saying
+         * a precondition failed */
+        const char *pre = strstr(text, "precondition not satisfied; error is:\n");
+        const char *line = pre ? strchr(pre, '\n') + 1 : NULL;
+        const char *at = line ? strchr(line, '@') : NULL;
+        const char *w = at ? strchr(at, ' ') : NULL;
+        if (w) {
+            w++;
+            size_t len = strcspn(w, "\n");
+            for (const char *c = w; c < w + len; c++)
+                if (c[0] == ':' && c[1] == ' ') { /* its words, not the details */
+                    len = (size_t)(c - w);
+                    break;
+                }
+            snprintf(what, sizeof what, ": %.*s", (int)len, w);
+        } else if (WIFSIGNALED(status)) {
+            snprintf(what, sizeof what, " (signal %d)", WTERMSIG(status));
+        }
+        bool events = strstr(text, "argus-ctf: source made") != NULL;
+        snprintf(err, errlen, "%s: babeltrace2 dies reading %s%s (a damaged trace, or one "
+                 "babeltrace2 cannot read)", name,
+                 events ? "its events" : "its metadata and packet headers", what);
+    }
+    close(log);
+    return ok;
+}
+
 /* ---- Reading -------------------------------------------------------------- */
 
 static int by_key(const void *a, const void *b)
@@ -1156,7 +1238,7 @@ int argus_ctf_read(argus_ft *d, const char *dir, const char *name, char *err, si
     r->prescan = true;
     r->state_bits = 8; /* a kernel of today, unless the trace says otherwise */
     argus_table_init(&r->procs, sizeof(proc_entry));
-    int rc = run_pass(r, dir, name, err, errlen);
+    int rc = ctf_trial(dir, name, err, errlen) ? run_pass(r, dir, name, err, errlen) : -1;
     if (rc == 0) {
         /* the second pass: each cpu starts with the task its first switch
          * switched out */
