@@ -30,9 +30,10 @@ bool argus_ctf_sniff(const uint8_t *buf, size_t len);
 bool argus_ctf_dir(const char *dir);
 
 /* Reads the CTF trace(s) under DIR (NAME names it in messages) into the
- * ftrace decoder D: the first pass (argus_ft_prescan_line) over every
- * event, then the process table as "# argus-thread:" lines, then every
- * event, then argus_ft_finish. Returns 0; -1 with a message in ERR
+ * ftrace decoder D: a trial in a child over every message (babeltrace2
+ * aborts on some damaged traces), the first pass (argus_ft_prescan_line)
+ * over every event, then the process table as "# argus-thread:" lines,
+ * then every event, then argus_ft_finish. Returns 0; -1 with a message in ERR
  * ("NAME: ...") when babeltrace2 cannot read the trace (the message names
  * the file and what is wrong where babeltrace2 says it); -2 when D failed
  * (argus_ft_error). Records written before an error stay valid. */
