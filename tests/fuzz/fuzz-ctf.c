@@ -45,6 +45,14 @@
 
 static char dir[256], metadata_path[300], stream_path[300];
 
+/* The trace directory goes when the fuzzer exits. */
+static void remove_dir(void)
+{
+    unlink(metadata_path);
+    unlink(stream_path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -58,6 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     snprintf(metadata_path, sizeof metadata_path, "%s/metadata", dir);
     snprintf(stream_path, sizeof stream_path, "%s/stream_0", dir);
+    atexit(remove_dir);
     return 0;
 }
 
