@@ -7,10 +7,15 @@ CFLAGS ?= -O2 -g
 # their headers are in folders of their own, which pkg-config names.
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null || \
     echo -I/usr/include/trace-cmd -I/usr/include/traceevent -I/usr/include/tracefs)
-ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS)
+# libbabeltrace2 reads CTF traces (lib/decode/ctf.c): LTTng's, perf's.
+BABELTRACE_CFLAGS := $(shell pkg-config --cflags babeltrace2 2>/dev/null)
+BABELTRACE_LIBS := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
+ARGUS_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(TRACECMD_CFLAGS) \
+    $(BABELTRACE_CFLAGS)
 # zlib and libzstd read compressed input (lib/stream/input.c, DEC-COMPRESSED);
 # zlib also inflates Perfetto's compressed packets (lib/decode/perfetto.c).
-LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent -lm -pthread
+LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent $(BABELTRACE_LIBS) \
+    -lm -pthread
 
 # A program is filters/NAME.c, or a folder filters/NAME/ of its own files
 # (the recorder).
@@ -35,7 +40,8 @@ FUZZ_SECONDS ?= 30
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/first-touch bench/perfdata-text
+all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/gen-ctf \
+    bench/first-touch bench/perfdata-text
 
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -106,6 +112,9 @@ bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 # ftrace text to a Perfetto trace of the same events (tests, fuzz seeds, bench)
 bench/gen-perfetto: bench/gen-perfetto.c build/libargus.a $(HEADERS)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-perfetto.c build/libargus.a -lz
+
+bench/gen-ctf: bench/gen-ctf.c
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ctf.c
 
 bench/first-touch: bench/first-touch.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c
@@ -270,4 +279,5 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:
-	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/first-touch bench/perfdata-text bench/out
+	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/gen-ctf \
+	    bench/first-touch bench/perfdata-text bench/out

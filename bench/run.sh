@@ -31,6 +31,9 @@
 #                Perfetto traces by bench/gen-perfetto (plain events and
 #                compact_sched), argus-decode timed on each and on the same
 #                events as text (default "1000000"; empty: none)
+#   BENCH_CTF_EVENTS  event counts of the CTF traces from bench/gen-ctf
+#                that argus-decode DIR is timed on, beside the ftrace text of
+#                the same events (default "1000000"; empty: none)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +48,7 @@ ftrace_lines=${BENCH_FTRACE_LINES-"1000000 10000000"}
 ftrace_real=${BENCH_FTRACE_REAL:-}
 perfdata_files=${BENCH_PERFDATA-fixtures/perfdata/hang.data.gz}
 perfetto_lines=${BENCH_PERFETTO_LINES-"1000000"}
+ctf_events=${BENCH_CTF_EVENTS-"1000000"}
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/run.sh: $*"; exit 1; }
@@ -535,6 +539,81 @@ if $have_ftrace; then
     fi
 fi
 
+# ---- ctf: argus-decode DIR on a CTF trace (libbabeltrace2, each event
+# rendered into its ftrace line, two passes) against the ftrace text
+# decoder on the text of the same events: bench/gen-ctf writes both. Next
+# to them, babeltrace2 reading the trace into its dummy sink (one pass of
+# the library alone; the babeltrace2 command, when installed).
+ctf_rows=()
+ctf_notes=()
+have_ctf=false
+if [ -n "$ctf_events" ]; then
+    if ! $have_decode || [[ $(bin/argus-decode --help 2>&1) != *ctf* ]]; then
+        say "bin/argus-decode does not read CTF: skipping the ctf benchmark"
+    elif [ ! -x bench/gen-ctf ]; then
+        say "bench/gen-ctf is not built: skipping the ctf benchmark"
+    else
+        have_ctf=true
+    fi
+fi
+
+# measure_ctf INPUT EVENTS PROGRAM CMD...: as measure_ftrace, into ctf_rows.
+measure_ctf() {
+    local input=$1 n=$2 prog=$3
+    shift 3
+    local bytes rc=0
+    bytes=$(du -sb "$input" | cut -f1)
+    best_of_runs "$@" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        say "$prog failed (exit $rc): $*"
+        tail -5 "$tmp/err" >&2
+        ctf_rows+=("| $(basename "$input") | $n | $prog | | | | | | failed: exit $rc |")
+        [[ $prog == argus-decode* ]] && failed=1
+        return
+    fi
+    say "  $prog $(basename "$input"): best ${best}s (CPU ${cpu}s), peak RSS ${rss} KB"
+    ctf_rows+=("$(awk -v inp="$(basename "$input")" -v n="$n" -v p="$prog" -v b="$bytes" \
+        -v s="$best" -v c="$cpu" -v kb="$rss" 'BEGIN {
+            s0 = s > 0 ? s : 0.001
+            c0 = c > 0 ? c : 0.001
+            printf "| %s | %d | %s | %.0f | %.3f | %.2f | %.2f | %.2f | %.1f |",
+                inp, n, p, b / 1e6, s, c, n / s0 / 1e6, n / c0 / 1e6, kb * 1024 / 1e6
+        }')")
+}
+
+if $have_ctf; then
+    say "== ctf"
+    for n in $ctf_events; do
+        d="$out/ctf-$(label "$n")"
+        cmd="bench/gen-ctf --events $n --seed $seed --text $d.txt $d"
+        if [ -d "$d" ] && [ -f "$d.cmd" ] && [ "$(cat "$d.cmd")" = "$cmd" ] &&
+            [ ! bench/gen-ctf -nt "$d.cmd" ]; then
+            say "  reusing $d"
+        else
+            say "  generating $d: $cmd"
+            rm -rf "$d" "$d.cmd"
+            $cmd
+            echo "$cmd" >"$d.cmd"
+        fi
+        measure_ctf "$d" "$n" "argus-decode DIR (CTF)" bin/argus-decode "$d"
+        measure_ctf "$d.txt" "$n" "argus-decode (the same events as ftrace text)" \
+            bin/argus-decode --format ftrace "$d.txt"
+        if command -v babeltrace2 >/dev/null; then
+            measure_ctf "$d" "$n" "babeltrace2 -o dummy (one pass of the library)" \
+                babeltrace2 "$d" -o dummy
+        fi
+    done
+    small=$(printf '%s\n' $ctf_events | sort -n | head -1)
+    d="$out/ctf-$(label "$small")"
+    if cmp -s <(bin/argus-decode "$d" | bin/argus-to-json | sed 1d) \
+        <(bin/argus-decode --format ftrace "$d.txt" | bin/argus-to-json | sed 1d); then
+        ctf_notes+=("- $(basename "$d") and its text decode to the same records (the header aside): $(bin/argus-decode "$d" | bin/argus-validate -)")
+    else
+        ctf_notes+=("- **$(basename "$d") and its text decode to different records**")
+        failed=1
+    fi
+fi
+
 mem=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 {
@@ -635,6 +714,25 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     elif [ -n "$ftrace_lines$ftrace_real" ]; then
         echo
         echo "- ftrace decoding: skipped (bench/gen-ftrace not built, or argus-decode does not read ftrace)."
+    fi
+    if $have_ctf; then
+        echo
+        echo "## CTF decoding"
+        echo
+        echo "- input: \`bench/gen-ctf --events N --seed $seed --text DIR.txt DIR\` (a CTF 1.8"
+        echo "  kernel trace in LTTng's names, 4 CPUs, 64 threads, no contexts, the statedump"
+        echo "  first; and the tracefs text of the same events)"
+        echo "- seconds: wall time, best of $runs runs; CPU: user + system seconds of that"
+        echo "  run; Mev/s: events a wall second, and a CPU second (the machine may be"
+        echo "  shared); MB: the input's bytes (10^6)"
+        echo
+        echo "| input | events | program | MB | seconds | CPU s | Mev/s | Mev/CPU s | peak RSS MB |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        printf '%s\n' "${ctf_rows[@]}"
+        [ ${#ctf_notes[@]} -eq 0 ] || { echo; printf '%s\n' "${ctf_notes[@]}"; }
+    elif [ -n "$ctf_events" ]; then
+        echo
+        echo "- CTF decoding: skipped (bench/gen-ctf not built, or argus-decode does not read CTF)."
     fi
 } | tee "$out/results.md"
 exit $failed

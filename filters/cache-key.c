@@ -3,11 +3,14 @@
 #include "argus/stream/cli.h"
 #include "argus/stream/input.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <xxhash.h>
 
 static const char usage[] =
@@ -21,9 +24,61 @@ static const char usage[] =
     "its content.\n"
     "\n"
     "  -i, --input FILE  hash the content of FILE ('-': stdin) first; may\n"
-    "                    be given several times, the files hashed in order\n"
+    "                    be given several times, the files hashed in order;\n"
+    "                    a directory (a CTF trace): each file under it, in\n"
+    "                    name order, its path and content\n"
     "  -h, --help        show this help\n"
     "      --version     show the version\n";
+
+/* Hashes the content of the file PATH into STATE, then its length (so
+ * that files "ab","c" differ from "a","bc"). */
+static void hash_file(XXH3_state_t *state, const char *path)
+{
+    argus_input in;
+    uint64_t len = 0;
+    argus_input_open_raw(&in, path, 1u << 22); /* the file's own bytes, compressed or not */
+    do {
+        in.lo = in.hi; /* everything read so far is hashed */
+        argus_input_fill(&in);
+        XXH3_64bits_update(state, in.buf + in.lo, in.hi - in.lo);
+        len += in.hi - in.lo;
+    } while (!in.eof);
+    argus_input_close(&in);
+    uint8_t le[8];
+    for (int b = 0; b < 8; b++)
+        le[b] = (uint8_t)(len >> (8 * b));
+    XXH3_64bits_update(state, le, sizeof le);
+}
+
+/* A directory (a CTF trace): each file under it, in name order, its path
+ * below DIR hashed before its content. */
+static void hash_dir(XXH3_state_t *state, const char *dir, const char *rel)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    if (n < 0)
+        argus_die(ARGUS_EX_NOINPUT, "%s: %s", dir, strerror(errno));
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
+            char *path, *sub;
+            struct stat st;
+            if (asprintf(&path, "%s/%s", dir, name) < 0 ||
+                asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
+                abort();
+            if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                hash_dir(state, path, sub);
+            } else {
+                XXH3_64bits_update(state, sub, strlen(sub) + 1);
+                hash_file(state, path);
+            }
+            free(path);
+            free(sub);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
 
 int main(int argc, char **argv)
 {
@@ -50,21 +105,11 @@ int main(int argc, char **argv)
     XXH3_state_t *state = XXH3_createState();
     XXH3_64bits_reset(state);
     for (int i = 0; i < ninputs; i++) {
-        argus_input in;
-        uint64_t len = 0;
-        argus_input_open_raw(&in, inputs[i], 1u << 22);
-        do {
-            in.lo = in.hi; /* everything read so far is hashed */
-            argus_input_fill(&in);
-            XXH3_64bits_update(state, in.buf + in.lo, in.hi - in.lo);
-            len += in.hi - in.lo;
-        } while (!in.eof);
-        argus_input_close(&in);
-        /* each file's length after it: files "ab","c" != "a","bc" */
-        uint8_t le[8];
-        for (int b = 0; b < 8; b++)
-            le[b] = (uint8_t)(len >> (8 * b));
-        XXH3_64bits_update(state, le, sizeof le);
+        struct stat st;
+        if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
+            hash_dir(state, inputs[i], "");
+        else
+            hash_file(state, inputs[i]);
     }
     for (int i = optind; i < argc; i++) /* NUL-separated, so "a b","c" != "a","b c" */
         XXH3_64bits_update(state, argv[i], strlen(argv[i]) + 1);

@@ -113,16 +113,20 @@ static int decode_and_chain(const argus_stage_def **defs, int n, const char *for
     argus_kd_codes *codes = argus_kd_codes_default();
     argus_decode_options o = {.verbose = verbose, .command = command};
     o.kd.codes = codes;
-    argus_input in;
-    argus_input_open(&in, input, ARGUS_DECODE_MAX_LINE);
-    argus_decode_check(&in, format);
-    if (!format)
-        format = argus_decode_detect(&in);
-    argus_decode_run(&in, format, &o, run.decoded);
+    if (argus_decode_is_dir(input)) { /* a CTF trace */
+        argus_decode_dir(input, format, &o, run.decoded);
+    } else {
+        argus_input in;
+        argus_input_open(&in, input, ARGUS_DECODE_MAX_LINE);
+        argus_decode_check(&in, format);
+        if (!format)
+            format = argus_decode_detect(&in);
+        argus_decode_run(&in, format, &o, run.decoded);
+        argus_input_close(&in);
+    }
     argus_cli_on_die(NULL, NULL);
     argus_cli_thread_prog(NULL);
     end_stages(&run);
-    argus_input_close(&in);
     argus_kd_codes_free(codes);
     argus_channel_free(run.channel);
     free(command);

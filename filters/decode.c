@@ -39,9 +39,14 @@ static const char usage[] =
     "  perfetto    a Perfetto protobuf trace (Linux, Android): its ftrace\n"
     "              events and compact_sched, merged in time order and read as\n"
     "              ftrace lines; its process tree (docs/inputs/perfetto.md)\n"
+    "  ctf         a CTF 1.8 trace directory (LTTng kernel traces, perf data\n"
+    "              convert --to-ctf), read with libbabeltrace2: its events as\n"
+    "              the ftrace lines of their tracepoints (docs/inputs/ctf.md)\n"
     "Without --format the format is told from the first bytes (kdebug,\n"
     "trace.dat and perf.data by their magic number, Perfetto by its first\n"
-    "packet, ftrace by its header or line shape).\n"
+    "packet, ftrace by its header or line shape); a directory is a CTF trace\n"
+    "(its metadata file in it or below), and so is a CTF metadata file given\n"
+    "alone (its directory is read).\n"
     "\n"
     "Rules (docs/stages/decode.md; all rules: docs/rules.md):\n"
     "  DEC-WOKEN  after a wait, a woken (synth: true) at the ts of the\n"
@@ -56,23 +61,23 @@ static const char usage[] =
     "             are given in output order\n"
     "\n"
     "  -f, --format FORMAT  input format (argus, jsonl, kdebug, trace-text,\n"
-    "                       ftrace, tracedat, perfdata, perfetto)\n"
+    "                       ftrace, tracedat, perfdata, perfetto, ctf)\n"
     "      --codes FILE     kdebug, trace-text: more codes, trace.codes lines\n"
     "                       with an optional type column (repeatable; later\n"
     "                       entries override the built-in table)\n"
     "      --window N       kdebug, trace-text, ftrace, tracedat, perfdata,\n"
-    "                       perfetto: reorder window in records (default\n"
-    "                       65536; ftrace, tracedat, perfdata, perfetto: lines,\n"
-    "                       16384)\n"
+    "                       perfetto, ctf: reorder window in records (default\n"
+    "                       65536; ftrace, tracedat, perfdata, perfetto, ctf:\n"
+    "                       lines, 16384)\n"
     "      --timebase N/D   kdebug: ns = ticks * N / D, over the file's own\n"
     "                       (V0 and V1 files have none: ns; Apple silicon 125/3)\n"
     "      --record-size B  kdebug: 64 or 32-byte records, over the file's flag\n"
     "                       or the guess (V0, V1)\n"
     "      --kdebug-v0      kdebug: the file is RAW_VERSION0 (it has no magic)\n"
     "  -v, --verbose        kdebug, trace-text, ftrace, tracedat, perfdata,\n"
-    "                       perfetto: counters on stderr at the end (ftrace:\n"
-    "                       lines kept as ftrace events, ...; perfetto: packets,\n"
-    "                       bundles)\n"
+    "                       perfetto, ctf: counters on stderr at the end\n"
+    "                       (ftrace: lines kept as ftrace events, ...;\n"
+    "                       perfetto: packets, bundles)\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n";
 
@@ -151,6 +156,13 @@ int main(int argc, char **argv)
     o.verbose = common.verbose;
     o.command = argus_command_line();
 
+    if (argus_decode_is_dir(input)) { /* a CTF trace */
+        argus_writer *w = argus_writer_stream();
+        argus_decode_dir(input, format, &o, w);
+        argus_kd_codes_free(codes);
+        argus_writer_close(w);
+        return 0;
+    }
     argus_input in;
     argus_input_open(&in, input, ARGUS_DECODE_MAX_LINE);
     argus_decode_check(&in, format);

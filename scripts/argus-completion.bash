@@ -24,7 +24,7 @@ _argus_complete_stage() { # _argus_complete_stage CMD...: the words for CMD
     shift 2
     case $prev in
         -f|--format|--trace-format)
-            COMPREPLY=($(compgen -W "argus jsonl kdebug trace-text ftrace" -- "$cur"))
+            COMPREPLY=($(compgen -W "argus jsonl kdebug trace-text ftrace tracedat perfdata ctf" -- "$cur"))
             return ;;
         --output-format)
             case "$*" in

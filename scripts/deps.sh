@@ -29,9 +29,14 @@ have_header traceevent/event-parse.h || want libtraceevent-dev
 have_header tracefs/tracefs.h || want libtracefs-dev
 ls /usr/lib/*/traceevent/plugins/plugin_sched_switch.so >/dev/null 2>&1 ||
     want libtraceevent1-plugin
-# Perfetto traces (argus-decode --format perfetto): zlib inflates their
-# compressed packets (the rest is read by argus' own protobuf reader).
-have_header zlib.h || want zlib1g-dev
+# Perfetto traces (argus-decode --format perfetto): zlib (above) inflates
+# their compressed packets; the rest is argus' own protobuf reader.
+# CTF traces (argus-decode --format ctf, LTTng and perf's): libbabeltrace2
+# reads them; its ctf and utils plugins (source.ctf.fs, filter.utils.muxer)
+# come with the library package, libbabeltrace2-0
+have_header babeltrace2/babeltrace.h || want libbabeltrace2-dev
+ls /usr/lib/*/babeltrace2/plugins/babeltrace-plugin-ctf.so >/dev/null 2>&1 ||
+    want libbabeltrace2-0
 command -v bats >/dev/null 2>&1 || want bats
 [ -f /usr/lib/bats/bats-support/load.bash ] || want bats-support
 [ -f /usr/lib/bats/bats-assert/load.bash ] || want bats-assert

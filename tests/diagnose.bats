@@ -170,12 +170,14 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     run argus diagnose fixtures/nonexistent.jsonl
     assert_failure 66
     assert_output 'argus diagnose: fixtures/nonexistent.jsonl: No such file or directory'
-    run argus diagnose fixtures
+    # a directory is read as a CTF trace (docs/inputs/ctf.md): one with none
+    # in it cannot be opened as a trace
+    run argus diagnose fixtures/demo
     assert_failure 66
-    assert_output 'argus diagnose: fixtures: Is a directory'
-    run argus diagnose --baseline fixtures fixtures/demo/hang.jsonl
+    assert_output "argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
+    run argus diagnose --baseline fixtures/demo fixtures/demo/hang.jsonl
     assert_failure 66
-    assert_output 'argus diagnose: fixtures: Is a directory'
+    assert_output "argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
 }
 
 @test "argus diagnose: a usage error exits 64 with one line and where help is" {

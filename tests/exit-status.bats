@@ -59,8 +59,8 @@ Try 'argus graph --help' for more information." ;;
 Try 'argus diagnose --help' for more information." ;;
         "argus diagnose:65") cmd="argus diagnose --format ftrace /bin/sh"
             expect="argus-decode: /bin/sh: not ftrace text: binary data, an ELF executable or library (a NUL byte at byte 7)" ;;
-        "argus diagnose:66") cmd="argus diagnose fixtures"
-            expect="argus diagnose: fixtures: Is a directory" ;;
+        "argus diagnose:66") cmd="argus diagnose fixtures/demo"
+            expect="argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)" ;;
         "argus diagnose:73") cmd="argus diagnose --html $BATS_TEST_TMPDIR/no/such/dir/p.html fixtures/demo/hang.jsonl"
             expect="argus diagnose: $BATS_TEST_TMPDIR/no/such/dir/p.html: cannot write it (No such file or directory)" ;;
         "argus diagnose:74") cmd="argus diagnose fixtures/demo/hang.jsonl" out=/dev/full
@@ -68,8 +68,8 @@ Try 'argus diagnose --help' for more information." ;;
         "argus-decode:0") cmd="argus-decode fixtures/demo/hang.jsonl" expect="" ;;
         "argus-decode:65") cmd="argus-decode --format ftrace fixtures/demo/hang.jsonl"
             expect="argus-decode: fixtures/demo/hang.jsonl: not ftrace text: none of its 26 lines has the head 'TASK-PID [CPU] TIMESTAMP: EVENT:' (the first: '{\"type\":\"thread\",\"tid\":1001,\"pid\":100,\"proc\":\"App\",\"name\":\"m'); perf script output is not read" ;;
-        "argus-decode:66") cmd="argus-decode fixtures"
-            expect="argus-decode: fixtures: Is a directory" ;;
+        "argus-decode:66") cmd="argus-decode fixtures/demo"
+            expect="argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)" ;;
         "argus-decode:74") cmd="argus-decode fixtures/demo/hang.jsonl" out=/dev/full
             expect="argus-decode: write error: No space left on device" ;;
         "argus-export:1") cmd="argus-export --around 5 $G"

@@ -81,7 +81,7 @@ SEE ALSO"
         t argus-segment --no-w"
     assert_output "link-dispatch link-flags link-ipc link-wakeups
 --format
-argus jsonl kdebug trace-text ftrace
+argus jsonl kdebug trace-text ftrace tracedat perfdata ctf
 text markdown
 perfetto dot
 --no-wait-split"

@@ -152,9 +152,9 @@ argus-link-wakeups"
     run argus graph fixtures/nonexistent.txt
     assert_failure 66
     assert_output "argus graph: fixtures/nonexistent.txt: No such file or directory"
-    run argus graph fixtures
+    run argus graph fixtures/demo
     assert_failure 66
-    assert_output "argus graph: fixtures: Is a directory"
+    assert_output "argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
     run argus graph --bogus
     assert_failure 64
     assert_output "argus graph: bad option '--bogus'

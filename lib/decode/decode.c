@@ -1,6 +1,7 @@
 /* argus-decode's work: a trace to an argus stream, whatever its format
  * (include/argus/decode/decode.h, docs/stages/decode.md). */
 #include "argus/decode/decode.h"
+#include "argus/decode/ctf.h"
 #include "argus/decode/ftrace.h"
 #include "argus/decode/jsonl.h"
 #include "argus/decode/perfdata.h"
@@ -8,9 +9,11 @@
 #include "argus/decode/tracedat.h"
 #include "argus/stream/cli.h"
 
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void fill(argus_input *in)
 {
@@ -70,6 +73,7 @@ static const char *binary_kind(const uint8_t *b, size_t n)
         {"\3757zXZ", 6, ", xz-compressed (unxz it first: argus reads gzip and zstd)"},
         {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (--format tracedat reads it)"},
         {"PERFILE2", 8, ", a perf.data file (--format perfdata reads it)"},
+        {"\x57\x1d\xd1\x75", 4, ", a CTF trace's metadata (give its directory, or --format ctf)"},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (n >= kinds[i].len && memcmp(b, kinds[i].magic, kinds[i].len) == 0)
@@ -92,7 +96,7 @@ void argus_decode_check(argus_input *in, const char *format)
         argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
     if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0 ||
         strcmp(format, "tracedat") == 0 || strcmp(format, "perfdata") == 0 ||
-        strcmp(format, "perfetto") == 0)
+        strcmp(format, "perfetto") == 0 || strcmp(format, "ctf") == 0)
         return;
     const uint8_t *nul = memchr(b, 0, n);
     if (nul)
@@ -137,6 +141,8 @@ const char *argus_decode_detect(argus_input *in)
         return "perfdata";
     if (argus_pf_sniff(in->buf + in->lo, in->hi - in->lo))
         return "perfetto";
+    if (argus_ctf_sniff(in->buf + in->lo, in->hi - in->lo))
+        return "ctf"; /* a trace's metadata file: its directory is read */
     if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
         return "ftrace";
     if (looks_like_perf_script(in->buf + in->lo, in->hi - in->lo))
@@ -278,9 +284,70 @@ static void decode_perfetto(argus_input *in, argus_writer *w, size_t window, boo
     argus_ft_free(d);
 }
 
+/* A CTF trace (the directory DIR, NAME in messages): its events rendered
+ * into ftrace lines (include/argus/decode/ctf.h) for the ftrace decoder. */
+static void decode_ctf(const char *dir, const char *name, argus_writer *w, size_t window,
+                       bool verbose, const char *command)
+{
+    argus_ft_options o = {.name = name, .command = command,
+                          .window = window, .need_ftrace = true};
+    argus_ft *d = argus_ft_new(w, &o);
+    char err[1024];
+    int rc = argus_ctf_read(d, dir, name, err, sizeof err);
+    if (rc == -2)
+        argus_ft_drain(d); /* the lines before the error stay */
+    if (verbose)
+        argus_ft_print_counts(d, stderr);
+    if (rc == -1)
+        argus_die(ARGUS_EX_DATAERR, "%s", err);
+    if (rc == -2)
+        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
+    argus_ft_free(d);
+}
+
+bool argus_decode_is_dir(const char *path)
+{
+    struct stat st;
+    return path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void argus_decode_dir(const char *path, const char *format, argus_decode_options *o,
+                      argus_writer *w)
+{
+    if (format && strcmp(format, "ctf") != 0)
+        argus_die(ARGUS_EX_NOINPUT, "%s: a directory: --format %s reads a file (a directory "
+                  "is read as a CTF trace)", path, format);
+    if (o->kd_option && (o->kd.record_size || o->kd.kdebug_v0 || o->kd.tb_numer ||
+                         o->codes_given))
+        argus_usage_error("--codes, --timebase, --record-size and --kdebug-v0 are for "
+                          "kdebug and trace-text input");
+    /* not a trace at all: the input cannot be opened as one (66) */
+    if (!argus_ctf_dir(path))
+        argus_die(ARGUS_EX_NOINPUT, "%s: Is a directory, with no CTF trace in it (no file "
+                  "'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it "
+                  "or 4 levels below)", path);
+    decode_ctf(path, path, w, o->kd.window, o->verbose, o->command);
+}
+
 void argus_decode_run(argus_input *in, const char *format, argus_decode_options *o,
                       argus_writer *w)
 {
+    if (strcmp(format, "ctf") == 0) {
+        /* a metadata file: the trace is its directory */
+        if (in->fd == 0 && strcmp(in->name, "<stdin>") == 0)
+            argus_die(ARGUS_EX_DATAERR, "%s: CTF metadata on stdin: give the trace's "
+                      "directory (its metadata and stream files)", in->name);
+        char *copy = strdup(in->name);
+        if (!copy)
+            abort();
+        char *dir = dirname(copy);
+        if (!argus_ctf_dir(dir))
+            argus_die(ARGUS_EX_DATAERR, "%s: not a CTF metadata file: it does not begin "
+                      "'/* CTF 1.8' nor with CTF's metadata magic", in->name);
+        argus_decode_dir(dir, format, o, w);
+        free(copy);
+        return;
+    }
     bool kdebug = strcmp(format, "kdebug") == 0 || strcmp(format, "trace-text") == 0;
     bool perfdata = strcmp(format, "perfdata") == 0;
     bool tracedat = strcmp(format, "tracedat") == 0 || perfdata;
@@ -318,13 +385,14 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
 void argus_decode_need_format(const char *format)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
-                                          "ftrace", "tracedat", "perfdata", "perfetto"};
+                                          "ftrace", "tracedat", "perfdata", "perfetto",
+                                          "ctf"};
     if (!format)
         return;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
             return;
     argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                      "ftrace, tracedat, perfdata, perfetto)",
+                      "ftrace, tracedat, perfdata, perfetto, ctf)",
                       format);
 }

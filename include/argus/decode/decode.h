@@ -32,7 +32,15 @@ void argus_decode_check(argus_input *in, const char *format);
 /* The format told from the first bytes; one it cannot tell is an error
  * (65). */
 const char *argus_decode_detect(argus_input *in);
-/* Decodes IN, in FORMAT, into W. An option of O that FORMAT does not take
+/* Whether PATH is a directory (a CTF trace's: argus_decode_dir reads it,
+ * argus_input_open refuses it). */
+bool argus_decode_is_dir(const char *path);
+/* Decodes the CTF trace in the directory PATH into W; FORMAT, when given,
+ * must be "ctf". A directory with no CTF trace is an error (65). */
+void argus_decode_dir(const char *path, const char *format, argus_decode_options *o,
+                      argus_writer *w);
+/* Decodes IN, in FORMAT, into W ("ctf": IN is a metadata file, the trace
+ * its directory). An option of O that FORMAT does not take
  * is a usage error (64). */
 void argus_decode_run(argus_input *in, const char *format, argus_decode_options *o,
                       argus_writer *w);

@@ -1,0 +1,224 @@
+/* libFuzzer target for the CTF decoder (include/argus/decode/ctf.h):
+ * argus_ctf_read on a trace directory, as 'argus-decode DIR' drives it,
+ * and argus_ctf_sniff on the first bytes.
+ *
+ * A trace is a directory, so the input is one written into a directory of
+ * this process (made once, the files rewritten for each input): the bytes
+ * before the first NUL are its `metadata` file (CTF's text form; the
+ * packetized form when they begin with its magic), the bytes after it the
+ * stream file `stream_0`; no NUL: a metadata file alone. libbabeltrace2
+ * reads them (it is not instrumented: the coverage that guides the fuzzer
+ * is the rendering of events and the ftrace decoder's mapping; what
+ * babeltrace2 does with the bytes is exercised, not steered). The seeds
+ * are small real traces (tests/fuzz/corpus/fuzz-ctf/): an LTTng one with
+ * the statedump, switches, wakeups and futex syscalls, and perf's CTF.
+ *
+ * What the decoder wrote must be a valid stream (docs/stream-format.md):
+ * records the parser accepts; a version 1 "argus" header first with
+ * "source" "ftrace" and this command in "stages", no second header; every
+ * known key of its value class; text valid UTF-8; event ids 1, 2, 3 ... in
+ * order; ts never decreasing; each event after a thread record of its tid
+ * with its pid. A -1 return has a message naming the trace ("fuzz: ") or a
+ * file of it ("DIR/metadata:LINE: ", "DIR/stream_0: "); -2 is the ftrace
+ * decoder's error "fuzz:LINE: ...". The same input read twice gives the
+ * same return, message and bytes (nothing of one reading stays for the
+ * next: the cpu tasks, the process table). A broken property aborts.
+ */
+#include "argus/decode/ctf.h"
+#include "argus/decode/ftrace.h"
+#include "argus/stream/stream.h"
+#include "argus/stream/table.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HARNESS "fuzz-ctf"
+#define COMMAND "decode fuzz"
+#define NAME "fuzz"
+
+#include "checks.h" /* after HARNESS */
+
+static char dir[256], metadata_path[300], stream_path[300];
+
+/* The trace directory goes when the fuzzer exits. */
+static void remove_dir(void)
+{
+    unlink(metadata_path);
+    unlink(stream_path);
+    rmdir(dir);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    open_harness_files();
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/fuzz-ctf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror(HARNESS ": mkdtemp");
+        abort();
+    }
+    snprintf(metadata_path, sizeof metadata_path, "%s/metadata", dir);
+    snprintf(stream_path, sizeof stream_path, "%s/stream_0", dir);
+    atexit(remove_dir);
+    return 0;
+}
+
+static void write_file(const char *path, const uint8_t *data, size_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0);
+    CHECK(write(fd, data, size) == (ssize_t)size);
+    close(fd);
+}
+
+/* The records in OUT (LEN bytes) form a valid stream of this decoder. */
+static void check_stream(const uint8_t *out, size_t len)
+{
+    argus_parser *p = argus_parser_new();
+    argus_table tids; /* tid -> its record's pid + 1 */
+    argus_table_init(&tids, sizeof(uint64_t));
+    size_t off = 0;
+    uint64_t n = 0, last_id = 0, last_ts = 0;
+    bool have_ts = false;
+    while (off < len) {
+        argus_record *r = NULL;
+        char err[256];
+        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
+        if (used <= 0)
+            FAIL("record %llu written by the decoder (byte %zu) does not parse: %s",
+                 (unsigned long long)n + 1, off, used < 0 ? err : "truncated");
+        n++;
+        check_fields(r, n, true);
+        if (n == 1) {
+            CHECK(r->type == ARGUS_T_STREAM);
+            CHECK(argus_text_is(r, ARGUS_K_SOURCE, "ftrace"));
+            argus_text stages[2];
+            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
+            CHECK(stages[0].len == strlen(COMMAND) &&
+                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
+        } else if (r->type == ARGUS_T_STREAM) {
+            FAIL("record %llu written by the decoder is a second stream header",
+                 (unsigned long long)n);
+        }
+        if (r->type == ARGUS_T_THREAD) {
+            bool created;
+            *(uint64_t *)argus_table_put(&tids, r->tid, &created) = r->pid + 1;
+        }
+        if (r->has_ts) {
+            if (have_ts && r->ts < last_ts)
+                FAIL("record %llu written by the decoder has ts %llu, before %llu",
+                     (unsigned long long)n, (unsigned long long)r->ts,
+                     (unsigned long long)last_ts);
+            have_ts = true;
+            last_ts = r->ts;
+        }
+        if (r->is_event) {
+            if (r->id != last_id + 1)
+                FAIL("record %llu written by the decoder has event id %llu after %llu",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)last_id);
+            last_id = r->id;
+            const uint64_t *pid1 = argus_table_get(&tids, r->tid);
+            if (!pid1 || *pid1 != r->pid + 1)
+                FAIL("record %llu written by the decoder: event %llu of tid %llu pid "
+                     "%llu, not after a thread record of it with that pid",
+                     (unsigned long long)n, (unsigned long long)r->id,
+                     (unsigned long long)r->tid, (unsigned long long)r->pid);
+        }
+        off += (size_t)used;
+    }
+    argus_table_free(&tids);
+    argus_parser_free(p);
+}
+
+typedef struct result {
+    int rc;
+    char err[1024];
+    uint8_t *out;
+    size_t len;
+} result;
+
+static void decode(result *res)
+{
+    CHECK(ftruncate(out_fd, 0) == 0);
+    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
+    CHECK(dup2(out_fd, 1) == 1);
+    argus_writer *w = argus_writer_stdout();
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .quiet = true,
+                          .need_ftrace = true};
+    argus_ft *d = argus_ft_new(w, &o);
+    CHECK(d);
+    res->err[0] = '\0';
+    res->rc = argus_ctf_read(d, dir, NAME, res->err, sizeof res->err);
+    CHECK(res->rc == 0 || res->rc == -1 || res->rc == -2);
+    if (res->rc == -2) {
+        snprintf(res->err, sizeof res->err, "%s", argus_ft_error(d));
+        argus_ft_drain(d);
+    }
+    argus_ft_free(d);
+    argus_writer_close(w);
+    CHECK(dup2(saved_stdout, 1) == 1);
+    off_t end = lseek(out_fd, 0, SEEK_CUR);
+    CHECK(end >= 0);
+    res->len = (size_t)end;
+    res->out = malloc(res->len ? res->len : 1);
+    CHECK(res->out);
+    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
+}
+
+/* A failure's message names the trace or one of its files. */
+static void check_error(const result *r)
+{
+    size_t n = strlen(dir);
+    bool names_file = strncmp(r->err, dir, n) == 0 && r->err[n] == '/' &&
+                      (strncmp(r->err + n + 1, "metadata:", 9) == 0 ||
+                       strncmp(r->err + n + 1, "stream_0: ", 10) == 0);
+    bool names_trace = strncmp(r->err, NAME ": ", sizeof NAME + 1) == 0 ||
+                       (r->rc == -2 && strncmp(r->err, NAME ":", sizeof NAME) == 0);
+    if (!names_file && !names_trace)
+        FAIL("error \"%s\" (return %d) names neither the trace nor one of its files",
+             r->err, r->rc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const uint8_t *nul = memchr(data, 0, size);
+    size_t meta = nul ? (size_t)(nul - data) : size;
+
+    /* the sniffer on exactly the bytes it is given */
+    uint8_t *head = malloc(meta ? meta : 1);
+    CHECK(head);
+    memcpy(head, data, meta);
+    (void)argus_ctf_sniff(head, meta);
+    free(head);
+
+    write_file(metadata_path, data, meta);
+    if (nul)
+        write_file(stream_path, nul + 1, size - meta - 1);
+    else
+        unlink(stream_path);
+    if (!argus_ctf_dir(dir))
+        return 0; /* argus-decode stops before: not a CTF trace (66) */
+
+    result a, b;
+    decode(&a);
+    if (a.rc < 0)
+        check_error(&a);
+    check_stream(a.out, a.len);
+    decode(&b);
+    if (a.rc != b.rc || strcmp(a.err, b.err) != 0)
+        FAIL("read again, the decoder returns %d (%s), else %d (%s)", b.rc, b.err, a.rc,
+             a.err);
+    if (a.len != b.len || memcmp(a.out, b.out, a.len) != 0)
+        FAIL("read again, the decoder writes other bytes (%zu, else %zu)", b.len, a.len);
+    free(a.out);
+    free(b.out);
+    return 0;
+}
