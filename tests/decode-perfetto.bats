@@ -174,5 +174,5 @@ verdict() {
 @test "argus-decode --help lists the perfetto format" {
     run argus-decode --help
     assert_output --partial '  perfetto    a Perfetto protobuf trace (Linux, Android)'
-    assert_output --partial 'ftrace, tracedat, perfdata, perfetto)'
+    assert_output --partial 'ftrace, tracedat, perfdata, perfetto, ctf)'
 }
