@@ -180,19 +180,25 @@ static bool number(const char **p, const char *end, uint64_t *v)
     return true;
 }
 
+/* "B|...", "E|...", "E", "C|...", "S|...", "F|...": an atrace mark. */
+static bool is_mark(const char *p, size_t n)
+{
+    return n >= 1 && *p && strchr("BECSF", *p) && (n == 1 || p[1] == '|');
+}
+
 bool argus_android_mark_parse(argus_android *a, uint64_t tid, const char *text, size_t n,
                               argus_android_mark *out)
 {
     memset(out, 0, sizeof *out);
     const char *p = text, *end = text + n;
     /* print's text may lead with the writer's symbol ("tracing_mark_write: ") */
-    if (!(n >= 1 && strchr("BECSF", *p) && (n == 1 || p[1] == '|'))) {
+    if (!is_mark(p, n)) {
         const char *colon = memchr(p, ':', n);
         if (!colon || colon + 2 > end || colon[1] != ' ')
             return false;
         p = colon + 2;
         n = (size_t)(end - p);
-        if (!(n >= 1 && strchr("BECSF", *p) && (n == 1 || p[1] == '|')))
+        if (!is_mark(p, n))
             return false;
     }
     char op = *p;
@@ -204,9 +210,7 @@ bool argus_android_mark_parse(argus_android *a, uint64_t tid, const char *text, 
     struct android_thread *th = thread_of(a, tid);
     if (op == 'B') {
         const char *name = p < end && *p == '|' ? p + 1 : end;
-        if (!have_pid)
-            return true;
-        bool main = pid == tid;
+        bool main = have_pid && pid == tid;
         if (main && th->depth == 0) {
             out->loop = 1;
             out->name = name;

@@ -2260,11 +2260,14 @@ static void map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, 
         t.reply = reply != 0;
         argus_android_binder_send(android_state(d), cur->tid, pid_of(cur), &t, &m);
         /* a reply goes to the caller's thread: its process is told */
-        if (t.reply && t.dest_thread && t.dest_proc)
-            set_tgid(get_thread(d, t.dest_thread), (int64_t)t.dest_proc);
+        if (t.reply && t.dest_thread && t.dest_proc && t.dest_proc <= INT32_MAX) {
+            thread *caller = get_thread(d, t.dest_thread);
+            if (caller->tgid < 0)
+                set_tgid(caller, (int64_t)t.dest_proc);
+        }
     } else {
         argus_android_binder_recv(android_state(d), cur->tid, t.id, &m);
-        if (m.self_pid && cur->tgid < 0)
+        if (m.self_pid && m.self_pid <= INT32_MAX && cur->tgid < 0)
             set_tgid(cur, (int64_t)m.self_pid);
     }
     BEGIN(d, s, cur, "ipc", 3 + (m.port != 0) + (m.reply_port != 0) + (m.peer != 0) +
@@ -2307,7 +2310,7 @@ static void map_mark(argus_ft *d, const line_slot *s, thread *cur, span body)
     if (!argus_android_mark_parse(android_state(d), cur->tid, body.p, body.n, &m))
         return write_raw(d, s, cur);
     /* atrace writes the process's pid: the thread's, when no column told it */
-    if (m.pid && cur->tgid < 0)
+    if (m.pid && m.pid <= INT32_MAX && cur->tgid < 0)
         set_tgid(cur, (int64_t)m.pid);
     if (m.loop == 0 && !m.input)
         return write_raw(d, s, cur);

@@ -20,7 +20,8 @@
  * a proc, tid 0 (the idle task) a kernel thread and not main, a main
  * thread's pid its tid. And what the mapping promises (DEC-WOKEN): a woken
  * only for a thread whose wait has no woken yet, no second wait before it;
- * an ipc recv only for a msg sent before and not received yet; an event
+ * an ipc recv only for a msg sent before and not received yet (but
+ * binder's, the kernel's transaction numbers); an event
  * type of the mapping (or ftrace with its text, exec, exit). A -1 return
  * has a message "fuzz:LINE: ..." with LINE a line of the text.
  *
@@ -181,7 +182,13 @@ static void check_stream(const uint8_t *out, size_t len)
                 uint64_t msg;
                 CHECK(argus_get_uint(r, ARGUS_K_MSG, &msg));
                 bool created;
-                if (argus_text_is(r, ARGUS_K_DIR, "send")) {
+                if (argus_text_is(r, ARGUS_K_VIA, "binder")) {
+                    /* binder's msg is the kernel's transaction number
+                     * (DEC-BINDER): a receipt's send may be before the
+                     * trace, a text may number two alike */
+                    CHECK(argus_text_is(r, ARGUS_K_DIR, "send") ||
+                          argus_text_is(r, ARGUS_K_DIR, "recv"));
+                } else if (argus_text_is(r, ARGUS_K_DIR, "send")) {
                     *(uint8_t *)argus_table_put(&sent, msg, &created) = 1;
                     CHECK(created);
                 } else {
