@@ -1721,6 +1721,7 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         out(",\"marker\":{\"t\":");
         put_rel(p, hang_at);
         printf(",\"label\":\"%s\"}", strcmp(ind, "loop") == 0   ? "main loop away 2 s"
+                                     : strcmp(ind, "anr") == 0  ? "input not handled in 5 s (ANR)"
                                      : strcmp(ind, "hang") == 0 ? "hang threshold"
                                                                 : "spinning cursor");
     }
@@ -1851,9 +1852,11 @@ static void put_verdict(void)
     if (*h->indicator) {
         out("; found by ");
         put_html_str(strcmp(h->indicator, "loop") == 0   ? "its main loop away from its wait"
+                     : strcmp(h->indicator, "anr") == 0  ? "input not handled within 5 s (Android's ANR)"
                      : strcmp(h->indicator, "hang") == 0 ? "a main thread blocked or busy too long"
                                                          : "the spinning cursor, ");
-        if (strcmp(h->indicator, "loop") != 0 && strcmp(h->indicator, "hang") != 0)
+        if (strcmp(h->indicator, "loop") != 0 && strcmp(h->indicator, "hang") != 0 &&
+            strcmp(h->indicator, "anr") != 0)
             put_html_str(h->indicator);
     }
     out(".");

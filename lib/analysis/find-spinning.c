@@ -20,6 +20,8 @@
 #define LOOP_HANG_MS 2000           /* SPIN-LOOP's default: macOS's spinning
                                        cursor (GNOME, Windows and Android say
                                        "not responding" at 5 s) */
+#define ANR_MS 5000                 /* SPIN-ANR: Android's input dispatch
+                                       timeout (InputDispatcher's 5 s) */
 #define HANG_LINUX_DEFAULT ARGUS_SPIN_HANG_DEFAULT
 
 static const char *const default_symbols[] = {"CGSConnectionSetSpinning",
@@ -39,10 +41,15 @@ typedef struct loop_state {
     uint64_t since;             /* the stretch away from the wait began;
                                    UINT64_MAX: in its wait */
     uint64_t root_item;         /* the context the outermost dispatch runs */
+    bool looper;                /* an Android Looper (runloop_invoke kind
+                                   "message", the decoder's atrace mapping) */
+    uint64_t input;             /* SPIN-ANR: ts of the first input of the
+                                   stretch (a Looper's); UINT64_MAX: none */
 } loop_state;
 
 typedef struct away {           /* a stretch of the limit or more */
     uint64_t tid, from, to;
+    uint64_t input;             /* SPIN-ANR: the input it held; UINT64_MAX */
 } away;
 
 typedef struct loops {
@@ -81,7 +88,7 @@ static void add_indicator(finder *f, const argus_record *r, const char *what)
 static void loop_back(loops *l, uint64_t tid, const loop_state *st, uint64_t ts)
 {
     if (st->since != UINT64_MAX && ts >= st->since && ts - st->since >= l->limit)
-        *ARGUS_PUSH(l->v, l->n, l->cap) = (away){tid, st->since, ts};
+        *ARGUS_PUSH(l->v, l->n, l->cap) = (away){tid, st->since, ts, st->input};
 }
 
 /* The loop leaves its wait at after_waiting (or at a first dispatch when
@@ -93,10 +100,18 @@ static void on_loop_event(loops *l, const argus_record *r)
     bool created;
     loop_state *st = argus_table_put(&l->threads, r->tid, &created);
     if (created)
-        *st = (loop_state){.since = UINT64_MAX};
+        *st = (loop_state){.since = UINT64_MAX, .input = UINT64_MAX};
+    if (r->type == ARGUS_T_UI_EVENT) {
+        /* SPIN-ANR: the input a Looper's stretch away took */
+        if (st->looper && st->since != UINT64_MAX && st->input == UINT64_MAX)
+            st->input = r->ts;
+        return;
+    }
     if (r->type == ARGUS_T_RUNLOOP_INVOKE) {
         uint64_t item = 0;
         argus_get_uint(r, ARGUS_K_ITEM, &item);
+        if (argus_text_is(r, ARGUS_K_KIND, "message"))
+            st->looper = true;
         if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
             if (st->level == 0) {
                 if (st->since == UINT64_MAX)
@@ -105,6 +120,7 @@ static void on_loop_event(loops *l, const argus_record *r)
             } else if (item && item == st->root_item) {
                 loop_back(l, r->tid, st, r->ts);
                 st->since = r->ts;
+                st->input = UINT64_MAX;
             }
             st->level++;
         } else if (st->level > 0) {
@@ -114,8 +130,10 @@ static void on_loop_event(loops *l, const argus_record *r)
         if (argus_text_is(r, ARGUS_K_STAGE, "before_waiting")) {
             loop_back(l, r->tid, st, r->ts);
             st->since = UINT64_MAX;
+            st->input = UINT64_MAX;
         } else if (argus_text_is(r, ARGUS_K_STAGE, "after_waiting")) {
             st->since = r->ts;
+            st->input = UINT64_MAX;
         }
     }
 }
@@ -129,6 +147,8 @@ static void on_event(const argus_record *r, void *ctx)
         else if (r->type == ARGUS_T_UI_EVENT) {
             bool created;
             argus_table_put(&f->loops.ui_pids, r->pid, &created);
+            if (argus_table_get(&f->loops.threads, r->tid))
+                on_loop_event(&f->loops, r);
         }
     }
     if (r->type == ARGUS_T_BACKTRACE) {
@@ -374,8 +394,14 @@ static void loop_hangs(const argus_graph *g, const loops *l, const bool *watched
         }
         if (best == ARGUS_NONE)
             continue;
-        add_hang(found, (hang){.seg = best, .first = best, .waits = 0, .at = a->from + l->limit,
-                               .event = UINT64_MAX, .indicator = "loop",
+        /* SPIN-ANR: a Looper's input not handled within 5 s is Android's
+         * ANR: the same stretch, named for it and timed from the input */
+        bool anr = a->input != UINT64_MAX && a->to - a->input >= ANR_MS * MS;
+        if (anr)
+            argus_count("inputs not handled within 5 s (SPIN-ANR)", 1);
+        add_hang(found, (hang){.seg = best, .first = best, .waits = 0,
+                               .at = anr ? a->input + ANR_MS * MS : a->from + l->limit,
+                               .event = UINT64_MAX, .indicator = anr ? "anr" : "loop",
                                .duration = a->to - a->from, .loop = true, .from = a->from,
                                .to = a->to});
     }

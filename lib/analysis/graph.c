@@ -1067,6 +1067,10 @@ static void keep_ipc(argus_graph *g, const argus_record *r)
         m->msg_id = NO_ID;
     const argus_field *f = argus_get_named(r, "serial");
     m->serial = f && f->kind == ARGUS_V_UINT ? f->u : NO_ID;
+    if (!argus_get_uint(r, ARGUS_K_MSG, &m->msg))
+        m->msg = NO_ID;
+    const argus_field *rf = argus_get_named(r, "reply");
+    m->reply = rf && rf->kind == ARGUS_V_BOOL && rf->u;
     m->via = intern_named(g, r, "via");
     m->dbus_type = intern_named(g, r, "dbus_type");
 }

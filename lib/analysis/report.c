@@ -4,6 +4,7 @@
  * (docs/stages/report.md; the command line is filters/report.c). */
 #include "argus/analysis/report.h"
 #include "argus/analysis/causal.h"
+#include "argus/decode/android.h"
 #include "argus/decode/ftrace.h"
 #include "argus/stream/cli.h"
 
@@ -420,6 +421,12 @@ static void sb_fd_origin(sb *b, uint64_t wait, uint64_t fd)
  * NONE) says it, "futex on 0x7f..." for an address or a port. */
 static void sb_wait_what(sb *b, const char *reason, uint64_t resource, uint64_t wait)
 {
+    uint64_t txn;
+    if (reason && strcmp(reason, "binder") == 0 && argus_binder_call_of(resource, &txn)) {
+        /* the decoder's reply port of a call: its transaction number */
+        sb_printf(b, "a binder call (transaction %llu)", (unsigned long long)txn);
+        return;
+    }
     if (reason && strcmp(reason, "disk") == 0)  /* D state, no traced syscall */
         sb_puts(b, "uninterruptible disk waits (no system call traced: page faults or I/O)");
     else if (reason && *reason)
@@ -1235,6 +1242,16 @@ static void sb_class(sb *b, const hang_rec *h)
 static void sb_indicator(sb *b, const hang_rec *h)
 {
     const char *ind = h->indicator ? h->indicator : "";
+    if (strcmp(ind, "anr") == 0) {
+        sb_puts(b, "input not handled within 5 s: Android's ANR (SPIN-ANR)");
+        if (h->at != NONE) {
+            sb_puts(b, ", at ");
+            sb_time(b, h->at);
+        }
+        if (h->open)
+            sb_puts(b, "; not back at its wait when the trace ends");
+        return;
+    }
     if (strcmp(ind, "loop") == 0) {
         sb_puts(b, "its main loop away from its wait (SPIN-LOOP)");
         if (h->at != NONE) {
@@ -1604,6 +1621,12 @@ static const argus_ipc_info *hop_message(const chain_rec *c, int i)
 static void sb_message(sb *b, const argus_ipc_info *m)
 {
     const char *via = m->via ? argus_graph_str(G, m->via) : "";
+    if (strcmp(via, "binder") == 0) {
+        sb_puts(b, m->reply ? "a binder reply" : "a binder call");
+        if (m->msg != NONE)
+            sb_printf(b, " (transaction %llu)", (unsigned long long)(m->msg & 0xffffffffu));
+        return;
+    }
     if (strcmp(via, "dbus") == 0) {
         char t[256];            /* method_call: as dbus-monitor says it */
         snprintf(t, sizeof t, "%s", m->dbus_type ? argus_graph_str(G, m->dbus_type) : "");
@@ -2049,12 +2072,13 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
         sb_puts(b, w->after_wait);
 }
 
-static bool chain_over_dbus(const chain_rec *c)
+/* Whether a link of chain C was a message via VIA (dbus, binder). */
+static bool chain_over(const chain_rec *c, const char *via)
 {
     for (int i = 1; i < c->nsegs; i++) {
         const argus_ipc_info *m = i - 1 < c->nvia && strcmp(c->via[i - 1], "wakeup") == 0
                                       ? hop_message(c, i) : NULL;
-        if (m && m->via && strcmp(argus_graph_str(G, m->via), "dbus") == 0)
+        if (m && m->via && strcmp(argus_graph_str(G, m->via), via) == 0)
             return true;
     }
     return false;
@@ -2071,6 +2095,8 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
 {
     uint64_t htid = h->tid != NONE ? h->tid : G->threads[G->segs[h->si].thread].tid;
     sb_thread(b, htid, h->pid, h->proc, h->thread);
+    if (h->indicator && strcmp(h->indicator, "anr") == 0) /* SPIN-ANR */
+        sb_puts(b, " did not handle its input within 5 s (Android's ANR): it");
     const char *cls = h->cls ? h->cls : "";
     const argus_seg *s = &G->segs[h->si];
     uint64_t etid = NONE;
@@ -2089,8 +2115,10 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
             sb_puts(b, ", held off it by ");    /* the thread that held its CPU */
         } else {
             sb_puts(b, ", waiting");
-            if (chain_over_dbus(c))
+            if (chain_over(c, "dbus"))
                 sb_puts(b, " over D-Bus");
+            else if (chain_over(c, "binder"))
+                sb_puts(b, " over binder");
             sb_puts(b, " on ");
         }
         int last = c->nsegs - 1;

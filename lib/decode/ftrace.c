@@ -2,6 +2,7 @@
  * reader, the reorder window of lines, and the mapping of each event
  * (docs/inputs/linux.md has the table). */
 #include "argus/decode/ftrace.h"
+#include "argus/decode/android.h"
 #include "argus/stream/cli.h"
 #include "argus/decode/decoder.h"
 #include "argus/decode/reorder.h"
@@ -178,6 +179,8 @@ struct argus_ft {
         n_fd_named, n_fd_forgotten;
 
     struct dbus_state *dbus; /* D-Bus messages in flight (on the first D-Bus line) */
+    argus_android *android;  /* binder calls in flight, Looper slices (on the
+                              * first binder or atrace line) */
 };
 
 const char *argus_ft_error(const argus_ft *d) { return d->err; }
@@ -209,6 +212,7 @@ typedef enum ev_kind {
     EV_GTK_EVENT, EV_QT_INPUT, EV_TK_INPUT,
     EV_GDBUS_SET_SERIAL, EV_LIBDBUS_SET_SERIAL, EV_DBUS_SET_REPLY_SERIAL, EV_DBUS_FROM_BLOB, EV_DBUS_GET_REPLY_SERIAL,
     EV_DBUS_SET_SENDER, EV_DBUS_SEND_PREALLOC,
+    EV_BINDER_TXN, EV_BINDER_RECV, EV_MARK,
 } ev_kind;
 
 static const struct { const char *name; ev_kind kind; } event_names[] = {
@@ -261,6 +265,11 @@ static const struct { const char *name; ev_kind kind; } event_names[] = {
     {"argus_db_get_reply_serial", EV_DBUS_GET_REPLY_SERIAL},
     {"argus_db_set_sender", EV_DBUS_SET_SENDER},
     {"argus_db_send_prealloc", EV_DBUS_SEND_PREALLOC},
+    /* Android (lib/decode/android.c) */
+    {"binder_transaction", EV_BINDER_TXN},
+    {"binder_transaction_received", EV_BINDER_RECV},
+    {"tracing_mark_write", EV_MARK},
+    {"print", EV_MARK},
 };
 
 static ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
@@ -319,6 +328,7 @@ void argus_ft_free(argus_ft *d)
         free(d->cpus[i].run);
     free(d->cpus);
     free(d->dbus);
+    argus_android_free(d->android);
     free(d);
 }
 
@@ -1283,13 +1293,21 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         const char *reason = prev->in_syscall ? prev->sys : word;
         bool resource = prev->in_syscall &&
                         (strcmp(prev->sys, "futex") == 0 || name_in(prev->sys, fd_syscalls));
+        /* a binder call's caller asleep for its reply: resource the call's
+         * reply port (its ioctl, which atrace does not trace) */
+        uint64_t binder_port = 0;
+        if (!resource && d->android &&
+            argus_android_binder_waiting(d->android, prev->tid, &binder_port)) {
+            reason = "binder";
+            resource = true;
+        }
         bool fd = resource && strcmp(prev->sys, "futex") != 0;
         unsigned origin = fd ? put_fd_origin(d, prev, prev->sys_arg0, false) : 0;
         BEGIN(d, s, prev, "wait", 1 + resource + origin);
         argus_put_key(d->w, "reason");
         argus_put_cstr(d->w, reason);
         if (resource)
-            put_uint_kv(d, "resource", prev->sys_arg0);
+            put_uint_kv(d, "resource", binder_port ? binder_port : prev->sys_arg0);
         if (origin)
             put_fd_origin(d, prev, prev->sys_arg0, true);
         argus_end_record(d->w);
@@ -2215,6 +2233,118 @@ static void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span bod
 
 /* raw_syscalls: "NR 202 (7f.., 80, ...)" and "NR 202 = 0": no names
  * (the numbers are the architecture's), "NR_202". */
+/* ---- Android: binder and atrace (lib/decode/android.c) ------------------- */
+
+static argus_android *android_state(argus_ft *d)
+{
+    if (!d->android)
+        d->android = argus_android_new();
+    return d->android;
+}
+
+/* binder_transaction (SEND) and binder_transaction_received -> an ipc
+ * event via binder (docs/inputs/android.md). */
+static void map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool send)
+{
+    argus_binder_txn t = {0};
+    argus_binder_ipc m;
+    uint64_t reply = 0;
+    if (!field_dec(body, "transaction", &t.id))
+        return write_raw(d, s, cur);
+    if (send) {
+        if (!field_dec(body, "dest_proc", &t.dest_proc) ||
+            !field_dec(body, "reply", &reply) || !field_hex(body, "flags", &t.flags))
+            return write_raw(d, s, cur);
+        field_dec(body, "dest_thread", &t.dest_thread);
+        field_hex(body, "code", &t.code);
+        t.reply = reply != 0;
+        argus_android_binder_send(android_state(d), cur->tid, pid_of(cur), &t, &m);
+        /* a reply goes to the caller's thread: its process is told */
+        if (t.reply && t.dest_thread && t.dest_proc && t.dest_proc <= INT32_MAX) {
+            thread *caller = get_thread(d, t.dest_thread);
+            if (caller->tgid < 0)
+                set_tgid(caller, (int64_t)t.dest_proc);
+        }
+    } else {
+        argus_android_binder_recv(android_state(d), cur->tid, t.id, &m);
+        if (m.self_pid && m.self_pid <= INT32_MAX && cur->tgid < 0)
+            set_tgid(cur, (int64_t)m.self_pid);
+    }
+    BEGIN(d, s, cur, "ipc", 3 + (m.port != 0) + (m.reply_port != 0) + (m.peer != 0) +
+                                (m.code != 0 || (m.send && !m.reply)) + m.oneway + m.reply);
+    PUT_LIT(d->w, "dir");
+    if (m.send)
+        PUT_LIT(d->w, "send");
+    else
+        PUT_LIT(d->w, "recv");
+    if (m.port)
+        put_uint_kv(d, "port", m.port);
+    put_uint_kv(d, "msg", m.msg);
+    if (m.reply_port)
+        put_uint_kv(d, "reply_port", m.reply_port);
+    if (m.peer)
+        put_uint_kv(d, "peer", m.peer);
+    PUT_LIT(d->w, "via");
+    PUT_LIT(d->w, "binder");
+    if (m.code != 0 || (m.send && !m.reply))
+        put_uint_kv(d, "code", m.code);
+    if (m.oneway) {
+        PUT_LIT(d->w, "oneway");
+        argus_put_bool(d->w, true);
+    }
+    if (m.reply) {
+        PUT_LIT(d->w, "reply");
+        argus_put_bool(d->w, true);
+    }
+    argus_end_record(d->w);
+}
+
+/* An atrace mark (tracing_mark_write, print): a main thread's outermost
+ * slice is a message of its Looper (runloop_phase after_waiting and
+ * runloop_invoke begin, then end and before_waiting), deliverInputEvent
+ * the app's input (ui_event `input`); every other mark stays an ftrace
+ * event with its text. */
+static void map_mark(argus_ft *d, const line_slot *s, thread *cur, span body)
+{
+    argus_android_mark m;
+    if (!argus_android_mark_parse(android_state(d), cur->tid, body.p, body.n, &m))
+        return write_raw(d, s, cur);
+    /* atrace writes the process's pid: the thread's, when no column told it */
+    if (m.pid && m.pid <= INT32_MAX && cur->tgid < 0)
+        set_tgid(cur, (int64_t)m.pid);
+    if (m.loop == 0 && !m.input)
+        return write_raw(d, s, cur);
+    if (m.loop > 0) {
+        BEGIN(d, s, cur, "runloop_phase", 1);
+        PUT_LIT(d->w, "stage");
+        PUT_LIT(d->w, "after_waiting");
+        argus_end_record(d->w);
+        BEGIN(d, s, cur, "runloop_invoke", 3);
+        put_phase(d, true);
+        PUT_LIT(d->w, "kind");
+        PUT_LIT(d->w, "message");
+        put_span_kv(d, "name", (span){m.name, m.name_len});
+        argus_end_record(d->w);
+    }
+    if (m.input) {
+        BEGIN(d, s, cur, "ui_event", 1);
+        PUT_LIT(d->w, "kind");
+        PUT_LIT(d->w, "input");
+        argus_end_record(d->w);
+    }
+    if (m.loop < 0) {
+        BEGIN(d, s, cur, "runloop_invoke", 2);
+        put_phase(d, false);
+        PUT_LIT(d->w, "kind");
+        PUT_LIT(d->w, "message");
+        argus_end_record(d->w);
+        BEGIN(d, s, cur, "runloop_phase", 1);
+        PUT_LIT(d->w, "stage");
+        PUT_LIT(d->w, "before_waiting");
+        argus_end_record(d->w);
+    }
+}
+
 static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span body,
                             bool begin)
 {
@@ -2476,6 +2606,9 @@ static void map_line(argus_ft *d, line_slot *s)
         case EV_DBUS_GET_REPLY_SERIAL: return map_dbus_recv(d, s, cur, body, true);
         case EV_DBUS_SET_SENDER: return map_dbus_set_sender(d, s, cur, body);
         case EV_DBUS_SEND_PREALLOC: return map_dbus_send_prealloc(d, s, cur, body);
+        case EV_BINDER_TXN:
+        case EV_BINDER_RECV: return map_binder(d, s, cur, body, kind == EV_BINDER_TXN);
+        case EV_MARK: return map_mark(d, s, cur, body);
         case EV_OTHER: break;
         }
         return write_raw(d, s, cur);
@@ -3022,6 +3155,15 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
         COUNT(d->dbus->n_folded, "D-Bus lines folded into others (reply serials, repeated receipts)");
         COUNT(d->dbus->n_unmatched, "D-Bus hops whose other end the trace lacks, kept as ftrace events");
         COUNT(d->dbus->n_dropped, "D-Bus messages dropped unmatched from a full pending table");
+    }
+    if (d->android) {
+        const argus_android_counts *a = argus_android_counts_of(d->android);
+        COUNT(a->binder_sends, "binder transactions sent (ipc sends via binder, DEC-BINDER)");
+        COUNT(a->binder_recvs, "binder transactions received (ipc recvs via binder)");
+        COUNT(a->binder_unknown_recvs, "binder receipts whose send the trace lacks (or was not kept)");
+        COUNT(a->binder_dropped, "binder transactions not kept: 65536 in flight already");
+        COUNT(a->loop_messages, "Looper messages: a main thread's outermost atrace slices (DEC-LOOPER)");
+        COUNT(a->inputs, "deliverInputEvent slices (ui_event input)");
     }
     COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");

@@ -20,7 +20,8 @@
  * a proc, tid 0 (the idle task) a kernel thread and not main, a main
  * thread's pid its tid. And what the mapping promises (DEC-WOKEN): a woken
  * only for a thread whose wait has no woken yet, no second wait before it;
- * an ipc recv only for a msg sent before and not received yet; an event
+ * an ipc recv only for a msg sent before and not received yet (but
+ * binder's, the kernel's transaction numbers); an event
  * type of the mapping (or ftrace with its text, exec, exit). A -1 return
  * has a message "fuzz:LINE: ..." with LINE a line of the text.
  *

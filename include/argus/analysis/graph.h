@@ -120,8 +120,10 @@ typedef struct argus_gedge {
 typedef struct argus_ipc_info {
     uint64_t id, ts, tid, pid;
     uint64_t serial, msg_id;    /* UINT64_MAX when absent (serial: D-Bus) */
+    uint64_t msg;               /* UINT64_MAX when absent (binder: the transaction) */
     uint32_t via, dbus_type;    /* strings, 0 when absent */
     bool recv;                  /* dir "recv" (else a send) */
+    bool reply;                 /* `reply: true`: a binder reply */
 } argus_ipc_info;
 
 /* What a wait's file descriptor is, as decode found it in the trace
