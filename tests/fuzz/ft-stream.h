@@ -1,5 +1,6 @@
 /* The stream checks of the fuzzers whose output comes from the ftrace
- * decoder (fuzz-ftrace, fuzz-perfetto): what the decoder writes must be
+ * decoder (fuzz-ftrace, and the decoders that render into it:
+ * fuzz-perfetto, fuzz-perfdata, fuzz-ctf): what the decoder writes must be
  * a valid stream of it. The including file defines HARNESS and COMMAND
  * and includes checks.h first. */
 #ifndef ARGUS_FUZZ_FT_STREAM_H

@@ -41,7 +41,8 @@
 #define COMMAND "decode fuzz"
 #define NAME "fuzz"
 
-#include "checks.h" /* after HARNESS */
+#include "checks.h"    /* after HARNESS */
+#include "ft-stream.h" /* after COMMAND */
 
 static char dir[256], metadata_path[300], stream_path[300];
 
@@ -76,66 +77,6 @@ static void write_file(const char *path, const uint8_t *data, size_t size)
     CHECK(fd >= 0);
     CHECK(write(fd, data, size) == (ssize_t)size);
     close(fd);
-}
-
-/* The records in OUT (LEN bytes) form a valid stream of this decoder. */
-static void check_stream(const uint8_t *out, size_t len)
-{
-    argus_parser *p = argus_parser_new();
-    argus_table tids; /* tid -> its record's pid + 1 */
-    argus_table_init(&tids, sizeof(uint64_t));
-    size_t off = 0;
-    uint64_t n = 0, last_id = 0, last_ts = 0;
-    bool have_ts = false;
-    while (off < len) {
-        argus_record *r = NULL;
-        char err[256];
-        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
-        if (used <= 0)
-            FAIL("record %llu written by the decoder (byte %zu) does not parse: %s",
-                 (unsigned long long)n + 1, off, used < 0 ? err : "truncated");
-        n++;
-        check_fields(r, n, true);
-        if (n == 1) {
-            CHECK(r->type == ARGUS_T_STREAM);
-            CHECK(argus_text_is(r, ARGUS_K_SOURCE, "ftrace"));
-            argus_text stages[2];
-            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
-            CHECK(stages[0].len == strlen(COMMAND) &&
-                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
-        } else if (r->type == ARGUS_T_STREAM) {
-            FAIL("record %llu written by the decoder is a second stream header",
-                 (unsigned long long)n);
-        }
-        if (r->type == ARGUS_T_THREAD) {
-            bool created;
-            *(uint64_t *)argus_table_put(&tids, r->tid, &created) = r->pid + 1;
-        }
-        if (r->has_ts) {
-            if (have_ts && r->ts < last_ts)
-                FAIL("record %llu written by the decoder has ts %llu, before %llu",
-                     (unsigned long long)n, (unsigned long long)r->ts,
-                     (unsigned long long)last_ts);
-            have_ts = true;
-            last_ts = r->ts;
-        }
-        if (r->is_event) {
-            if (r->id != last_id + 1)
-                FAIL("record %llu written by the decoder has event id %llu after %llu",
-                     (unsigned long long)n, (unsigned long long)r->id,
-                     (unsigned long long)last_id);
-            last_id = r->id;
-            const uint64_t *pid1 = argus_table_get(&tids, r->tid);
-            if (!pid1 || *pid1 != r->pid + 1)
-                FAIL("record %llu written by the decoder: event %llu of tid %llu pid "
-                     "%llu, not after a thread record of it with that pid",
-                     (unsigned long long)n, (unsigned long long)r->id,
-                     (unsigned long long)r->tid, (unsigned long long)r->pid);
-        }
-        off += (size_t)used;
-    }
-    argus_table_free(&tids);
-    argus_parser_free(p);
 }
 
 typedef struct result {
