@@ -240,6 +240,29 @@ static void decode_ftrace(argus_input *in, argus_writer *w, size_t window, bool 
     argus_ft_free(d);
 }
 
+/* The end of a binary format rendered into ftrace lines for the ftrace
+ * decoder D (trace.dat, perf.data, Perfetto, CTF): RC is the reader's, 0,
+ * or -1 with its own message ERR, or -2 for the ftrace decoder's error.
+ * The lines before an error stay: those of a -2, and of a -1 when the
+ * reader fails mid-trace (MIDWAY; the others fail before any line). -v
+ * prints the decoder's counters, then the reader's (PF, Perfetto's). */
+static void finish_rendered(argus_ft *d, int rc, const char *err, bool midway, bool verbose,
+                            const argus_pf_counts *pf)
+{
+    if (rc == -2 || (rc == -1 && midway))
+        argus_ft_drain(d);
+    if (verbose) {
+        argus_ft_print_counts(d, stderr);
+        if (pf)
+            argus_pf_print_counts(pf, stderr);
+    }
+    if (rc == -1)
+        argus_die(ARGUS_EX_DATAERR, "%s", err);
+    if (rc < 0)
+        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
+    argus_ft_free(d);
+}
+
 /* trace.dat and perf.data: rendered into ftrace lines
  * (include/argus/decode/tracedat.h, perfdata.h) for the ftrace decoder,
  * so a trace.dat's stream is that of the report's text. */
@@ -252,15 +275,7 @@ static void decode_tracedat(argus_input *in, argus_writer *w, size_t window, boo
     char err[512];
     int rc = perfdata ? argus_pd_read(d, in, err, sizeof err)
                       : argus_td_read(d, in, err, sizeof err);
-    if (rc == -2)
-        argus_ft_drain(d); /* the lines before the error stay */
-    if (verbose)
-        argus_ft_print_counts(d, stderr);
-    if (rc == -1)
-        argus_die(ARGUS_EX_DATAERR, "%s", err);
-    if (rc == -2)
-        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
-    argus_ft_free(d);
+    finish_rendered(d, rc, err, false, verbose, NULL);
 }
 
 /* Perfetto: its ftrace events rendered into ftrace lines
@@ -273,15 +288,7 @@ static void decode_perfetto(argus_input *in, argus_writer *w, size_t window, boo
     char err[768];
     argus_pf_counts counts;
     int rc = argus_pf_read(d, in, &counts, err, sizeof err);
-    if (rc < 0)
-        argus_ft_drain(d); /* the lines before the error stay */
-    if (verbose) {
-        argus_ft_print_counts(d, stderr);
-        argus_pf_print_counts(&counts, stderr);
-    }
-    if (rc < 0)
-        argus_die(ARGUS_EX_DATAERR, "%s", err);
-    argus_ft_free(d);
+    finish_rendered(d, rc < 0 ? -1 : rc, err, true, verbose, &counts);
 }
 
 /* A CTF trace (the directory DIR, NAME in messages): its events rendered
@@ -294,15 +301,7 @@ static void decode_ctf(const char *dir, const char *name, argus_writer *w, size_
     argus_ft *d = argus_ft_new(w, &o);
     char err[1024];
     int rc = argus_ctf_read(d, dir, name, err, sizeof err);
-    if (rc == -2)
-        argus_ft_drain(d); /* the lines before the error stay */
-    if (verbose)
-        argus_ft_print_counts(d, stderr);
-    if (rc == -1)
-        argus_die(ARGUS_EX_DATAERR, "%s", err);
-    if (rc == -2)
-        argus_die(ARGUS_EX_DATAERR, "%s", argus_ft_error(d));
-    argus_ft_free(d);
+    finish_rendered(d, rc, err, false, verbose, NULL);
 }
 
 bool argus_decode_is_dir(const char *path)
