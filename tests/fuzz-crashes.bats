@@ -48,7 +48,7 @@ build_link_replay() {
     ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -g \
         -fsanitize=address,undefined -fno-sanitize-recover=all \
         -o "$tmp/replay" tests/fuzz/fuzz-link.c tests/tools/fuzz-replay.c \
-        lib/stream/*.c lib/stages/*.c -lcbor -lxxhash -lyajl -lm -pthread
+        lib/stream/*.c lib/stages/*.c -lcbor -lxxhash -lyajl -lz -lzstd -lm -pthread
 }
 
 @test "a run of the six stages cut short by a bad record frees what they held (fuzz-link, issue 28): no leak" {
