@@ -1620,39 +1620,9 @@ int argus_pf_read(argus_ft *d, argus_input *in, argus_pf_counts *c, char *err,
                   size_t errlen)
 {
     struct stat st;
-    int fd = -1;
     /* the file's own bytes are mapped; a pipe, stdin or a gzip/zstd file
-     * (read decompressed) goes to an unlinked file of its own first (disk,
-     * not memory: a trace can be gigabytes) */
-    if (argus_input_file_fd(in) >= 0) {
-        fd = dup(argus_input_file_fd(in));
-    } else {
-        char path[4096];
-        const char *dir = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/argus-perfetto-XXXXXX",
-                 dir && *dir && strlen(dir) < sizeof path - 32 ? dir : "/tmp");
-        fd = mkstemp(path);
-        if (fd >= 0)
-            unlink(path);
-        for (bool ok = fd >= 0; ok;) {
-            const uint8_t *q = in->buf + in->lo;
-            size_t n = in->hi - in->lo;
-            while (n) {
-                ssize_t w = write(fd, q, n);
-                if (w < 0) {
-                    close(fd);
-                    fd = -1;
-                    break;
-                }
-                q += w;
-                n -= (size_t)w;
-            }
-            in->lo = in->hi;
-            if (fd < 0 || in->eof)
-                break;
-            argus_input_fill(in);
-        }
-    }
+     * (read decompressed) is copied to a file of its own first */
+    int fd = argus_input_seekable_fd(in);
     if (fd < 0 || fstat(fd, &st) != 0) {
         snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
         if (fd >= 0)

@@ -348,7 +348,17 @@ int argus_input_seekable_fd(argus_input *in)
             close(fd);
         return -1;
     }
-    int fd = memfd_create("argus-input", MFD_CLOEXEC);
+    /* an unlinked file in $TMPDIR (disk, not memory: a trace can be
+     * gigabytes); a memory file where none can be made */
+    char path[4096];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/argus-input-XXXXXX",
+             dir && *dir && strlen(dir) < sizeof path - 32 ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path);
+    else
+        fd = memfd_create("argus-input", MFD_CLOEXEC);
     if (fd < 0)
         return -1;
     for (;;) {

@@ -52,9 +52,10 @@ void argus_input_channel(argus_input *in, argus_channel *ch, const char *name,
 bool argus_input_fill(argus_input *in);
 void argus_input_close(argus_input *in);
 /* A new descriptor of the whole input from its start, for readers that
- * seek or map (trace.dat, perf.data): the file's own, or a memory file
- * holding what a pipe, a channel or a decompressed file gives (read to
- * its end). -1 with errno set on failure. */
+ * seek or map (trace.dat, perf.data, Perfetto): the file's own, or an
+ * unlinked file in $TMPDIR (a memory file where none can be made) holding
+ * what a pipe, a channel or a decompressed file gives (read to its end).
+ * -1 with errno set on failure. */
 int argus_input_seekable_fd(argus_input *in);
 
 #endif
