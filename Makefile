@@ -95,6 +95,12 @@ build-san/bin/argus-$(1): $(call folder_objects,build-san,$(1)) $(SAN_OBJ)
 endef
 $(foreach p,$(FOLDER_PROGRAMS),$(eval $(call folder_program,$(p))))
 
+# argus-watch records with argus-record's parts (all but its main and its
+# command): tracefs, events, probes, threads, the trace's header lines.
+RECORD_PARTS := $(filter-out filters/record/main.c filters/record/command.c,$(wildcard filters/record/*.c))
+bin/argus-watch: $(RECORD_PARTS:filters/%.c=build/filters/%.o)
+build-san/bin/argus-watch: $(RECORD_PARTS:filters/%.c=build-san/filters/%.o)
+
 bin/argus: scripts/argus
 	@mkdir -p $(@D)
 	cp $< $@

@@ -34,7 +34,7 @@ static void check_abort(void)
     }
 }
 
-static void out_flush(void)
+void out_flush(void)
 {
     for (size_t done = 0; done < out_len;) {
         ssize_t w = write(out_fd, out_buf + done, out_len - done);
@@ -58,7 +58,7 @@ static void out_flush(void)
     out_len = 0;
 }
 
-static void out_put(const char *s, size_t n)
+void out_write(const char *s, size_t n)
 {
     while (n) {
         if (out_len == sizeof out_buf)
@@ -81,7 +81,7 @@ void out_printf(const char *fmt, ...)
     if (n < 0)
         abort();
     if ((size_t)n < sizeof small) {
-        out_put(small, (size_t)n);
+        out_write(small, (size_t)n);
         return;
     }
     char *big = malloc((size_t)n + 1);
@@ -90,7 +90,7 @@ void out_printf(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    out_put(big, (size_t)n);
+    out_write(big, (size_t)n);
     free(big);
 }
 
@@ -123,7 +123,7 @@ static void write_threads(const struct thread_list *start, const struct thread_l
     }
 }
 
-static void write_argus_header(const struct thread_list *start, const struct thread_list *end)
+void write_argus_header(const struct thread_list *start, const struct thread_list *end)
 {
     out_printf("# recorded by argus-record %s: instance %s, trace_clock mono, %llu MB per CPU, overwrite, %zu events enabled\n",
                ARGUS_VERSION, opt.instance_name, (unsigned long long)opt.buffer_mb, n_enabled);
@@ -168,7 +168,7 @@ void write_output(const struct thread_list *start, const struct thread_list *end
             if (trace_header_overwritten(line, &lost))
                 overwritten = lost;
         }
-        out_put(line, (size_t)len);
+        out_write(line, (size_t)len);
     }
     bool read_error = ferror(trace);
     int read_errno = errno;

@@ -215,6 +215,11 @@ extern unsigned n_threads_out;
 
 const char *output_name(void);
 void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_write(const char *s, size_t n);
+void out_flush(void);
+/* argus's lines after the kernel's header: the recorder, the clock, the
+ * command, the probes, the watches, the threads */
+void write_argus_header(const struct thread_list *start, const struct thread_list *end);
 void write_output(const struct thread_list *start, const struct thread_list *end);
 /* The ns timestamp of an event line of the trace file; false for other
  * lines (parse.c) */

@@ -16,10 +16,8 @@
 #define SEARCH_BACK (1500 * MS)     /* SPIN-INDICATOR: 1.5 s */
 #define LONG_WAIT (800 * MS)        /* SPIN-CLASS wait */
 #define LONG_RUN (1500 * MS)        /* SPIN-CLASS busy */
-#define LINUX_HANG_MS 500           /* SPIN-HANG's default on Linux traces */
-#define LOOP_HANG_MS 2000           /* SPIN-LOOP's default: macOS's spinning
-                                       cursor (GNOME, Windows and Android say
-                                       "not responding" at 5 s) */
+#define LINUX_HANG_MS ARGUS_LINUX_HANG_MS
+#define LOOP_HANG_MS ARGUS_LOOP_HANG_MS
 #define ANR_MS 5000                 /* SPIN-ANR: Android's input dispatch
                                        timeout (InputDispatcher's 5 s) */
 #define HANG_LINUX_DEFAULT ARGUS_SPIN_HANG_DEFAULT
@@ -281,11 +279,12 @@ static bool proc_is(const argus_graph *g, uint32_t thread, const char *proc)
 /* ---- SPIN-HANG: the threads watched, and waits that are no hang ------------ */
 
 /* Display servers: a wake-up from one of them brings input (SPIN-IDLE). */
-static const char *const default_input_servers[] = {
+const char *const argus_input_servers[] = {
     "Xorg", "Xvfb", "Xwayland", "X", "Xephyr", "Xnest", "Xvnc", "gnome-shell",
     "mutter", "kwin_wayland", "kwin_x11", "weston", "sway", "Hyprland", "labwc",
     "wayfire", "river", "cage", "gamescope",
 };
+const size_t argus_n_input_servers = sizeof argus_input_servers / sizeof *argus_input_servers;
 
 typedef struct watch {
     bool no_idle;               /* --no-idle: SPIN-IDLE off */
@@ -960,8 +959,8 @@ void argus_spin_defaults(argus_spin_options *o)
     for (size_t i = 0; i < sizeof default_symbols / sizeof *default_symbols; i++)
         o->symbols[o->nsymbols++] = default_symbols[i];
     o->symbols[o->nsymbols++] = spinning_flag;
-    for (size_t i = 0; i < sizeof default_input_servers / sizeof *default_input_servers; i++)
-        o->servers[o->nservers++] = default_input_servers[i];
+    for (size_t i = 0; i < argus_n_input_servers; i++)
+        o->servers[o->nservers++] = argus_input_servers[i];
     o->hang_ms = ARGUS_SPIN_HANG_DEFAULT;
     o->paths = (argus_path_options){5, 64, true};
     o->wait_chain = true;
@@ -985,8 +984,7 @@ bool argus_spin_option(argus_spin_options *o, int c, const char *arg)
     case ARGUS_SPIN_OPT_INPUT_SERVER:
         if (o->nservers == 64)
             argus_usage_error("too many --input-server names (at most %d)",
-                              64 - (int)(sizeof default_input_servers /
-                                           sizeof *default_input_servers));
+                              64 - (int)argus_n_input_servers);
         o->servers[o->nservers++] = arg;
         return true;
     case ARGUS_SPIN_OPT_NO_IDLE: o->no_idle = true; return true;

@@ -14,6 +14,15 @@
 
 #define ARGUS_SPIN_HANG_DEFAULT UINT64_MAX      /* --hang not given */
 #define ARGUS_SPIN_MAX_HANG_MS (1000ull * 1000 * 1000) /* 11.6 days: fits in ns */
+/* The default limits on a Linux trace (argus-watch uses them too). */
+#define ARGUS_LINUX_HANG_MS 500   /* SPIN-HANG: a main thread blocked or busy */
+#define ARGUS_LOOP_HANG_MS 2000   /* SPIN-LOOP: macOS's spinning cursor (GNOME,
+                                     Windows and Android say "not responding"
+                                     at 5 s) */
+
+/* The display servers (SPIN-IDLE's input, SPIN-LOOP's GUI programs). */
+extern const char *const argus_input_servers[];
+extern const size_t argus_n_input_servers;
 
 typedef struct argus_spin_options {
     const char *symbols[64];    /* SPIN-INDICATOR symbols, defaults first */

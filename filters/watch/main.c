@@ -1,0 +1,465 @@
+/* argus-watch: records system-wide into a ring, as argus-record does, finds
+ * hangs while they happen and diagnoses each one into a folder of its own
+ * (docs/stages/watch.md). This file: the command line, the live loop over
+ * the instance's trace_pipe, and --replay over a recorded trace. */
+#include "watch.h"
+
+#include "argus/stream/input.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "Usage: argus-watch [OPTIONS]\n"
+    "Watch the whole system for hangs (as root) and diagnose each one as it\n"
+    "happens: it records as argus-record does, into a ring, finds a hang from\n"
+    "the events as they come, and writes DIR/TIME-PROGRAM-PID/ holding the\n"
+    "window of the trace around it (trace.txt.gz), argus diagnose's report\n"
+    "(report.txt) and page (report.html); one line per hang on stdout. It\n"
+    "runs until SIGINT/SIGTERM (or --duration), then restores tracefs.\n"
+    "\n"
+    "  -d, --dir DIR          where the folders go (default /var/lib/argus-watch;\n"
+    "                         with --replay, the current directory)\n"
+    "      --proc NAME        also watch the main thread of programs named NAME\n"
+    "                         (repeatable)\n"
+    "      --pid PID          also watch process PID (repeatable)\n"
+    "      --hang MS          the limit, for every program watched (default:\n"
+    "                         2000 ms for a GUI program, as argus diagnose's\n"
+    "                         SPIN-LOOP; 500 ms for one --proc or --pid names)\n"
+    "      --max-hang MS      diagnose a hang still going this long after it\n"
+    "                         began (default 30000)\n"
+    "      --buffer-mb N      the ring of trace text kept, in MB (default 256)\n"
+    "      --kernel-buffer-mb N\n"
+    "                         the tracefs instance's buffer per CPU (default 4)\n"
+    "      --probes LIST      uprobes on these sets (as argus-record --probes)\n"
+    "      --no-probes        no uprobes\n"
+    "      --instance NAME    tracefs instance name (default argus-PID)\n"
+    "      --duration SECS    stop after SECS seconds\n"
+    "      --replay TRACE     find and diagnose the hangs of a trace recorded\n"
+    "                         by argus-record (ftrace text, maybe compressed)\n"
+    "                         as if it were happening; no root needed\n"
+    "      --no-notify        no desktop notification (notify-send)\n"
+    "  -v, --verbose          say each hang found and what its diagnosis said\n"
+    "  -q, --quiet            no summary on stderr\n"
+    "  -h, --help             show this help\n"
+    "      --version          show the version\n"
+    "\n"
+    "Rules (docs/stages/watch.md): WATCH-SCOPE (GUI programs, and those\n"
+    "--proc and --pid name), WATCH-LOOP (a main loop away from its wait),\n"
+    "WATCH-BUSY, WATCH-WAIT (a main thread busy or blocked), WATCH-CAP,\n"
+    "WATCH-WINDOW, WATCH-REPORT (argus diagnose confirms each one).\n"
+    "\n"
+    "Exit status: 0 ok, 64 usage, 65 a replayed trace that is not ftrace\n"
+    "text, 69 tracefs unavailable, 73 DIR cannot be made, 77 not root.\n";
+
+struct options opt = {.buffer_mb = 4};
+struct watch_options wopt = {.ring_mb = 256, .max_hang_ms = 30000, .notify = true};
+volatile sig_atomic_t stop_signals, last_signal;
+
+void warn_unless_quiet(const char *fmt, ...)
+{
+    if (opt.quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", argus_prog());
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+enum {
+    OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB, OPT_KERNEL_BUFFER_MB,
+    OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY,
+};
+
+static double duration;
+
+static void parse_args(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"dir", required_argument, 0, 'd'},
+        {"proc", required_argument, 0, OPT_PROC},
+        {"pid", required_argument, 0, OPT_PID},
+        {"hang", required_argument, 0, OPT_HANG},
+        {"max-hang", required_argument, 0, OPT_MAX_HANG},
+        {"buffer-mb", required_argument, 0, OPT_BUFFER_MB},
+        {"kernel-buffer-mb", required_argument, 0, OPT_KERNEL_BUFFER_MB},
+        {"probes", required_argument, 0, OPT_PROBES},
+        {"no-probes", no_argument, 0, OPT_NO_PROBES},
+        {"instance", required_argument, 0, OPT_INSTANCE},
+        {"duration", required_argument, 0, OPT_DURATION},
+        {"replay", required_argument, 0, OPT_REPLAY},
+        {"no-notify", no_argument, 0, OPT_NO_NOTIFY},
+        {"quiet", no_argument, 0, 'q'},
+        ARGUS_OPTION_VERBOSE,
+        ARGUS_OPTION_HELP,
+        ARGUS_OPTION_VERSION,
+        {0, 0, 0, 0},
+    };
+    argus_options common = ARGUS_OPTIONS_DEFAULT;
+    opterr = 0;
+    snprintf(opt.instance_name, sizeof opt.instance_name, "argus-%d", (int)getpid());
+    const char *probes = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:qvh", longs, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            wopt.dir = optarg;
+            break;
+        case OPT_PROC:
+            if (!*optarg)
+                argus_usage_error("--proc: expected a program's name");
+            wopt.procs = realloc(wopt.procs, (wopt.n_procs + 1) * sizeof *wopt.procs);
+            if (!wopt.procs)
+                abort();
+            wopt.procs[wopt.n_procs++] = optarg;
+            break;
+        case OPT_PID:
+            wopt.pids = realloc(wopt.pids, (wopt.n_pids + 1) * sizeof *wopt.pids);
+            if (!wopt.pids)
+                abort();
+            wopt.pids[wopt.n_pids++] = (int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, "");
+            break;
+        case OPT_HANG:
+            wopt.hang_ms = argus_parse_uint_option("--hang", optarg, 1, 3600000, " ms");
+            break;
+        case OPT_MAX_HANG:
+            wopt.max_hang_ms = argus_parse_uint_option("--max-hang", optarg, 100, 3600000, " ms");
+            break;
+        case OPT_BUFFER_MB:
+            wopt.ring_mb = argus_parse_uint_option("--buffer-mb", optarg, 2, 65536, " (MB)");
+            break;
+        case OPT_KERNEL_BUFFER_MB:
+            opt.buffer_mb = argus_parse_uint_option("--kernel-buffer-mb", optarg, 1, 65536,
+                                                    " (MB per CPU)");
+            break;
+        case OPT_PROBES:
+            probes = optarg;
+            break;
+        case OPT_NO_PROBES:
+            probes = "none";
+            break;
+        case OPT_INSTANCE:
+            if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
+                strcmp(optarg, "..") == 0 || strlen(optarg) > NAME_MAX)
+                argus_usage_error("--instance %s: expected a directory name", optarg);
+            snprintf(opt.instance_name, sizeof opt.instance_name, "%s", optarg);
+            break;
+        case OPT_DURATION: {
+            char *end;
+            errno = 0;
+            double d = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !(d > 0) || d > 1e9 || isspace((unsigned char)*optarg))
+                argus_usage_error("--duration %s: expected seconds > 0 (like 5 or 0.5)", optarg);
+            duration = d;
+            break;
+        }
+        case OPT_REPLAY:
+            wopt.replay = optarg;
+            break;
+        case OPT_NO_NOTIFY:
+            wopt.notify = false;
+            break;
+        case 'q':
+            opt.quiet = true;
+            break;
+        case 'v':
+            wopt.verbose = true;
+            break;
+        case '?':
+            argus_bad_option(argv);
+        default:
+            argus_common_option(c, usage, &common, argv);
+        }
+    }
+    if (optind < argc)
+        argus_usage_error("unexpected argument '%s' (argus-watch takes no command)", argv[optind]);
+    probes_choose(probes);
+    if (!wopt.dir)
+        wopt.dir = wopt.replay ? "." : "/var/lib/argus-watch";
+}
+
+/* ---- the lines, from either source ------------------------------------ */
+
+static uint64_t events_seen, last_ts, next_tick;
+
+static void on_hang(const struct hang_found *h, void *ctx)
+{
+    (void)ctx;
+    report_hang(h);
+}
+
+/* One event line (NUL at LINE[LEN]). */
+static void take_line(char *line, size_t len)
+{
+    struct event_line ev;
+    if (!parse_event_line(line, len, &ev)) {
+        ring_add(line, len, 0);
+        return;
+    }
+    events_seen++;
+    if (ev.ts > last_ts)
+        last_ts = ev.ts;
+    ring_add(line, len, ev.ts);
+    detect_line(&ev);
+}
+
+/* "# argus-thread: tid=N tgid=M ... comm=NAME" */
+static void take_thread_line(const char *line)
+{
+    const char *tid = strstr(line, " tid="), *tgid = strstr(line, " tgid="),
+               *comm = strstr(line, " comm=");
+    if (tid && tgid && comm)
+        detect_thread(atoi(tid + 5), atoi(tgid + 6), comm + 6);
+}
+
+/* "# argus-clock: mono=S.N realtime=S.N" */
+static void take_clock_line(const char *line)
+{
+    unsigned long long ms, mn, rs, rn;
+    const char *m = strstr(line, "mono="), *r = strstr(line, "realtime=");
+    if (m && r && sscanf(m + 5, "%llu.%llu", &ms, &mn) == 2 &&
+        sscanf(r + 9, "%llu.%llu", &rs, &rn) == 2)
+        report_set_clock(ms * 1000000000ull + mn, rs * 1000000000ull + rn);
+}
+
+/* ---- --replay --------------------------------------------------------- */
+
+static void replay(void)
+{
+    argus_input in;
+    argus_input_open(&in, wopt.replay, 64u << 20);
+    char *head = NULL;
+    size_t head_len = 0, head_cap = 0, line_no = 0;
+    bool in_header = true;
+    for (;;) {
+        char *p = (char *)in.buf + in.lo;
+        char *nl = memchr(p, '\n', in.hi - in.lo);
+        if (!nl) {
+            if (in.eof) {
+                if (in.hi == in.lo)
+                    break;
+                nl = (char *)in.buf + in.hi; /* a last line with no newline */
+            } else {
+                if (!argus_input_fill(&in))
+                    argus_die(ARGUS_EX_DATAERR, "%s:%zu: a line longer than 64 MB", wopt.replay,
+                              line_no + 1);
+                continue;
+            }
+        }
+        line_no++;
+        size_t len = (size_t)(nl - p);
+        if (len && p[len - 1] == '\r')
+            len--;
+        char saved = p[len];
+        p[len] = 0;
+        if (in_header && (p[0] == '#' || len == 0)) {
+            if (head_len + len + 1 > head_cap) {
+                head_cap = (head_len + len + 1) * 2;
+                head = realloc(head, head_cap);
+                if (!head)
+                    abort();
+            }
+            memcpy(head + head_len, p, len);
+            head[head_len + len] = '\n';
+            head_len += len + 1;
+            if (strncmp(p, "# argus-thread:", 15) == 0)
+                take_thread_line(p);
+            else if (strncmp(p, "# argus-clock:", 14) == 0)
+                take_clock_line(p);
+        } else {
+            if (in_header)
+                report_set_header(head ? head : "", head_len);
+            in_header = false;
+            take_line(p, len);
+            if (last_ts >= next_tick) {
+                detect_tick(last_ts);
+                report_tick(last_ts);
+                next_tick = last_ts + 100 * WATCH_MS;
+            }
+        }
+        p[len] = saved;
+        in.lo = nl < (char *)in.buf + in.hi ? (size_t)(nl + 1 - (char *)in.buf) : in.hi;
+    }
+    argus_input_close(&in);
+    if (!events_seen)
+        argus_die(ARGUS_EX_DATAERR, "%s: no event line (argus-watch --replay reads ftrace text, "
+                                    "as argus-record writes it)", wopt.replay);
+    free(head);
+    detect_finish(last_ts);
+    while (report_pending()) {
+        report_tick(UINT64_MAX);
+        report_poll(true);
+    }
+}
+
+/* ---- live ------------------------------------------------------------- */
+
+static uint64_t mono_ns(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int signal_fd = -1;
+
+static void take_signals(bool *child_ended)
+{
+    struct signalfd_siginfo si;
+    while (read(signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGCHLD) {
+            *child_ended = true;
+        } else {
+            stop_signals++;
+            last_signal = (int)si.ssi_signo;
+        }
+    }
+}
+
+/* Reads what trace_pipe has (up to a few MB at a time, so that signals
+ * and ticks are not starved); false when it had nothing. */
+static bool drain(int pipe_fd, char *buf, size_t size, size_t *kept)
+{
+    bool any = false;
+    for (int rounds = 0; rounds < 64; rounds++) {
+        ssize_t r = read(pipe_fd, buf + *kept, size - 1 - *kept);
+        if (r <= 0) {
+            if (r < 0 && errno != EAGAIN && errno != EINTR)
+                argus_die(ARGUS_EX_IOERR, "%s/%s/trace_pipe: %s", st.root, st.instance,
+                          strerror(errno));
+            break;
+        }
+        any = true;
+        size_t n = *kept + (size_t)r, at = 0;
+        for (;;) {
+            char *nl = memchr(buf + at, '\n', n - at);
+            if (!nl)
+                break;
+            *nl = 0;
+            take_line(buf + at, (size_t)(nl - (buf + at)));
+            at = (size_t)(nl + 1 - buf);
+        }
+        if (at == 0 && n == size - 1) {
+            take_line(buf, n); /* a line as long as the buffer: cut */
+            at = n;
+        }
+        memmove(buf, buf + at, n - at);
+        *kept = n - at;
+    }
+    return any;
+}
+
+static void live(void)
+{
+    if (geteuid() != 0)
+        argus_die(EX_NOPERM, "needs root to use tracefs (run it with sudo)");
+    sigset_t block_set;
+    sigemptyset(&block_set);
+    sigaddset(&block_set, SIGINT);
+    sigaddset(&block_set, SIGTERM);
+    sigaddset(&block_set, SIGHUP);
+    sigaddset(&block_set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block_set, NULL);
+    signal_fd = signalfd(-1, &block_set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (signal_fd < 0)
+        argus_die(EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
+    signal(SIGPIPE, SIG_IGN);
+
+    st.owner = getpid();
+    atexit(restore);
+    find_tracefs();
+    setup_instance();
+    int pipe_fd = openat(st.root_fd, ipath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (pipe_fd < 0)
+        argus_die(EX_UNAVAILABLE, "%s/%s/trace_pipe: %s", st.root, st.instance, strerror(errno));
+    int err = tfs_write(ipath("tracing_on"), "1");
+    if (err)
+        argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
+    uint64_t started = mono_ns(CLOCK_MONOTONIC);
+    report_set_clock(started, mono_ns(CLOCK_REALTIME));
+    static struct thread_list at_start;
+    scan_threads(&at_start);
+    sort_threads(&at_start);
+    for (size_t i = 0; i < at_start.n; i++)
+        detect_thread(at_start.v[i].tid, at_start.v[i].tgid, at_start.v[i].comm);
+    report_set_threads(&at_start);
+    if (!opt.quiet)
+        fprintf(stderr, "%s: watching (instance %s, %zu events enabled, %zu probes); folders in %s\n",
+                argus_prog(), opt.instance_name, n_enabled, probes_n_defined, wopt.dir);
+
+    size_t size = 4u << 20, kept = 0;
+    char *buf = malloc(size);
+    if (!buf)
+        abort();
+    const char *why = "SIGINT";
+    for (;;) {
+        bool child_ended = false;
+        take_signals(&child_ended);
+        if (stop_signals) {
+            why = last_signal == SIGINT ? "SIGINT" : last_signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+            break;
+        }
+        uint64_t now = mono_ns(CLOCK_MONOTONIC);
+        if (duration > 0 && now - started >= (uint64_t)(duration * 1e9)) {
+            why = "--duration";
+            break;
+        }
+        bool busy = drain(pipe_fd, buf, size, &kept);
+        now = mono_ns(CLOCK_MONOTONIC);
+        detect_tick(now);
+        report_tick(now);
+        if (child_ended)
+            report_poll(false);
+        if (busy)
+            continue;
+        /* nothing to read: sleep a tick, waking for signals */
+        struct pollfd p = {.fd = signal_fd, .events = POLLIN};
+        poll(&p, 1, 100);
+    }
+    free(buf);
+    close(pipe_fd);
+    report_stop();
+    restore();
+    free(at_start.v);
+    if (!opt.quiet)
+        fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed; %llu events; stopped by %s\n",
+                argus_prog(), (unsigned long long)reports_written,
+                (unsigned long long)reports_unconfirmed, (unsigned long long)events_seen, why);
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    parse_args(argc, argv);
+    if (mkdir(wopt.dir, 0755) != 0 && errno != EEXIST)
+        argus_die(EX_CANTCREAT, "%s: cannot create it (%s)", wopt.dir, strerror(errno));
+    struct stat sb;
+    if (stat(wopt.dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(wopt.dir, W_OK) != 0)
+        argus_die(EX_CANTCREAT, "%s: not a directory it can write in", wopt.dir);
+    ring_init((size_t)wopt.ring_mb << 20);
+    detect_init(on_hang, NULL);
+    if (wopt.replay) {
+        replay();
+        if (!opt.quiet)
+            fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed; %llu events\n",
+                    argus_prog(), (unsigned long long)reports_written,
+                    (unsigned long long)reports_unconfirmed, (unsigned long long)events_seen);
+    } else {
+        live();
+    }
+    detect_free();
+    ring_free();
+    return ARGUS_EX_OK;
+}
