@@ -325,6 +325,11 @@ static bool define_set(size_t s)
     return ok;
 }
 
+const char *probes_group(void)
+{
+    return pr.group;
+}
+
 void probes_define(void)
 {
     snprintf(pr.group, sizeof pr.group, "argus_%d", (int)getpid());

@@ -79,6 +79,8 @@ struct state {
     bool mounted;              /* we mounted root */
     char instance[PATH_MAX];   /* "instances/NAME", relative to root_fd */
     bool instance_made;
+    char detect_instance[PATH_MAX]; /* argus-watch's second instance, "": none */
+    bool detect_made;
     int top_tgid_old;          /* old top-level record-tgid, -1: untouched */
     pid_t child;               /* CMD, 0: none */
     bool child_released;       /* running the command (not held) */
@@ -91,6 +93,10 @@ extern struct state st;
 void restore(void);
 void find_tracefs(void);
 void setup_instance(void);
+/* Makes instance DIR ("instances/NAME") with the recorder's settings:
+ * off, BUFFER_MB per CPU, overwrite, trace_clock mono, the (TGID) column;
+ * *MADE is set once it exists, for restore(). Dies on an error. */
+void make_instance(const char *dir, uint64_t buffer_mb, bool *made);
 
 /* tracefs files, relative to st.root_fd: 0 or an errno */
 int tfs_write(const char *path, const char *text);
@@ -110,6 +116,8 @@ void enable_events(void);
 /* uprobes on the desktop's libraries (probes.c) */
 
 extern size_t probes_n_defined;
+/* the uprobe group of the probes defined ("argus_PID") */
+const char *probes_group(void);
 /* the sets to probe: LIST (comma-separated, "none"), NULL: every one */
 void probes_choose(const char *list);
 /* defines and enables them in the instance (after the events) */

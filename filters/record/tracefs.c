@@ -79,6 +79,33 @@ const char *ipath(const char *fmt, ...)
 /* ---------------------------------------------------------------------- */
 /* Restoring what was changed */
 
+/* Stops and removes instance DIR when *MADE. */
+static void remove_instance(const char *dir, bool *made)
+{
+    if (!*made)
+        return;
+    char on[PATH_MAX + 16];
+    snprintf(on, sizeof on, "%s/tracing_on", dir);
+    tfs_write(on, "0");
+    /* rmdir fails with EBUSY while someone holds a file of the
+     * instance open (a reader of its trace_pipe): retry for a while */
+    int err = 0;
+    for (int i = 0; i < 50; i++) {
+        if (unlinkat(st.root_fd, dir, AT_REMOVEDIR) == 0) {
+            err = 0;
+            break;
+        }
+        err = errno;
+        if (err != EBUSY)
+            break;
+        usleep(20000);
+    }
+    if (err)
+        argus_warn("%s/%s: cannot remove the instance (%s); remove it with rmdir", st.root, dir,
+                   strerror(err));
+    *made = false;
+}
+
 void restore(void)
 {
     if (st.owner != getpid())
@@ -95,26 +122,8 @@ void restore(void)
         fclose(st.trace); /* an open file keeps the instance busy */
         st.trace = NULL;
     }
-    if (st.instance_made) {
-        tfs_write(ipath("tracing_on"), "0");
-        /* rmdir fails with EBUSY while someone holds a file of the
-         * instance open (a reader of its trace_pipe): retry for a while */
-        int err = 0;
-        for (int i = 0; i < 50; i++) {
-            if (unlinkat(st.root_fd, st.instance, AT_REMOVEDIR) == 0) {
-                err = 0;
-                break;
-            }
-            err = errno;
-            if (err != EBUSY)
-                break;
-            usleep(20000);
-        }
-        if (err)
-            argus_warn("%s/%s: cannot remove the instance (%s); remove it with rmdir",
-                       st.root, st.instance, strerror(err));
-        st.instance_made = false;
-    }
+    remove_instance(st.detect_instance, &st.detect_made);
+    remove_instance(st.instance, &st.instance_made);
     probes_remove(); /* after the instance, which had them enabled */
     if (st.top_tgid_old >= 0) {
         int err = tfs_write("options/record-tgid", st.top_tgid_old ? "1" : "0");
@@ -195,43 +204,44 @@ void find_tracefs(void)
               sys, strerror(mount_err), debug);
 }
 
-void setup_instance(void)
+void make_instance(const char *dir, uint64_t buffer_mb, bool *made)
 {
-    snprintf(st.instance, sizeof st.instance, "instances/%s", opt.instance_name);
-    if (mkdirat(st.root_fd, st.instance, 0755) != 0) {
+    char path[PATH_MAX + 64];
+    if (mkdirat(st.root_fd, dir, 0755) != 0) {
         if (errno == EEXIST)
             argus_die(EX_UNAVAILABLE,
                       "%s/%s: the instance exists (another recorder? --instance names another one)",
-                      st.root, st.instance);
-        argus_die(EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", st.root,
-                  st.instance, strerror(errno));
+                      st.root, dir);
+        argus_die(EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", st.root, dir,
+                  strerror(errno));
     }
-    st.instance_made = true;
-
+    *made = true;
     /* a new instance traces at once: off until everything is set */
-    int err = tfs_write(ipath("tracing_on"), "0");
+    snprintf(path, sizeof path, "%s/tracing_on", dir);
+    int err = tfs_write(path, "0");
     if (err)
-        argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
+        argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
     char kb[32];
-    snprintf(kb, sizeof kb, "%llu", (unsigned long long)(opt.buffer_mb * 1024));
-    if ((err = tfs_write(ipath("buffer_size_kb"), kb)))
-        argus_die(EX_UNAVAILABLE, "%s/%s/buffer_size_kb: cannot set %s KB per CPU (%s)",
-                  st.root, st.instance, kb, strerror(err));
+    snprintf(kb, sizeof kb, "%llu", (unsigned long long)(buffer_mb * 1024));
+    snprintf(path, sizeof path, "%s/buffer_size_kb", dir);
+    if ((err = tfs_write(path, kb)))
+        argus_die(EX_UNAVAILABLE, "%s/%s: cannot set %s KB per CPU (%s)", st.root, path, kb,
+                  strerror(err));
     /* the ring buffer: the oldest events go when it is full */
-    if ((err = tfs_write(ipath("options/overwrite"), "1")))
-        argus_die(EX_UNAVAILABLE, "%s/%s/options/overwrite: %s", st.root, st.instance, strerror(err));
+    snprintf(path, sizeof path, "%s/options/overwrite", dir);
+    if ((err = tfs_write(path, "1")))
+        argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
     /* CLOCK_MONOTONIC, the clock of the perf watchpoint samples */
-    if ((err = tfs_write(ipath("trace_clock"), "mono")))
-        argus_die(EX_UNAVAILABLE, "%s/%s/trace_clock: cannot select mono (%s)", st.root,
-                  st.instance, strerror(err));
-
+    snprintf(path, sizeof path, "%s/trace_clock", dir);
+    if ((err = tfs_write(path, "mono")))
+        argus_die(EX_UNAVAILABLE, "%s/%s: cannot select mono (%s)", st.root, path, strerror(err));
     /* The (TGID) column: an instance option on recent kernels; older
      * ones have it at the top level only (changed, then restored). */
-    if (tfs_exists(ipath("options/record-tgid"))) {
-        if ((err = tfs_write(ipath("options/record-tgid"), "1")))
-            argus_die(EX_UNAVAILABLE, "%s/%s/options/record-tgid: %s", st.root, st.instance,
-                      strerror(err));
-    } else {
+    snprintf(path, sizeof path, "%s/options/record-tgid", dir);
+    if (tfs_exists(path)) {
+        if ((err = tfs_write(path, "1")))
+            argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
+    } else if (st.top_tgid_old < 0) {
         char old[16];
         if ((err = tfs_read("options/record-tgid", old, sizeof old)))
             argus_die(EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
@@ -239,7 +249,12 @@ void setup_instance(void)
         if ((err = tfs_write("options/record-tgid", "1")))
             argus_die(EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
     }
+}
 
+void setup_instance(void)
+{
+    snprintf(st.instance, sizeof st.instance, "instances/%s", opt.instance_name);
+    make_instance(st.instance, opt.buffer_mb, &st.instance_made);
     enable_events();
     probes_define();
 }

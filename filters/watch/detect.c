@@ -6,10 +6,14 @@
 #include "watch.h"
 
 #include "argus/analysis/find-spinning.h"
+#include "argus/decode/syscalls.h"
 #include "argus/stream/table.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* WATCH-RETRY: a wait taken up again after a run this short is one wait
  * with the one before (find-spinning's argus_wait_retried: 50 ms) */
@@ -24,6 +28,10 @@ typedef struct thread_state {
                                    it woke one, or an input probe fired */
     bool display;               /* a display server */
     bool named;                 /* --proc or --pid names it */
+    bool kernel;                /* a kernel thread */
+    bool never;                 /* a kernel thread, argus's own (by its name
+                                   now: a command argus-record ran was named
+                                   argus-record until its exec) */
     bool display_woke;          /* a display server woke this thread before
                                    its process was known */
     /* the main thread's run and waits */
@@ -65,9 +73,15 @@ static size_t n_cpus;
 /* sched_waking is in the trace: sched_wakeup may be written on the
  * target's CPU by whoever runs there, so only sched_waking names wakers */
 static bool seen_waking;
+/* live: no system call events; a blocked main thread's call is read from
+ * /proc/PID/syscall while it waits */
+static bool from_proc;
+static int self;                /* argus-watch's pid */
 
-void detect_init(hang_sink *s, void *ctx)
+void detect_init(hang_sink *s, void *ctx, bool syscalls_from_proc)
 {
+    from_proc = syscalls_from_proc;
+    self = (int)getpid();
     argus_table_init(&threads, sizeof(thread_state));
     sink = s;
     sink_ctx = ctx;
@@ -127,6 +141,7 @@ static thread_state *learn(int tid, int tgid, const char *comm, size_t comm_len)
             /* a process's name is its main thread's (exec changes it) */
             t->display = is_display_server(t->comm);
             t->named = names_it(t->comm, tid);
+            t->never = t->kernel || tid == self || strncmp(t->comm, "argus-", 6) == 0;
         }
     }
     if (created && tid == tgid) {
@@ -146,9 +161,11 @@ static thread_state *learn(int tid, int tgid, const char *comm, size_t comm_len)
     return t;
 }
 
-void detect_thread(int tid, int tgid, const char *comm)
+void detect_thread(int tid, int tgid, const char *comm, bool kernel)
 {
-    learn(tid, tgid, comm, strlen(comm));
+    thread_state *t = learn(tid, tgid, comm, strlen(comm));
+    if (kernel)
+        t->kernel = t->never = true;
 }
 
 /* ---- what each main thread is doing ----------------------------------- */
@@ -164,7 +181,7 @@ static uint64_t limit_of(const thread_state *p)
 /* WATCH-SCOPE: whose main thread is watched at all. */
 static bool in_scope(const thread_state *p)
 {
-    return (p->gui || p->named) && !p->display;
+    return (p->gui || p->named) && !p->display && !p->never;
 }
 
 static void give(thread_state *t, int tid, uint64_t end, bool open)
@@ -208,6 +225,44 @@ static bool idle_call(const char *sc)
     return false;
 }
 
+/* The system call thread TID is blocked in, from /proc (its number, named
+ * by lib/decode/syscalls.c's table); "-" outside any (a page fault). */
+static void read_syscall(thread_state *t, int tid)
+{
+    char path[64], buf[64];
+    snprintf(path, sizeof path, "/proc/%d/syscall", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = 0;
+    if (strncmp(buf, "running", 7) == 0)
+        return;
+    long nr = strtol(buf, NULL, 10);
+#if defined(__aarch64__)
+    const argus_syscall *table = argus_syscalls_arm64;
+#else
+    const argus_syscall *table = argus_syscalls_x86_64;
+#endif
+    snprintf(t->syscall, sizeof t->syscall, "-");
+    for (size_t i = 0; nr >= 0 && table[i].name; i++)
+        if (table[i].nr == nr) {
+            snprintf(t->syscall, sizeof t->syscall, "%s", table[i].name);
+            break;
+        }
+}
+
+/* A wait for a child (WATCH-WAIT): a shell or launcher waiting for its
+ * command is no hang of its own, unless --proc or --pid names it
+ * (find-spinning's SPIN-IDLE). */
+static bool child_wait(const thread_state *t)
+{
+    return !t->named && (strcmp(t->syscall, "wait4") == 0 || strcmp(t->syscall, "waitid") == 0);
+}
+
 /* The main thread T (tid TID) was woken at TS, by a display server when
  * BY_DISPLAY, by a timer when BY_TIMER. */
 static void main_woken(thread_state *t, int tid, uint64_t ts, bool by_display, bool by_timer)
@@ -220,7 +275,8 @@ static void main_woken(thread_state *t, int tid, uint64_t ts, bool by_display, b
     }
     bool loop_watched = t->has_loop && !wopt.hang_ms;
     bool idle_wait = !t->uninterruptible && !t->asked && idle_call(t->syscall);
-    bool long_wait = in_scope(t) && !loop_watched && !t->reported && ts >= t->wait_begin &&
+    bool long_wait = in_scope(t) && !loop_watched && !t->reported && !child_wait(t) &&
+                     ts >= t->wait_begin &&
                      ts - t->wait_begin >= limit_of(t);
     if (!t->in_flight && long_wait && !idle_wait)
         start_hang(t, HANG_WAIT, t->wait_begin); /* past the limit between two ticks */
@@ -240,6 +296,8 @@ static void main_woken(thread_state *t, int tid, uint64_t ts, bool by_display, b
     t->uninterruptible = false;
     t->asked = false;
     t->since = ts;
+    if (from_proc)
+        t->syscall[0] = 0;
 }
 
 static void main_blocked(thread_state *t, int tid, uint64_t ts, bool uninterruptible)
@@ -313,7 +371,8 @@ static void on_wakeup(const struct event_line *ev, int target)
         return;
     bool *timer = cpu_timer(ev->cpu);
     bool by_timer = timer && *timer;
-    thread_state *waker_proc = process_of(ev->tgid);
+    /* in an interrupt, the thread on the CPU woke no one */
+    thread_state *waker_proc = ev->irq ? NULL : process_of(ev->tgid);
     bool by_display = waker_proc && waker_proc->display && !by_timer;
     bool created;
     thread_state *t = argus_table_put(&threads, (uint64_t)target, &created);
@@ -335,7 +394,9 @@ static void on_wakeup(const struct event_line *ev, int target)
     thread_state *target_proc = process_of(target_tgid);
     bool to_display = target_proc && target_proc->display;
     bool other_program = target_tgid != ev->tgid || target_tgid == 0;
-    if (ev->tgid > 0 && ev->tid == ev->tgid && !by_timer) {
+    if (ev->irq) {
+        return;
+    } else if (ev->tgid > 0 && ev->tid == ev->tgid && !by_timer) {
         thread_state *w = argus_table_get(&threads, (uint64_t)ev->tid);
         if (w) {
             if (to_display && !w->display)
@@ -485,6 +546,9 @@ void detect_tick(uint64_t now)
         }
         if ((uint64_t)t->tgid != key || !in_scope(t) || t->in_flight || t->reported)
             continue;
+        if (from_proc && t->blocked && !t->syscall[0] && now >= t->since &&
+            now - t->since >= 100 * WATCH_MS)
+            read_syscall(t, (int)key);
         uint64_t limit = limit_of(t);
         if (t->has_loop && t->away && now - t->away >= limit && now >= t->away) {
             /* WATCH-LOOP */
@@ -494,7 +558,7 @@ void detect_tick(uint64_t now)
         } else if (!t->blocked && t->since && now >= t->since && now - t->since >= limit) {
             start_hang(t, HANG_BUSY, t->since);           /* WATCH-BUSY */
         } else if (t->blocked && now >= t->wait_begin && now - t->wait_begin >= limit &&
-                   (t->uninterruptible || t->asked || !idle_call(t->syscall))) {
+                   !child_wait(t) && (t->uninterruptible || t->asked || !idle_call(t->syscall))) {
             start_hang(t, HANG_WAIT, t->wait_begin);      /* WATCH-WAIT */
         }
     }
@@ -541,9 +605,12 @@ bool parse_event_line(const char *line, size_t len, struct event_line *ev)
             continue;
         while (q < end && *q == ' ')
             q++;
-        if (q < end && !digit(*q)) { /* the flags */
+        bool irq = false;
+        if (q < end && !digit(*q)) { /* the flags: "d.h2." */
+            const char *flags = q;
             while (q < end && *q != ' ')
                 q++;
+            irq = q - flags >= 3 && (flags[2] == 'h' || flags[2] == 's' || flags[2] == 'H');
             while (q < end && *q == ' ')
                 q++;
         }
@@ -598,6 +665,7 @@ bool parse_event_line(const char *line, size_t len, struct event_line *ev)
         ev->tid = tid;
         ev->tgid = tgid;
         ev->cpu = cpu;
+        ev->irq = irq;
         ev->comm = c0;
         ev->comm_len = (size_t)(d - 1 - c0);
         ev->event = q + 2;

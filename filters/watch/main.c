@@ -1,7 +1,8 @@
-/* argus-watch: records system-wide into a ring, as argus-record does, finds
- * hangs while they happen and diagnoses each one into a folder of its own
- * (docs/stages/watch.md). This file: the command line, the live loop over
- * the instance's trace_pipe, and --replay over a recorded trace. */
+/* argus-watch: records system-wide into the kernel's ring, as argus-record
+ * does, finds hangs while they happen and diagnoses each one into a folder
+ * of its own (docs/stages/watch.md). This file: the command line, the live
+ * loop over the detection instance's trace_pipe, and --replay over a
+ * recorded trace. */
 #include "watch.h"
 
 #include "argus/stream/input.h"
@@ -22,11 +23,12 @@
 static const char usage[] =
     "Usage: argus-watch [OPTIONS]\n"
     "Watch the whole system for hangs (as root) and diagnose each one as it\n"
-    "happens: it records as argus-record does, into a ring, finds a hang from\n"
-    "the events as they come, and writes DIR/TIME-PROGRAM-PID/ holding the\n"
-    "window of the trace around it (trace.txt.gz), argus diagnose's report\n"
-    "(report.txt) and page (report.html); one line per hang on stdout. It\n"
-    "runs until SIGINT/SIGTERM (or --duration), then restores tracefs.\n"
+    "happens: it records as argus-record does, into the kernel's ring buffer,\n"
+    "finds a hang from the scheduler's and the probes' events as they come,\n"
+    "and writes DIR/TIME-PROGRAM-PID/ holding the window of the trace around\n"
+    "it (trace.txt.gz), argus diagnose's report (report.txt) and page\n"
+    "(report.html); one line per hang on stdout. It runs until SIGINT/SIGTERM\n"
+    "(or --duration), then restores tracefs.\n"
     "\n"
     "  -d, --dir DIR          where the folders go (default /var/lib/argus-watch;\n"
     "                         with --replay, the current directory)\n"
@@ -38,9 +40,8 @@ static const char usage[] =
     "                         SPIN-LOOP; 500 ms for one --proc or --pid names)\n"
     "      --max-hang MS      diagnose a hang still going this long after it\n"
     "                         began (default 30000)\n"
-    "      --buffer-mb N      the ring of trace text kept, in MB (default 256)\n"
-    "      --kernel-buffer-mb N\n"
-    "                         the tracefs instance's buffer per CPU (default 4)\n"
+    "      --buffer-mb N      the ring buffer, N MB per CPU (default 16): how far\n"
+    "                         back a window can go (as argus-record --buffer-mb)\n"
     "      --probes LIST      uprobes on these sets (as argus-record --probes)\n"
     "      --no-probes        no uprobes\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"
@@ -62,8 +63,8 @@ static const char usage[] =
     "Exit status: 0 ok, 64 usage, 65 a replayed trace that is not ftrace\n"
     "text, 69 tracefs unavailable, 73 DIR cannot be made, 77 not root.\n";
 
-struct options opt = {.buffer_mb = 4};
-struct watch_options wopt = {.ring_mb = 256, .max_hang_ms = 30000, .notify = true};
+struct options opt = {.buffer_mb = 16};
+struct watch_options wopt = {.max_hang_ms = 30000, .notify = true};
 volatile sig_atomic_t stop_signals, last_signal;
 
 void warn_unless_quiet(const char *fmt, ...)
@@ -79,7 +80,7 @@ void warn_unless_quiet(const char *fmt, ...)
 }
 
 enum {
-    OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB, OPT_KERNEL_BUFFER_MB,
+    OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB,
     OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY,
 };
 
@@ -94,7 +95,6 @@ static void parse_args(int argc, char **argv)
         {"hang", required_argument, 0, OPT_HANG},
         {"max-hang", required_argument, 0, OPT_MAX_HANG},
         {"buffer-mb", required_argument, 0, OPT_BUFFER_MB},
-        {"kernel-buffer-mb", required_argument, 0, OPT_KERNEL_BUFFER_MB},
         {"probes", required_argument, 0, OPT_PROBES},
         {"no-probes", no_argument, 0, OPT_NO_PROBES},
         {"instance", required_argument, 0, OPT_INSTANCE},
@@ -138,11 +138,7 @@ static void parse_args(int argc, char **argv)
             wopt.max_hang_ms = argus_parse_uint_option("--max-hang", optarg, 100, 3600000, " ms");
             break;
         case OPT_BUFFER_MB:
-            wopt.ring_mb = argus_parse_uint_option("--buffer-mb", optarg, 2, 65536, " (MB)");
-            break;
-        case OPT_KERNEL_BUFFER_MB:
-            opt.buffer_mb = argus_parse_uint_option("--kernel-buffer-mb", optarg, 1, 65536,
-                                                    " (MB per CPU)");
+            opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");
             break;
         case OPT_PROBES:
             probes = optarg;
@@ -204,14 +200,11 @@ static void on_hang(const struct hang_found *h, void *ctx)
 static void take_line(char *line, size_t len)
 {
     struct event_line ev;
-    if (!parse_event_line(line, len, &ev)) {
-        ring_add(line, len, 0);
+    if (!parse_event_line(line, len, &ev))
         return;
-    }
     events_seen++;
     if (ev.ts > last_ts)
         last_ts = ev.ts;
-    ring_add(line, len, ev.ts);
     detect_line(&ev);
 }
 
@@ -219,9 +212,9 @@ static void take_line(char *line, size_t len)
 static void take_thread_line(const char *line)
 {
     const char *tid = strstr(line, " tid="), *tgid = strstr(line, " tgid="),
-               *comm = strstr(line, " comm=");
+               *comm = strstr(line, " comm="), *kernel = strstr(line, " kernel=1");
     if (tid && tgid && comm)
-        detect_thread(atoi(tid + 5), atoi(tgid + 6), comm + 6);
+        detect_thread(atoi(tid + 5), atoi(tgid + 6), comm + 6, kernel && kernel < comm);
 }
 
 /* "# argus-clock: mono=S.N realtime=S.N" */
@@ -240,8 +233,7 @@ static void replay(void)
 {
     argus_input in;
     argus_input_open(&in, wopt.replay, 64u << 20);
-    char *head = NULL;
-    size_t head_len = 0, head_cap = 0, line_no = 0;
+    size_t line_no = 0;
     bool in_header = true;
     for (;;) {
         char *p = (char *)in.buf + in.lo;
@@ -265,22 +257,11 @@ static void replay(void)
         char saved = p[len];
         p[len] = 0;
         if (in_header && (p[0] == '#' || len == 0)) {
-            if (head_len + len + 1 > head_cap) {
-                head_cap = (head_len + len + 1) * 2;
-                head = realloc(head, head_cap);
-                if (!head)
-                    abort();
-            }
-            memcpy(head + head_len, p, len);
-            head[head_len + len] = '\n';
-            head_len += len + 1;
             if (strncmp(p, "# argus-thread:", 15) == 0)
                 take_thread_line(p);
             else if (strncmp(p, "# argus-clock:", 14) == 0)
                 take_clock_line(p);
         } else {
-            if (in_header)
-                report_set_header(head ? head : "", head_len);
             in_header = false;
             take_line(p, len);
             if (last_ts >= next_tick) {
@@ -296,7 +277,6 @@ static void replay(void)
     if (!events_seen)
         argus_die(ARGUS_EX_DATAERR, "%s: no event line (argus-watch --replay reads ftrace text, "
                                     "as argus-record writes it)", wopt.replay);
-    free(head);
     detect_finish(last_ts);
     while (report_pending()) {
         report_tick(UINT64_MAX);
@@ -326,6 +306,53 @@ static void take_signals(bool *child_ended)
             last_signal = (int)si.ssi_signo;
         }
     }
+}
+
+/* PATH under the detection instance (a static buffer) */
+static const char *dpath(const char *fmt, ...)
+{
+    static char buf[PATH_MAX + 256];
+    int n = snprintf(buf, sizeof buf, "%s/", st.detect_instance);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* The detection instance (WATCH-EVENTS): the events the hangs are found
+ * from, read as they come from its trace_pipe; the ring keeps the rest.
+ * Returns its trace_pipe, opened. */
+static int setup_detection(void)
+{
+    snprintf(st.detect_instance, sizeof st.detect_instance, "instances/%s-detect",
+             opt.instance_name);
+    make_instance(st.detect_instance, 1, &st.detect_made);
+    static const char *const events[] = {
+        "sched/sched_switch", "sched/sched_waking", "sched/sched_process_exit",
+        "timer/hrtimer_expire_entry", "timer/hrtimer_expire_exit",
+    };
+    for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
+        int err = tfs_write(dpath("events/%s/enable", events[i]), "1");
+        if (err && i == 0)
+            argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("events/%s/enable", events[i]),
+                      strerror(err));
+        if (err && i == 1) /* older kernels: sched_wakeup names the wakee */
+            tfs_write(dpath("events/sched/sched_wakeup/enable"), "1");
+    }
+    /* the loops' and the input's probes, where defined */
+    static const char *const probes[] = {
+        "argus_glib_dispatch", "argus_glib_dispatch_ret", "argus_glib_poll", "argus_glib_poll_ret",
+        "argus_tcl_service", "argus_tcl_service_ret", "argus_tcl_wait", "argus_tcl_wait_ret",
+        "argus_gtk_event", "argus_qt_key", "argus_qt_mouse", "argus_tk_event",
+    };
+    if (probes_n_defined)
+        for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+            tfs_write(dpath("events/%s/%s/enable", probes_group(), probes[i]), "1");
+    int fd = openat(st.root_fd, dpath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("trace_pipe"), strerror(errno));
+    return fd;
 }
 
 /* Reads what trace_pipe has (up to a few MB at a time, so that signals
@@ -381,10 +408,14 @@ static void live(void)
     atexit(restore);
     find_tracefs();
     setup_instance();
-    int pipe_fd = openat(st.root_fd, ipath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (pipe_fd < 0)
-        argus_die(EX_UNAVAILABLE, "%s/%s/trace_pipe: %s", st.root, st.instance, strerror(errno));
+    /* the ring is read while it is written (pause-on-trace: a reader of
+     * the trace file would stop the recording) */
+    if (tfs_exists(ipath("options/pause-on-trace")))
+        tfs_write(ipath("options/pause-on-trace"), "0");
+    int pipe_fd = setup_detection();
     int err = tfs_write(ipath("tracing_on"), "1");
+    if (!err)
+        err = tfs_write(dpath("tracing_on"), "1");
     if (err)
         argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
     uint64_t started = mono_ns(CLOCK_MONOTONIC);
@@ -393,7 +424,8 @@ static void live(void)
     scan_threads(&at_start);
     sort_threads(&at_start);
     for (size_t i = 0; i < at_start.n; i++)
-        detect_thread(at_start.v[i].tid, at_start.v[i].tgid, at_start.v[i].comm);
+        detect_thread(at_start.v[i].tid, at_start.v[i].tgid, at_start.v[i].comm,
+                      at_start.v[i].kernel);
     report_set_threads(&at_start);
     if (!opt.quiet)
         fprintf(stderr, "%s: watching (instance %s, %zu events enabled, %zu probes); folders in %s\n",
@@ -448,8 +480,7 @@ int main(int argc, char **argv)
     struct stat sb;
     if (stat(wopt.dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(wopt.dir, W_OK) != 0)
         argus_die(EX_CANTCREAT, "%s: not a directory it can write in", wopt.dir);
-    ring_init((size_t)wopt.ring_mb << 20);
-    detect_init(on_hang, NULL);
+    detect_init(on_hang, NULL, !wopt.replay);
     if (wopt.replay) {
         replay();
         if (!opt.quiet)
@@ -460,6 +491,5 @@ int main(int argc, char **argv)
         live();
     }
     detect_free();
-    ring_free();
     return ARGUS_EX_OK;
 }

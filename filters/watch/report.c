@@ -1,8 +1,13 @@
-/* argus-watch: a folder per hang (WATCH-REPORT): the window of the ring
- * as trace.txt.gz, argus diagnose's report.txt and report.html, one line
- * on stdout, and a desktop notification. A hang the diagnosis does not
- * confirm (no hang of that process in the window) leaves no folder. */
+/* argus-watch: a folder per hang (WATCH-WINDOW, WATCH-REPORT): the window
+ * of the trace around it as trace.txt.gz (read from the instance's ring,
+ * or from the replayed file), argus diagnose's report.txt and report.html,
+ * one line on stdout, and a desktop notification. All but the line and the
+ * notification happen in a child, so that the watch goes on meanwhile. A
+ * hang the diagnosis does not confirm (no hang of that process in the
+ * window) leaves no folder. */
 #include "watch.h"
+
+#include "argus/stream/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,22 +34,9 @@ typedef struct queued {
 
 static queued *queue;
 static size_t n_queued, cap_queued;
-static char *header;
-static size_t header_len;
 static const struct thread_list *threads_at_start;
 static uint64_t clock_mono, clock_real;
 uint64_t reports_written, reports_unconfirmed;
-
-void report_set_header(const char *text, size_t len)
-{
-    free(header);
-    header = malloc(len + 1);
-    if (!header)
-        abort();
-    memcpy(header, text, len);
-    header[len] = 0;
-    header_len = len;
-}
 
 void report_set_threads(const struct thread_list *at_start)
 {
@@ -119,32 +111,65 @@ static bool make_folder(queued *q)
     return false;
 }
 
-/* The kernel's header, as the instance's trace file begins (decode's
- * ftrace sniffing looks for it), then argus-record's lines. */
-static void write_live_header(uint64_t lines)
+/* The window [FROM, TO] of the trace in SOURCE (the instance's trace file
+ * when live, the replayed file) to out_fd: its header lines, argus-record's
+ * lines after the kernel's header when live, then the lines of the window.
+ * *FIRST is the first event's time in SOURCE (what the ring still held). */
+static void copy_window(const char *source, uint64_t from, uint64_t to, uint64_t *first)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_CONF);
-    out_printf("# tracer: nop\n#\n# entries-in-buffer/entries-written: %llu/%llu   #P:%ld\n#\n",
-               (unsigned long long)lines, (unsigned long long)lines, cpus);
-    out_printf("#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION\n"
-               "#              | |           |       |   |||||     |         |\n");
-    struct thread_list now = {0};
-    scan_threads(&now);
-    sort_threads(&now);
-    write_argus_header(threads_at_start, &now);
-    free(now.v);
+    argus_input in;
+    argus_input_open(&in, source, 64u << 20);
+    bool header = true, in_window = false;
+    *first = 0;
+    for (;;) {
+        char *p = (char *)in.buf + in.lo;
+        char *nl = memchr(p, '\n', in.hi - in.lo);
+        if (!nl) {
+            if (in.eof)
+                break; /* a cut last line is left out */
+            if (!argus_input_fill(&in))
+                break;
+            continue;
+        }
+        size_t len = (size_t)(nl - p);
+        in.lo = (size_t)(nl + 1 - (char *)in.buf);
+        struct event_line ev;
+        bool event = parse_event_line(p, len, &ev);
+        if (header && !event) {
+            out_write(p, len + 1);
+            continue;
+        }
+        if (header) {
+            header = false;
+            *first = ev.ts;
+            if (!wopt.replay) {
+                struct thread_list now = {0};
+                scan_threads(&now);
+                sort_threads(&now);
+                write_argus_header(threads_at_start, &now);
+                free(now.v);
+            }
+        }
+        if (event) {
+            if (ev.ts > to)
+                break;
+            in_window = ev.ts >= from;
+        }
+        if (in_window)
+            out_write(p, len + 1);
+    }
+    argus_input_close(&in);
 }
 
 /* What the report says first about what the window misses. */
-static void write_notes(queued *q, uint64_t from, int fd)
+static void write_notes(queued *q, uint64_t from, uint64_t held, int fd)
 {
     FILE *f = fdopen(dup(fd), "w");
     if (!f)
         return;
-    uint64_t held = ring_dropped_until();
     if (held > from)
-        fprintf(f, "argus watch: the ring held the trace from %.6f s only (--buffer-mb): "
-                   "%.3f s before it are missing from this window.\n",
+        fprintf(f, "argus watch: the trace held events from %.6f s on only: the %.3f s of the "
+                   "window before it are missing (the ring's size is --buffer-mb).\n",
                 held / 1e9, (held - from) / 1e9);
     if (q->h.open)
         fprintf(f, "argus watch: the hang was still going at %.6f s, %.3f s after it began; "
@@ -168,6 +193,8 @@ static const char *argus_command(void)
     }
     return "argus"; /* on PATH */
 }
+
+static void write_window(queued *q, const char *trace, const char *report);
 
 /* gzip FILE to FILE.gz, removing FILE; false on an error. */
 static bool compress_file(const char *file)
@@ -217,6 +244,7 @@ static pid_t start_diagnosis(queued *q)
     snprintf(report, sizeof report, "%s/report.txt", q->dir);
     snprintf(html, sizeof html, "%s/report.html", q->dir);
     snprintf(log, sizeof log, "%s/diagnose.log", q->dir);
+    write_window(q, trace, report);
     pid_t diag = fork();
     if (diag == 0) {
         int out = open(report, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -258,38 +286,38 @@ static pid_t start_diagnosis(queued *q)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-/* The window of Q to its folder, and its diagnosis started. */
-static void write_window(queued *q)
+/* The window of Q to TRACE, and what it misses to REPORT (in the child). */
+static void write_window(queued *q, const char *trace, const char *report)
+{
+    uint64_t from = q->h.begin > LOOKBACK ? q->h.begin - LOOKBACK : 0;
+    uint64_t to = q->h.open ? q->h.end : q->h.end + TAIL;
+    int fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        argus_die(EX_CANTCREAT, "%s: cannot create it (%s)", trace, strerror(errno));
+    char source[PATH_MAX * 2 + 16];
+    if (wopt.replay)
+        snprintf(source, sizeof source, "%s", wopt.replay);
+    else
+        snprintf(source, sizeof source, "%s/%s", st.root, ipath("trace"));
+    uint64_t first;
+    out_fd = fd;
+    copy_window(source, from, to, &first);
+    out_flush();
+    if (close(fd) != 0)
+        argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", trace, strerror(errno));
+    fd = open(report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        write_notes(q, from, first, fd);
+        close(fd);
+    }
+}
+
+/* Q's folder made, and its diagnosis started. */
+static void start_report(queued *q)
 {
     q->written = true;
     if (!make_folder(q))
         return;
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/trace.txt", q->dir);
-    uint64_t from = q->h.begin > LOOKBACK ? q->h.begin - LOOKBACK : 0;
-    uint64_t to = q->h.open ? q->h.end : q->h.end + TAIL;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        argus_warn("%s: cannot create it (%s)", path, strerror(errno));
-        return;
-    }
-    int saved = out_fd;
-    out_fd = fd;
-    if (header)
-        out_write(header, header_len);
-    else
-        write_live_header(0);
-    ring_write(from, to);
-    out_flush();
-    out_fd = saved;
-    if (close(fd) != 0)
-        argus_warn("%s: write error (%s)", path, strerror(errno));
-    snprintf(path, sizeof path, "%s/report.txt", q->dir);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        write_notes(q, from, fd);
-        close(fd);
-    }
     q->child = start_diagnosis(q);
     if (q->child > 0)
         setpgid(q->child, q->child); /* as the child does: whichever runs first */
@@ -462,7 +490,7 @@ void report_tick(uint64_t now)
             running |= queue[k].child > 0;
         if (running)
             return;
-        write_window(q);
+        start_report(q);
         if (!q->child)
             continue;
         if (wopt.replay)
@@ -511,6 +539,4 @@ void report_stop(void)
     free(queue);
     queue = NULL;
     n_queued = 0;
-    free(header);
-    header = NULL;
 }

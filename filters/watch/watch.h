@@ -1,11 +1,11 @@
 /* argus-watch's parts (docs/stages/watch.md): an always-on recorder that
  * finds hangs while they happen and diagnoses each one. It records with
  * argus-record's parts (filters/record/record.h: tracefs, events, probes,
- * threads) and reads the instance's trace_pipe as it goes.
+ * threads) into the kernel's ring, and follows a second instance of a few
+ * events (the scheduler's, the loops' probes) through its trace_pipe.
  *
  *   main.c    the command line, the live loop and --replay
  *   detect.c  the hangs in flight, from the events as they come (WATCH-*)
- *   ring.c    the last N MB of trace text, and a window of it to a file
  *   report.c  a folder per hang: its trace, argus diagnose, the line on
  *             stdout, the desktop notification */
 #ifndef ARGUS_WATCH_H
@@ -29,7 +29,6 @@ struct watch_options {
     int *pids;                  /* --pid PID (repeatable) */
     size_t n_pids;
     uint64_t hang_ms;           /* --hang, or 0: the defaults */
-    uint64_t ring_mb;           /* --buffer-mb: the ring of trace text */
     uint64_t max_hang_ms;       /* --max-hang: a hang still going is
                                    diagnosed this long after it began */
     const char *replay;         /* --replay FILE: a recorded trace, not live */
@@ -49,6 +48,8 @@ struct event_line {
     const char *event;          /* "sched_switch", "sys_futex(...", ... */
     size_t event_len;           /* up to ':' or '(' or ' ' */
     const char *args;           /* after "EVENT: ", or the syscall's text */
+    bool irq;                   /* in an interrupt (the flags' 'h', 's', 'H'):
+                                   not the thread's own doing */
 };
 
 /* Parses LINE (LEN bytes, no newline); false for a line that is no event
@@ -72,10 +73,12 @@ struct hang_found {
 /* Called for each hang found: when it ends, or at the cap. */
 typedef void hang_sink(const struct hang_found *h, void *ctx);
 
-void detect_init(hang_sink *sink, void *ctx);
+/* SYSCALLS_FROM_PROC: the events have no system calls (live): a blocked
+ * main thread's is read from /proc/PID/syscall */
+void detect_init(hang_sink *sink, void *ctx, bool syscalls_from_proc);
 /* A "# argus-thread:" line of a trace's header, or a thread in /proc:
- * its name, whether it is a display server's */
-void detect_thread(int tid, int tgid, const char *comm);
+ * its name, whether it is a display server's, a kernel thread */
+void detect_thread(int tid, int tgid, const char *comm, bool kernel);
 void detect_line(const struct event_line *ev);
 /* The trace's clock is at NOW (ns): the limits of the hangs in flight. */
 void detect_tick(uint64_t now);
@@ -86,26 +89,8 @@ size_t detect_threads(void);
 void detect_free(void);
 
 /* ---------------------------------------------------------------------- */
-/* The ring of trace text (ring.c) */
-
-void ring_init(size_t max_bytes);
-/* Appends one line (LEN bytes, no newline) whose time is TS (0: a line
- * without one, kept with the line before it). */
-void ring_add(const char *line, size_t len, uint64_t ts);
-/* The oldest time still held; 0 when nothing was dropped yet. */
-uint64_t ring_dropped_until(void);
-/* Writes the lines of [FROM, TO] to FD (through out_printf's buffer when
- * FD is out_fd); returns how many. */
-uint64_t ring_write(uint64_t from, uint64_t to);
-size_t ring_bytes(void);
-void ring_free(void);
-
-/* ---------------------------------------------------------------------- */
 /* A folder per hang (report.c) */
 
-/* The trace's header lines (a replayed file's own), written at the top of
- * each window; NULL: argus-record's (live). */
-void report_set_header(const char *text, size_t len);
 /* The threads at the start (live), for the window's thread lines. */
 void report_set_threads(const struct thread_list *at_start);
 /* Mono ns and realtime ns at one moment: folder names and the stdout

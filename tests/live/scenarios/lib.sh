@@ -102,7 +102,23 @@ record() {
     shift
     exec 9>"${TMPDIR:-/tmp}/argus-live.lock"
     flock -w 1200 9 || { say "another recording held the lock for 20 minutes"; exit 1; }
+    start_load
+    # CMD tells its pid through a shell that execs it (the pid stays)
+    # shellcheck disable=SC2016,SC2086  # $$ is the inner shell's; RECORD_OPTS is a list of words
+    argus-record -q --buffer-mb 32 ${RECORD_OPTS:-} -o "$OUT/$name.txt" -- \
+        sh -c 'echo $$ > "$0"; exec "$@"' "$WORK/$name.pid" "$@" || status=$?
+    stop_load
+    flock -u 9
+    exec 9>&-
+    [ $status = 0 ] || { say "argus-record of the $name run exited $status"; exit 1; }
+    RECORDED_PID=$(cat "$WORK/$name.pid")
+}
+
+# start_load: LOAD_CPU and LOAD_COMPILE's load (see record), from 1 s
+# before what it loads; stop_load ends it.
+start_load() {
     LOAD_PID=
+    LOAD_COMPILERS=()
     if [ -n "${LOAD_CPU:-}" ]; then
         command -v stress-ng >/dev/null || skip "needs stress-ng (apt-get install stress-ng)"
         spawn stress-ng --cpu "$LOAD_CPU" --timeout 120 -q
@@ -110,26 +126,21 @@ record() {
         sleep 1
         LOAD_WORKERS=$(pgrep -P "$LOAD_PID" | tr '\n' ' ')
     fi
-    local compilers=() i
+    local i
     if [ -n "${LOAD_COMPILE:-}" ]; then
         command -v gcc >/dev/null || skip "needs gcc (apt-get install gcc)"
         compile_loop > "$WORK/compile-loop.sh"
         for i in $(seq "$LOAD_COMPILE"); do
             spawn bash "$WORK/compile-loop.sh" "$(gcc -print-prog-name=cc1)" "$WORK/load$i.c"
-            compilers+=("$SPAWNED_PID")
+            LOAD_COMPILERS+=("$SPAWNED_PID")
         done
         sleep 1
     fi
-    # CMD tells its pid through a shell that execs it (the pid stays)
-    # shellcheck disable=SC2016,SC2086  # $$ is the inner shell's; RECORD_OPTS is a list of words
-    argus-record -q --buffer-mb 32 ${RECORD_OPTS:-} -o "$OUT/$name.txt" -- \
-        sh -c 'echo $$ > "$0"; exec "$@"' "$WORK/$name.pid" "$@" || status=$?
+}
+
+stop_load() {
     [ -z "$LOAD_PID" ] || stop "$LOAD_PID"
-    [ ${#compilers[@]} = 0 ] || stop "${compilers[@]}"
-    flock -u 9
-    exec 9>&-
-    [ $status = 0 ] || { say "argus-record of the $name run exited $status"; exit 1; }
-    RECORDED_PID=$(cat "$WORK/$name.pid")
+    [ ${#LOAD_COMPILERS[@]} = 0 ] || stop "${LOAD_COMPILERS[@]}"
 }
 
 # compile_loop: the script of one LOAD_COMPILE loop (bash SCRIPT CC1 FILE):
@@ -255,11 +266,47 @@ EOF
 }
 
 # record_normal_and_hang: the normal run (key n, handled at once), then the
-# hang (key h), with the app started by start_gui_app
+# hang (key h), with the app started by start_gui_app. With WATCH_MODE=1,
+# argus-watch watches both instead (watch_normal_and_hang).
 record_normal_and_hang() {
+    if [ -n "${WATCH_MODE:-}" ]; then
+        watch_normal_and_hang
+        return
+    fi
     record normal "$WORK/press" n
     sleep 0.5
     record hang "$WORK/press" h
+}
+
+# watch_normal_and_hang: argus-watch (WATCH_OPTS adds options) is started,
+# then key n (the normal run), then 3 s later key h (the hang); it must
+# write its line for the hang within 60 s; 3 s more to see that nothing
+# else comes, then it is stopped with SIGINT. Its folders go to
+# OUTDIR/watch, its lines to OUTDIR/watch.lines, its messages to
+# OUTDIR/watch.err; the instances and uprobes before and after to
+# OUTDIR/tracefs.{before,after}.
+watch_normal_and_hang() {
+    exec 9>"${TMPDIR:-/tmp}/argus-live.lock"
+    flock -w 1200 9 || { say "another recording held the lock for 20 minutes"; exit 1; }
+    local tracefs=/sys/kernel/tracing
+    { ls "$tracefs/instances"; cat "$tracefs/uprobe_events"; } > "$OUT/tracefs.before"
+    start_load
+    # shellcheck disable=SC2086  # WATCH_OPTS is a list of words
+    spawn argus-watch --dir "$OUT/watch" --no-notify -v ${WATCH_OPTS:-} \
+        > "$OUT/watch.lines" 2> "$OUT/watch.err"
+    local watcher=$SPAWNED_PID
+    wait_for 20 grep -q 'watching' "$OUT/watch.err"
+    "$WORK/press" n
+    sleep 3
+    "$WORK/press" h
+    wait_for 60 test -s "$OUT/watch.lines"
+    sleep 3
+    kill -INT "$watcher"
+    wait_for 30 sh -c "! kill -0 $watcher 2>/dev/null"
+    stop_load
+    { ls "$tracefs/instances"; cat "$tracefs/uprobe_events"; } > "$OUT/tracefs.after"
+    flock -u 9
+    exec 9>&-
 }
 
 # desktop_env: a home, runtime and config directories of its own under
