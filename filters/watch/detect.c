@@ -566,7 +566,7 @@ void detect_tick(uint64_t now)
     for (size_t pos = 0; argus_table_next(&threads, &pos, &key, &value);) {
         thread_state *t = value;
         if (t->in_flight && now >= t->begin && now - t->begin >= wopt.max_hang_ms * WATCH_MS)
-            give(t, (int)key, now, true);
+            give(t, (int)key, t->begin + wopt.max_hang_ms * WATCH_MS, true);
     }
 }
 

@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# argus-watch (docs/stages/watch.md): its rules on real recordings replayed
+# (--replay: the same detection and reports as live, with no root), its
+# command line, and, as root, that it leaves tracefs as it found it. The
+# live hang runs are tests/live/watch.bats (make live).
+
+load test_helper
+
+setup() {
+    D=$BATS_TEST_TMPDIR/hangs
+}
+
+real() { echo "$ARGUS_ROOT/fixtures/real/$1/$2.txt.gz"; }
+
+@test "WATCH-LOOP, WATCH-REPORT (gui-dbus): a GTK app's 3 s D-Bus call is one line on stdout and one folder, whose report names the service; the window is the hang and 3 s before it" {
+    run argus-watch --no-notify --replay "$(real gui-dbus hang)" --dir "$D"
+    assert_success
+    assert_output "13507.243398 s  gtk-dbus-app [25605]  gtk-dbus-app/main [25605] was blocked 3.009 s in poll, waiting over D-Bus on slow-dbus-svc/main [25586] (through 3 other threads), which slept 3.000 s in clock_nanosleep; the keyDown at 13507.243398 s started it.  ($D/t13507-gtk-dbus-app-25605)
+argus-watch: 1 hangs reported, 0 not confirmed; 42978 events"
+    run ls "$D/t13507-gtk-dbus-app-25605"
+    assert_output "diagnose.log
+report.html
+report.txt
+trace.txt.gz"
+    f=$D/t13507-gtk-dbus-app-25605
+    # the trace began 0.07 s before the hang: the report says what the
+    # window misses, then argus diagnose's report
+    run head -5 "$f/report.txt"
+    assert_output "argus watch: the trace held events from 13507.171125 s on only: the 2.928 s of the window before it are missing (the ring's size is --buffer-mb).
+Verdict: gtk-dbus-app/main [25605] was blocked 3.009 s in poll, waiting over D-Bus on
+slow-dbus-svc/main [25586] (through 3 other threads), which slept 3.000 s in clock_nanosleep; the
+keyDown at 13507.243398 s started it. Culprit: slow-dbus-svc/main [25586], the thread at the end
+of that wait."
+    # the window: the header, then events up to the hang's end + 0.5 s (here
+    # the trace's end, 3 ms after the hang's)
+    run sh -c "zcat '$f/trace.txt.gz' | grep -v '^#' | tail -1 | grep -o ' [0-9]*\.[0-9]*: '"
+    assert_output " 13510.268767: "
+    run sh -c "zcat '$f/trace.txt.gz' | grep -c '^# argus-thread:'"
+    assert_output 130
+    grep -q 'id="timelines"' "$f/report.html"
+    run cat "$f/diagnose.log"
+    assert_output ""
+}
+
+@test "WATCH-REPORT: no hang, no line and no folder (gui-dbus's normal run, the service answering at once)" {
+    run argus-watch --no-notify --replay "$(real gui-dbus normal)" --dir "$D"
+    assert_success
+    assert_output "argus-watch: 0 hangs reported, 0 not confirmed; 2131 events"
+    run ls -A "$D"
+    assert_output ""
+}
+
+@test "WATCH-SCOPE (wait-child): a program no GUI and no --proc names is not watched; --proc names it, and its wait for its child is its hang" {
+    run argus-watch -q --no-notify --replay "$(real wait-child hang)" --dir "$D"
+    assert_success
+    assert_output ""
+    run argus-watch -q --no-notify --proc gz-waiter --replay "$(real wait-child hang)" --dir "$D"
+    assert_success
+    assert_output --regexp "^[0-9-]+ [0-9:]+  gz-waiter \[9463\]  gz-waiter/main \[9463\] was blocked [0-9.]+ s in wait4, waiting on gzip/main \[9473\].*  \($D/[0-9]{8}-[0-9]{6}-gz-waiter-9463\)$"
+}
+
+@test "WATCH-RETRY (sqlite-poll): SQLite's busy handler sleeping 34 times for a lock is one hang, one report" {
+    run argus-watch -q --no-notify --proc sqlite3 --replay "$(real sqlite-poll hang)" --dir "$D"
+    assert_success
+    assert_equal "${#lines[@]}" 1
+    assert_output --partial "  sqlite3 [28121]  sqlite3/main [28121] was blocked "
+}
+
+@test "WATCH-BUSY (x11-busy): an Xlib app computing 3 s in its key handler is found with no flag (a display server woke it)" {
+    run argus-watch -q --no-notify --replay "$(real x11-busy hang)" --dir "$D"
+    assert_success
+    assert_equal "${#lines[@]}" 1
+    assert_output --partial "  x11-busy-app [10408]  x11-busy-app/main [10408] ran 3."
+}
+
+@test "WATCH-CAP: a hang still going after --max-hang is diagnosed then, once, and the report says it was cut" {
+    run argus-watch -q --no-notify --max-hang 2500 --replay "$(real gui-dbus hang)" --dir "$D"
+    assert_success
+    assert_equal "${#lines[@]}" 1
+    run sed -n 2p "$D/t13507-gtk-dbus-app-25605/report.txt"
+    assert_output "argus watch: the hang was still going at 13509.743398 s, 2.500 s after it began; this report covers it up to there."
+    run sh -c "zcat '$D/t13507-gtk-dbus-app-25605/trace.txt.gz' | grep -v '^#' | tail -1 | grep -o ' [0-9]*\.[0-9]*: '"
+    assert_output " 13509.743023: "
+}
+
+@test "argus-watch's command line: bad values are usage errors (64); a replayed file with no event line is bad input (65)" {
+    run argus-watch --hang x
+    assert_failure 64
+    assert_output "argus-watch: --hang: 'x' is not a number
+Try 'argus-watch --help' for more information."
+    run argus-watch --replay x.txt extra
+    assert_failure 64
+    assert_line --index 0 "argus-watch: unexpected argument 'extra' (argus-watch takes no command)"
+    echo '{"type":"stream"}' > "$BATS_TEST_TMPDIR/x.json"
+    run argus-watch --replay "$BATS_TEST_TMPDIR/x.json" --dir "$D"
+    assert_failure 65
+    assert_output "argus-watch: $BATS_TEST_TMPDIR/x.json: no event line (argus-watch --replay reads ftrace text, as argus-record writes it)"
+    run argus watch --help
+    assert_success
+    assert_line --index 0 "Usage: argus-watch [OPTIONS]"
+}
+
+@test "argus-watch live, as root: it starts, stops at --duration and leaves no instance and no uprobe of its own (WATCH-EVENTS)" {
+    [ "$(id -u)" = 0 ] || skip "argus-watch needs root"
+    grep -qw tracefs /proc/filesystems || skip "no tracefs"
+    local name=argus-watch-test-$$ pid status=0
+    argus-watch --no-notify --instance "$name" --duration 1 --dir "$D" 2> "$BATS_TEST_TMPDIR/err" &
+    pid=$!
+    wait $pid || status=$?
+    [ $status = 0 ]
+    run cat "$BATS_TEST_TMPDIR/err"
+    assert_line --index 0 --regexp "^argus-watch: watching \(instance $name, [0-9]+ events enabled, [0-9]+ probes\); folders in $D$"
+    assert_line --index 1 --regexp "^argus-watch: 0 hangs reported, 0 not confirmed; [0-9]+ events; stopped by --duration$"
+    local tracefs=/sys/kernel/tracing
+    [ -d $tracefs/instances ] || tracefs=/sys/kernel/debug/tracing
+    [ ! -e "$tracefs/instances/$name" ]
+    [ ! -e "$tracefs/instances/$name-detect" ]
+    run grep -c "argus_$pid/" "$tracefs/uprobe_events"
+    assert_output 0
+}
