@@ -1,5 +1,6 @@
 # argus: build, test, check, bench, demo, install. See README.md.
 PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
 DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -36,7 +37,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
 FUZZ_SECONDS ?= 30
 
-.PHONY: all test check sweep real-seeds bench bench-probes demo install uninstall clean deps check-deps accuracy live man
+.PHONY: all test check sweep real-seeds bench bench-probes bench-watch demo install uninstall clean deps check-deps accuracy live man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -220,6 +221,12 @@ bench: all
 bench-probes: all
 	bench/probe-cost.sh
 
+# What argus-watch costs: its CPU and memory idle and during a build, and
+# a syscall-heavy dd's slowdown under it, argus-record and perf record
+# (root): docs/performance.md, "What argus watch costs".
+bench-watch: all
+	bench/watch-cost.sh
+
 # The scoreboard on the real corpus and the hand-written diagnoses
 # (docs/accuracy.md); not part of make test's verdict.
 accuracy: all
@@ -251,12 +258,17 @@ build/argus.pc: scripts/argus.pc.in include/argus/stream/cli.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' \
 	    -e "s|@VERSION@|$$(sed -n 's/^#define ARGUS_VERSION "\(.*\)"/\1/p' include/argus/stream/cli.h)|" $< > $@
 
+build/argus-watch.service: scripts/argus-watch.service.in
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
 COMPLETIONS := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 INSTALL_HEADERS := $(wildcard include/argus/*/*.h)
 
-# The programs, their man pages and completion, the docs, and the library
-# with its headers and pkg-config file (docs/library.md).
-install: all man build/argus.pc
+# The programs, their man pages and completion, the docs, the library
+# with its headers and pkg-config file (docs/library.md), and argus-watch's
+# systemd unit (not enabled) with its settings (kept when they exist).
+install: all man build/argus.pc build/argus-watch.service
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/argus/stages \
 	    $(DESTDIR)$(PREFIX)/share/doc/argus/inputs $(DESTDIR)$(PREFIX)/share/doc/argus/examples \
 	    $(DESTDIR)$(PREFIX)/share/doc/argus/images \
@@ -275,6 +287,10 @@ install: all man build/argus.pc
 	for h in $(INSTALL_HEADERS); do install -m 644 $$h $(DESTDIR)$(PREFIX)/$$h; done
 	install -m 644 build/argus.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 docs/images/* $(DESTDIR)$(PREFIX)/share/doc/argus/images/
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(SYSCONFDIR)/default
+	install -m 644 build/argus-watch.service $(DESTDIR)$(PREFIX)/lib/systemd/system/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/argus-watch ] || \
+	    install -m 644 scripts/argus-watch.default $(DESTDIR)$(SYSCONFDIR)/default/argus-watch
 
 uninstall:
 	rm -f $(PROGRAMS:bin/%=$(DESTDIR)$(PREFIX)/bin/%)
@@ -282,6 +298,9 @@ uninstall:
 	rm -f $(COMPLETIONS)/argus $(FILTERS:%=$(COMPLETIONS)/argus-%)
 	rm -f $(DESTDIR)$(PREFIX)/lib/libargus.a $(DESTDIR)$(PREFIX)/lib/pkgconfig/argus.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/argus
+	rm -f $(DESTDIR)$(PREFIX)/lib/systemd/system/argus-watch.service
+	! cmp -s scripts/argus-watch.default $(DESTDIR)$(SYSCONFDIR)/default/argus-watch || \
+	    rm -f $(DESTDIR)$(SYSCONFDIR)/default/argus-watch
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/argus
 
 clean:

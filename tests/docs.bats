@@ -4,7 +4,7 @@
 
 load test_helper
 
-RULE='\b(DEC|CULL|SEG|IPC|DISP|FLAG|WAKE|GRAPH|SPIN|SIM|DIFF)-[A-Z0-9]+(-[A-Z0-9]+)*\b'
+RULE='\b(DEC|CULL|SEG|IPC|DISP|FLAG|WAKE|GRAPH|SPIN|SIM|DIFF|WATCH)-[A-Z0-9]+(-[A-Z0-9]+)*\b'
 
 # Rule ids defined on the stage pages: a heading "### ID" or a paragraph
 # opening "**ID.**".

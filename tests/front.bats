@@ -47,6 +47,25 @@ load test_helper
     assert_output "argus-decode 0.1.0"
 }
 
+@test "make install puts argus-watch's systemd unit, not enabled, and its settings, kept when changed; uninstall removes them unless changed" {
+    local root=$BATS_TEST_TMPDIR/root
+    make -s install DESTDIR="$root" PREFIX=/opt/argus
+    run grep -E '^(ExecStart|EnvironmentFile|WantedBy)=' "$root/opt/argus/lib/systemd/system/argus-watch.service"
+    assert_output 'EnvironmentFile=-/etc/default/argus-watch
+ExecStart=/opt/argus/bin/argus-watch $ARGUS_WATCH_OPTS
+WantedBy=multi-user.target'
+    run grep '^ARGUS_WATCH_OPTS=' "$root/etc/default/argus-watch"
+    assert_output 'ARGUS_WATCH_OPTS="--dir /var/lib/argus-watch"'
+    [ ! -e "$root/etc/systemd" ]
+    echo 'ARGUS_WATCH_OPTS="--hang 1000"' > "$root/etc/default/argus-watch"
+    make -s install DESTDIR="$root" PREFIX=/opt/argus
+    run cat "$root/etc/default/argus-watch"
+    assert_output 'ARGUS_WATCH_OPTS="--hang 1000"'
+    make -s uninstall DESTDIR="$root" PREFIX=/opt/argus
+    run find "$root" -type f
+    assert_output "$root/etc/default/argus-watch"
+}
+
 @test "make install puts a man page for argus and for every program, made from its --help" {
     make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
     man1="$BATS_TEST_TMPDIR/root/opt/argus/share/man/man1"
