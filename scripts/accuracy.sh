@@ -72,6 +72,18 @@ run() {
 
 ok_of() { [[ $1 == "ok ok "* ]]; }
 
+# watched NAME TRUTH TRACE [--proc]: the pids argus watch --replay reports
+# in TRACE (with the truth's proc when --proc), space-separated
+watched() {
+    local name=$1 truth=$2 trace=$3 proc
+    local -a opts=()
+    proc=$(truth_field proc "$truth")
+    [ -z "${4-}" ] || [ -z "$proc" ] || opts=(--proc "$proc")
+    rm -rf "$tmp/$name.watch"
+    argus-watch -q --no-notify "${opts[@]}" --replay "$trace" --dir "$tmp/$name.watch" 2> /dev/null |
+        sed -n 's/.*  [^ ]* \[\([0-9]*\)\]  .*/\1/p' | tr '\n' ' '
+}
+
 # matched FINDINGS TRUTH: "yes" when similar matched the truth's hang to a
 # node of the baseline (a match record of rank 1), else "no"
 matched() {
@@ -88,6 +100,7 @@ show() { # show NAME ALONE BASELINE COUNTED
 }
 
 right=0 total=0 noflag_right=0 matched_n=0 real_n=0 extra=""
+watch_right=0 watch_noflag=0 watch_false=0 watch_lines=""
 
 dirs=("$@")
 if [ ${#dirs[@]} = 0 ]; then
@@ -117,6 +130,16 @@ for d in "${dirs[@]}"; do
         ok_of "$n" && noflag_right=$((noflag_right + 1))
         [ "$m" = yes ] && matched_n=$((matched_n + 1))
         extra+=$(printf '%-22s %-5s %-5s %-34s %-9s | %s' "$name" $n "$m")$'\n'
+        # argus watch --replay: the truth's hang reported (with its proc),
+        # the GUI ones with no flag, nothing in the normal run
+        want=$(truth_tids hang "$d/truth" | head -1)
+        w=$(watched "$name" "$d/truth" "$tmp/$name.hang.txt" --proc)
+        wn=$(watched "$name" "$d/truth" "$tmp/$name.hang.txt")
+        wb=$(watched "$name" "$d/truth" "$tmp/$name.normal.txt" --proc)
+        [[ " $w" == *" $want "* ]] && watch_right=$((watch_right + 1))
+        [[ " $wn" == *" $want "* ]] && watch_noflag=$((watch_noflag + 1))
+        [ -z "$wb" ] || watch_false=$((watch_false + 1))
+        watch_lines+=$(printf '%-22s %-18s %-18s %s' "$name" "${w:--}" "${wn:--}" "${wb:--}")$'\n'
         continue
     fi
     for truth in "$d"/*.truth; do   # hand-written
@@ -139,5 +162,9 @@ printf '%-22s %-5s %-5s %-34s %-9s | %s\n' scenario hang culpr "no flag at all: 
     "chain end" "baseline matched"
 printf '%s' "$extra"
 echo "no flag at all: $noflag_right/$real_n real scenarios; baseline matched: $matched_n/$real_n"
+echo
+printf '%-22s %-18s %-18s %s\n' scenario "watch (its proc)" "watch (no flag)" "watch (normal run)"
+printf '%s' "$watch_lines"
+echo "argus watch --replay: the hang reported in $watch_right/$real_n; with no flag in $watch_noflag/$real_n (it watches GUI programs only then); a report on $watch_false/$real_n normal runs"
 echo "accuracy: $right/$total scenarios"
 [ "$right" = "$total" ]
