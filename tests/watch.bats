@@ -8,6 +8,11 @@ load test_helper
 
 setup() {
     D=$BATS_TEST_TMPDIR/hangs
+    NOTIFY_DIR=
+}
+
+teardown() {
+    [ -z "$NOTIFY_DIR" ] || rm -rf "$NOTIFY_DIR"
 }
 
 real() { echo "$ARGUS_ROOT/fixtures/real/$1/$2.txt.gz"; }
@@ -117,4 +122,26 @@ Try 'argus-watch --help' for more information."
     [ ! -e "$tracefs/instances/$name-detect" ]
     run grep -c "argus_$pid/" "$tracefs/uprobe_events"
     assert_output 0
+}
+
+@test "WATCH-REPORT: each desktop session's user gets a notification naming the program and the folder (notify-send on RUNTIME/UID/bus, as that user)" {
+    [ "$(id -u)" = 0 ] || skip "switching to the session's user needs root"
+    local t uid
+    uid=$(id -u nobody) || skip "no user nobody"
+    # a folder the user nobody can reach (the test's own is root's alone)
+    t=$(mktemp -d /tmp/argus-notify.XXXXXX)
+    NOTIFY_DIR=$t
+    chmod 777 "$t"
+    mkdir -p "$t/run/$uid"
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$t/run/$uid/bus"
+    printf '#!/bin/sh\n{ id -u; echo "$DBUS_SESSION_BUS_ADDRESS"; printf "%%s|" "$@"; echo; } > %s/notified\n' "$t" > "$t/notify-send"
+    chmod 755 "$t/notify-send"
+    ARGUS_NOTIFY_SEND=$t/notify-send ARGUS_RUNTIME_DIR=$t/run \
+        run argus-watch -q --notify --replay "$(real gui-dbus hang)" --dir "$D"
+    assert_success
+    run cat "$t/notified"
+    assert_output "$uid
+unix:path=$t/run/$uid/bus
+-a|argus|gtk-dbus-app [25605] hung|gtk-dbus-app/main [25605] was blocked 3.009 s in poll, waiting over D-Bus on slow-dbus-svc/main [25586] (through 3 other threads), which slept 3.000 s in clock_nanosleep; the keyDown at 13507.243398 s started it.
+$D/t13507-gtk-dbus-app-25605|"
 }

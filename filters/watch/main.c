@@ -49,7 +49,10 @@ static const char usage[] =
     "      --replay TRACE     find and diagnose the hangs of a trace recorded\n"
     "                         by argus-record (ftrace text, maybe compressed)\n"
     "                         as if it were happening; no root needed\n"
-    "      --no-notify        no desktop notification (notify-send)\n"
+    "      --no-notify        no desktop notification (notify-send, as each\n"
+    "                         desktop session's user; with --replay: none\n"
+    "                         unless --notify)\n"
+    "      --notify           notify with --replay too\n"
     "  -v, --verbose          say each hang found and what its diagnosis said\n"
     "  -q, --quiet            no summary on stderr\n"
     "  -h, --help             show this help\n"
@@ -64,7 +67,7 @@ static const char usage[] =
     "text, 69 tracefs unavailable, 73 DIR cannot be made, 77 not root.\n";
 
 struct options opt = {.buffer_mb = 16};
-struct watch_options wopt = {.max_hang_ms = 30000, .notify = true};
+struct watch_options wopt = {.max_hang_ms = 30000};
 volatile sig_atomic_t stop_signals, last_signal;
 
 void warn_unless_quiet(const char *fmt, ...)
@@ -81,7 +84,7 @@ void warn_unless_quiet(const char *fmt, ...)
 
 enum {
     OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB,
-    OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY,
+    OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY, OPT_NOTIFY,
 };
 
 static double duration;
@@ -101,6 +104,7 @@ static void parse_args(int argc, char **argv)
         {"duration", required_argument, 0, OPT_DURATION},
         {"replay", required_argument, 0, OPT_REPLAY},
         {"no-notify", no_argument, 0, OPT_NO_NOTIFY},
+        {"notify", no_argument, 0, OPT_NOTIFY},
         {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
@@ -111,7 +115,7 @@ static void parse_args(int argc, char **argv)
     opterr = 0;
     snprintf(opt.instance_name, sizeof opt.instance_name, "argus-%d", (int)getpid());
     const char *probes = NULL;
-    int c;
+    int c, notify = -1;
     while ((c = getopt_long(argc, argv, "d:qvh", longs, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -165,7 +169,10 @@ static void parse_args(int argc, char **argv)
             wopt.replay = optarg;
             break;
         case OPT_NO_NOTIFY:
-            wopt.notify = false;
+            notify = 0;
+            break;
+        case OPT_NOTIFY:
+            notify = 1;
             break;
         case 'q':
             opt.quiet = true;
@@ -182,6 +189,7 @@ static void parse_args(int argc, char **argv)
     if (optind < argc)
         argus_usage_error("unexpected argument '%s' (argus-watch takes no command)", argv[optind]);
     probes_choose(probes);
+    wopt.notify = notify < 0 ? !wopt.replay : notify;
     if (!wopt.dir)
         wopt.dir = wopt.replay ? "." : "/var/lib/argus-watch";
 }

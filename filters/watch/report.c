@@ -9,8 +9,11 @@
 
 #include "argus/stream/input.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -396,53 +399,68 @@ static bool report_names(const char *report, int pid)
     return found;
 }
 
-/* notify-send on each desktop session's bus (/run/user/UID/bus), as its
- * user; nothing when notify-send or a session is missing. */
+/* notify-send (ARGUS_NOTIFY_SEND: another command) on each desktop
+ * session's bus, RUNTIME/UID/bus (RUNTIME: /run/user, or
+ * ARGUS_RUNTIME_DIR), as that session's user; nothing when notify-send or
+ * a session is missing. */
 static void notify(const queued *q, const char *sentence)
 {
-    if (!wopt.notify || wopt.replay)
+    if (!wopt.notify)
         return;
+    const char *cmd = getenv("ARGUS_NOTIFY_SEND");
     static const char *const places[] = {"/usr/bin/notify-send", "/usr/local/bin/notify-send"};
-    const char *cmd = NULL;
     for (size_t i = 0; i < 2 && !cmd; i++)
         if (access(places[i], X_OK) == 0)
             cmd = places[i];
     if (!cmd)
         return;
+    const char *runtime = getenv("ARGUS_RUNTIME_DIR");
+    if (!runtime || !*runtime)
+        runtime = "/run/user";
+    DIR *users = opendir(runtime);
+    if (!users)
+        return;
     char title[96], body[1024 + PATH_MAX];
     snprintf(title, sizeof title, "%s [%d] hung", q->h.name, q->h.pid);
     snprintf(body, sizeof body, "%s\n%s", sentence, q->dir);
-    for (uid_t uid = 1000; uid < 1100; uid++) {
-        char bus[64];
-        snprintf(bus, sizeof bus, "/run/user/%u/bus", (unsigned)uid);
-        struct stat sb;
-        if (stat(bus, &sb) != 0 || !S_ISSOCK(sb.st_mode))
+    struct dirent *e;
+    while ((e = readdir(users))) {
+        char *end;
+        unsigned long uid = strtoul(e->d_name, &end, 10);
+        if (*end || !isdigit((unsigned char)e->d_name[0]) || uid == 0 || uid > 0x7fffffff)
             continue;
-        struct passwd *pw = getpwuid(uid);
-        if (!pw)
+        char dir[PATH_MAX], bus[PATH_MAX + 8];
+        snprintf(dir, sizeof dir, "%s/%s", runtime, e->d_name);
+        snprintf(bus, sizeof bus, "%s/bus", dir);
+        struct stat sb;
+        struct passwd *pw = getpwuid((uid_t)uid);
+        if (stat(bus, &sb) != 0 || !S_ISSOCK(sb.st_mode) || !pw)
             continue;
         gid_t gid = pw->pw_gid;
         pid_t pid = fork();
+        if (pid > 0 && wopt.replay)
+            waitpid(pid, NULL, 0); /* done before the replay ends */
         if (pid != 0)
-            continue; /* reaped with the others (report_poll) */
+            continue; /* live: reaped with the others (report_poll) */
         sigset_t all;
         sigfillset(&all);
         sigprocmask(SIG_UNBLOCK, &all, NULL);
-        char address[128], runtime[64];
+        char address[PATH_MAX + 64], xdg[PATH_MAX + 32];
         snprintf(address, sizeof address, "DBUS_SESSION_BUS_ADDRESS=unix:path=%s", bus);
-        snprintf(runtime, sizeof runtime, "XDG_RUNTIME_DIR=/run/user/%u", (unsigned)uid);
-        char *env[] = {address, runtime, "PATH=/usr/bin:/bin", NULL};
+        snprintf(xdg, sizeof xdg, "XDG_RUNTIME_DIR=%s", dir);
+        char *env[] = {address, xdg, "PATH=/usr/bin:/bin", NULL};
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
             dup2(null, 0);
             dup2(null, 1);
             dup2(null, 2);
         }
-        if (setgid(gid) != 0 || setuid(uid) != 0)
+        if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid((uid_t)uid) != 0)
             _exit(1);
         execle(cmd, "notify-send", "-a", "argus", title, body, (char *)NULL, env);
         _exit(127);
     }
+    closedir(users);
 }
 
 /* Q's diagnosis ended with STATUS. */
