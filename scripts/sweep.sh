@@ -24,6 +24,7 @@
 #   argus diagnose --hang 500 --keep F T
 #   argus diagnose --baseline B --html P T  (B: the pair's other run, whole)
 #   argus export --output-format perfetto|dot|html F
+#   argus-watch --replay T (the hangs found as if live, each diagnosed)
 #
 # (That argus graph --no-chain, the stages as separate programs, gives
 # the same bytes: tests/chain.bats, on every real recording.)
@@ -33,7 +34,7 @@
 # the programs do not give for such input (docs/stream-format.md, "Exit
 # status"): graph 0 or 65, diagnose 0, 1 or 65, export 0, 1 or 65; a 65
 # must come with one line, `PROGRAM: WHERE: what`; a whole recording
-# must make a graph (0). Each failure is printed with its command, how to
+# must make a graph (0); argus-watch 0 or 65. Each failure is printed with its command, how to
 # make its input again, its status and the first lines of its messages;
 # the work folder is then kept for a look.
 #
@@ -125,8 +126,9 @@ run_case() {
             check "$d" "0 1 65" $whole export "$bin/argus" export --output-format $f findings.argus || true
         done
     fi
+    check "$d" "0 65" $whole watch "$bin/argus-watch" -q --no-notify --replay "$t" --dir hangs || true
     # what a case leaves is small: its failures and how its input was made
-    rm -f out err findings.argus page.html
+    rm -rf out err findings.argus page.html hangs
     [ -s failures ] || rm -f trace
     : > finished
 }
@@ -136,7 +138,7 @@ if [ "${1-}" = --case ]; then # one case, as xargs runs it
     exit 0
 fi
 
-for p in argus argus-chain argus-analyze argus-export; do
+for p in argus argus-chain argus-analyze argus-export argus-watch; do
     [ -x "$bin/$p" ] || { echo "sweep: no $bin/$p (make san-programs, or set ARGUS_BIN)" >&2; exit 2; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/argus-sweep.XXXXXX")

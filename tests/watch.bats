@@ -115,7 +115,7 @@ Try 'argus-watch --help' for more information."
     [ $status = 0 ]
     run cat "$BATS_TEST_TMPDIR/err"
     assert_line --index 0 --regexp "^argus-watch: watching \(instance $name, [0-9]+ events enabled, [0-9]+ probes\); folders in $D$"
-    assert_line --index 1 --regexp "^argus-watch: 0 hangs reported, 0 not confirmed; [0-9]+ events; stopped by --duration$"
+    assert_line --index 1 --regexp "^argus-watch: 0 hangs reported, 0 not confirmed; [0-9]+ events \([0-9]+ lost\); stopped by --duration$"
     local tracefs=/sys/kernel/tracing
     [ -d $tracefs/instances ] || tracefs=/sys/kernel/debug/tracing
     [ ! -e "$tracefs/instances/$name" ]

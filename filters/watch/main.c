@@ -197,6 +197,9 @@ static void parse_args(int argc, char **argv)
 /* ---- the lines, from either source ------------------------------------ */
 
 static uint64_t events_seen, last_ts, next_tick;
+/* "CPU:N [LOST M EVENTS]": the detection instance's buffer overflowed
+ * before it was read (the watcher was held up): said in the summary */
+static uint64_t events_lost;
 
 static void on_hang(const struct hang_found *h, void *ctx)
 {
@@ -208,8 +211,12 @@ static void on_hang(const struct hang_found *h, void *ctx)
 static void take_line(char *line, size_t len)
 {
     struct event_line ev;
-    if (!parse_event_line(line, len, &ev))
+    if (!parse_event_line(line, len, &ev)) {
+        const char *lost = strstr(line, " [LOST ");
+        if (strncmp(line, "CPU:", 4) == 0 && lost)
+            events_lost += strtoull(lost + 7, NULL, 10);
         return;
+    }
     events_seen++;
     if (ev.ts > last_ts)
         last_ts = ev.ts;
@@ -474,9 +481,10 @@ static void live(void)
     restore();
     free(at_start.v);
     if (!opt.quiet)
-        fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed; %llu events; stopped by %s\n",
+        fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed; %llu events (%llu lost); stopped by %s\n",
                 argus_prog(), (unsigned long long)reports_written,
-                (unsigned long long)reports_unconfirmed, (unsigned long long)events_seen, why);
+                (unsigned long long)reports_unconfirmed, (unsigned long long)events_seen,
+                (unsigned long long)events_lost, why);
 }
 
 int main(int argc, char **argv)
