@@ -29,6 +29,11 @@ PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus
 # graph, its searches); a layer uses only the ones before it.
 LIB_SRC := $(wildcard lib/*/*.c)
 HEADERS := $(wildcard include/argus/*/*.h filters/*/*.h)
+# Each object's headers, as the compiler found them (-MMD: OBJ.d beside
+# it; -MP: a header removed is no error). An object built before it had
+# its .d depends on every header, once.
+DEPFLAGS = -MMD -MP
+headers_unless_d = $$(if $$(wildcard $$(basename $$@).d),,$$(HEADERS))
 SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o)
 folder_objects = $(patsubst filters/%.c,$(1)/filters/%.o,$(wildcard filters/$(2)/*.c))
 
@@ -37,6 +42,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 FUZZERS := $(basename $(notdir $(wildcard tests/fuzz/fuzz-*.c)))
 FUZZ_SECONDS ?= 30
 
+.SECONDEXPANSION:
 .PHONY: all test check sweep real-seeds bench bench-probes bench-watch demo install uninstall clean deps check-deps accuracy live man
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -44,17 +50,17 @@ FUZZ_SECONDS ?= 30
 all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/gen-ctf \
     bench/first-touch bench/perfdata-text
 
-build/lib/%.o: lib/%.c $(HEADERS)
+build/lib/%.o: lib/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 build/libargus.a: $(LIB_SRC:lib/%.c=build/lib/%.o)
 	rm -f $@
 	ar rcs $@ $^
 
-build/filters/%.o: filters/%.c $(HEADERS)
+build/filters/%.o: filters/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 bin/argus-%: build/filters/%.o build/libargus.a
 	@mkdir -p $(@D)
@@ -180,13 +186,13 @@ real-seeds: all
 # The sanitizer tree: objects under build-san/, programs under build-san/bin.
 san-programs: $(FILTERS:%=build-san/bin/argus-%) build-san/bin/argus $(FUZZERS:%=build-san/%)
 
-build-san/lib/%.o: lib/%.c $(HEADERS)
+build-san/lib/%.o: lib/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-build-san/filters/%.o: filters/%.c $(HEADERS)
+build-san/filters/%.o: filters/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 build-san/bin/argus-%: build-san/filters/%.o $(SAN_OBJ)
 	@mkdir -p $(@D)
@@ -201,9 +207,9 @@ build-san/bin/argus: scripts/argus
 # coverage instrumentation (without it libFuzzer sees only the harness).
 FUZZ_OBJ := $(LIB_SRC:lib/%.c=build-san/fuzz-lib/%.o)
 
-build-san/fuzz-lib/%.o: lib/%.c $(HEADERS)
+build-san/fuzz-lib/%.o: lib/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 build-san/fuzz-%: tests/fuzz/fuzz-%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJ)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
@@ -306,3 +312,5 @@ uninstall:
 clean:
 	rm -rf bin build build-san bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/gen-ctf \
 	    bench/first-touch bench/perfdata-text bench/out
+
+-include $(shell find build build-san -name '*.d' 2>/dev/null)
