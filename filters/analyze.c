@@ -48,14 +48,21 @@ static const char usage[] =
     "  -v, --verbose          the report's details section (argus-report -v),\n"
     "                         and each stage's counts on stderr at the end,\n"
     "                         as argus-STAGE -v would\n"
-    "      --counts           only those counts on stderr (argus diagnose's)\n"
+    "      --counts           only those counts on stderr\n"
+    "      --status           argus diagnose's ending: when no hang was found,\n"
+    "                         one line after the report saying what was looked\n"
+    "                         for (a Linux trace), and exit 1\n"
+    "\n"
+    "Exit status: 0, 1 (--status: no hang found), 64 usage, 65 bad input,\n"
+    "66 a graph cannot be opened, 74 I/O error.\n"
     "  -h, --help             show this help\n"
     "      --version          show the version\n";
 
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
-    enum { OPT_BASELINE = 256, OPT_BASELINE_NAME, OPT_MAX, OPT_FORMAT, OPT_KEEP, OPT_COUNTS };
+    enum { OPT_BASELINE = 256, OPT_BASELINE_NAME, OPT_MAX, OPT_FORMAT, OPT_KEEP, OPT_COUNTS,
+           OPT_STATUS };
     static const struct option opts[] = {
         {"baseline", required_argument, 0, OPT_BASELINE},
         {"baseline-name", required_argument, 0, OPT_BASELINE_NAME},
@@ -64,6 +71,7 @@ int main(int argc, char **argv)
         {"format", required_argument, 0, OPT_FORMAT}, /* the old spelling */
         {"keep", required_argument, 0, OPT_KEEP},
         {"counts", no_argument, 0, OPT_COUNTS},
+        {"status", no_argument, 0, OPT_STATUS},
         ARGUS_SPIN_LONG_OPTIONS,
         ARGUS_DIFF_LONG_OPTIONS,
         ARGUS_OPTION_VERBOSE,
@@ -76,7 +84,7 @@ int main(int argc, char **argv)
     argus_diff_options diff = ARGUS_DIFF_DEFAULTS;
     const char *baseline = NULL, *baseline_name = NULL, *keep_path = NULL;
     uint64_t max = 5;
-    bool markdown = false, counts_only = false;
+    bool markdown = false, counts_only = false, status = false;
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
@@ -91,6 +99,7 @@ int main(int argc, char **argv)
             markdown = argus_report_format(optarg);
             break;
         case OPT_COUNTS: counts_only = true; break;
+        case OPT_STATUS: status = true; break;
         case OPT_KEEP:
             if (!*optarg)
                 argus_usage_error("--keep: needs a file name");
@@ -166,10 +175,20 @@ int main(int argc, char **argv)
     argus_report_header(argus_reader_header(rd));
     argus_report_verbose(common.verbose);
     argus_report_write(&g, markdown);
-    if (common.verbose || counts_only)
+    if ((common.verbose && !status) || counts_only)
         for (int i = 0; i < 3; i++)
             if (i != 1 || baseline)
                 argus_counters_print(counts[i], progs[i]);
+    /* argus diagnose's ending: no hang is exit 1, with what was looked for */
+    int exit_status = 0;
+    if (status && argus_counters_get(counts[0], ARGUS_SPIN_COUNT_HANGS) == 0) {
+        char note[512];
+        if (argus_spin_no_hang_note(&spin, argus_reader_header(rd),
+                                    argus_counters_get(counts[0], ARGUS_SPIN_COUNT_LOOPS), note,
+                                    sizeof note))
+            printf("%s\n", note);
+        exit_status = 1;
+    }
     for (int i = 0; i < 3; i++)
         argus_counters_free(counts[i]);
     argus_findings_free(&found);
@@ -180,5 +199,7 @@ int main(int argc, char **argv)
     }
     argus_graph_free(&g);
     argus_reader_close(rd);
-    return 0;
+    if (fflush(stdout) != 0)
+        argus_die(ARGUS_EX_IOERR, "stdout: %s", strerror(errno));
+    return exit_status;
 }

@@ -729,6 +729,24 @@ static bool linux_trace(const argus_record *header)
     return f && f->kind == ARGUS_V_TEXT && f->slen == 6 && memcmp(f->s, "ftrace", 6) == 0;
 }
 
+bool argus_spin_no_hang_note(const argus_spin_options *o, const argus_record *header,
+                             uint64_t loops, char *buf, size_t size)
+{
+    buf[0] = 0;
+    bool hang_given = o->hang_ms != HANG_LINUX_DEFAULT;
+    if (!hang_given && loops)
+        snprintf(buf, size, "Linux trace: no GUI program's main loop (of %llu seen) stayed away "
+                            "from its wait %d ms or more (--hang MS sets how long, and looks at "
+                            "every program's main thread).",
+                 (unsigned long long)loops, LOOP_HANG_MS);
+    else if (linux_trace(header))
+        snprintf(buf, size, "Linux trace: no main thread%s%s blocked or ran %llu ms or more "
+                            "(--hang MS sets how long, --proc NAME which program).",
+                 o->proc ? " of " : "", o->proc ? o->proc : "",
+                 (unsigned long long)(hang_given ? o->hang_ms : LINUX_HANG_MS));
+    return buf[0] != 0;
+}
+
 static int by_severity(const void *a, const void *b)
 {
     const hang *x = a, *y = b;
@@ -1079,7 +1097,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
         nloops += loop_watched[t];
     bool gui_loops = nloops > 0;
     if (gui_loops)
-        argus_count("GUI main loops watched (SPIN-LOOP)", nloops);
+        argus_count(ARGUS_SPIN_COUNT_LOOPS, nloops);
     loop_hangs(g, &fp->loops, loop_watched, &found);
     /* SPIN-HANG by default on Linux: where a GUI program's loop is seen,
      * on the other GUI programs only, with SPIN-LOOP's limit; else on
@@ -1111,7 +1129,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     }
     argus_cpath cp = {0};
     order_hangs(g, &found, chains, &fp->loops, wp);
-    argus_count("hang nodes", found.n);
+    argus_count(ARGUS_SPIN_COUNT_HANGS, found.n);
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
         const char *cls = class_of(g, h);

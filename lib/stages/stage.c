@@ -66,6 +66,14 @@ void argus_counters_print(const argus_counters *set, const char *prog)
                 (unsigned long long)set->c[i].n);
 }
 
+uint64_t argus_counters_get(const argus_counters *set, const char *name)
+{
+    for (int i = 0; i < set->n; i++)
+        if (strcmp(set->c[i].name, name) == 0)
+            return set->c[i].n;
+    return 0;
+}
+
 void argus_stage_close(argus_stage *st)
 {
     argus_writer_close(st->out);

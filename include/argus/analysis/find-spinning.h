@@ -20,6 +20,10 @@
                                      Windows and Android say "not responding"
                                      at 5 s) */
 
+/* Its counters (-v) that say what it found and watched. */
+#define ARGUS_SPIN_COUNT_HANGS "hang nodes"
+#define ARGUS_SPIN_COUNT_LOOPS "GUI main loops watched (SPIN-LOOP)"
+
 /* The display servers (SPIN-IDLE's input, SPIN-LOOP's GUI programs). */
 extern const char *const argus_input_servers[];
 extern const size_t argus_n_input_servers;
@@ -38,6 +42,13 @@ typedef struct argus_spin_options {
 
 /* The options of argus-find-spinning run with no flag. */
 void argus_spin_defaults(argus_spin_options *o);
+
+/* When no hang was found in the stream whose header is HEADER, with the
+ * options O and LOOPS main loops watched: one line (no newline) saying
+ * what was looked for, in BUF; false (BUF empty) when there is nothing
+ * to say (a trace with a spinning cursor to look for). */
+bool argus_spin_no_hang_note(const argus_spin_options *o, const argus_record *header,
+                             uint64_t loops, char *buf, size_t size);
 
 /* The long options (struct option, <getopt.h>) that set them, for every
  * program that runs the stage; argus_spin_option applies one (C, from

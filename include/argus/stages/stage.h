@@ -79,6 +79,8 @@ typedef struct argus_counters argus_counters;
 argus_counters *argus_counters_new(void);
 argus_counters *argus_counters_use(argus_counters *s);
 void argus_counters_print(const argus_counters *s, const char *prog);
+/* The counter NAME of S, 0 when never counted. */
+uint64_t argus_counters_get(const argus_counters *s, const char *name);
 void argus_counters_free(argus_counters *s);
 
 /* A bounded FIFO index of pending items (sends waiting for their receive,
