@@ -5,6 +5,7 @@
 #include "record.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -43,6 +44,13 @@ static const char usage[] =
     "                         libdbus (D-Bus messages)\n"
     "                         (default: every set whose library is installed)\n"
     "      --no-probes        no uprobes\n"
+    "      --pid PID          focus on this running process (repeatable): the\n"
+    "                         probes also go on the libraries it has loaded\n"
+    "                         (a bundled or a container's library), and\n"
+    "                         argus diagnose ranks its hangs first, as a\n"
+    "                         launched CMD's\n"
+    "      --proc NAME        the same for each running process of that name\n"
+    "                         (its comm, or its first 15 bytes; repeatable)\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"
     "  -q, --quiet            no summary and no warnings on stderr\n"
     "  -h, --help             show this help\n"
@@ -170,9 +178,79 @@ static void add_event(const char *spec)
     opt.events[opt.n_events++] = path;
 }
 
+/* Focuses on process PID (once), or on its process when PID is a thread. */
+static void add_focus(int pid)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        argus_usage_error("--pid %d: no such process is running", pid);
+    while (fgets(buf, sizeof buf, f))
+        if (strncmp(buf, "Tgid:", 5) == 0) {
+            int tgid = atoi(buf + 5);
+            if (tgid > 0)
+                pid = tgid;
+            break;
+        }
+    fclose(f);
+    for (size_t i = 0; i < opt.n_focus; i++)
+        if (opt.focus[i] == pid)
+            return;
+    opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
+    if (!opt.focus)
+        abort();
+    opt.focus[opt.n_focus++] = pid;
+}
+
+/* --proc NAME: every running process whose comm is NAME, or its first 15
+ * bytes (the kernel's comm is 15 bytes long: find-spinning's --proc), but
+ * the recorder itself. */
+static void add_focus_name(const char *name)
+{
+    if (!*name)
+        argus_usage_error("--proc: expected a process name");
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        argus_usage_error("--proc %s: /proc cannot be read (%s)", name, strerror(errno));
+    bool found = false;
+    struct dirent *de;
+    while ((de = readdir(proc))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0 || pid > INT_MAX || pid == getpid())
+            continue;
+        char path[64], comm[64];
+        snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        bool got = fgets(comm, sizeof comm, f) != NULL;
+        fclose(f);
+        if (!got)
+            continue;
+        comm[strcspn(comm, "\n")] = 0;
+        if (strcmp(comm, name) != 0 && !(strlen(comm) == 15 && strncmp(comm, name, 15) == 0))
+            continue;
+        found = true;
+        for (size_t i = 0; i < opt.n_focus && pid; i++)
+            if (opt.focus[i] == pid)
+                pid = 0;
+        if (!pid)
+            continue;
+        opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
+        if (!opt.focus)
+            abort();
+        opt.focus[opt.n_focus++] = (int)pid;
+    }
+    closedir(proc);
+    if (!found)
+        argus_usage_error("--proc %s: no process of that name is running", name);
+}
+
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
-    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES,
+    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC,
 };
 
 static void parse_args(int argc, char **argv)
@@ -187,6 +265,8 @@ static void parse_args(int argc, char **argv)
         {"instance", required_argument, 0, OPT_INSTANCE},
         {"probes", required_argument, 0, OPT_PROBES},
         {"no-probes", no_argument, 0, OPT_NO_PROBES},
+        {"pid", required_argument, 0, OPT_PID},
+        {"proc", required_argument, 0, OPT_PROC},
         {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -233,6 +313,12 @@ static void parse_args(int argc, char **argv)
         case OPT_NO_PROBES:
             probes = "none";
             break;
+        case OPT_PID:
+            add_focus((int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, ""));
+            break;
+        case OPT_PROC:
+            add_focus_name(optarg);
+            break;
         case OPT_INSTANCE:
             if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
                 strcmp(optarg, "..") == 0 || strlen(optarg) > NAME_MAX)
@@ -246,6 +332,7 @@ static void parse_args(int argc, char **argv)
         }
     }
     probes_choose(probes);
+    probes_focus(opt.focus, opt.n_focus);
     if (optind < argc)
         opt.cmd = argv + optind;
     for (size_t i = 0; i < opt.n_watches; i++)
