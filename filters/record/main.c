@@ -5,7 +5,6 @@
 #include "record.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -181,70 +180,24 @@ static void add_event(const char *spec)
 /* Focuses on process PID (once), or on its process when PID is a thread. */
 static void add_focus(int pid)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    int tgid = running_process(pid);
+    if (!tgid)
         argus_usage_error("--pid %d: no such process is running", pid);
-    while (fgets(buf, sizeof buf, f))
-        if (strncmp(buf, "Tgid:", 5) == 0) {
-            int tgid = atoi(buf + 5);
-            if (tgid > 0)
-                pid = tgid;
-            break;
-        }
-    fclose(f);
     for (size_t i = 0; i < opt.n_focus; i++)
-        if (opt.focus[i] == pid)
+        if (opt.focus[i] == tgid)
             return;
     opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
     if (!opt.focus)
         abort();
-    opt.focus[opt.n_focus++] = pid;
+    opt.focus[opt.n_focus++] = tgid;
 }
 
-/* --proc NAME: every running process whose comm is NAME, or its first 15
- * bytes (the kernel's comm is 15 bytes long: find-spinning's --proc), but
- * the recorder itself. */
+/* --proc NAME: every running process of that name but the recorder. */
 static void add_focus_name(const char *name)
 {
     if (!*name)
         argus_usage_error("--proc: expected a process name");
-    DIR *proc = opendir("/proc");
-    if (!proc)
-        argus_usage_error("--proc %s: /proc cannot be read (%s)", name, strerror(errno));
-    bool found = false;
-    struct dirent *de;
-    while ((de = readdir(proc))) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        if (*end || pid <= 0 || pid > INT_MAX || pid == getpid())
-            continue;
-        char path[64], comm[64];
-        snprintf(path, sizeof path, "/proc/%ld/comm", pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        bool got = fgets(comm, sizeof comm, f) != NULL;
-        fclose(f);
-        if (!got)
-            continue;
-        comm[strcspn(comm, "\n")] = 0;
-        if (strcmp(comm, name) != 0 && !(strlen(comm) == 15 && strncmp(comm, name, 15) == 0))
-            continue;
-        found = true;
-        for (size_t i = 0; i < opt.n_focus && pid; i++)
-            if (opt.focus[i] == pid)
-                pid = 0;
-        if (!pid)
-            continue;
-        opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
-        if (!opt.focus)
-            abort();
-        opt.focus[opt.n_focus++] = (int)pid;
-    }
-    closedir(proc);
-    if (!found)
+    if (!processes_named(name, &opt.focus, &opt.n_focus))
         argus_usage_error("--proc %s: no process of that name is running", name);
 }
 

@@ -152,6 +152,12 @@ struct thread_list {
 };
 
 bool read_thread(int tgid, int tid, struct thread_info *t);
+/* The process of thread PID (its Tgid), 0 when none is running. */
+int running_process(int pid);
+/* Appends to PIDS (N of them) the running processes named NAME (their
+ * comm, or NAME's first 15 bytes), each once, but the caller; returns how
+ * many are so named (0: none, or /proc unreadable). */
+size_t processes_named(const char *name, int **pids, size_t *n);
 /* T's comm, parent and kernel flag from the text of a /proc stat file
  * (parse.c) */
 bool parse_thread_stat(const char *buf, struct thread_info *t);
