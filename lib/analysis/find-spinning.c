@@ -450,7 +450,7 @@ static void index_parents(const argus_graph *g, argus_table *parents)
  * one (a bound on the walk: pids are reused). */
 static bool asked_about(const watch *w, uint64_t pid)
 {
-    if (pid == w->launched)
+    if (w->launched && pid == w->launched)
         return true;
     for (int i = 0; i < w->nfocus; i++)
         if (pid == w->focus[i])
