@@ -219,6 +219,16 @@ setup() {
     assert_output null
 }
 
+@test "argus-record's focus lines give the header's focus, after launched, in their order, each once, a pid that is no number skipped; none without them (DEC-FOCUS)" {
+    { sed -n 1,3p fixtures/ftrace/launched.txt; echo '# argus-command: pid=6050'
+      printf '# argus-focus: pid=%s\n' 6110 6050 6110 x12 6111
+      sed -n '4,$p' fixtures/ftrace/launched.txt; } > "$T/focus.txt"
+    run sh -c "argus-decode --format ftrace '$T/focus.txt' | argus-to-json | head -1 | jq -c '[keys_unsorted[5:8], .launched, .focus]'"
+    assert_output '[["origin","launched","focus"],6050,[6110,6050,6111]]'
+    run sh -c "argus-decode --format ftrace fixtures/ftrace/launched.txt | argus-to-json | head -1 | jq -c .focus"
+    assert_output null
+}
+
 @test "raw_syscalls sys_enter/sys_exit: syscall begin/end named NR_N, args hex, ret signed; a wait in one has no resource (issue 6.1)" {
     fixture raw-syscalls.txt
 }

@@ -274,6 +274,34 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     assert_output '[[9463,9473],"running"]'
 }
 
+# The same two recordings as if made with `argus record --pid` on the
+# running program: without the recorder's line, no launched command is
+# known; the focus line alone gives the same answers.
+@test "a process the recording was focused on is asked about like the launched command: its hangs come first and its wait for a child is a hang (DEC-FOCUS, SPIN-ORDER, SPIN-IDLE, pipe-full, wait-child)" {
+    unpack pipe-full wait-child
+    for n in pipe-full wait-child; do
+        grep -v '^# recorded by argus-record' "$R/$n.txt" > "$R/$n-unknown.txt"
+    done
+    { echo '# argus-focus: pid=16177'; cat "$R/pipe-full-unknown.txt"; } > "$R/pipe-full-focus.txt"
+    { echo '# argus-focus: pid=9463'; cat "$R/wait-child-unknown.txt"; } > "$R/wait-child-focus.txt"
+    run sh -c "argus-decode '$R/pipe-full-focus.txt' | argus-to-json | head -1 | jq -c '[.launched, .focus]'"
+    assert_output '[null,[16177]]'
+    diagnose pipe-full-unknown
+    run records pipe-full-unknown 'select(.type == "hang" and .hang == 0) | [.tid, .proc]'
+    assert_output '[16168,"cc1"]'
+    diagnose pipe-full-focus
+    run records pipe-full-focus 'select(.type == "hang" and .hang == 0) | [.tid, .reason]'
+    assert_output '[16177,"write"]'
+    diagnose wait-child-unknown
+    run records wait-child-unknown 'select(.type == "hang" and .tid == 9463)'
+    assert_output ''
+    diagnose wait-child-focus
+    run records wait-child-focus 'select(.type == "hang" and .hang == 0) | [.tid, .reason]'
+    assert_output '[9463,"wait4"]'
+    run records wait-child-focus 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
+    assert_output '[[9463,9473],"running"]'
+}
+
 # udp-timeout ran dig through `sh -c 'dig ... & wait'`: the launched sh
 # waited (dash's wait: rt_sigsuspend, a "sleeping" wait) until dig's exit
 # woke it. A shell passes the question on to the command it runs.

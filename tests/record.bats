@@ -634,11 +634,13 @@ dynsym_offset() {
     bus="$BATS_TEST_TMPDIR/bus"
     cat > "$BATS_TEST_TMPDIR/call.sh" <<SH
 #!/bin/sh
-# the probes while recording, then one call from each library
-grep -E '^[pr]:argus_[0-9]+/argus_(gd|db)_' "$TFS/uprobe_events" > "$BATS_TEST_TMPDIR/uprobes"
-cat "$TFS/instances/$NAME/events"/argus_*/argus_gd_set_serial/enable > "$BATS_TEST_TMPDIR/enabled"
-cat "$TFS/events"/argus_*/argus_gd_set_serial/enable > "$BATS_TEST_TMPDIR/top-enabled"
-cat "$TFS/instances/$NAME/events"/argus_*/argus_db_get_reply_serial/filter > "$BATS_TEST_TMPDIR/filter"
+# the probes while recording (the recorder's group: its parent's pid, not
+# another recorder's running beside), then one call from each library
+echo \$PPID > "$BATS_TEST_TMPDIR/recorder"
+grep -E "^[pr]:argus_\$PPID/argus_(gd|db)_" "$TFS/uprobe_events" > "$BATS_TEST_TMPDIR/uprobes"
+cat "$TFS/instances/$NAME/events"/argus_\$PPID/argus_gd_set_serial/enable > "$BATS_TEST_TMPDIR/enabled"
+cat "$TFS/events"/argus_\$PPID/argus_gd_set_serial/enable > "$BATS_TEST_TMPDIR/top-enabled"
+cat "$TFS/instances/$NAME/events"/argus_\$PPID/argus_db_get_reply_serial/filter > "$BATS_TEST_TMPDIR/filter"
 dbus-daemon --session --address=unix:path=$bus --fork --print-pid=3 3> "$BATS_TEST_TMPDIR/daemon.pid"
 timeout 5 dbus-send --bus=unix:path=$bus --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.GetId > /dev/null
 timeout 5 gdbus call --address unix:path=$bus --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.GetId > /dev/null
@@ -680,7 +682,7 @@ SH
     # the header names them; nothing is left in uprobe_events
     run grep -c '^# probe: set=\(gdbus\|libdbus\) event=argus_\(gd\|db\)_' "$T"
     assert_output 8
-    run grep -c 'argus_[0-9]*/argus_\(gd\|db\)_' "$TFS/uprobe_events"
+    run grep -c "argus_$(cat "$BATS_TEST_TMPDIR/recorder")/argus_\(gd\|db\)_" "$TFS/uprobe_events"
     assert_output 0
     # each program's Hello and GetId: sent, received by the daemon, its
     # reply received back (two clients: at least 4 sends and 4 recvs)
@@ -689,4 +691,160 @@ SH
 "send" 1'
     run sh -c "argus-decode '$T' | argus-link-ipc | argus-to-json | jq -c 'select(.type == \"edge\" and .kind == \"reply\")' | wc -l"
     [ "$output" -ge 4 ]
+}
+
+# ---- Focus on running processes: --pid, --proc (issue 30.4) --------------------
+
+@test "--pid and --proc: a process not running, a name no process has, a bad number are usage errors, exit 64, before any root check (issue 30.4)" {
+    none=$(( $(cat /proc/sys/kernel/pid_max) + 1 ))
+    run --separate-stderr argus-record --pid "$none" -o "$T" -- true
+    assert_failure 64
+    assert_equal "$stderr" "argus-record: --pid $none: no such process is running
+Try 'argus-record --help' for more information."
+    run --separate-stderr argus-record --proc "argus-none-$$" -o "$T" -- true
+    assert_failure 64
+    assert_equal "$stderr" "argus-record: --proc argus-none-$$: no process of that name is running
+Try 'argus-record --help' for more information."
+    run --separate-stderr argus-record --pid 12x -- true
+    assert_failure 64
+    assert_equal "${stderr%%$'\n'*}" "argus-record: --pid: '12x' is not a number"
+    run --separate-stderr argus-record --proc '' -- true
+    assert_failure 64
+    assert_equal "${stderr%%$'\n'*}" "argus-record: --proc: expected a process name"
+    [ ! -e "$T" ]
+    run argus-record --help
+    assert_line "      --pid PID          focus on this running process (repeatable): the"
+    assert_line "      --proc NAME        the same for each running process of that name"
+}
+
+@test "--pid and --proc: one '# argus-focus: pid=N' line per process focused, after the command's, each once; --proc matches a comm or its first 15 bytes; a thread's id focuses its process (issue 30.4)" {
+    need_tracefs
+    ln -sf "$(command -v sleep)" "$BATS_TEST_TMPDIR/argus-focus-sleeper-$$"
+    "$BATS_TEST_TMPDIR/argus-focus-sleeper-$$" 30 &
+    named=$!
+    sleep 30 &
+    plain=$!
+    python3 -c 'import threading, time; t = threading.Thread(target=time.sleep, args=(30,)); t.start(); print(t.native_id, flush=True); t.join()' > "$BATS_TEST_TMPDIR/tid" &
+    py=$!
+    for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/tid" ] && break; sleep 0.05; done
+    tid=$(cat "$BATS_TEST_TMPDIR/tid")
+    comm=$(cat "/proc/$named/comm")
+    run argus-record -q -o "$T" --instance "$NAME" --no-probes --duration 0.2 --pid "$plain" \
+        --proc "argus-focus-sleeper-$$" --pid "$named" --pid "$tid" -- true
+    kill "$named" "$plain" "$py"
+    assert_success
+    [ "$tid" != "$py" ]
+    run grep '^# argus-\(command\|focus\):' "$T"
+    assert_output --regexp "^# argus-command: pid=[0-9]+
+# argus-focus: pid=$plain
+# argus-focus: pid=$named
+# argus-focus: pid=$py\$"
+    # its comm is the name's first 15 bytes
+    assert_equal "$comm" argus-focus-sle
+    run sh -c "argus-decode '$T' | argus-to-json | head -1 | jq -c .focus"
+    assert_output "[$plain,$named,$py]"
+}
+
+# bundle DIR NAME: a copy of the fake GLib as DIR/NAME, with the soname's link
+bundle() {
+    mkdir -p "$1"
+    cp "$FAKE/glib/libglib-2.0.so.0.7400.6" "$1/$2"
+    ln -sf "$2" "$1/libglib-2.0.so.0"
+}
+
+# wait_mapped PID TEXT: until PID's maps name TEXT
+wait_mapped() {
+    for _ in $(seq 100); do
+        grep -qF "$2" "/proc/$1/maps" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+@test "--pid: the probes also go on the copy of a library a focused process maps (its own group argus_PID_1, the same events), not again on the system's file another maps; the header names both files; the copy's probes fire; nothing left (issue 30.4)" {
+    need_uprobes
+    lib="$FAKE/glib/libglib-2.0.so.0.7400.6" copy="$BATS_TEST_TMPDIR/bundle/libglib-2.0.so.0.7400.6"
+    bundle "$BATS_TEST_TMPDIR/bundle" libglib-2.0.so.0.7400.6
+    LD_PRELOAD="$copy" sleep 30 &
+    app=$!
+    LD_PRELOAD="$lib" sleep 30 &
+    other=$!
+    wait_mapped "$app" "$copy"
+    wait_mapped "$other" "$lib"
+    dispatch=$(symbol_offset "$lib" g_main_context_dispatch)
+    poll=$(symbol_offset "$lib" g_poll)
+    ARGUS_RECORD_LIBDIRS="$FAKE/glib" argus-record -q -o "$T" --instance "$NAME" --probes glib \
+        --pid "$app" --pid "$other" \
+        -- sh -c 'sleep 0.5; LD_LIBRARY_PATH="$1" exec "$0"' "$FAKE/glib/fakeloop" "$BATS_TEST_TMPDIR/bundle" &
+    pid=$!
+    wait_recording "$NAME"
+    run sh -c "grep -E '^[pr]:argus_${pid}(_[0-9]+)?/' '$TFS/uprobe_events' | sed -E 's/^([pr]):([a-z0-9_]+)\/([a-z_]+) ([^:]+):.*/\1 \2 \3 \4/'"
+    defined=$output
+    run cat "$TFS/instances/$NAME/events/argus_${pid}_1/enable"
+    enabled=$output
+    wait "$pid"
+    kill "$app" "$other"
+    assert_equal "$defined" "p argus_$pid argus_glib_dispatch $lib
+r argus_$pid argus_glib_dispatch_ret $lib
+p argus_$pid argus_glib_poll $lib
+r argus_$pid argus_glib_poll_ret $lib
+p argus_${pid}_1 argus_glib_dispatch $copy
+r argus_${pid}_1 argus_glib_dispatch_ret $copy
+p argus_${pid}_1 argus_glib_poll $copy
+r argus_${pid}_1 argus_glib_poll_ret $copy"
+    assert_equal "$enabled" 1
+    run grep '^# probe' "$T"
+    assert_output "# probe: set=glib event=argus_glib_dispatch library=$lib offset=$dispatch symbol=g_main_context_dispatch
+# probe: set=glib event=argus_glib_dispatch_ret library=$lib offset=$dispatch symbol=g_main_context_dispatch%return
+# probe: set=glib event=argus_glib_poll library=$lib offset=$poll symbol=g_poll
+# probe: set=glib event=argus_glib_poll_ret library=$lib offset=$poll symbol=g_poll%return
+# probe: set=glib event=argus_glib_dispatch library=$copy offset=$dispatch symbol=g_main_context_dispatch
+# probe: set=glib event=argus_glib_dispatch_ret library=$copy offset=$dispatch symbol=g_main_context_dispatch%return
+# probe: set=glib event=argus_glib_poll library=$copy offset=$poll symbol=g_poll
+# probe: set=glib event=argus_glib_poll_ret library=$copy offset=$poll symbol=g_poll%return"
+    # fakeloop ran on the copy: its three iterations come from group _1
+    run sh -c "argus-decode --format ftrace '$T' | argus-to-json | jq -c 'select(.type == \"runloop_invoke\" and .phase == \"begin\") | .item' | uniq -c"
+    assert_output '      3 "0x5eed000"'
+    run grep -c "argus_${pid}[_/]" "$TFS/uprobe_events"
+    assert_output 0
+    [ ! -e "$TFS/events/argus_${pid}_1" ]
+}
+
+@test "--pid: a library a focused process maps in a mount namespace of its own is probed through /proc/PID/root; a copy of a version not known is off in the header for that process, warned, and refused with --probes (issue 30.4)" {
+    need_uprobes
+    command -v unshare >/dev/null || skip "no unshare"
+    ns="$BATS_TEST_TMPDIR/ns"
+    mkdir -p "$ns"
+    unshare -m sh -c 'mount -t tmpfs argus-ns "$0" && cp "$1" "$0/" && LD_PRELOAD="$0/${1##*/}" exec sleep 30' \
+        "$ns" "$FAKE/glib/libglib-2.0.so.0.7400.6" &
+    app=$!
+    wait_mapped "$app" "$ns/libglib" || { kill "$app"; skip "no mount namespace"; }
+    [ ! -e "$ns/libglib-2.0.so.0.7400.6" ] # not in this namespace
+    bundle "$BATS_TEST_TMPDIR/new" libglib-2.0.so.0.7800.0
+    LD_PRELOAD="$BATS_TEST_TMPDIR/new/libglib-2.0.so.0.7800.0" sleep 30 &
+    newer=$!
+    wait_mapped "$newer" libglib-2.0.so.0.7800.0
+    run --separate-stderr env ARGUS_RECORD_LIBDIRS="$FAKE/glib" argus-record -o "$T" \
+        --instance "$NAME" --pid "$app" --pid "$newer" --duration 0.2
+    assert_success
+    assert_equal "${stderr%%$'\n'*}" "argus-record: probes glib not set on process $newer's libraries: $BATS_TEST_TMPDIR/new/libglib-2.0.so.0.7800.0: version 0.7800.0, which argus_glib_dispatch does not know (known: 0.50,0.52,0.54,0.56,0.58,0.60,0.62,0.64,0.66,0.68,0.70,0.72,0.74,0.76)"
+    run sh -c "grep '^# probe' '$T' | grep -v 'is not installed' | sed -E 's/ offset=.*//'"
+    assert_output "# probe: set=glib event=argus_glib_dispatch library=$FAKE/glib/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_dispatch_ret library=$FAKE/glib/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_poll library=$FAKE/glib/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_poll_ret library=$FAKE/glib/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_dispatch library=/proc/$app/root$ns/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_dispatch_ret library=/proc/$app/root$ns/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_poll library=/proc/$app/root$ns/libglib-2.0.so.0.7400.6
+# probe: set=glib event=argus_glib_poll_ret library=/proc/$app/root$ns/libglib-2.0.so.0.7400.6
+# probes: set=glib pid=$newer off=$BATS_TEST_TMPDIR/new/libglib-2.0.so.0.7800.0: version 0.7800.0, which argus_glib_dispatch does not know (known: 0.50,0.52,0.54,0.56,0.58,0.60,0.62,0.64,0.66,0.68,0.70,0.72,0.74,0.76)"
+    run --separate-stderr env ARGUS_RECORD_LIBDIRS="$FAKE/glib" argus-record -o "$T" \
+        --instance "$NAME" --probes glib --pid "$newer" --duration 0.2
+    kill "$app" "$newer"
+    assert_failure 69
+    assert_equal "$stderr" "argus-record: --probes glib: process $newer: $BATS_TEST_TMPDIR/new/libglib-2.0.so.0.7800.0: version 0.7800.0, which argus_glib_dispatch does not know (known: 0.50,0.52,0.54,0.56,0.58,0.60,0.62,0.64,0.66,0.68,0.70,0.72,0.74,0.76)"
+    [ ! -e "$TFS/instances/$NAME" ]
+    # no probe left on these files (another recorder's may be there)
+    run grep -c "$BATS_TEST_TMPDIR" "$TFS/uprobe_events"
+    assert_output 0
 }

@@ -43,6 +43,13 @@ static const char usage[] =
     "                         libdbus (D-Bus messages)\n"
     "                         (default: every set whose library is installed)\n"
     "      --no-probes        no uprobes\n"
+    "      --pid PID          focus on this running process (repeatable): the\n"
+    "                         probes also go on the libraries it has loaded\n"
+    "                         (a bundled or a container's library), and\n"
+    "                         argus diagnose ranks its hangs first, as a\n"
+    "                         launched CMD's\n"
+    "      --proc NAME        the same for each running process of that name\n"
+    "                         (its comm, or its first 15 bytes; repeatable)\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"
     "  -q, --quiet            no summary and no warnings on stderr\n"
     "  -h, --help             show this help\n"
@@ -170,9 +177,33 @@ static void add_event(const char *spec)
     opt.events[opt.n_events++] = path;
 }
 
+/* Focuses on process PID (once), or on its process when PID is a thread. */
+static void add_focus(int pid)
+{
+    int tgid = running_process(pid);
+    if (!tgid)
+        argus_usage_error("--pid %d: no such process is running", pid);
+    for (size_t i = 0; i < opt.n_focus; i++)
+        if (opt.focus[i] == tgid)
+            return;
+    opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
+    if (!opt.focus)
+        abort();
+    opt.focus[opt.n_focus++] = tgid;
+}
+
+/* --proc NAME: every running process of that name but the recorder. */
+static void add_focus_name(const char *name)
+{
+    if (!*name)
+        argus_usage_error("--proc: expected a process name");
+    if (!processes_named(name, &opt.focus, &opt.n_focus))
+        argus_usage_error("--proc %s: no process of that name is running", name);
+}
+
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
-    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES,
+    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC,
 };
 
 static void parse_args(int argc, char **argv)
@@ -187,6 +218,8 @@ static void parse_args(int argc, char **argv)
         {"instance", required_argument, 0, OPT_INSTANCE},
         {"probes", required_argument, 0, OPT_PROBES},
         {"no-probes", no_argument, 0, OPT_NO_PROBES},
+        {"pid", required_argument, 0, OPT_PID},
+        {"proc", required_argument, 0, OPT_PROC},
         {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -233,6 +266,12 @@ static void parse_args(int argc, char **argv)
         case OPT_NO_PROBES:
             probes = "none";
             break;
+        case OPT_PID:
+            add_focus((int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, ""));
+            break;
+        case OPT_PROC:
+            add_focus_name(optarg);
+            break;
         case OPT_INSTANCE:
             if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
                 strcmp(optarg, "..") == 0 || strlen(optarg) > NAME_MAX)
@@ -246,6 +285,7 @@ static void parse_args(int argc, char **argv)
         }
     }
     probes_choose(probes);
+    probes_focus(opt.focus, opt.n_focus);
     if (optind < argc)
         opt.cmd = argv + optind;
     for (size_t i = 0; i < opt.n_watches; i++)

@@ -137,6 +137,10 @@ void write_argus_header(const struct thread_list *start, const struct thread_lis
     /* the command it launched: what a user asks about first (SPIN-ORDER) */
     if (opt.cmd && st.child > 0)
         out_printf("# argus-command: pid=%d\n", (int)st.child);
+    /* the running processes --pid and --proc name: asked about like the
+     * command (SPIN-ORDER, SPIN-IDLE) */
+    for (size_t i = 0; i < opt.n_focus; i++)
+        out_printf("# argus-focus: pid=%d\n", opt.focus[i]);
     write_probes_header();
     write_watch_header();
     write_threads(start, end);

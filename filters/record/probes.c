@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* One uprobe: a function of a library (in its .dynsym: Debian's libraries
@@ -134,16 +135,39 @@ static const char *const lib_dirs[] = {
     "/usr/lib64", "/lib64", "/usr/lib", "/lib",
 };
 
+/* One probe defined: a row of the table on one file, in one group (the
+ * same event on a second file needs a group of its own: argus_PID_G). */
+struct def {
+    size_t probe;
+    unsigned group;       /* 0: argus_PID; G: argus_PID_G */
+    char path[PATH_MAX];  /* the file as given to the kernel */
+    dev_t dev;            /* the file's identity: a file probed once */
+    ino_t ino;
+    uint64_t offset;
+};
+
+/* A set not probed on the libraries a focused process maps, and why. */
+struct focus_off {
+    size_t set;
+    int pid;
+    char why[PATH_MAX + 256];
+};
+
 /* The probes defined, for restore(). */
 static struct {
-    char group[64];
-    bool defined[N_PROBES];
-    char path[N_PROBES][PATH_MAX];
-    uint64_t offset[N_PROBES];
+    char base[64];         /* argus_PID */
+    char (*group_names)[80];
+    unsigned n_groups;
+    struct def *defs;
+    size_t n_defs, cap_defs;
     bool unknown[N_SETS];  /* installed, of a version not known */
-    char why[N_SETS][PATH_MAX + 256]; /* a set not probed: why (for the header) */
+    char why[N_SETS][PATH_MAX + 256]; /* the system's set not probed: why (for the header) */
     bool chosen[N_SETS];
     bool explicit;         /* --probes: a set not probed is an error */
+    int *focus;            /* probes_focus: the processes whose libraries count */
+    size_t n_focus;
+    struct focus_off *offs;
+    size_t n_offs;
 } pr;
 
 size_t probes_n_defined;
@@ -178,6 +202,20 @@ void probes_choose(const char *list)
         if (*p)
             p++;
     }
+}
+
+void probes_focus(const int *pids, size_t n)
+{
+    free(pr.focus);
+    pr.focus = NULL;
+    pr.n_focus = 0;
+    if (!n)
+        return;
+    pr.focus = malloc(n * sizeof *pr.focus);
+    if (!pr.focus)
+        abort();
+    memcpy(pr.focus, pids, n * sizeof *pids);
+    pr.n_focus = n;
 }
 
 /* The library's file: the first directory holding SONAME, resolved to the
@@ -243,67 +281,131 @@ static uint64_t step_over(const char *path, uint64_t offset, const char *bytes)
     return same ? n : 0;
 }
 
-/* Removes probe I if it was defined; 0 or an errno. */
-static int remove_probe(size_t i)
+/* The name of group G (argus_PID, argus_PID_G), made as groups are used. */
+static const char *group_name(unsigned g)
 {
-    if (!pr.defined[i])
-        return 0;
+    while (g >= pr.n_groups) {
+        pr.group_names = realloc(pr.group_names, (pr.n_groups + 1) * sizeof *pr.group_names);
+        if (!pr.group_names)
+            abort();
+        if (pr.n_groups == 0)
+            snprintf(pr.group_names[0], sizeof *pr.group_names, "%s", pr.base);
+        else
+            snprintf(pr.group_names[pr.n_groups], sizeof *pr.group_names, "%s_%u", pr.base,
+                     pr.n_groups);
+        pr.n_groups++;
+    }
+    return pr.group_names[g];
+}
+
+/* Removes the last definition, which the kernel has; 0 or an errno. */
+static int remove_last_def(void)
+{
+    const struct def *d = &pr.defs[pr.n_defs - 1];
+    const char *event = probes[d->probe].event, *group = group_name(d->group);
     char line[256];
-    snprintf(line, sizeof line, "-:%s/%s\n", pr.group, probes[i].event);
+    snprintf(line, sizeof line, "-:%s/%s\n", group, event);
     int err = tfs_append("uprobe_events", line);
     if (err)
         argus_warn("%s/uprobe_events: cannot remove %s/%s (%s); remove it with echo '-:%s/%s' >> uprobe_events",
-                   st.root, pr.group, probes[i].event, strerror(err), pr.group, probes[i].event);
-    pr.defined[i] = false;
+                   st.root, group, event, strerror(err), group, event);
+    pr.n_defs--;
     probes_n_defined--;
     return err;
 }
 
-/* Defines the probes of set S, all or none; false with the reason in
- * pr.why[S]. */
-static bool define_set(size_t s)
+/* Probe I defined on the file DEV:INO already. */
+static bool defined_on(size_t i, dev_t dev, ino_t ino)
 {
-    char *why = pr.why[s];
-    size_t why_size = sizeof pr.why[s];
-#if !defined(__x86_64__)
-    snprintf(why, why_size, "its fetch arguments are x86-64's");
+    for (size_t k = 0; k < pr.n_defs; k++)
+        if (pr.defs[k].probe == i && pr.defs[k].dev == dev && pr.defs[k].ino == ino)
+            return true;
     return false;
+}
+
+/* The first group without probe I (its event's name is free there). */
+static unsigned free_group(size_t i)
+{
+    for (unsigned g = 0;; g++) {
+        bool used = false;
+        for (size_t k = 0; k < pr.n_defs && !used; k++)
+            used = pr.defs[k].probe == i && pr.defs[k].group == g;
+        if (!used)
+            return g;
+    }
+}
+
+/* Where the probes of one set go: per row of the table, the file as the
+ * kernel is to open it and the name whose version counts (the same but
+ * for a focused process's file reached through /proc). */
+struct place {
+    char path[PATH_MAX];
+    char name[PATH_MAX];
+    dev_t dev;
+    ino_t ino;
+    uint64_t offset;
+};
+
+/* Defines the probes of set S, all or none, on FILES (per row: the
+ * file's place, its path "" for the system's library), but those already
+ * defined on the same file. 1: some defined; 0: all were already; -1:
+ * none, with the reason in WHY (*UNKNOWN: a version not known). */
+static int define_set(size_t s, const struct place *files, char *why, size_t why_size,
+                      bool *unknown)
+{
+#if !defined(__x86_64__)
+    (void)files;
+    (void)unknown;
+    snprintf(why, why_size, "its fetch arguments are x86-64's");
+    return -1;
 #endif
-    struct place {
-        char path[PATH_MAX];
-        uint64_t offset;
-    } *places = calloc(N_PROBES, sizeof *places);
+    struct place *places = calloc(N_PROBES, sizeof *places);
     if (!places)
         abort();
     bool ok = true;
     for (size_t i = 0; i < N_PROBES && ok; i++) {
         const struct probe *p = &probes[i];
+        struct place *pl = &places[i];
+        struct stat sb;
         if (strcmp(p->set, set_names[s]) != 0)
             continue;
-        if (!find_library(p->library, places[i].path)) {
+        if (files && files[i].path[0]) {
+            *pl = files[i];
+        } else if (find_library(p->library, pl->path)) {
+            memcpy(pl->name, pl->path, sizeof pl->name);
+        } else {
             snprintf(why, why_size, "%s is not installed", p->library);
             ok = false;
-        } else if (!version_known(p->versions, file_version(places[i].path))) {
-            snprintf(why, why_size,
-                     "%s: version %s, which %s does not know (known: %s)",
-                     places[i].path, file_version(places[i].path), p->event, p->versions);
-            pr.unknown[s] = true;
+            break;
+        }
+        if (!version_known(p->versions, file_version(pl->name))) {
+            snprintf(why, why_size, "%s: version %s, which %s does not know (known: %s)",
+                     pl->name, file_version(pl->name), p->event, p->versions);
+            *unknown = true;
             ok = false;
-        } else if (!function_offset(places[i].path, p->symbol, &places[i].offset)) {
-            snprintf(why, why_size, "%s: no function %s in its symbol tables",
-                     places[i].path, p->symbol);
+        } else if (!function_offset(pl->path, p->symbol, &pl->offset)) {
+            snprintf(why, why_size, "%s: no function %s in its symbol tables", pl->path,
+                     p->symbol);
             ok = false;
-        } else if (p->step_over) {
-            places[i].offset += step_over(places[i].path, places[i].offset, p->step_over);
+        } else if (stat(pl->path, &sb) != 0) {
+            snprintf(why, why_size, "%s: %s", pl->path, strerror(errno));
+            ok = false;
+        } else {
+            pl->dev = sb.st_dev;
+            pl->ino = sb.st_ino;
+            if (p->step_over)
+                pl->offset += step_over(pl->path, pl->offset, p->step_over);
         }
     }
+    size_t first_new = pr.n_defs;
     for (size_t i = 0; i < N_PROBES && ok; i++) {
         const struct probe *p = &probes[i];
-        if (strcmp(p->set, set_names[s]) != 0)
+        if (strcmp(p->set, set_names[s]) != 0 || defined_on(i, places[i].dev, places[i].ino))
             continue;
+        unsigned g = free_group(i);
         char line[PATH_MAX + 512];
         snprintf(line, sizeof line, "%c:%s/%s %s:0x%llx %s\n", p->at_return ? 'r' : 'p',
-                 pr.group, p->event, places[i].path, (unsigned long long)places[i].offset,
+                 group_name(g), p->event, places[i].path, (unsigned long long)places[i].offset,
                  p->fetch);
         int err = tfs_append("uprobe_events", line);
         if (err) {
@@ -312,27 +414,160 @@ static bool define_set(size_t s)
             ok = false;
             break;
         }
-        pr.defined[i] = true;
-        memcpy(pr.path[i], places[i].path, sizeof pr.path[i]);
-        pr.offset[i] = places[i].offset;
+        if (pr.n_defs == pr.cap_defs) {
+            pr.cap_defs = pr.cap_defs ? pr.cap_defs * 2 : N_PROBES;
+            pr.defs = realloc(pr.defs, pr.cap_defs * sizeof *pr.defs);
+            if (!pr.defs)
+                abort();
+        }
+        struct def *d = &pr.defs[pr.n_defs++];
+        d->probe = i;
+        d->group = g;
+        memcpy(d->path, places[i].path, sizeof d->path);
+        d->dev = places[i].dev;
+        d->ino = places[i].ino;
+        d->offset = places[i].offset;
         probes_n_defined++;
     }
     free(places);
-    if (!ok) /* all or none: a set half defined would show half a loop */
-        for (size_t i = 0; i < N_PROBES; i++)
-            if (strcmp(probes[i].set, set_names[s]) == 0)
-                remove_probe(i);
-    return ok;
+    if (!ok) { /* all or none: a set half defined would show half a loop */
+        while (pr.n_defs > first_new)
+            remove_last_def();
+        return -1;
+    }
+    return pr.n_defs > first_new;
+}
+
+/* The file mapped as PATH by PID (mapping M): its place for the kernel
+ * (PATH when the root namespace's PATH is that file, else PATH under
+ * /proc/PID/root, else the mapping itself in /proc/PID/map_files: a
+ * deleted file) and its identity; false when none opens. */
+static bool mapped_place(int pid, const struct mapping *m, struct place *pl)
+{
+    char name[PATH_MAX], map_file[96];
+    snprintf(name, sizeof name, "%s", m->path);
+    size_t len = strlen(name);
+    static const char deleted[] = " (deleted)";
+    if (len > sizeof deleted - 1 && strcmp(name + len - (sizeof deleted - 1), deleted) == 0)
+        name[len - (sizeof deleted - 1)] = 0;
+    snprintf(pl->name, sizeof pl->name, "%s", name);
+    snprintf(map_file, sizeof map_file, "/proc/%d/map_files/%llx-%llx", pid,
+             (unsigned long long)m->start, (unsigned long long)m->end);
+    struct stat mapped, sb;
+    bool known = stat(map_file, &mapped) == 0;
+    char under_root[PATH_MAX + 32];
+    snprintf(under_root, sizeof under_root, "/proc/%d/root%s", pid, name);
+    const char *candidates[] = {name, under_root};
+    for (size_t c = 0; c < 2; c++) {
+        if (strlen(candidates[c]) >= sizeof pl->path || stat(candidates[c], &sb) != 0 ||
+            !S_ISREG(sb.st_mode) || access(candidates[c], R_OK) != 0)
+            continue;
+        if (known && (sb.st_dev != mapped.st_dev || sb.st_ino != mapped.st_ino))
+            continue; /* another file of that name: not the one it runs */
+        snprintf(pl->path, sizeof pl->path, "%s", candidates[c]);
+        pl->dev = sb.st_dev;
+        pl->ino = sb.st_ino;
+        return true;
+    }
+    if (!known)
+        return false;
+    snprintf(pl->path, sizeof pl->path, "%s", map_file);
+    pl->dev = mapped.st_dev;
+    pl->ino = mapped.st_ino;
+    return true;
+}
+
+/* Whether the file name of PATH is the library SONAME or one of its
+ * versions ("libglib-2.0.so.0.7400.6" for "libglib-2.0.so.0"). */
+static bool is_library(const char *path, const char *soname)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(soname);
+    return strncmp(base, soname, n) == 0 && (base[n] == 0 || base[n] == '.' || base[n] == ' ');
+}
+
+/* Whether DEV:INO is the system's library of probe I (its set, when not
+ * defined, was said not to be probed: not again per process). */
+static bool system_file(size_t i, dev_t dev, ino_t ino)
+{
+    char path[PATH_MAX];
+    struct stat sb;
+    return find_library(probes[i].library, path) && stat(path, &sb) == 0 && sb.st_dev == dev &&
+           sb.st_ino == ino;
+}
+
+/* The sets on the libraries focused process PID maps, where a file is
+ * not one probed already. */
+static void define_focus(int pid)
+{
+    struct maps maps;
+    if (!read_maps(pid, &maps)) {
+        warn_unless_quiet("--pid %d: its libraries cannot be read (%s): not probed", pid,
+                          strerror(errno));
+        return;
+    }
+    struct place *files = calloc(N_PROBES, sizeof *files);
+    if (!files)
+        abort();
+    for (size_t s = 0; s < N_SETS; s++) {
+        if (!pr.chosen[s])
+            continue;
+        memset(files, 0, N_PROBES * sizeof *files);
+        bool any_new = false;
+        for (size_t i = 0; i < N_PROBES; i++) {
+            if (strcmp(probes[i].set, set_names[s]) != 0)
+                continue;
+            for (size_t m = 0; m < maps.n; m++) {
+                if (!maps.v[m].path || !is_library(maps.v[m].path, probes[i].library) ||
+                    !mapped_place(pid, &maps.v[m], &files[i]))
+                    continue;
+                any_new |= !defined_on(i, files[i].dev, files[i].ino) &&
+                           !system_file(i, files[i].dev, files[i].ino);
+                break;
+            }
+        }
+        if (!any_new)
+            continue;
+        struct focus_off off = {.set = s, .pid = pid};
+        bool unknown = false;
+        if (define_set(s, files, off.why, sizeof off.why, &unknown) >= 0)
+            continue;
+        if (pr.explicit)
+            argus_die(EX_UNAVAILABLE, "--probes %s: process %d: %s", set_names[s], pid, off.why);
+        warn_unless_quiet("probes %s not set on process %d's libraries: %s", set_names[s], pid,
+                          off.why);
+        pr.offs = realloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs);
+        if (!pr.offs)
+            abort();
+        pr.offs[pr.n_offs++] = off;
+    }
+    free(files);
+    free_maps(&maps);
 }
 
 const char *probes_group(void)
 {
-    return pr.group;
+    return pr.base;
+}
+
+size_t probes_n_groups(void)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < pr.n_defs; k++)
+        if (pr.defs[k].group + 1 > n)
+            n = pr.defs[k].group + 1;
+    return n;
+}
+
+const char *probes_group_at(size_t g)
+{
+    return group_name((unsigned)g);
 }
 
 void probes_define(void)
 {
-    snprintf(pr.group, sizeof pr.group, "argus_%d", (int)getpid());
+    snprintf(pr.base, sizeof pr.base, "argus_%d", (int)getpid());
     bool any = false;
     for (size_t s = 0; s < N_SETS; s++)
         any |= pr.chosen[s];
@@ -346,10 +581,21 @@ void probes_define(void)
                           st.root);
         return;
     }
+    /* the system's libraries, then the files the focused processes map
+     * that are not those (a bundled or a container's library) */
+    bool failed[N_SETS] = {0};
+    for (size_t s = 0; s < N_SETS; s++)
+        if (pr.chosen[s])
+            failed[s] = define_set(s, NULL, pr.why[s], sizeof pr.why[s], &pr.unknown[s]) < 0;
+    for (size_t k = 0; k < pr.n_focus; k++)
+        define_focus(pr.focus[k]);
     for (size_t s = 0; s < N_SETS; s++) {
-        if (!pr.chosen[s] || define_set(s))
+        if (!failed[s])
             continue;
-        if (pr.explicit)
+        bool on_focus = false; /* probed on a focused process's files */
+        for (size_t k = 0; k < pr.n_defs && !on_focus; k++)
+            on_focus = strcmp(probes[pr.defs[k].probe].set, set_names[s]) == 0;
+        if (pr.explicit && !on_focus)
             argus_die(EX_UNAVAILABLE, "--probes %s: %s", set_names[s], pr.why[s]);
         /* a library not installed is the usual case: said in the header
          * only; an unknown version is worth a warning */
@@ -358,26 +604,30 @@ void probes_define(void)
     }
     if (!probes_n_defined)
         return;
-    for (size_t i = 0; i < N_PROBES; i++) {
-        if (!pr.defined[i] || !probes[i].filter)
+    for (size_t k = 0; k < pr.n_defs; k++) {
+        const struct probe *p = &probes[pr.defs[k].probe];
+        if (!p->filter)
             continue;
-        int err = tfs_write(ipath("events/%s/%s/filter", pr.group, probes[i].event),
-                            probes[i].filter);
+        const char *group = group_name(pr.defs[k].group);
+        int err = tfs_write(ipath("events/%s/%s/filter", group, p->event), p->filter);
         if (err)
             argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
-                      pr.group, probes[i].event, strerror(err));
+                      group, p->event, strerror(err));
     }
-    int err = tfs_write(ipath("events/%s/enable", pr.group), "1");
-    if (err)
-        argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance, pr.group,
-                  strerror(err));
+    for (size_t g = 0; g < probes_n_groups(); g++) {
+        const char *group = group_name((unsigned)g);
+        int err = tfs_write(ipath("events/%s/enable", group), "1");
+        if (err)
+            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance, group,
+                      strerror(err));
+    }
     n_enabled += probes_n_defined;
 }
 
 void probes_remove(void)
 {
-    for (size_t i = 0; i < N_PROBES; i++)
-        remove_probe(i);
+    while (pr.n_defs)
+        remove_last_def();
 }
 
 void write_probes_header(void)
@@ -385,15 +635,19 @@ void write_probes_header(void)
     for (size_t s = 0; s < N_SETS; s++) {
         if (!pr.chosen[s])
             continue;
-        if (pr.why[s][0]) {
-            out_printf("# probes: set=%s off=%s\n", set_names[s], pr.why[s]);
-            continue;
-        }
-        for (size_t i = 0; i < N_PROBES; i++)
-            if (pr.defined[i] && strcmp(probes[i].set, set_names[s]) == 0)
+        for (size_t k = 0; k < pr.n_defs; k++) {
+            const struct def *d = &pr.defs[k];
+            const struct probe *p = &probes[d->probe];
+            if (strcmp(p->set, set_names[s]) == 0)
                 out_printf("# probe: set=%s event=%s library=%s offset=0x%llx symbol=%s%s\n",
-                           set_names[s], probes[i].event, pr.path[i],
-                           (unsigned long long)pr.offset[i], probes[i].symbol,
-                           probes[i].at_return ? "%return" : "");
+                           set_names[s], p->event, d->path, (unsigned long long)d->offset,
+                           p->symbol, p->at_return ? "%return" : "");
+        }
+        if (pr.why[s][0])
+            out_printf("# probes: set=%s off=%s\n", set_names[s], pr.why[s]);
+        for (size_t k = 0; k < pr.n_offs; k++)
+            if (pr.offs[k].set == s)
+                out_printf("# probes: set=%s pid=%d off=%s\n", set_names[s], pr.offs[k].pid,
+                           pr.offs[k].why);
     }
 }

@@ -59,6 +59,8 @@ struct options {
     size_t n_watches;
     char instance_name[NAME_MAX + 1];
     bool quiet;
+    int *focus;          /* --pid, --proc: the processes focused */
+    size_t n_focus;
     char **cmd;          /* NULL: no command */
 };
 extern struct options opt;
@@ -120,6 +122,15 @@ extern size_t probes_n_defined;
 const char *probes_group(void);
 /* the sets to probe: LIST (comma-separated, "none"), NULL: every one */
 void probes_choose(const char *list);
+/* the processes whose libraries are probed too (--pid, --proc): the
+ * files they map of each set's libraries where these are not the
+ * system's (a bundled library, a container's), each file once; before
+ * probes_define */
+void probes_focus(const int *pids, size_t n);
+/* the uprobe groups defined: probes_group() and, for the same events on
+ * other files, "argus_PID_G" (G from 1) */
+size_t probes_n_groups(void);
+const char *probes_group_at(size_t g);
 /* defines and enables them in the instance (after the events) */
 void probes_define(void);
 void probes_remove(void);
@@ -141,6 +152,12 @@ struct thread_list {
 };
 
 bool read_thread(int tgid, int tid, struct thread_info *t);
+/* The process of thread PID (its Tgid), 0 when none is running. */
+int running_process(int pid);
+/* Appends to PIDS (N of them) the running processes named NAME (their
+ * comm, or NAME's first 15 bytes), each once, but the caller; returns how
+ * many are so named (0: none, or /proc unreadable). */
+size_t processes_named(const char *name, int **pids, size_t *n);
 /* T's comm, parent and kernel flag from the text of a /proc stat file
  * (parse.c) */
 bool parse_thread_stat(const char *buf, struct thread_info *t);

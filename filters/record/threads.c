@@ -82,3 +82,62 @@ void sort_threads(struct thread_list *list)
     if (list->n)
         qsort(list->v, list->n, sizeof *list->v, by_tid);
 }
+
+int running_process(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int tgid = 0;
+    while (fgets(buf, sizeof buf, f))
+        if (strncmp(buf, "Tgid:", 5) == 0) {
+            tgid = atoi(buf + 5);
+            break;
+        }
+    fclose(f);
+    return tgid > 0 ? tgid : 0;
+}
+
+/* A process's comm is its name's first 15 bytes (TASK_COMM_LEN - 1): a
+ * comm of 15 bytes matches a longer NAME that starts with it, as
+ * find-spinning's --proc does. */
+size_t processes_named(const char *name, int **pids, size_t *n)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    size_t found = 0;
+    struct dirent *de;
+    while ((de = readdir(proc))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0 || pid > INT_MAX || pid == getpid())
+            continue;
+        char path[64], comm[64];
+        snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        bool got = fgets(comm, sizeof comm, f) != NULL;
+        fclose(f);
+        if (!got)
+            continue;
+        comm[strcspn(comm, "\n")] = 0;
+        if (strcmp(comm, name) != 0 && !(strlen(comm) == 15 && strncmp(comm, name, 15) == 0))
+            continue;
+        found++;
+        bool seen = false;
+        for (size_t i = 0; i < *n && !seen; i++)
+            seen = (*pids)[i] == pid;
+        if (seen)
+            continue;
+        *pids = realloc(*pids, (*n + 1) * sizeof **pids);
+        if (!*pids)
+            abort();
+        (*pids)[(*n)++] = (int)pid;
+    }
+    closedir(proc);
+    return found;
+}

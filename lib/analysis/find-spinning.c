@@ -4,6 +4,7 @@
  * the command line is filters/find-spinning.c, argus-analyze runs it with
  * the stages after it). */
 #include "argus/analysis/find-spinning.h"
+#include "argus/decode/decoder.h"
 #include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/table.h"
@@ -294,6 +295,9 @@ typedef struct watch {
     uint64_t limit;
     uint64_t launched;          /* the header's "launched": the recorded
                                    command's pid, 0 if none */
+    uint64_t focus[ARGUS_MAX_FOCUS]; /* the header's "focus": the running
+                                   processes the recording focused on */
+    int nfocus;
     argus_table parents;        /* pid -> the pid that forked it */
 } watch;
 
@@ -441,12 +445,23 @@ static void index_parents(const argus_graph *g, argus_table *parents)
         }
 }
 
-/* Whether PID is the launched command or was forked, however deep, by it
- * (a bound on the walk: pids are reused). */
+/* Whether PID is the launched command or a focused process (the header's
+ * "focus": argus-record --pid, --proc), or was forked, however deep, by
+ * one (a bound on the walk: pids are reused). */
+static bool asked_about(const watch *w, uint64_t pid)
+{
+    if (w->launched && pid == w->launched)
+        return true;
+    for (int i = 0; i < w->nfocus; i++)
+        if (pid == w->focus[i])
+            return true;
+    return false;
+}
+
 static bool in_launched_tree(const watch *w, uint64_t pid)
 {
-    for (int depth = 0; w->launched && depth < 64; depth++) {
-        if (pid == w->launched)
+    for (int depth = 0; (w->launched || w->nfocus) && depth < 64; depth++) {
+        if (asked_about(w, pid))
             return true;
         const uint64_t *up = argus_table_get(&w->parents, pid);
         if (!up)
@@ -1043,6 +1058,8 @@ argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *he
     const argus_field *lf = argus_get_named(header, "launched");
     if (lf && lf->kind == ARGUS_V_UINT)
         sp->w.launched = lf->u;
+    int nfocus = argus_get_named_uint_array(header, "focus", sp->w.focus, ARGUS_MAX_FOCUS);
+    sp->w.nfocus = nfocus > 0 ? nfocus : 0;
     argus_table_init(&sp->w.parents, sizeof(uint64_t));
     uint64_t hang_ms = sp->o.hang_ms;
     uint64_t loop_ms = hang_ms != HANG_LINUX_DEFAULT ? hang_ms

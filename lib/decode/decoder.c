@@ -74,7 +74,16 @@ void argus_put_stream_header_launched(argus_writer *w, const char *source, bool 
                                       uint64_t t0, bool have_origin, uint64_t origin,
                                       uint64_t launched, const char *command)
 {
-    argus_put_map(w, 5 + have_t0 + have_origin + (launched != 0));
+    argus_put_stream_header_focus(w, source, have_t0, t0, have_origin, origin, launched, NULL, 0,
+                                  command);
+}
+
+void argus_put_stream_header_focus(argus_writer *w, const char *source, bool have_t0,
+                                   uint64_t t0, bool have_origin, uint64_t origin,
+                                   uint64_t launched, const uint64_t *focus, size_t n_focus,
+                                   const char *command)
+{
+    argus_put_map(w, 5 + have_t0 + have_origin + (launched != 0) + (n_focus != 0));
     PUT_LIT(w, "type");
     PUT_LIT(w, "stream");
     PUT_LIT(w, "format");
@@ -94,6 +103,12 @@ void argus_put_stream_header_launched(argus_writer *w, const char *source, bool 
     if (launched) {
         PUT_LIT(w, "launched");
         argus_put_uint(w, launched);
+    }
+    if (n_focus) {
+        PUT_LIT(w, "focus");
+        argus_put_array(w, n_focus);
+        for (size_t i = 0; i < n_focus; i++)
+            argus_put_uint(w, focus[i]);
     }
     PUT_LIT(w, "stages");
     argus_put_array(w, 1);

@@ -124,6 +124,10 @@ struct argus_ft {
     bool have_clock;
     uint64_t clock_mono, clock_real;
     uint64_t launched;     /* "# argus-command: pid=N": the command's pid */
+    /* "# argus-focus: pid=N" (argus-record --pid, --proc): the running
+     * processes asked about, each once (DEC-FOCUS) */
+    uint64_t focus[ARGUS_MAX_FOCUS];
+    size_t n_focus;
     /* DEC-LAUNCHED without that line (argus-record before it wrote one):
      * the recorder's pid ("# recorded by argus-record V: instance
      * argus-PID"), and the other processes its header lists as
@@ -659,9 +663,9 @@ static void write_header(argus_ft *d, const line_slot *s)
               d->clock_real + s->ts >= d->clock_mono; /* not before 1970 */
     uint64_t launched = d->launched ? d->launched
                         : d->n_held_children == 1 ? d->held_child : 0;
-    argus_put_stream_header_launched(d->w, "ftrace", t0,
-                                     t0 ? d->clock_real + s->ts - d->clock_mono : 0, origin,
-                                     s->ts, launched, d->o.command);
+    argus_put_stream_header_focus(d->w, "ftrace", t0,
+                                  t0 ? d->clock_real + s->ts - d->clock_mono : 0, origin, s->ts,
+                                  launched, d->focus, d->n_focus, d->o.command);
     d->header_written = true;
 }
 
@@ -674,6 +678,18 @@ static uint64_t parse_pid_field(const char *p, size_t n)
     for (; i < n && p[i] >= '0' && p[i] <= '9' && i < 10; i++)
         v = v * 10 + (uint64_t)(p[i] - '0');
     return i > 0 && (i == n || p[i] == ' ' || p[i] == '\r' || p[i] == '\n') ? v : 0;
+}
+
+/* A focused process's pid (DEC-FOCUS): each once, up to ARGUS_MAX_FOCUS;
+ * 0 (not a pid) is none. */
+static void add_focus(argus_ft *d, uint64_t pid)
+{
+    if (!pid || d->n_focus == ARGUS_MAX_FOCUS)
+        return;
+    for (size_t i = 0; i < d->n_focus; i++)
+        if (d->focus[i] == pid)
+            return;
+    d->focus[d->n_focus++] = pid;
 }
 
 /* The recorder's pid in "# recorded by argus-record V: instance
@@ -2964,6 +2980,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         static const char tag[] = "# argus-thread:";
         static const char clock[] = "# argus-clock:";
         static const char command[] = "# argus-command: pid=";
+        static const char focus[] = "# argus-focus: pid=";
         static const char recorder[] = "# recorded by argus-record ";
         if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0)
             map_thread_line(d, p + i + sizeof tag - 1, n - i - (sizeof tag - 1));
@@ -2972,6 +2989,8 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         else if (n - i > sizeof command - 1 && memcmp(p + i, command, sizeof command - 1) == 0)
             d->launched = parse_pid_field(p + i + sizeof command - 1,
                                           n - i - (sizeof command - 1));
+        else if (n - i > sizeof focus - 1 && memcmp(p + i, focus, sizeof focus - 1) == 0)
+            add_focus(d, parse_pid_field(p + i + sizeof focus - 1, n - i - (sizeof focus - 1)));
         else if (n - i > sizeof recorder - 1 && memcmp(p + i, recorder, sizeof recorder - 1) == 0)
             d->recorder_pid = recorder_pid(p + i, n - i);
         return 0;

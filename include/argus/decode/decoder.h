@@ -40,6 +40,15 @@ void argus_put_stream_header_origin(argus_writer *w, const char *source, bool ha
 void argus_put_stream_header_launched(argus_writer *w, const char *source, bool have_t0,
                                       uint64_t t0, bool have_origin, uint64_t origin,
                                       uint64_t launched, const char *command);
+/* The same with "focus" (after "launched", when N_FOCUS is not 0): the
+ * pids of the running processes the recording was focused on
+ * (argus-record's "# argus-focus:", --pid and --proc), at most
+ * ARGUS_MAX_FOCUS. */
+#define ARGUS_MAX_FOCUS 64
+void argus_put_stream_header_focus(argus_writer *w, const char *source, bool have_t0,
+                                   uint64_t t0, bool have_origin, uint64_t origin,
+                                   uint64_t launched, const uint64_t *focus, size_t n_focus,
+                                   const char *command);
 /* A thread record; NAME may be empty or NULL (left out), PROC empty is
  * "unknown"; main and kernel are written when true, PARENT (the pid of the
  * process that forked it) when not 0. */
