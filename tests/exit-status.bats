@@ -80,6 +80,20 @@ Try 'argus diagnose --help' for more information." ;;
         "argus-cache-key:74") cmd="argus-cache-key x" out=/dev/full
             expect="argus-cache-key: write error: No space left on device" ;;
         "argus-record:0") cmd="argus-record --help" expect="" ;;
+        "argus-watch:0") cmd="argus-watch -q --replay fixtures/real/gui-dbus/normal.txt.gz --dir $BATS_TEST_TMPDIR/w"
+            expect="" ;;
+        "argus-watch:65") cmd="argus-watch -q --replay fixtures/demo/hang.jsonl --dir $BATS_TEST_TMPDIR/w"
+            expect="argus-watch: fixtures/demo/hang.jsonl: no event line (argus-watch --replay reads ftrace text, as argus-record writes it)" ;;
+        "argus-watch:69") [ "$(id -u)" = 0 ] || return 2
+            mkdir -p "$BATS_TEST_TMPDIR/notracefs"
+            cmd="env ARGUS_TRACEFS=$BATS_TEST_TMPDIR/notracefs argus-watch --dir $BATS_TEST_TMPDIR/w"
+            expect="argus-watch: tracefs unavailable: $BATS_TEST_TMPDIR/notracefs (ARGUS_TRACEFS) is not a tracefs directory with instances/" ;;
+        "argus-watch:73") cmd="argus-watch --replay fixtures/real/gui-dbus/normal.txt.gz --dir /dev/null/w"
+            expect="argus-watch: /dev/null/w: cannot create it (Not a directory)" ;;
+        "argus-watch:77") [ "$(id -u)" != 0 ] || command -v setpriv > /dev/null || return 2
+            cmd="argus-watch --dir $BATS_TEST_TMPDIR/w"
+            [ "$(id -u)" != 0 ] || cmd="setpriv --reuid=nobody --regid=nogroup --clear-groups $ARGUS_BIN/$cmd"
+            expect="argus-watch: needs root to use tracefs (run it with sudo)" ;;
         "argus-record:69") [ "$(id -u)" = 0 ] || return 2
             mkdir -p "$BATS_TEST_TMPDIR/notracefs"
             cmd="env ARGUS_TRACEFS=$BATS_TEST_TMPDIR/notracefs argus-record -o $BATS_TEST_TMPDIR/t -- true"

@@ -310,6 +310,32 @@ static uint64_t mono_ns(clockid_t clock)
 
 static int signal_fd = -1;
 
+/* The processes --pid and --proc name that run now: the probes go on the
+ * libraries they map too, and the windows say them (# argus-focus:), as
+ * for argus-record --pid and --proc. A program --proc names that starts
+ * later is watched all the same (WATCH-SCOPE). */
+static void focus_running(void)
+{
+    for (size_t i = 0; i < wopt.n_pids; i++) {
+        int tgid = running_process(wopt.pids[i]);
+        if (!tgid)
+            argus_usage_error("--pid %d: no such process is running", wopt.pids[i]);
+        wopt.pids[i] = tgid; /* a thread's id names its process */
+        bool seen = false;
+        for (size_t k = 0; k < opt.n_focus; k++)
+            seen |= opt.focus[k] == tgid;
+        if (seen)
+            continue;
+        opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
+        if (!opt.focus)
+            abort();
+        opt.focus[opt.n_focus++] = tgid;
+    }
+    for (size_t i = 0; i < wopt.n_procs; i++)
+        processes_named(wopt.procs[i], &opt.focus, &opt.n_focus);
+    probes_focus(opt.focus, opt.n_focus);
+}
+
 static void take_signals(bool *child_ended)
 {
     struct signalfd_siginfo si;
@@ -361,9 +387,12 @@ static int setup_detection(void)
         "argus_tcl_service", "argus_tcl_service_ret", "argus_tcl_wait", "argus_tcl_wait_ret",
         "argus_gtk_event", "argus_qt_key", "argus_qt_mouse", "argus_tk_event",
     };
+    /* every group: a focused process's own copy of a library has its
+     * probes in a group of its own */
     if (probes_n_defined)
-        for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
-            tfs_write(dpath("events/%s/%s/enable", probes_group(), probes[i]), "1");
+        for (size_t g = 0; g < probes_n_groups(); g++)
+            for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
+                tfs_write(dpath("events/%s/%s/enable", probes_group_at(g), probes[i]), "1");
     int fd = openat(st.root_fd, dpath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("trace_pipe"), strerror(errno));
@@ -405,8 +434,6 @@ static bool drain(int pipe_fd, char *buf, size_t size, size_t *kept)
 
 static void live(void)
 {
-    if (geteuid() != 0)
-        argus_die(EX_NOPERM, "needs root to use tracefs (run it with sudo)");
     sigset_t block_set;
     sigemptyset(&block_set);
     sigaddset(&block_set, SIGINT);
@@ -421,6 +448,7 @@ static void live(void)
 
     st.owner = getpid();
     atexit(restore);
+    focus_running();
     find_tracefs();
     setup_instance();
     /* the ring is read while it is written (pause-on-trace: a reader of
@@ -491,6 +519,8 @@ int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
     parse_args(argc, argv);
+    if (!wopt.replay && geteuid() != 0)
+        argus_die(EX_NOPERM, "needs root to use tracefs (run it with sudo)");
     if (mkdir(wopt.dir, 0755) != 0 && errno != EEXIST)
         argus_die(EX_CANTCREAT, "%s: cannot create it (%s)", wopt.dir, strerror(errno));
     struct stat sb;
