@@ -177,30 +177,6 @@ static void add_event(const char *spec)
     opt.events[opt.n_events++] = path;
 }
 
-/* Focuses on process PID (once), or on its process when PID is a thread. */
-static void add_focus(int pid)
-{
-    int tgid = running_process(pid);
-    if (!tgid)
-        argus_usage_error("--pid %d: no such process is running", pid);
-    for (size_t i = 0; i < opt.n_focus; i++)
-        if (opt.focus[i] == tgid)
-            return;
-    opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
-    if (!opt.focus)
-        abort();
-    opt.focus[opt.n_focus++] = tgid;
-}
-
-/* --proc NAME: every running process of that name but the recorder. */
-static void add_focus_name(const char *name)
-{
-    if (!*name)
-        argus_usage_error("--proc: expected a process name");
-    if (!processes_named(name, &opt.focus, &opt.n_focus))
-        argus_usage_error("--proc %s: no process of that name is running", name);
-}
-
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
     OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC,
@@ -242,15 +218,9 @@ static void parse_args(int argc, char **argv)
         case OPT_BUFFER_MB:
             opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");
             break;
-        case OPT_DURATION: {
-            char *end;
-            errno = 0;
-            double d = strtod(optarg, &end);
-            if (!*optarg || *end || errno || !(d > 0) || d > 1e9 || isspace((unsigned char)*optarg))
-                argus_usage_error("--duration %s: expected seconds > 0 (like 5 or 0.5)", optarg);
-            opt.duration = d;
+        case OPT_DURATION:
+            opt.duration = parse_duration(optarg);
             break;
-        }
         case OPT_EVENT:
             add_event(optarg);
             break;
@@ -267,16 +237,13 @@ static void parse_args(int argc, char **argv)
             probes = "none";
             break;
         case OPT_PID:
-            add_focus((int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, ""));
+            focus_pid((int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, ""));
             break;
         case OPT_PROC:
-            add_focus_name(optarg);
+            focus_name(optarg, true);
             break;
         case OPT_INSTANCE:
-            if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
-                strcmp(optarg, "..") == 0 || strlen(optarg) > NAME_MAX)
-                argus_usage_error("--instance %s: expected a directory name", optarg);
-            snprintf(opt.instance_name, sizeof opt.instance_name, "%s", optarg);
+            set_instance_name(optarg);
             break;
         case '?':
             argus_bad_option(argv);

@@ -9,6 +9,7 @@
  *   threads.c  the threads in /proc at the start and at the end
  *   symbols.c  ELF symbols of a running process
  *   watch.c    --watch: hardware watchpoints, perf rings, BPF
+ *   options.c  the options argus-record and argus-watch parse alike
  *   output.c   writing the trace and argus's lines
  *   parse.c    what it parses of the kernel's text (trace, maps, stat) */
 #ifndef ARGUS_RECORD_H
@@ -65,6 +66,16 @@ struct options {
 };
 extern struct options opt;
 
+/* Options both argus-record and argus-watch take (options.c); a bad
+ * value is a usage error. */
+double parse_duration(const char *arg);       /* --duration: seconds > 0 */
+void set_instance_name(const char *arg);      /* --instance */
+/* --pid: focuses on PID's process (once); returns it */
+int focus_pid(int pid);
+/* --proc: focuses on every running process of that name but the caller;
+ * none running is a usage error when MUST_RUN */
+void focus_name(const char *name, bool must_run);
+
 /* SIGINT/SIGTERM/SIGHUP seen, and the last of them (main.c). */
 extern volatile sig_atomic_t stop_signals, last_signal;
 
@@ -107,6 +118,8 @@ int tfs_read(const char *path, char *buf, size_t size);
 bool tfs_exists(const char *path);
 /* PATH under the instance (a static buffer) */
 const char *ipath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* PATH under argus-watch's detection instance (a static buffer) */
+const char *dpath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---------------------------------------------------------------------- */
 /* Events (events.c) */

@@ -64,14 +64,32 @@ bool tfs_exists(const char *path)
     return faccessat(st.root_fd, path, F_OK, 0) == 0;
 }
 
+/* PATH under instance DIR, in BUF. */
+static const char *vpath(char *buf, size_t size, const char *dir, const char *fmt, va_list ap)
+{
+    int n = snprintf(buf, size, "%s/", dir);
+    vsnprintf(buf + n, size - (size_t)n, fmt, ap);
+    return buf;
+}
+
 /* PATH under the instance. */
 const char *ipath(const char *fmt, ...)
 {
     static char buf[PATH_MAX + 256];
-    int n = snprintf(buf, sizeof buf, "%s/", st.instance);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    vpath(buf, sizeof buf, st.instance, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+/* PATH under argus-watch's detection instance. */
+const char *dpath(const char *fmt, ...)
+{
+    static char buf[PATH_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vpath(buf, sizeof buf, st.detect_instance, fmt, ap);
     va_end(ap);
     return buf;
 }

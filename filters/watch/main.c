@@ -87,7 +87,6 @@ enum {
     OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY, OPT_NOTIFY,
 };
 
-static double duration;
 
 static void parse_args(int argc, char **argv)
 {
@@ -151,20 +150,11 @@ static void parse_args(int argc, char **argv)
             probes = "none";
             break;
         case OPT_INSTANCE:
-            if (!*optarg || strchr(optarg, '/') || strcmp(optarg, ".") == 0 ||
-                strcmp(optarg, "..") == 0 || strlen(optarg) > NAME_MAX)
-                argus_usage_error("--instance %s: expected a directory name", optarg);
-            snprintf(opt.instance_name, sizeof opt.instance_name, "%s", optarg);
+            set_instance_name(optarg);
             break;
-        case OPT_DURATION: {
-            char *end;
-            errno = 0;
-            double d = strtod(optarg, &end);
-            if (!*optarg || *end || errno || !(d > 0) || d > 1e9 || isspace((unsigned char)*optarg))
-                argus_usage_error("--duration %s: expected seconds > 0 (like 5 or 0.5)", optarg);
-            duration = d;
+        case OPT_DURATION:
+            opt.duration = parse_duration(optarg);
             break;
-        }
         case OPT_REPLAY:
             wopt.replay = optarg;
             break;
@@ -316,23 +306,10 @@ static int signal_fd = -1;
  * later is watched all the same (WATCH-SCOPE). */
 static void focus_running(void)
 {
-    for (size_t i = 0; i < wopt.n_pids; i++) {
-        int tgid = running_process(wopt.pids[i]);
-        if (!tgid)
-            argus_usage_error("--pid %d: no such process is running", wopt.pids[i]);
-        wopt.pids[i] = tgid; /* a thread's id names its process */
-        bool seen = false;
-        for (size_t k = 0; k < opt.n_focus; k++)
-            seen |= opt.focus[k] == tgid;
-        if (seen)
-            continue;
-        opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
-        if (!opt.focus)
-            abort();
-        opt.focus[opt.n_focus++] = tgid;
-    }
+    for (size_t i = 0; i < wopt.n_pids; i++)
+        wopt.pids[i] = focus_pid(wopt.pids[i]); /* a thread's id names its process */
     for (size_t i = 0; i < wopt.n_procs; i++)
-        processes_named(wopt.procs[i], &opt.focus, &opt.n_focus);
+        focus_name(wopt.procs[i], false);
     probes_focus(opt.focus, opt.n_focus);
 }
 
@@ -347,18 +324,6 @@ static void take_signals(bool *child_ended)
             last_signal = (int)si.ssi_signo;
         }
     }
-}
-
-/* PATH under the detection instance (a static buffer) */
-static const char *dpath(const char *fmt, ...)
-{
-    static char buf[PATH_MAX + 256];
-    int n = snprintf(buf, sizeof buf, "%s/", st.detect_instance);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
-    va_end(ap);
-    return buf;
 }
 
 /* The detection instance (WATCH-EVENTS): the events the hangs are found
@@ -487,7 +452,7 @@ static void live(void)
             break;
         }
         uint64_t now = mono_ns(CLOCK_MONOTONIC);
-        if (duration > 0 && now - started >= (uint64_t)(duration * 1e9)) {
+        if (opt.duration > 0 && now - started >= (uint64_t)(opt.duration * 1e9)) {
             why = "--duration";
             break;
         }

@@ -1,0 +1,49 @@
+/* argus-record (and argus-watch, which records with its parts): the
+ * options both parse alike, --duration, --instance, --pid and --proc. */
+#include "record.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+double parse_duration(const char *arg)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(arg, &end);
+    if (!*arg || *end || errno || !(d > 0) || d > 1e9 || isspace((unsigned char)*arg))
+        argus_usage_error("--duration %s: expected seconds > 0 (like 5 or 0.5)", arg);
+    return d;
+}
+
+void set_instance_name(const char *arg)
+{
+    if (!*arg || strchr(arg, '/') || strcmp(arg, ".") == 0 || strcmp(arg, "..") == 0 ||
+        strlen(arg) > NAME_MAX)
+        argus_usage_error("--instance %s: expected a directory name", arg);
+    snprintf(opt.instance_name, sizeof opt.instance_name, "%s", arg);
+}
+
+int focus_pid(int pid)
+{
+    int tgid = running_process(pid);
+    if (!tgid)
+        argus_usage_error("--pid %d: no such process is running", pid);
+    for (size_t i = 0; i < opt.n_focus; i++)
+        if (opt.focus[i] == tgid)
+            return tgid;
+    opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
+    if (!opt.focus)
+        abort();
+    opt.focus[opt.n_focus++] = tgid;
+    return tgid;
+}
+
+void focus_name(const char *name, bool must_run)
+{
+    if (!*name)
+        argus_usage_error("--proc: expected a process name");
+    if (!processes_named(name, &opt.focus, &opt.n_focus) && must_run)
+        argus_usage_error("--proc %s: no process of that name is running", name);
+}
