@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/probe-cost.sh: what argus-record's uprobes (filters/record/probes.c)
-# cost a busy GTK 3 app (issue 13 item 5; docs/performance.md, "Probes").
+# cost a busy GTK 3 app (docs/performance.md, "Probes").
 #
 # A python3-gi GTK 3 app under an Xvfb of its own runs, for a fixed time,
 # in each of three modes:

@@ -14,7 +14,7 @@
 #                files from bench/gen-kdebug that argus-decode --format
 #                kdebug is timed on (default "200 2000"; empty: none)
 #   BENCH_GRAPH_MB  sizes in MB of the kdebug files that \`argus graph\` is
-#                timed on beside \`argus-decode\` (issue 14; default "250";
+#                timed on beside \`argus-decode\` (default "250";
 #                empty: none); needs bench/gen-kdebug
 #   BENCH_FTRACE_LINES  line counts of the Linux ftrace text files from
 #                bench/gen-ftrace that argus-decode --format ftrace is timed
@@ -201,7 +201,7 @@ for n in $sizes; do
         measure argus-similar "$n" "$(size_of "$tmp/hangs")" bin/argus-similar --in "$base" "$tmp/hangs"
         bin/argus-similar --in "$base" "$tmp/hangs" >"$tmp/similar"
         measure argus-diff "$n" "$(size_of "$tmp/similar")" bin/argus-diff --baseline "$base" "$tmp/similar"
-        # issue 14.3: the diagnosis half in one process, beside the pipe of
+        # the diagnosis half in one process, beside the pipe of
         # its four programs and one validate of the graph (CPU)
         if [ -x bin/argus-analyze ]; then
             measure argus-analyze "$n" "$(size_of "$graph")" bin/argus-analyze --baseline "$base" "$graph"
@@ -250,7 +250,7 @@ for n in $sizes; do
     fi
 done
 
-# ---- kdebug (issue 5): argus-decode --format kdebug on RAW_VERSION1 files
+# ---- kdebug: argus-decode --format kdebug on RAW_VERSION1 files
 # Target: >= 300 MB/s of input on one core, peak RSS flat in the file size.
 kdebug_target=300
 kdebug_rows=()
@@ -333,7 +333,7 @@ if $have_kdebug && [ -n "$kdebug_sizes" ]; then
     fi
 fi
 
-# ---- the graph beside its decoder (issue 14): CPU of `argus graph K`
+# ---- the graph beside its decoder: CPU of `argus graph K`
 # against CPU of `argus-decode K` on one kdebug file, measured in turns
 # (decode, graph, graph --no-chain, again) so that the machine's load
 # falls on all three alike. Target: the graph <= 3x the decoder's CPU;
@@ -381,7 +381,7 @@ if $have_kdebug && [ -n "$graph_mb" ]; then
     done
 fi
 
-# ---- ftrace (issue 6): argus-decode --format ftrace on Linux ftrace text
+# ---- ftrace: argus-decode --format ftrace on Linux ftrace text
 # Target: >= 1M lines/s on one core, peak RSS flat in the file size. Next
 # to it, on the same files: floors that parse less (wc -l reads and finds
 # the lines; mawk splits each line at ": " and counts the event names) and,
@@ -645,7 +645,7 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     fi
     if $have_kdebug && [ -n "$kdebug_sizes" ]; then
         echo
-        echo "## kdebug decoding (issue 5)"
+        echo "## kdebug decoding"
         echo
         echo "- input: \`bench/gen-kdebug --size-mb MB --seed $seed\` (RAW_VERSION1, 1000 threads,"
         echo "  8 CPUs, 64-byte records); \`bin/argus-decode --format kdebug FILE\` to /dev/null"
@@ -682,7 +682,7 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     fi
     if [ ${#graph_rows[@]} -gt 0 ]; then
         echo
-        echo "## argus graph beside its decoder (issue 14)"
+        echo "## argus graph beside its decoder"
         echo
         echo "- input: \`bench/gen-kdebug --size-mb MB --seed $seed\`; each command reads the"
         echo "  file and writes to /dev/null; CPU: user + system seconds of the command and"
@@ -695,7 +695,7 @@ cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
     fi
     if $have_ftrace; then
         echo
-        echo "## ftrace text decoding (issue 6)"
+        echo "## ftrace text decoding"
         echo
         echo "- input: \`bench/gen-ftrace --lines N --seed $seed\` (tracefs \`trace\` text as"
         echo "  argus-record writes it: 4 CPUs, 40 processes, (TGID) and flags columns,"

@@ -1,4 +1,4 @@
-/* argus-diff: the assisted graph diff (seed 004 AssistedGraphDiff): for
+/* argus-diff: the assisted graph diff (the paper's AssistedGraphDiff): for
  * each hang node, walk its similar node's causal path in a baseline graph
  * and name the threads that acted there but were blocked or busy here
  * (docs/stages/diff.md). */

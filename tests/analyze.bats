@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # argus-analyze: find-spinning, similar, diff and report in one process,
-# each graph loaded once (issue 14.3). What it prints must be what the pipe
+# each graph loaded once. What it prints must be what the pipe
 # of the four programs prints, byte for byte.
 
 load test_helper
@@ -28,7 +28,7 @@ graph_pairs() {
     done
 }
 
-@test "argus-analyze prints the report of find-spinning | similar | diff | report byte for byte, with and without baseline, text and markdown, on every diagnosis fixture and real recording (issue 14.3)" {
+@test "argus-analyze prints the report of find-spinning | similar | diff | report byte for byte, with and without baseline, text and markdown, on every diagnosis fixture and real recording" {
     local n=0 g b fmt
     while read -r g b; do
         for fmt in text markdown; do
@@ -48,7 +48,7 @@ graph_pairs() {
     [ "$n" -eq "$want" ] || { echo "$n pairs, not $want"; return 1; }
 }
 
-@test "argus-analyze --keep writes the pipe's findings stream: the graph, then each stage's records (issue 14.3)" {
+@test "argus-analyze --keep writes the pipe's findings stream: the graph, then each stage's records" {
     argus graph fixtures/diagnose/textedit.bug.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     argus graph fixtures/diagnose/textedit.base.jsonl > "$BATS_TEST_TMPDIR/b.graph"
     cd "$BATS_TEST_TMPDIR"
@@ -67,7 +67,7 @@ graph_pairs() {
  1 culprit'
 }
 
-@test "argus-analyze reads each graph once: the graph on stdin and the baseline from a FIFO, both read a single time (issue 14.3)" {
+@test "argus-analyze reads each graph once: the graph on stdin and the baseline from a FIFO, both read a single time" {
     argus graph fixtures/diagnose/copy-paste.bug.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     argus graph fixtures/diagnose/copy-paste.base.jsonl > "$BATS_TEST_TMPDIR/b.graph"
     argus-find-spinning "$BATS_TEST_TMPDIR/t.graph" | argus-similar --in "$BATS_TEST_TMPDIR/b.graph" \
@@ -81,7 +81,7 @@ graph_pairs() {
     assert_line --partial 'Culprits'
 }
 
-@test "argus-analyze -v prints find-spinning's, similar's and diff's counters as the programs' -v do (issue 14.3)" {
+@test "argus-analyze -v prints find-spinning's, similar's and diff's counters as the programs' -v do" {
     argus graph fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     argus graph fixtures/demo/normal.jsonl > "$BATS_TEST_TMPDIR/b.graph"
     cd "$BATS_TEST_TMPDIR"
@@ -109,7 +109,7 @@ graph_pairs() {
     assert_failure 66
 }
 
-@test "argus diagnose runs argus-analyze, not the four programs (issue 14.3)" {
+@test "argus diagnose runs argus-analyze, not the four programs" {
     local bin=$BATS_TEST_TMPDIR/bin s
     mkdir -p "$bin"
     cp "$ARGUS_BIN"/argus "$ARGUS_BIN"/argus-* "$bin/"

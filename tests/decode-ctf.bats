@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # argus-decode --format ctf: CTF trace directories, LTTng kernel traces and
-# perf data convert --to-ctf, read with libbabeltrace2 (issue 29 point 3,
-# docs/inputs/ctf.md). The traces are real (fixtures/ctf/, its README.md
+# perf data convert --to-ctf, read with libbabeltrace2
+# (docs/inputs/ctf.md). The traces are real (fixtures/ctf/, its README.md
 # says where each comes from); each event becomes the ftrace line of its
 # tracepoint and the ftrace decoder maps it.
 

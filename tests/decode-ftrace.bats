@@ -1,6 +1,5 @@
 #!/usr/bin/env bats
-# argus-decode --format ftrace: Linux ftrace text (issue 6 points 1, 4 and
-# 6). The scenarios are hand-written in fixtures/ftrace/ (described in its
+# argus-decode --format ftrace: Linux ftrace text. The scenarios are hand-written in fixtures/ftrace/ (described in its
 # README.md), their expected outputs checked line by line against the
 # mapping (docs/inputs/linux.md); the real traces come from
 # ../shared/traces (those tests skip when it is absent).
@@ -34,13 +33,13 @@ setup() {
     T="$BATS_TEST_TMPDIR"
 }
 
-# ---- Line shapes (issue 6.1) -------------------------------------------------
+# ---- Line shapes -------------------------------------------------
 
-@test "tracefs trace with the irq-flags column (issue 6.1): a blocking switch is a wait, sched_waking then sched_wakeup one wakeup, the switch in a woken awakened; comms with spaces and dashes (DEC-WOKEN)" {
+@test "tracefs trace with the irq-flags column: a blocking switch is a wait, sched_waking then sched_wakeup one wakeup, the switch in a woken awakened; comms with spaces and dashes (DEC-WOKEN)" {
     fixture tracefs-flags.txt
 }
 
-@test "tracefs trace without the irq-flags column decodes to the same events (issue 6.1)" {
+@test "tracefs trace without the irq-flags column decodes to the same events" {
     sed -E 's/^( *[^[]+\[[0-9]+\]) [dNhs.X]{4} /\1 /' fixtures/ftrace/tracefs-flags.txt > "$T/noflags.txt"
     run grep -c ' d\.\.\. ' "$T/noflags.txt"
     assert_output 0
@@ -49,11 +48,11 @@ setup() {
     assert_output "$(grep -v '"type":"stream"' fixtures/ftrace/tracefs-flags.expected.jsonl)"
 }
 
-@test "tracefs trace with the (tgid) column, (-----) when unknown, and 9-decimal timestamps (issue 6.1): pid from the tgid, proc the main thread's name, 1 ns steps" {
+@test "tracefs trace with the (tgid) column, (-----) when unknown, and 9-decimal timestamps: pid from the tgid, proc the main thread's name, 1 ns steps" {
     fixture tracefs-tgid.txt
 }
 
-@test "trace-cmd report (issue 6.1): version/cpus preamble, no flags, numeric prev_state (1 S, 2 D, 130 D|K waits; 0, 4096 preempted and 64 do not); success=0 dropped" {
+@test "trace-cmd report: version/cpus preamble, no flags, numeric prev_state (1 S, 2 D, 130 D|K waits; 0, 4096 preempted and 64 do not); success=0 dropped" {
     fixture trace-cmd-report.txt
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/trace-cmd-report.txt 2>&1 >/dev/null'
     assert_output "argus-decode: 10 lines read, 6 events written
@@ -62,7 +61,7 @@ setup() {
   1 wakeups with success=0 (the target was running)"
 }
 
-@test "atrace text (issue 6.1): the 'capturing trace... done' and 'TRACE:' preamble skipped; tracing_mark_write lines kept as ftrace events" {
+@test "atrace text: the 'capturing trace... done' and 'TRACE:' preamble skipped; tracing_mark_write lines kept as ftrace events" {
     fixture atrace.txt
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/atrace.txt 2>&1 >/dev/null'
     assert_output "argus-decode: 18 lines read, 6 events written
@@ -71,7 +70,7 @@ setup() {
   1 woken at the switch that ran a waiting thread"
 }
 
-@test "systrace HTML (issue 6.1): the JSON trace-data block skipped, the text one read, the HTML around it counted" {
+@test "systrace HTML: the JSON trace-data block skipped, the text one read, the HTML around it counted" {
     fixture systrace.html
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/systrace.html 2>&1 >/dev/null'
     assert_output "argus-decode: 24 lines read, 4 events written
@@ -81,11 +80,11 @@ setup() {
   1 threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start"
 }
 
-@test "the syscall tracer's sys_foo(args) / sys_foo -> ret shape (issue 6.1): args hex without 0x, ret signed; a pipe write waking a read is an ipc send and recv via fd" {
+@test "the syscall tracer's sys_foo(args) / sys_foo -> ret shape: args hex without 0x, ret signed; a pipe write waking a read is an ipc send and recv via fd" {
     fixture x86-syscalls.txt
 }
 
-@test "a comm holding spaces, dashes and digits: the tid is the number after the last dash before [CPU] or (TGID) (issue 6.1)" {
+@test "a comm holding spaces, dashes and digits: the tid is the number after the last dash before [CPU] or (TGID)" {
     {
         echo '   my app-v2-10-4001  [000] .... 10.000001: sys_enter_getpid:'
         echo ' Web Content-2 x-4002  ( 4001) [000] .... 10.000002: sys_enter_getpid:'
@@ -97,7 +96,7 @@ setup() {
 [4003,4003,"-1"]'
 }
 
-@test "timestamps with 6 and 9 decimals mix: 812.000001 is 500 ns after 812.000000500; ts is ns since the first line (issue 6.1)" {
+@test "timestamps with 6 and 9 decimals mix: 812.000001 is 500 ns after 812.000000500; ts is ns since the first line" {
     {
         echo '  a-1  [000] .... 812.000000500: sys_enter_getpid:'
         echo '  a-1  [000] .... 812.000001: sys_exit_getpid: 0x1'
@@ -109,9 +108,9 @@ setup() {
 1000000501'
 }
 
-# ---- The mapping (issue 6.1) ---------------------------------------------------
+# ---- The mapping ---------------------------------------------------
 
-@test "syscall waits (issue 6.1): a futex wait's resource is the uaddr, a read's or recvfrom's the fd; sendto waking recvfrom is an ipc via socket, its recv before the syscall end; the own event before a switch-in gets a synthetic woken first (DEC-WOKEN)" {
+@test "syscall waits: a futex wait's resource is the uaddr, a read's or recvfrom's the fd; sendto waking recvfrom is an ipc via socket, its recv before the syscall end; the own event before a switch-in gets a synthetic woken first (DEC-WOKEN)" {
     fixture syscall-waits.txt
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/syscall-waits.txt 2>&1 >/dev/null'
     assert_output "argus-decode: 20 lines read, 19 events written
@@ -148,7 +147,7 @@ setup() {
   2 fd names forgotten on close, dup2, dup3, close_range, exec or exit (DEC-FD)"
 }
 
-@test "sched_waking and its sched_wakeup count once; a sched_wakeup alone counts; -v says how many were dropped (issue 6.1)" {
+@test "sched_waking and its sched_wakeup count once; a sched_wakeup alone counts; -v says how many were dropped" {
     {
         echo '  waker-10  [000] d... 1.000001: sched_waking: comm=a pid=20 prio=120 target_cpu=001'
         echo '  waker-10  [000] d... 1.000002: sched_wakeup: comm=a pid=20 prio=120 target_cpu=001'
@@ -166,7 +165,7 @@ setup() {
   2 threads asleep when the trace began (a first wakeup before any line of theirs): a wait at its start"
 }
 
-@test "a send that wakes a thread not in a receiving syscall, or a futex wake, makes no ipc (issue 6.1)" {
+@test "a send that wakes a thread not in a receiving syscall, or a futex wake, makes no ipc" {
     {
         echo '  w-10  (   10) [000] .... 1.000001: sys_enter_futex: uaddr: 0x00001000, op: 0x00000080, val: 0x00000000, utime: 0x00000000, uaddr2: 0x00000000, val3: 0x00000000'
         echo '  w-10  (   10) [000] d..2 1.000002: sched_switch: prev_comm=w prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=s next_pid=11 next_prio=120'
@@ -180,15 +179,15 @@ setup() {
     assert_output ' 4 syscall; 1 wait; 2 wakeup;'
 }
 
-@test "interrupts (issue 6.1): irq_handler_entry/exit are interrupt begin/end with irq and the handler's name (spaces kept); softirq_entry/exit with the vector, the action and softirq: true" {
+@test "interrupts: irq_handler_entry/exit are interrupt begin/end with irq and the handler's name (spaces kept); softirq_entry/exit with the vector, the action and softirq: true" {
     fixture interrupts.txt
 }
 
-@test "workqueues (issue 6.1): queue_work is a dispatch_enqueue (queue: the workqueue's address, or XXH3 of its name), execute_start/end a dispatch_invoke with the queue of its enqueue; an item queued again while it runs" {
+@test "workqueues: queue_work is a dispatch_enqueue (queue: the workqueue's address, or XXH3 of its name), execute_start/end a dispatch_invoke with the queue of its enqueue; an item queued again while it runs" {
     fixture workqueue.txt
 }
 
-@test "a named workqueue's queue is XXH3-64 of its name (xxhsum -H3), not a hex prefix of it (issue 6.1)" {
+@test "a named workqueue's queue is XXH3-64 of its name (xxhsum -H3), not a hex prefix of it" {
     command -v xxhsum > /dev/null || skip "no xxhsum (Debian package xxhash)"
     for name in events_power_efficient events; do
         want=$(printf %s "$name" | xxhsum -H3 | awk '{print "0x" $NF}')
@@ -197,11 +196,11 @@ setup() {
     done
 }
 
-@test "timers (issue 6.1): hrtimer_start is a timer_arm with a deadline (expires minus the first line's ts), expire_entry/exit a timer_fire, hrtimer_cancel a timer_cancel; timer_* the same without deadline (jiffies); hrtimer_init kept as ftrace" {
+@test "timers: hrtimer_start is a timer_arm with a deadline (expires minus the first line's ts), expire_entry/exit a timer_fire, hrtimer_cancel a timer_cancel; timer_* the same without deadline (jiffies); hrtimer_init kept as ftrace" {
     fixture timers.txt
 }
 
-@test "tasks (issue 6.1): task_newtask (clone_flags & 0x10000: a thread of the creator's process, else a process), fork, rename, exec and exit; names from events over the head's; kernel threads by name; main when tid == tgid" {
+@test "tasks: task_newtask (clone_flags & 0x10000: a thread of the creator's process, else a process), fork, rename, exec and exit; names from events over the head's; kernel threads by name; main when tid == tgid" {
     fixture tasks.txt
 }
 
@@ -229,15 +228,15 @@ setup() {
     assert_output null
 }
 
-@test "raw_syscalls sys_enter/sys_exit: syscall begin/end named NR_N, args hex, ret signed; a wait in one has no resource (issue 6.1)" {
+@test "raw_syscalls sys_enter/sys_exit: syscall begin/end named NR_N, args hex, ret signed; a wait in one has no resource" {
     fixture raw-syscalls.txt
 }
 
-@test "argus-record's lines (contract): argus-thread lines give tgid, kernel flag, parent (DEC-PARENT) and name (with spaces) before any event; argus_flag_write/read are flag_write/flag_read (issue 6.1, issue 6.2)" {
+@test "argus-record's lines (contract): argus-thread lines give tgid, kernel flag, parent (DEC-PARENT) and name (with spaces) before any event; argus_flag_write/read are flag_write/flag_read" {
     fixture argus-record.txt
 }
 
-@test "the idle task: thread 0 is a kernel thread and no process's main thread, named swapper, whatever the head or an argus-thread line says (issue 6.1)" {
+@test "the idle task: thread 0 is a kernel thread and no process's main thread, named swapper, whatever the head or an argus-thread line says" {
     {
         echo '# argus-thread: tid=0 tgid=0 kernel=0 comm=idle'
         echo '  <idle>-0  (    0) [003] d... 1.000001: cpu_idle: state=1 cpu_id=3'
@@ -247,7 +246,7 @@ setup() {
     assert_output '{"type":"thread","tid":0,"pid":0,"proc":"swapper","name":"swapper","kernel":true}'
 }
 
-@test "interrupt context from the flags column (issue 6.1): hardirq-context lines outside irq events are a synthetic interrupt window of the thread they interrupted; a task-context line ends it, and ends an irq whose exit line was lost" {
+@test "interrupt context from the flags column: hardirq-context lines outside irq events are a synthetic interrupt window of the thread they interrupted; a task-context line ends it, and ends an irq whose exit line was lost" {
     {
         echo '  a-1  [000] d.h. 1.000001: irq_handler_entry: irq=5 name=x'
         echo '  a-1  [000] d... 1.000002: sys_enter_getpid:'
@@ -261,7 +260,7 @@ setup() {
     assert_output '[0,"wait",null,null][0,"interrupt","begin","x"][1000,"syscall","begin","getpid"][2000,"interrupt","begin","hardirq context"][2000,"wakeup",null,2][3000,"timer_cancel",null,"0xffff0001"][4000,"interrupt","end","hardirq context"][4000,"syscall","end","getpid"][5000,"interrupt","begin","softirq context"][5000,"timer_cancel",null,"0xffff0002"][5000,"interrupt","end","softirq context"]'
 }
 
-@test "unknown events and lines without a head (issue 6.1, 6.6): kept as ftrace events (with the event name when there is one; headless on thread 0 at the previous line's ts); preamble and overwrite markers skipped; a LOST line warns; -v counts" {
+@test "unknown events and lines without a head: kept as ftrace events (with the event name when there is one; headless on thread 0 at the previous line's ts); preamble and overwrite markers skipped; a LOST line warns; -v counts" {
     fixture unknown-lines.txt
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/unknown-lines.txt 2>&1 >/dev/null'
     assert_output "argus-decode: fixtures/ftrace/unknown-lines.txt:7: warning: CPU:2 [LOST 113 EVENTS]
@@ -271,9 +270,9 @@ argus-decode: 13 lines read, 8 events written
   1 lost-events lines"
 }
 
-# ---- Bad input (issue 6.6) -----------------------------------------------------
+# ---- Bad input -----------------------------------------------------
 
-@test "truncated lines (issue 6.6): no timestamp, no event, a cut field list: each kept as an ftrace event and counted; exit 0, the stream valid" {
+@test "truncated lines: no timestamp, no event, a cut field list: each kept as an ftrace event and counted; exit 0, the stream valid" {
     {
         echo '  bash-100  [000] .... 5.000001: sys_enter_getpid:'
         echo '  bash-100  [000] ....'
@@ -290,7 +289,7 @@ argus-decode: 13 lines read, 8 events written
     assert_output --partial 'valid: 9 records, 6 events, 2 threads'
 }
 
-@test "broken field lists (issue 6.6): irq_handler_entry without irq=, workqueue_execute_start without its work struct, hrtimer_start without hrtimer=, raw sys_enter without NR: kept as ftrace events" {
+@test "broken field lists: irq_handler_entry without irq=, workqueue_execute_start without its work struct, hrtimer_start without hrtimer=, raw sys_enter without NR: kept as ftrace events" {
     {
         echo '  k-9  [000] d.h. 5.000001: irq_handler_entry: name=eth0'
         echo '  k-9  [000] d.h. 5.000002: irq_handler_exit: irq=x ret=handled'
@@ -304,7 +303,7 @@ argus-decode: 13 lines read, 8 events written
     assert_output 'ftrace irq_handler_entry;ftrace irq_handler_exit;ftrace workqueue_execute_start;ftrace hrtimer_start;ftrace sys_enter;ftrace softirq_entry;ftrace task_rename;'
 }
 
-@test "a sched_switch without a next_pid that parses (issue 6.6): the line is kept whole as an ftrace event and counted" {
+@test "a sched_switch without a next_pid that parses: the line is kept whole as an ftrace event and counted" {
     {
         echo '  a-10  [000] d... 5.000001: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=b'
         echo '  b-11  [000] d... 5.000002: sched_switch: prev_comm=b prev_pid=11 prev_prio=120 prev_state=S ==> next_comm=a next_pid=x'
@@ -316,7 +315,7 @@ argus-decode: 13 lines read, 8 events written
   2 lines not understood, kept as ftrace events'
 }
 
-@test "invalid UTF-8 in a comm and in a line (issue 6.6): names and texts stay valid UTF-8 (bad bytes replaced), the stream valid" {
+@test "invalid UTF-8 in a comm and in a line: names and texts stay valid UTF-8 (bad bytes replaced), the stream valid" {
     printf '  bad\xff\xfename-99  [002] .... 7.000001: sched_waking: comm=x\xc3 pid=98 prio=120 target_cpu=002\n  bad\xff\xfename-99  [002] .... 7.000002: my_event: \xe2\x82 ok\n' > "$T/utf8.txt"
     run sh -c "argus-decode --format ftrace $T/utf8.txt | argus-validate"
     assert_success
@@ -328,7 +327,7 @@ argus-decode: 13 lines read, 8 events written
 "bad\ufffd\ufffdname-99  [002] .... 7.000002: my_event: \ufffd\ufffd ok"'
 }
 
-@test "DEC-ORDER within the window (issue 6.6): lines of several CPUs out of ts order are merged; -v counts the lines moved" {
+@test "DEC-ORDER within the window: lines of several CPUs out of ts order are merged; -v counts the lines moved" {
     {
         echo '  a-1  [000] .... 300.000010: sys_enter_getpid:'
         echo '  b-2  [001] .... 300.000030: sys_enter_getpid:'
@@ -343,7 +342,7 @@ argus-decode: 13 lines read, 8 events written
   2 lines moved into ts order by the reorder window'
 }
 
-@test "DEC-ORDER beyond the window (issue 6.6): --window 2 and a line earlier than one written exits 65 naming FILE:LINE; the lines before it are written, a valid stream" {
+@test "DEC-ORDER beyond the window: --window 2 and a line earlier than one written exits 65 naming FILE:LINE; the lines before it are written, a valid stream" {
     {
         echo '  a-1  [000] .... 300.000010: sys_enter_getpid:'
         echo '  b-2  [001] .... 300.000030: sys_enter_getpid:'
@@ -361,7 +360,7 @@ argus-decode: 13 lines read, 8 events written
     assert_output '[0,1][10000,3][20000,2]'
 }
 
-@test "a very long line (issue 6.6): 200 kB is kept whole as an ftrace event; over 1 MiB exits 65 naming FILE:LINE, the lines before stay" {
+@test "a very long line: 200 kB is kept whole as an ftrace event; over 1 MiB exits 65 naming FILE:LINE, the lines before stay" {
     {
         echo '  a-1  [000] .... 1.000001: sys_enter_getpid:'
         printf '  a-1  [000] .... 1.000002: print: tracing_mark_write: %s\n' "$(head -c 200000 /dev/zero | tr '\0' x)"
@@ -376,7 +375,7 @@ argus-decode: 13 lines read, 8 events written
     assert_output '"syscall""ftrace"'
 }
 
-@test "long lines of brackets, parentheses or spaces decode in linear time (issue 6.6): 1 MB of ')[1]' or of spaces inside a field in under 5 s" {
+@test "long lines of brackets, parentheses or spaces decode in linear time: 1 MB of ')[1]' or of spaces inside a field in under 5 s" {
     # a line with no head: every "[1]" a candidate [CPU] with a ")" before it
     # (after one with a head: a text of none is refused as not ftrace)
     printf '  a-1  [000] .... 1.000000: mine: x\n' > "$T/brackets.txt"
@@ -461,7 +460,7 @@ EOF
     assert_success
 }
 
-@test "auto-detection (issue 6.1): every shape is told without --format (tracefs with and without header, with tgid, trace-cmd report, atrace, systrace HTML, the syscall tracer, argus-record)" {
+@test "auto-detection: every shape is told without --format (tracefs with and without header, with tgid, trace-cmd report, atrace, systrace HTML, the syscall tracer, argus-record)" {
     for f in tracefs-flags.txt tracefs-tgid.txt trace-cmd-report.txt atrace.txt systrace.html x86-syscalls.txt argus-record.txt unknown-lines.txt; do
         run --separate-stderr sh -c "argus-decode fixtures/ftrace/$f | argus-to-json | jq -c 'select(.type != \"stream\")'"
         assert_success
@@ -474,7 +473,7 @@ EOF
     assert_output ftrace
 }
 
-# ---- Real traces (issue 6.4) ---------------------------------------------------
+# ---- Real traces ---------------------------------------------------
 
 # expected_counts FILE: "TYPE COUNT" per event type, computed from the text
 # by the mapping's rules alone (not by the decoder):
@@ -586,7 +585,7 @@ expected_counts() {
     END { for (c in open) if (open[c]) n["interrupt"]++; for (t in n) print t, n[t] }' "$1" "$1" | sort
 }
 
-@test "real traces (issue 6.4): every ftrace file of ../shared/traces decodes without error (auto-detected) and validates" {
+@test "real traces: every ftrace file of ../shared/traces decodes without error (auto-detected) and validates" {
     need_traces
     for f in "$ARGUS_TRACES"/ftrace-*.txt; do
         run bash -c "set -o pipefail; argus-decode '$f' | argus-validate"
@@ -597,7 +596,7 @@ expected_counts() {
     done
 }
 
-@test "real trace ftrace-android-atrace.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+@test "real trace ftrace-android-atrace.txt: per-type event counts, from the text and from the decoder" {
     need_traces
     f="$ARGUS_TRACES/ftrace-android-atrace.txt"
     # 116 event lines: 72 sched_switch (35 prev_state=S, 9 D: 44 waits; 27
@@ -615,7 +614,7 @@ woken 44'
     assert_output "$want"
 }
 
-@test "real trace ftrace-desktop-critical-path.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+@test "real trace ftrace-desktop-critical-path.txt: per-type event counts, from the text and from the decoder" {
     need_traces
     f="$ARGUS_TRACES/ftrace-desktop-critical-path.txt"
     # 146 event lines; unknown to the mapping: 7 hrtimer_init, 7
@@ -640,7 +639,7 @@ woken 9'
     assert_output 19
 }
 
-@test "real trace ftrace-juno-trace-cmd-report.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+@test "real trace ftrace-juno-trace-cmd-report.txt: per-type event counts, from the text and from the decoder" {
     need_traces
     f="$ARGUS_TRACES/ftrace-juno-trace-cmd-report.txt"
     # numeric prev_state: 929 of 1, 134 of 2, 3 of 130 block (1066 waits);
@@ -659,7 +658,7 @@ woken 1066'
     assert_output 'prev_state=0 438;prev_state=1 929;prev_state=130 3;prev_state=2 134;prev_state=4096 335;prev_state=64 17;'
 }
 
-@test "real trace ftrace-x86-syscalls.txt (issue 6.4): per-type event counts, from the text and from the decoder" {
+@test "real trace ftrace-x86-syscalls.txt: per-type event counts, from the text and from the decoder" {
     need_traces
     f="$ARGUS_TRACES/ftrace-x86-syscalls.txt"
     # 842 sys_X(...) / sys_X -> lines; 60 sched_switch: 16 prev_state=D, 2
@@ -693,7 +692,7 @@ woken 22'
     assert_output ' 16 prev_state=D; 2 prev_state=P; 15 prev_state=R+; 2 prev_state=T;'
 }
 
-@test "real trace ftrace-desktop-critical-path.txt (issue 6.4): a switch giving a wait and later a woken, a wakeup, an irq, each against its line" {
+@test "real trace ftrace-desktop-critical-path.txt: a switch giving a wait and later a woken, a wakeup, an irq, each against its line" {
     need_traces
     f="$ARGUS_TRACES/ftrace-desktop-critical-path.txt"
     # the first event line (line 10) is at 26186.336630: ts 0
@@ -726,7 +725,7 @@ woken 22'
 {"type":"woken","ts":1272000,"tid":3487,"pid":3487,"cpu":0,"result":"awakened","runnable":20000}'
 }
 
-@test "real trace ftrace-juno-trace-cmd-report.txt (issue 6.4): a numeric prev_state=1 switch is a wait, the sched_wakeup its wakeup, the switch back its woken" {
+@test "real trace ftrace-juno-trace-cmd-report.txt: a numeric prev_state=1 switch is a wait, the sched_wakeup its wakeup, the switch back its woken" {
     need_traces
     f="$ARGUS_TRACES/ftrace-juno-trace-cmd-report.txt"
     # the first line (line 3) is at 76.211513: ts 0
@@ -751,7 +750,7 @@ woken 22'
 {"type":"wait","ts":249000,"tid":46,"pid":46,"cpu":2,"reason":"sleeping"}'
 }
 
-@test "real trace ftrace-x86-syscalls.txt (issue 6.4): an irq against its lines, and the ipc of a write waking a select" {
+@test "real trace ftrace-x86-syscalls.txt: an irq against its lines, and the ipc of a write waking a select" {
     need_traces
     f="$ARGUS_TRACES/ftrace-x86-syscalls.txt"
     run sh -c "argus-decode '$f' | argus-to-json | jq -c 'select(.type == \"interrupt\" and .irq and (.softirq | not)) | del(.id)'"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# argus-decode --format kdebug: macOS kdebug trace files (issue 5). The
+# argus-decode --format kdebug: macOS kdebug trace files. The
 # files are written byte by byte from the layouts by tests/tools/mkkdebug;
 # the real capture comes from ../shared/traces (tests skip when it is
 # absent). Expected outputs were checked line by line against the mapping
@@ -52,9 +52,9 @@ chunk 0x2000 0                  # V3: a null chunk
 EOF
 }
 
-# ---- The real RAW_VERSION2 capture (issue 5, point 5) ------------------------
+# ---- The real RAW_VERSION2 capture (point 5) ------------------------
 
-@test "real V2 capture: 1606 thread-map threads and 15,552 records read (issue 5.5)" {
+@test "real V2 capture: 1606 thread-map threads and 15,552 records read" {
     need_real
     run sh -c "argus-decode -v '$REAL' 2>&1 >/dev/null"
     assert_success
@@ -62,7 +62,7 @@ EOF
     assert_line --index 1 "  1606 threads in the thread map"
 }
 
-@test "real V2 capture: a pinned count per event type, and the stream is valid (issue 5.5)" {
+@test "real V2 capture: a pinned count per event type, and the stream is valid" {
     need_real
     argus-decode "$REAL" > "$BATS_TEST_TMPDIR/real.cbor"
     run sh -c "argus-to-json '$BATS_TEST_TMPDIR/real.cbor' | jq -r .type | sort | uniq -c"
@@ -181,7 +181,7 @@ EOF
     assert_output "$decoded"
 }
 
-# ---- Formats (issue 5, points 1 and 5) ---------------------------------------
+# ---- Formats (points 1 and 5) ---------------------------------------
 
 @test "RAW_VERSION0 (--kdebug-v0): thread map, records right after it; ticks are ns" {
     small_trace | mk --raw-version 0
@@ -261,7 +261,7 @@ EOF
 {"type":"syscall","id":1,"ts":200,"tid":8194,"pid":300,"cpu":1,"name":"close","phase":"begin","args":[5,0,0,0]}'
 }
 
-# ---- Mapping (issue 5, point 2) ----------------------------------------------
+# ---- Mapping (point 2) ----------------------------------------------
 
 @test "scheduler: syscall, MACH_WAIT (reason: the syscall), MACH_BLOCK; MKRUNNABLE timed_out; the switch back in is the woken (DEC-WOKEN)" {
     mk <<'EOF'
@@ -561,7 +561,7 @@ EOF
     assert_output "argus-decode: /nonexistent/my.codes: No such file or directory"
 }
 
-# ---- Order (issue 5, point 3; DEC-ORDER) --------------------------------------
+# ---- Order (point 3; DEC-ORDER) --------------------------------------
 
 # Four records, the last one earlier than all (byte 4096 + 3 * 64 = 4288).
 late_trace() {
@@ -604,7 +604,7 @@ EOF
     assert_output "$BATS_TEST_TMPDIR/out.cbor: valid: 5 records, 3 events, 1 threads, 0 edges, 0 segments, ts 0..20 (0.000000020 s)"
 }
 
-# ---- Bad input (issue 5, point 5): exit 65, the byte offset, nothing invalid --
+# ---- Bad input (point 5): exit 65, the byte offset, nothing invalid --
 
 # bad_file MKKDEBUG-OPTIONS... -- DECODE-OPTIONS...: decodes a bad file of
 # three records; OUT is what decode wrote.
@@ -731,7 +731,7 @@ EOF
     assert_output "argus-decode: $T: byte 288: events chunk of 70 bytes is not 8 + whole 64-byte records"
 }
 
-# ---- Detection, header, clock (issue 5, point 1) -----------------------------
+# ---- Detection, header, clock (point 1) -----------------------------
 
 @test "auto-detection: V1, V2 and V3 (kernel tag, libktrace magic) by their magic without --format; source names the version" {
     for v in "1 kdebug-v1" "2 kdebug-v2" "3 kdebug-v3"; do

@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
-# argus-decode --format perfdata: perf's perf.data of tracepoints (issue 29
-# point 2). The recordings are real (fixtures/perfdata/, its README.md says
+# argus-decode --format perfdata: perf's perf.data of tracepoints.
+# The recordings are real (fixtures/perfdata/, its README.md says
 # how each was made): each sample is rendered through its event's format
 # into the ftrace line tracefs prints and decoded as ftrace
 # (docs/inputs/perf.md). hang.data.gz was recorded by perf inside an
 # argus-record of the same run, so the two diagnoses can be compared
-# (issue 29 point 7); tests/live/perf.bats records one afresh as root.
+# tests/live/perf.bats records one afresh as root.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -23,7 +23,7 @@ setup() {
 RECORD_VERDICT_HANG="hangui/main [24926] was blocked 599.5 ms in read on fd 6, waiting on"
 RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end of that"
 
-@test "a hang recorded by perf record names the hang thread and culprit that argus-record of the same run named (issue 29 point 7)" {
+@test "a hang recorded by perf record names the hang thread and culprit that argus-record of the same run named" {
     run --separate-stderr argus diagnose --proc hangui "$T/hang.data"
     assert_success
     assert_line --index 0 "Verdict: $RECORD_VERDICT_HANG"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# argus-decode --format perfetto: Perfetto's protobuf traces (issue 29
-# point 4). Two real traces (fixtures/perfetto/, its README.md names their
+# argus-decode --format perfetto: Perfetto's protobuf traces.
+# Two real traces (fixtures/perfetto/, its README.md names their
 # sources): systing's Linux trace (compact_sched, process tree) and an
 # Android app-only trace (refused). The other traces are made here from
 # the ftrace fixtures by bench/gen-perfetto, so that the same trace as

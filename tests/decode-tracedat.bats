@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # argus-decode --format tracedat: trace-cmd's trace.dat, versions 6 and 7
-# (issue 29 point 1). The recordings are real (fixtures/tracedat/, its
+# The recordings are real (fixtures/tracedat/, its
 # README.md says how each was made), each beside the text `trace-cmd
 # report -t` printed of it: a trace.dat must decode to the stream of that
 # text read as ftrace (docs/stages/decode.md, "tracedat"), so the tests
@@ -23,7 +23,7 @@ setup() {
     same_stream $F/sleep-v7.dat $F/sleep.txt
 }
 
-@test "trace.dat v6 of the same recording: the stream of the text, and the same as v7's (issue 29 point 7: v6 and v7 of one trace)" {
+@test "trace.dat v6 of the same recording: the stream of the text, and the same as v7's (v6 and v7 of one trace)" {
     same_stream $F/sleep-v6.dat $F/sleep.txt
     stream $F/sleep-v7.dat > "$T/v7.jsonl"
     run stream $F/sleep-v6.dat

@@ -113,7 +113,7 @@ with open("fixtures/diff/chain.base.jsonl") as f, open(out, "w") as o:
 PY
 }
 
-@test "DIFF-CULPRIT: a baseline whose ts cross 2^63 between the similar node and the act, or end at 2^64-1, gives the culprits of the baseline as it was (issue 18.4; UBSan under make check)" {
+@test "DIFF-CULPRIT: a baseline whose ts cross 2^63 between the similar node and the act, or end at 2^64-1, gives the culprits of the baseline as it was (UBSan under make check)" {
     resolver_from 1145000000
     records resolver > "$TMP/expected"
     # the similar node (keyDown at 0.1 s) before 2^63, the acts after it;
@@ -127,7 +127,7 @@ PY
     done
 }
 
-@test "DIFF-CULPRIT: a thread that acted 2^63 ns or more after the similar node acted that much later, not before; a is then the hang's time (issue 18.4)" {
+@test "DIFF-CULPRIT: a thread that acted 2^63 ns or more after the similar node acted that much later, not before; a is then the hang's time" {
     resolver_from 1145000000
     # every event after the similar node's beginning 2^63 ns later
     shift_base "$TMP/far.base.jsonl" 135000000 "$(printf '%u' $((1 << 63)))"

@@ -51,7 +51,7 @@ build_link_replay() {
         lib/stream/*.c lib/stages/*.c -lcbor -lxxhash -lyajl -lz -lzstd -lm -pthread
 }
 
-@test "a run of the six stages cut short by a bad record frees what they held (fuzz-link, issue 28): no leak" {
+@test "a run of the six stages cut short by a bad record frees what they held (fuzz-link): no leak" {
     build_link_replay
     seed=tests/fuzz/corpus/fuzz-link/real-cond-var-hang.cbor
     printf '\000' > "$tmp/empty"                    # no stream header

@@ -32,7 +32,7 @@ seg_edges() {
     assert_output --partial '"stages":["decode","cull-interrupts",'
 }
 
-@test "SEG-WAIT WAKE-EDGE WAKE-WEAK: seed 000's daemon thread: its segments 1 and 3 are joined only through the waker's segment 2" {
+@test "SEG-WAIT WAKE-EDGE WAKE-WEAK: the paper's daemon thread: its segments 1 and 3 are joined only through the waker's segment 2" {
     run seg_edges fixtures/graph/wake-daemon.jsonl
     assert_success
     assert_output '2101:s1 -> 1001:s2 wait weak
@@ -44,7 +44,7 @@ seg_edges() {
 2101:s3 -> 1001:s4 ipc'
 }
 
-@test "SEG-CTX WAKE-EXTERNAL: seed 000's thread waiting for I/O: its segments before and after the wait are joined, the interrupt left out" {
+@test "SEG-CTX WAKE-EXTERNAL: the paper's thread waiting for I/O: its segments before and after the wait are joined, the interrupt left out" {
     run seg_edges fixtures/graph/wake-io-interrupt.jsonl
     assert_success
     assert_output '2201:s1 -> 2201:s4 resume'

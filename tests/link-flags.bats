@@ -19,7 +19,7 @@ edges() {
 trace() { printf '%s\n' "$@" > "$BATS_TEST_TMPDIR/t.jsonl"; }
 T="$BATS_TEST_TMPDIR/t.jsonl"
 
-@test "FLAG-RW: seed 001 spinning-cursor flags, NSEvent thread's write -> main thread's read and back, own writes and other values not linked" {
+@test "FLAG-RW: the paper's spinning-cursor flags, NSEvent thread's write -> main thread's read and back, own writes and other values not linked" {
     run link flag-spinning
     assert_success
     assert_output "$(cat fixtures/graph/flag-spinning.link-flags.expected.jsonl)"

@@ -23,7 +23,7 @@ THREADS=('{"type":"thread","tid":1,"pid":10,"proc":"app","main":true}'
          '{"type":"thread","tid":2,"pid":20,"proc":"daemon"}'
          '{"type":"thread","tid":3,"pid":20,"proc":"daemon"}')
 
-@test "WAKE-EDGE WAKE-WEAK: seed 000 daemon waiting for requests, waker's wakeup -> woken strong, wait -> wakeup weak, no wait -> woken" {
+@test "WAKE-EDGE WAKE-WEAK: the paper's daemon waiting for requests, waker's wakeup -> woken strong, wait -> wakeup weak, no wait -> woken" {
     argus-decode fixtures/graph/wake-daemon.jsonl | argus-link-wakeups | argus-to-json > "$BATS_TEST_TMPDIR/out"
     run cat "$BATS_TEST_TMPDIR/out"
     assert_output "$(cat fixtures/graph/wake-daemon.link-wakeups.expected.jsonl)"
@@ -36,7 +36,7 @@ THREADS=('{"type":"thread","tid":1,"pid":10,"proc":"app","main":true}'
 {"type":"edge","kind":"wakeup","from":11,"to":13}'
 }
 
-@test "WAKE-EXTERNAL: seed 000 thread waiting for I/O woken inside an interrupt, own wait -> woken resume edge, waker left out" {
+@test "WAKE-EXTERNAL: the paper's thread waiting for I/O woken inside an interrupt, own wait -> woken resume edge, waker left out" {
     run link wake-io-interrupt
     assert_success
     assert_output "$(cat fixtures/graph/wake-io-interrupt.link-wakeups.expected.jsonl)"

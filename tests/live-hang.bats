@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 6 point 3: a real hang, recorded live and diagnosed end to end.
+# A real hang, recorded live and diagnosed end to end.
 # tests/live/hang-demo.c (README.md beside it): hangui's main thread asks
 # the process hangsvc over a pipe and blocks reading the reply; hangsvc's
 # main thread hands the work to its thread cruncher and blocks on a
@@ -72,7 +72,7 @@ found() {
         | .[] | select(.type == \"$1\") | $2"
 }
 
-@test "argus-record records both runs of hang-demo: the trace names hangui, hangsvc and hangsvc's thread cruncher (issue 6.3)" {
+@test "argus-record records both runs of hang-demo: the trace names hangui, hangsvc and hangsvc's thread cruncher" {
     local which
     for which in normal hang; do
         [ "$(cat "$BATS_FILE_TMPDIR/record-$which.status")" = 0 ] \

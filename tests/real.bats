@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 12: each defect found on real, unmodified programs, pinned on the
+# Each defect found on real, unmodified programs, pinned on the
 # recording that showed it (fixtures/real, README.md there: the scenario,
 # the truth, the trace lines). Every test here failed before its fix. The
 # tids are the recordings' own (fixtures/real/NAME/truth). No root needed.
@@ -12,7 +12,7 @@ setup_file() {
            gui-dbus qt-dbus gui-worker gui-busy redis-script
 }
 
-@test "CULL-SYSCALL (issue 12 1.1, redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
+@test "CULL-SYSCALL (redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
     run sh -c "argus-decode '$R/redis-sleep.txt' | argus-to-json | jq -c 'select(.type == \"interrupt\" and .in_syscall and .ts > 2000000000) | [.tid, .phase, .name, .in_syscall]'"
     assert_output '[28100,"begin","NET_RX","write"]
 [28100,"end","NET_RX","write"]'
@@ -25,7 +25,7 @@ setup_file() {
     assert_output '["wakeup",28100]'
 }
 
-@test "no edges from what an interrupt did (issue 12 1.2, http-slow): no ipc pairs a wakeup made in interrupt context; timers the kernel armed for itself (the tick, in interrupts or on the idle task) make no timer edge (DISP-TIMER-KERNEL)" {
+@test "no edges from what an interrupt did (http-slow): no ipc pairs a wakeup made in interrupt context; timers the kernel armed for itself (the tick, in interrupts or on the idle task) make no timer edge (DISP-TIMER-KERNEL)" {
     argus graph "$R/http-slow.txt" | argus-to-json > "$R/hs.graph.json"
     run jq -c 'select(.type == "ipc" and (.ctx or .tid == 0))' "$R/hs.graph.json"
     assert_output ''
@@ -35,7 +35,7 @@ setup_file() {
     assert_output '[[["own",false,"hrtimer_wakeup"],132]]'
 }
 
-@test "timeouts are timeouts (issue 12 1.3, redis-sleep): redis-server's 2 s clock_nanosleep ends timed_out (woken inside the expiry of its own hrtimer_wakeup timer); the chain ends timeout and the report says the sleep expired" {
+@test "timeouts are timeouts (redis-sleep): redis-server's 2 s clock_nanosleep ends timed_out (woken inside the expiry of its own hrtimer_wakeup timer); the chain ends timeout and the report says the sleep expired" {
     run sh -c "argus-decode '$R/redis-sleep.txt' | argus-to-json | jq -c 'select(.tid == 28100 and .type == \"woken\" and .ts > 2000000000) | .result'"
     assert_line --index 0 '"timed_out"'
     diagnose redis-sleep --proc redis-cli
@@ -48,7 +48,7 @@ setup_file() {
     assert_output 1
 }
 
-@test "the wait chain follows what ended the hang (issue 12 1.4, pg-rowlock): psql W -> its backend (one wait, the 1 s deadlock-check timeout inside it) -> the holder's backend asleep in pg_sleep; the same with --hang 500 and --hang 1200" {
+@test "the wait chain follows what ended the hang (pg-rowlock): psql W -> its backend (one wait, the 1 s deadlock-check timeout inside it) -> the holder's backend asleep in pg_sleep; the same with --hang 500 and --hang 1200" {
     local hang
     for hang in 500 1200; do
         diagnose pg-rowlock --proc psql --hang "$hang"
@@ -59,7 +59,7 @@ setup_file() {
     assert_output '[28201,"epoll_wait"]'
 }
 
-@test "woken is not running (issue 12 1.5, cpu-starved): redis-server replied after 0.3 s; the client's next 1.82 s are runnable behind stress-ng's CPU hog: the chain ends runnable at the hog (link cpu), with no cycle and no server" {
+@test "woken is not running (cpu-starved): redis-server replied after 0.3 s; the client's next 1.82 s are runnable behind stress-ng's CPU hog: the chain ends runnable at the hog (link cpu), with no cycle and no server" {
     diagnose cpu-starved --proc redis-cli
     run records cpu-starved 'select(.type == "wait_chain") | [.tids, .links, .states, .end, ((.until[0] - .since[0]) / 1000000 | floor)]'
     assert_output '[[1110,1114],["cpu"],["runnable","running"],"runnable",1819]'
@@ -69,7 +69,7 @@ setup_file() {
     assert_output 1819
 }
 
-@test "a trace that starts mid-wait (issue 12 1.6, midwait): redis-cli, first named by its wakeup, gets a wait at the trace start (synth, in recvfrom); the hang is found and its chain reaches redis-server's sleep" {
+@test "a trace that starts mid-wait (midwait): redis-cli, first named by its wakeup, gets a wait at the trace start (synth, in recvfrom); the hang is found and its chain reaches redis-server's sleep" {
     run sh -c "argus-decode '$R/midwait.txt' | argus-to-json | jq -c 'select(.tid == 1197 and (.type == \"wait\" or .type == \"woken\")) | [.type, .ts, .reason, .synth, .result]'"
     assert_output '["wait",0,"recvfrom",true,null]
 ["woken",2152857000,null,null,"awakened"]'
@@ -80,7 +80,7 @@ setup_file() {
     assert_output '[[1197,1184],"timeout"]'
 }
 
-@test "a polling hang is one hang (issue 12 1.7, sqlite-poll): 34 sleeps between failed fcntl locks are one 2.5 s hang at the default threshold, blocked on the lock's holder (link lock)" {
+@test "a polling hang is one hang (sqlite-poll): 34 sleeps between failed fcntl locks are one 2.5 s hang at the default threshold, blocked on the lock's holder (link lock)" {
     diagnose sqlite-poll --proc sqlite3
     run records sqlite-poll 'select(.type == "hang" and .hang == 0) | [.tid, .waits, .class, .reason, (.blocked / 1000000 | floor)]'
     assert_output '[28121,34,"wait","clock_nanosleep",2538]'
@@ -88,7 +88,7 @@ setup_file() {
     assert_output '[[28121,28115,28118,28122],["lock","wakeup","wakeup"]]'
 }
 
-@test "hangs are real hangs (issue 12 1.8, gui-dbus-kernel without --proc): no kernel thread, idle task, recorder or display server; the app's wait for the key press (Xvfb woke it) is no hang; what the trace explains first; --proc matches a 15-byte comm" {
+@test "hangs are real hangs (gui-dbus-kernel without --proc): no kernel thread, idle task, recorder or display server; the app's wait for the key press (Xvfb woke it) is no hang; what the trace explains first; --proc matches a 15-byte comm" {
     diagnose gui-dbus-kernel
     run records gui-dbus-kernel 'select(.type == "hang") | .proc' 
     refute_output --partial '"swapper"'
@@ -116,7 +116,7 @@ setup_file() {
     assert_line --index 0 '"memfd:sealed-91"'
 }
 
-@test "a baseline never turns a right answer into a wrong one (issue 12 1.9): with its normal run, gui-dbus-kernel still names the D-Bus service first, and the chain's relays (the two GDBus workers, dbus-daemon) are no culprits even where the baseline names them (the X server comes after: it delivered the key press here too, DIFF-MISSING, DIFF-RELAY), redis-sleep the server (not the recorder)" {
+@test "a baseline never turns a right answer into a wrong one: with its normal run, gui-dbus-kernel still names the D-Bus service first, and the chain's relays (the two GDBus workers, dbus-daemon) are no culprits even where the baseline names them (the X server comes after: it delivered the key press here too, DIFF-MISSING, DIFF-RELAY), redis-sleep the server (not the recorder)" {
     diagnose gui-dbus-kernel --proc gtk-dbus-app --baseline "$R/gui-dbus-kernel.normal.txt"
     run records gui-dbus-kernel 'select(.type == "culprit") | [.rank, .tid]'
     assert_output '[1,32008]
@@ -132,7 +132,7 @@ setup_file() {
     assert_output '[1,28100]'
 }
 
-@test "no hang on a Linux trace says how to ask for one (issue 12 1.8, redis-sleep's normal run)" {
+@test "no hang on a Linux trace says how to ask for one (redis-sleep's normal run)" {
     run argus diagnose --proc redis-cli "$R/redis-sleep.normal.txt"
     assert_failure 1
     assert_line 'no hang found'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# argus-record (issue 6, point 2): live recordings of this machine's kernel
+# argus-record (point 2): live recordings of this machine's kernel
 # through tracefs, as root. Tests that need root or tracefs skip with the
 # reason. The tests look at tracefs through a mount of their own ($TFS),
 # so that they see the recorder's instance while it records and check
@@ -132,7 +132,7 @@ symbol_offset() {
 
 # ---- Command line (no root needed) -------------------------------------------
 
-@test "-h prints the usage, the events it enables and the exit statuses (issue 6.2)" {
+@test "-h prints the usage, the events it enables and the exit statuses" {
     run argus-record -h
     assert_success
     assert_line --index 0 "Usage: argus-record [OPTIONS] [--] [CMD [ARGS...]]"
@@ -141,7 +141,7 @@ symbol_offset() {
     assert_line "77 not root, 126/127 CMD not executable/not found."
 }
 
-@test "usage errors exit 64 naming the option, before any root check (issue 6.2)" {
+@test "usage errors exit 64 naming the option, before any root check" {
     run argus-record --watch sFlag
     assert_failure 64
     assert_output "argus-record: --watch sFlag: without @PID it watches CMD's process, and there is no CMD
@@ -169,7 +169,7 @@ Try 'argus-record --help' for more information."
     assert_line --index 0 "argus-record: bad option '--frobnicate' (unknown, or missing its value)"
 }
 
-@test "not root: a clear message and exit 77, nothing created (issue 6.2)" {
+@test "not root: a clear message and exit 77, nothing created" {
     if [ "$(id -u)" = 0 ]; then
         command -v setpriv >/dev/null || skip "no setpriv to drop root"
         run setpriv --reuid=nobody --regid=nogroup --clear-groups "$ARGUS_BIN/argus-record" -o "$T" -- true
@@ -183,7 +183,7 @@ Try 'argus-record --help' for more information."
 
 # ---- tracefs ----------------------------------------------------------------
 
-@test "tracefs unavailable (ARGUS_TRACEFS names a directory without it): a clear message and exit 69 (issue 6.2)" {
+@test "tracefs unavailable (ARGUS_TRACEFS names a directory without it): a clear message and exit 69" {
     [ "$(id -u)" = 0 ] || skip "needs root (the root check comes first)"
     mkdir "$BATS_TEST_TMPDIR/empty"
     ARGUS_TRACEFS="$BATS_TEST_TMPDIR/empty" run argus-record -o "$T" -- true
@@ -191,7 +191,7 @@ Try 'argus-record --help' for more information."
     assert_output "argus-record: tracefs unavailable: $BATS_TEST_TMPDIR/empty (ARGUS_TRACEFS) is not a tracefs directory with instances/"
 }
 
-@test "tracefs not mounted: the recorder mounts /sys/kernel/tracing and unmounts it at the end (issue 6.2)" {
+@test "tracefs not mounted: the recorder mounts /sys/kernel/tracing and unmounts it at the end" {
     need_tracefs
     command -v unshare >/dev/null || skip "no unshare for a private mount namespace"
     # a mount namespace of its own: other users of tracefs see no change
@@ -210,7 +210,7 @@ after: not mounted"
 
 # ---- A recording ------------------------------------------------------------
 
-@test "-- sleep 0.2: (TGID) column, sleep's own sched_switch, argus-thread lines, CMD's status (issue 6.2)" {
+@test "-- sleep 0.2: (TGID) column, sleep's own sched_switch, argus-thread lines, CMD's status" {
     need_tracefs
     unique sleep
     run --separate-stderr argus-record -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/sleep-argus" 0.2
@@ -249,9 +249,9 @@ after: not mounted"
     assert_output ""
 }
 
-@test "while recording: the instance has the ring buffer, overwrite, mono clock, tgid, and exactly the mapped events (issue 6.2)" {
+@test "while recording: the instance has the ring buffer, overwrite, mono clock, tgid, and exactly the mapped events" {
     need_tracefs
-    # the kernel's events (the probes' are issue 13.1's tests)
+    # the kernel's events (the probes' have tests of their own)
     argus-record -q -o "$T" --instance "$NAME" --buffer-mb 4 --duration 2 --no-probes &
     pid=$!
     wait_recording "$NAME"
@@ -273,7 +273,7 @@ after: not mounted"
     assert_output ""
 }
 
-@test "afterwards: no instance left, record-tgid and the global buffer settings as before (issue 6.2)" {
+@test "afterwards: no instance left, record-tgid and the global buffer settings as before" {
     need_tracefs
     before=$(global_settings)
     run argus-record -q -o "$T" --instance "$NAME" --buffer-mb 2 -- sleep 0.1
@@ -283,7 +283,7 @@ after: not mounted"
     [ "$before" = "$after" ]
 }
 
-@test "the default instance is argus-PID, removed at the end (issue 6.2)" {
+@test "the default instance is argus-PID, removed at the end" {
     need_tracefs
     argus-record -q -o "$T" --duration 1 &
     pid=$!
@@ -294,7 +294,7 @@ after: not mounted"
     assert_output --regexp "^# recorded by argus-record 0\.1\.0: instance argus-$pid, "
 }
 
-@test "the command's exit status is the recorder's; a missing command is 127 (issue 6.2)" {
+@test "the command's exit status is the recorder's; a missing command is 127" {
     need_tracefs
     run argus-record -q -o "$T" --instance "$NAME" -- sh -c 'exit 3'
     assert_failure 3
@@ -303,7 +303,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "--duration stops the recording and writes it (issue 6.2)" {
+@test "--duration stops the recording and writes it" {
     need_tracefs
     start=$(date +%s%N)
     run --separate-stderr argus-record -o "$T" --instance "$NAME" --duration 0.3
@@ -316,7 +316,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "SIGINT stops the recording, writes it and restores (issue 6.2)" {
+@test "SIGINT stops the recording, writes it and restores" {
     need_tracefs
     before=$(global_settings)
     argus-record -o "$T" --instance "$NAME" 2> "$BATS_TEST_TMPDIR/err" &
@@ -333,7 +333,7 @@ after: not mounted"
     [ "$before" = "$(global_settings)" ]
 }
 
-@test "SIGTERM stops the recording too, and the command gets it (issue 6.2)" {
+@test "SIGTERM stops the recording too, and the command gets it" {
     need_tracefs
     unique sleep
     argus-record -q -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/sleep-argus" 30 &
@@ -348,7 +348,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "a second SIGINT while writing abandons the output, exit 130, and still removes the instance (issue 6.2)" {
+@test "a second SIGINT while writing abandons the output, exit 130, and still removes the instance" {
     need_tracefs
     # a FIFO nobody reads: the write blocks once its buffer is full
     mkfifo "$BATS_TEST_TMPDIR/fifo"
@@ -370,7 +370,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "a reader that goes away (head -1): quiet end, instance removed (issue 6.2)" {
+@test "a reader that goes away (head -1): quiet end, instance removed" {
     need_tracefs
     # 10,000 syscall lines: far more than a pipe holds, so the recorder
     # is still writing when head has gone
@@ -380,7 +380,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "--event SYS:NAME adds an event the default list lacks (issue 6.2)" {
+@test "--event SYS:NAME adds an event the default list lacks" {
     need_tracefs
     [ -d "$TFS/events/syscalls/sys_enter_newuname" ] || skip "no sys_enter_newuname on this kernel"
     unique uname
@@ -404,7 +404,7 @@ after: not mounted"
 # flag_lines: the argus_flag lines of $T
 flag_lines() { grep 'argus_flag_' "$T"; }
 
-@test "--watch SYMBOL on the command: exact flag_write/flag_read lines, values at the access (issue 6.2)" {
+@test "--watch SYMBOL on the command: exact flag_write/flag_read lines, values at the access" {
     need_tracefs
     need_flagprog
     need_breakpoints
@@ -425,7 +425,7 @@ flag_lines() { grep 'argus_flag_' "$T"; }
     [[ "${lines[0]}" == "        flagprog-$pid"* ]]
 }
 
-@test "--watch lines are merged into the trace in timestamp order (issue 6.2)" {
+@test "--watch lines are merged into the trace in timestamp order" {
     need_tracefs
     need_flagprog
     need_breakpoints
@@ -442,7 +442,7 @@ flag_lines() { grep 'argus_flag_' "$T"; }
     [ "$exec_line" -lt "$write_line" ] && [ "$write_line" -lt "$exit_line" ]
 }
 
-@test "--watch with values read at drain time (ARGUS_RECORD_WATCH_VALUES=drain): the same lines (issue 6.2)" {
+@test "--watch with values read at drain time (ARGUS_RECORD_WATCH_VALUES=drain): the same lines" {
     need_tracefs
     need_flagprog
     need_breakpoints
@@ -458,7 +458,7 @@ flagprog-$reader $pid argus_flag_read: addr=$addr value=0x1 name=sFlag
 flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
 }
 
-@test "--watch SYMBOL@PID on a running process: its writes, in order (issue 6.2)" {
+@test "--watch SYMBOL@PID on a running process: its writes, in order" {
     need_tracefs
     need_flagprog
     need_breakpoints
@@ -480,7 +480,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     done
 }
 
-@test "--watch errors: an unknown symbol (in a process, in the command), a flag of the wrong size; the command never runs (issue 6.2)" {
+@test "--watch errors: an unknown symbol (in a process, in the command), a flag of the wrong size; the command never runs" {
     need_tracefs
     run argus-record -o "$T" --instance "$NAME" --watch "nosuch@$$"
     assert_failure 64
@@ -500,7 +500,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "--watch a symbol of a shared library of the command (resolved at the program's entry point) (issue 6.2)" {
+@test "--watch a symbol of a shared library of the command (resolved at the program's entry point)" {
     need_tracefs
     # glibc's environ: 8 bytes, read by getenv
     run argus-record -q -o "$T" --instance "$NAME" --watch environ -- sh -c 'echo ok'
@@ -513,7 +513,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     refute_output 0
 }
 
-@test "--all-syscalls: every syscall event instead of the list (issue 6.2)" {
+@test "--all-syscalls: every syscall event instead of the list" {
     need_tracefs
     argus-record -q -o "$T" --instance "$NAME" --all-syscalls --duration 1 &
     pid=$!
@@ -525,16 +525,16 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     [ "$all" -gt 100 ]
 }
 
-# ---- Probes on the desktop's libraries (issue 13.1) --------------------------
+# ---- Probes on the desktop's libraries --------------------------
 
-@test "--probes with an unknown set is a usage error, before any root check (issue 13.1)" {
+@test "--probes with an unknown set is a usage error, before any root check" {
     run --separate-stderr argus-record --probes glib,gtk4 -o "$T" -- true
     assert_failure 64
     assert_equal "$stderr" "argus-record: --probes glib,gtk4: unknown set 'gtk4' (known: glib, gtk3, qt5, tk, gdbus, libdbus, none)
 Try 'argus-record --help' for more information."
 }
 
-@test "--probes glib: GLib's loop probed at its functions' file offsets in group argus_PID, said in the header, its dispatch and poll in the trace and decoded as the loop's records; nothing left in uprobe_events (issue 13.1)" {
+@test "--probes glib: GLib's loop probed at its functions' file offsets in group argus_PID, said in the header, its dispatch and poll in the trace and decoded as the loop's records; nothing left in uprobe_events" {
     need_uprobes
     lib="$FAKE/glib/libglib-2.0.so.0.7400.6"
     dispatch=$(symbol_offset "$lib" g_main_context_dispatch)
@@ -566,7 +566,7 @@ Try 'argus-record --help' for more information."
     [ ! -e "$TFS/events/argus_$pid" ]
 }
 
-@test "--probes qt5 on a Qt of a version it does not know: refused, exit 69, nothing left; by default the set is off, said in the header and warned (issue 13.1)" {
+@test "--probes qt5 on a Qt of a version it does not know: refused, exit 69, nothing left; by default the set is off, said in the header and warned" {
     need_uprobes
     ARGUS_RECORD_LIBDIRS="$FAKE/qt" argus-record -o "$T" --instance "$NAME" --probes qt5 \
         -- true 2>"$BATS_TEST_TMPDIR/err" &
@@ -592,7 +592,7 @@ Try 'argus-record --help' for more information."
 # probes: set=libdbus off=libdbus-1.so.3 is not installed"
 }
 
-@test "--no-probes: no uprobe defined, no probe line in the header; --probes of a library not installed exits 69 (issue 13.1)" {
+@test "--no-probes: no uprobe defined, no probe line in the header; --probes of a library not installed exits 69" {
     need_uprobes
     run argus-record -q -o "$T" --instance "$NAME" --no-probes -- true
     assert_success
@@ -605,7 +605,7 @@ Try 'argus-record --help' for more information."
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-# ---- D-Bus probes (issue 13.1) ---------------------------------------------------
+# ---- D-Bus probes ---------------------------------------------------
 
 # need_dbus_probes: libgio and libdbus of the versions whose struct offsets
 # the gdbus and libdbus sets know (filters/record/probes.c), the programs
@@ -628,7 +628,7 @@ dynsym_offset() {
     readelf -W --dyn-syms "$1" | awk -v s="$2" '$8 == s || index($8, s "@") == 1 { print "0x" $2; exit }'
 }
 
-@test "--probes gdbus,libdbus (issue 13.1): the D-Bus probes at their .dynsym offsets, enabled in the instance only (dbus-daemon's get_reply_serial filtered out), removed afterwards; a call through a private dbus-daemon decodes to ipc pairs via dbus" {
+@test "--probes gdbus,libdbus: the D-Bus probes at their .dynsym offsets, enabled in the instance only (dbus-daemon's get_reply_serial filtered out), removed afterwards; a call through a private dbus-daemon decodes to ipc pairs via dbus" {
     need_tracefs
     need_dbus_probes
     bus="$BATS_TEST_TMPDIR/bus"
@@ -693,9 +693,9 @@ SH
     [ "$output" -ge 4 ]
 }
 
-# ---- Focus on running processes: --pid, --proc (issue 30.4) --------------------
+# ---- Focus on running processes: --pid, --proc --------------------
 
-@test "--pid and --proc: a process not running, a name no process has, a bad number are usage errors, exit 64, before any root check (issue 30.4)" {
+@test "--pid and --proc: a process not running, a name no process has, a bad number are usage errors, exit 64, before any root check" {
     none=$(( $(cat /proc/sys/kernel/pid_max) + 1 ))
     run --separate-stderr argus-record --pid "$none" -o "$T" -- true
     assert_failure 64
@@ -717,7 +717,7 @@ Try 'argus-record --help' for more information."
     assert_line "      --proc NAME        the same for each running process of that name"
 }
 
-@test "--pid and --proc: one '# argus-focus: pid=N' line per process focused, after the command's, each once; --proc matches a comm or its first 15 bytes; a thread's id focuses its process (issue 30.4)" {
+@test "--pid and --proc: one '# argus-focus: pid=N' line per process focused, after the command's, each once; --proc matches a comm or its first 15 bytes; a thread's id focuses its process" {
     need_tracefs
     ln -sf "$(command -v sleep)" "$BATS_TEST_TMPDIR/argus-focus-sleeper-$$"
     "$BATS_TEST_TMPDIR/argus-focus-sleeper-$$" 30 &
@@ -761,7 +761,7 @@ wait_mapped() {
     return 1
 }
 
-@test "--pid: the probes also go on the copy of a library a focused process maps (its own group argus_PID_1, the same events), not again on the system's file another maps; the header names both files; the copy's probes fire; nothing left (issue 30.4)" {
+@test "--pid: the probes also go on the copy of a library a focused process maps (its own group argus_PID_1, the same events), not again on the system's file another maps; the header names both files; the copy's probes fire; nothing left" {
     need_uprobes
     lib="$FAKE/glib/libglib-2.0.so.0.7400.6" copy="$BATS_TEST_TMPDIR/bundle/libglib-2.0.so.0.7400.6"
     bundle "$BATS_TEST_TMPDIR/bundle" libglib-2.0.so.0.7400.6
@@ -810,7 +810,7 @@ r argus_${pid}_1 argus_glib_poll_ret $copy"
     [ ! -e "$TFS/events/argus_${pid}_1" ]
 }
 
-@test "--pid: a library a focused process maps in a mount namespace of its own is probed through /proc/PID/root; a copy of a version not known is off in the header for that process, warned, and refused with --probes (issue 30.4)" {
+@test "--pid: a library a focused process maps in a mount namespace of its own is probed through /proc/PID/root; a copy of a version not known is off in the header for that process, warned, and refused with --probes" {
     need_uprobes
     command -v unshare >/dev/null || skip "no unshare"
     ns="$BATS_TEST_TMPDIR/ns"

@@ -96,7 +96,7 @@ edited() {
 
 # chain_of TRACE [FLAGS...]: "What it waits on" of the report of TRACE,
 # from the graph through find-spinning (a chain with each link's since and
-# until, as find-spinning writes it since issue 12)
+# until, as find-spinning writes it)
 chain_of() {
     local t=$1
     shift

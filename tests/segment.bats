@@ -93,7 +93,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:2 4:3/interrupt 5:3/interrupt 6:3/interrupt 7:4 8:4 9:2 10:5/maintenance 11:5/maintenance 12:2"
 }
 
-@test "SEG-WAIT: seed 000's thread A: the wait ends segment1, B's wakeup is in segment2, A resumes in segment3 (seed000-block-wake)" {
+@test "SEG-WAIT: the paper's thread A: the wait ends segment1, B's wakeup is in segment2, A resumes in segment3 (seed000-block-wake)" {
     run pipeline seed000-block-wake
     assert_success
     assert_output "$(cat fixtures/graph/seed000-block-wake.segment.expected.jsonl)"

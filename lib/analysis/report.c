@@ -848,7 +848,7 @@ static void read_chain(const argus_record *r)
     c->nvia = farr(r, "links", CBOR_TEXT, NULL, &c->via);
     if (c->nvia < 0)
         c->nvia = 0;
-    /* each link's state and stretch (find-spinning since issue 12) */
+    /* each link's state and stretch */
     c->nstates = need_arr(r, "wait_chain", "states", CBOR_TEXT, NULL, &c->states);
     c->nsince = need_arr(r, "wait_chain", "since", CBOR_UINT, &c->since, NULL);
     c->nuntil = need_arr(r, "wait_chain", "until", CBOR_UINT, &c->until, NULL);

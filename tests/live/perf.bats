@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 29 point 7: one real hang recorded both ways at once. argus-record
+# One real hang recorded both ways at once. argus-record
 # traces the run of fixtures/perfdata/record.sh (the perf record command of
 # docs/inputs/perf.md), which runs tests/live/hang-demo.c; argus diagnose
 # of the perf.data must name the hang thread, its wait and the culprit that
@@ -66,7 +66,7 @@ verdict() {
     [ -s "$D/hang.data" ]
 }
 
-@test "live: the perf.data's verdict names the hang thread, its wait and the culprit of argus-record's verdict (issue 29 point 7)" {
+@test "live: the perf.data's verdict names the hang thread, its wait and the culprit of argus-record's verdict" {
     run verdict "$D/hang.data.report"
     assert_output --regexp '^Verdict: hangui/main \[[0-9]+\] was blocked [0-9.]+ (ms|s) in read on fd [0-9]+, waiting on hangsvc/cruncher \[[0-9]+\] .*Culprit: hangsvc/cruncher \[[0-9]+\]'
     assert_output "$(verdict "$D/hang.txt.report")"

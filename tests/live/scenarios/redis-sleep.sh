@@ -2,7 +2,7 @@
 # redis-sleep: redis-cli waits for its reply over loopback TCP while
 # redis-server's main thread sleeps (DEBUG SLEEP 2; normal run: DEBUG
 # SLEEP 0). The reply is written from inside redis-server's write, and the
-# receiver is woken by the NET_RX softirq that write runs (issue 12, 1.1).
+# receiver is woken by the NET_RX softirq that write runs.
 # Truth: fixtures/real/redis-sleep/truth.
 . "$(dirname "$0")/lib.sh"
 need_root
