@@ -30,3 +30,9 @@ if command -v dot >/dev/null 2>&1; then
     echo "   build/demo.svg   the causal path and wait chain (Graphviz)"
 fi
 echo "   build/demo.json  open in ui.perfetto.dev or Chromium's DevTools (Performance): every thread"
+echo
+echo "== To run argus yourself: the programs are in $root/bin; put them on PATH"
+echo "   for this shell (or run make install):"
+echo "   export PATH=\"$root/bin:\$PATH\""
+echo "   argus diagnose $trace    # the same, without the baseline"
+echo "   sudo env PATH=\"\$PATH\" argus watch --dir ~/hangs    # catch your desktop's next hang"

@@ -34,6 +34,15 @@ load test_helper
     done
 }
 
+@test "make demo ends with the PATH line that makes argus run, and the commands it shows run as written with it" {
+    run scripts/demo.sh
+    assert_success
+    assert_line "   export PATH=\"$ARGUS_ROOT/bin:\$PATH\""
+    assert_line "   argus diagnose fixtures/demo/hang.jsonl    # the same, without the baseline"
+    run env PATH="$ARGUS_ROOT/bin:/usr/bin:/bin" sh -c 'argus diagnose fixtures/demo/hang.jsonl | head -1'
+    assert_output --partial "Verdict: "
+}
+
 @test "make install puts argus-* programs, argus and the docs under DESTDIR/PREFIX" {
     run make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
     assert_success
