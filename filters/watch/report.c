@@ -39,7 +39,7 @@ static queued *queue;
 static size_t n_queued, cap_queued;
 static const struct thread_list *threads_at_start;
 static uint64_t clock_mono, clock_real;
-uint64_t reports_written, reports_unconfirmed;
+uint64_t reports_written, reports_unconfirmed, reports_lost;
 
 void report_set_threads(const struct thread_list *at_start)
 {
@@ -118,8 +118,9 @@ static bool make_folder(queued *q)
  * when live, the replayed file) to out_fd: its header lines, argus-record's
  * lines after the kernel's header when live, then the lines of the window.
  * *FIRST is the first event's time in SOURCE (what the ring still held). */
-static void copy_window(const char *source, uint64_t from, uint64_t to, uint64_t *first)
+static uint64_t copy_window(const char *source, uint64_t from, uint64_t to, uint64_t *first)
 {
+    uint64_t events = 0;
     argus_input in;
     argus_input_open(&in, source, 64u << 20);
     bool header = true, in_window = false;
@@ -157,11 +158,13 @@ static void copy_window(const char *source, uint64_t from, uint64_t to, uint64_t
             if (ev.ts > to)
                 break;
             in_window = ev.ts >= from;
+            events += in_window;
         }
         if (in_window)
             out_write(p, len + 1);
     }
     argus_input_close(&in);
+    return events;
 }
 
 /* What the report says first about what the window misses. */
@@ -170,7 +173,11 @@ static void write_notes(queued *q, uint64_t from, uint64_t held, int fd)
     FILE *f = fdopen(dup(fd), "w");
     if (!f)
         return;
-    if (held > from)
+    if (held > q->h.begin)
+        fprintf(f, "argus watch: the ring had lost the hang's start: it held events from %.6f s "
+                   "on only, %.3f s after the hang began (a larger --buffer-mb keeps more).\n",
+                held / 1e9, (held - q->h.begin) / 1e9);
+    else if (held > from)
         fprintf(f, "argus watch: the trace held events from %.6f s on only: the %.3f s of the "
                    "window before it are missing (the ring's size is --buffer-mb).\n",
                 held / 1e9, (held - from) / 1e9);
@@ -197,7 +204,11 @@ static const char *argus_command(void)
     return "argus"; /* on PATH */
 }
 
-static void write_window(queued *q, const char *trace, const char *report);
+static bool write_window(queued *q, const char *trace, const char *report);
+
+/* The child's status when the ring no longer held the window (no
+ * diagnosis); diagnose's own are 0, 1 and 64 to 74 */
+#define LOST_WINDOW 3
 
 /* gzip FILE to FILE.gz, removing FILE; false on an error. */
 static bool compress_file(const char *file)
@@ -247,7 +258,10 @@ static pid_t start_diagnosis(queued *q)
     snprintf(report, sizeof report, "%s/report.txt", q->dir);
     snprintf(html, sizeof html, "%s/report.html", q->dir);
     snprintf(log, sizeof log, "%s/diagnose.log", q->dir);
-    write_window(q, trace, report);
+    if (!write_window(q, trace, report)) {
+        unlink(trace);
+        _exit(LOST_WINDOW);
+    }
     pid_t diag = fork();
     if (diag == 0) {
         int out = open(report, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -289,8 +303,9 @@ static pid_t start_diagnosis(queued *q)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
 
-/* The window of Q to TRACE, and what it misses to REPORT (in the child). */
-static void write_window(queued *q, const char *trace, const char *report)
+/* The window of Q to TRACE, and what it misses to REPORT (in the child);
+ * false when the ring held no event of it any more. */
+static bool write_window(queued *q, const char *trace, const char *report)
 {
     uint64_t from = q->h.begin > LOOKBACK ? q->h.begin - LOOKBACK : 0;
     uint64_t to = q->h.open ? q->h.end : q->h.end + TAIL;
@@ -304,15 +319,24 @@ static void write_window(queued *q, const char *trace, const char *report)
         snprintf(source, sizeof source, "%s/%s", st.root, ipath("trace"));
     uint64_t first;
     out_fd = fd;
-    copy_window(source, from, to, &first);
+    uint64_t events = copy_window(source, from, to, &first);
     out_flush();
     if (close(fd) != 0)
         argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", trace, strerror(errno));
     fd = open(report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
-        write_notes(q, from, first, fd);
+        if (events)
+            write_notes(q, from, first, fd);
+        else
+            dprintf(fd, "argus watch: %s [%d] hung from %.6f s to %.6f s, but the ring no longer "
+                        "held any of it (its oldest event: %.6f s): the machine wrote more "
+                        "than --buffer-mb %llu MB per CPU while it was read; a larger one keeps "
+                        "more.\n",
+                    q->h.name, q->h.pid, q->h.begin / 1e9, q->h.end / 1e9, first / 1e9,
+                    (unsigned long long)opt.buffer_mb);
         close(fd);
     }
+    return events > 0;
 }
 
 /* Q's folder made, and its diagnosis started. */
@@ -382,6 +406,19 @@ static void verdict_sentence(const char *report, int pid, char *out, size_t size
     }
     out[n] = 0;
     fclose(f);
+}
+
+#define LOST_START "argus watch: the ring had lost the hang's start"
+
+/* Does FILE begin with PREFIX? */
+static bool starts_with_file(const char *file, const char *prefix)
+{
+    char line[256];
+    FILE *f = fopen(file, "r");
+    bool yes = f && fgets(line, sizeof line, f) && strncmp(line, prefix, strlen(prefix)) == 0;
+    if (f)
+        fclose(f);
+    return yes;
 }
 
 /* Does the report name a hang of PID? */
@@ -469,19 +506,30 @@ static void finish(queued *q, int status)
     char report[PATH_MAX + 16], sentence[1024];
     snprintf(report, sizeof report, "%s/report.txt", q->dir);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (code != 0 && code != 1 && code != LOST_WINDOW) {
+        argus_warn("%s [%d]: argus diagnose exited %d (%s kept)", q->h.name, q->h.pid, code,
+                   q->dir);
+        return;
+    }
+    if (code == LOST_WINDOW || (!report_names(report, q->h.pid) && starts_with_file(report, LOST_START))) {
+        /* found, but not diagnosed: said, with the folder's note */
+        reports_lost++;
+        char when[32];
+        wall_time(q->h.begin, when, sizeof when, "%Y-%m-%d %H:%M:%S", false);
+        printf("%s  %s [%d]  hung %.3f s; not diagnosed: the ring had lost %s (--buffer-mb)  (%s)\n",
+               when, q->h.name, q->h.pid, (q->h.end - q->h.begin) / 1e9,
+               code == LOST_WINDOW ? "it" : "its start", q->dir);
+        fflush(stdout);
+        return;
+    }
     if (code != 0 || !report_names(report, q->h.pid)) {
         reports_unconfirmed++;
         if (wopt.verbose) {
-            fprintf(stderr, "%s: %s [%d]: argus diagnose %s; no report\n", argus_prog(),
-                    q->h.name, q->h.pid,
-                    code == 1 ? "found no hang of it in the window"
-                    : code == 0 ? "found other hangs, not its" : "failed");
-        }
-        if (code > 1 && code != 0) {
-            char log[PATH_MAX + 16];
-            snprintf(log, sizeof log, "%s/diagnose.log", q->dir);
-            argus_warn("%s [%d]: argus diagnose exited %d (%s kept)", q->h.name, q->h.pid,
-                       code, q->dir);
+            /* -v keeps the folder, to see why */
+            fprintf(stderr, "%s: %s [%d]: argus diagnose %s; no report (%s kept)\n",
+                    argus_prog(), q->h.name, q->h.pid,
+                    code == 1 ? "found no hang of it in the window" : "found other hangs, not its",
+                    q->dir);
             return;
         }
         remove_folder(q->dir);

@@ -110,7 +110,8 @@ void report_poll(bool wait_all);
 size_t report_pending(void);
 /* Ends the diagnoses running (SIGTERM), frees the queue. */
 void report_stop(void);
-/* hangs reported, candidates the diagnosis did not confirm */
-extern uint64_t reports_written, reports_unconfirmed;
+/* hangs reported, candidates the diagnosis did not confirm, hangs whose
+ * window the ring no longer held */
+extern uint64_t reports_written, reports_unconfirmed, reports_lost;
 
 #endif
