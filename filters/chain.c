@@ -46,7 +46,7 @@ typedef struct decode_run {
     argus_channel *channel;
     argus_writer *decoded;  /* decode's output, into the channel */
     bool verbose;           /* taken back when decoding fails */
-    bool stages_running;
+    bool stages_started, stages_running;
     pthread_t stages;
     int status;
 } decode_run;
@@ -62,11 +62,28 @@ static void *run_stages(void *arg)
     return NULL;
 }
 
+/* The stages' thread, started when decode hands over its first block
+ * (argus_channel_on_first_put), not before: a decoder's trial child
+ * (fork) made while another thread of this process allocated could find
+ * the allocator's lock held for ever (argus diagnose of a perf.data hung
+ * on the sanitizer build: AddressSanitizer's allocator, clang 14). */
+static void start_stages(void *arg)
+{
+    decode_run *run = arg;
+    if (run->stages_started)
+        return;
+    run->stages_started = true;
+    if (pthread_create(&run->stages, NULL, run_stages, run) != 0)
+        argus_die(ARGUS_EX_SOFTWARE, "cannot start a thread");
+    run->stages_running = true;
+}
+
 /* The stages finish what was decoded, as they would in a pipe. */
 static void end_stages(decode_run *run)
 {
     argus_writer_close(run->decoded);
     run->decoded = NULL;
+    start_stages(run); /* nothing handed over: they read an empty input */
     argus_channel_close(run->channel);
     if (run->stages_running)
         pthread_join(run->stages, NULL);
@@ -106,9 +123,7 @@ static int decode_and_chain(const argus_stage_def **defs, int n, const char *for
     run.decoded = argus_writer_channel(run.channel);
     argus_cli_thread_prog("argus-decode");
     argus_cli_on_die(decode_failed, &run);
-    if (pthread_create(&run.stages, NULL, run_stages, &run) != 0)
-        argus_die(ARGUS_EX_SOFTWARE, "cannot start a thread");
-    run.stages_running = true;
+    argus_channel_on_first_put(run.channel, start_stages, &run);
 
     argus_kd_codes *codes = argus_kd_codes_default();
     argus_decode_options o = {.verbose = verbose, .command = command};

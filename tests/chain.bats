@@ -272,3 +272,19 @@ no_decode_bin() {
     run "$bin/argus" graph --no-chain fixtures/graph/wake-daemon.jsonl
     assert_failure 99
 }
+
+@test "argus-chain decode starts the stages' thread after a decoder's trial child is forked (perf.data, trace.dat, CTF): a child forked beside another thread can wait for ever on a lock that thread held (argus diagnose of a perf.data hung so on the sanitizer build)" {
+    command -v strace > /dev/null || skip "no strace"
+    local T=$BATS_TEST_TMPDIR f
+    zcat fixtures/perfdata/pipe-sleep.data.gz > "$T/sleep.data"
+    for f in "$T/sleep.data" fixtures/tracedat/sleep-v6.dat fixtures/ctf/perf-sleep; do
+        strace -f -e trace=clone,clone3,fork,vfork -o "$T/clones" \
+            argus-chain decode segment "$f" > "$T/out"
+        [ -s "$T/out" ]
+        # the first clone of the process is the trial's fork (no CLONE_THREAD),
+        # and a thread is made after it
+        run awk '/CLONE_THREAD/ { print "thread"; next } /clone|fork/ { print "fork" }' "$T/clones"
+        [ "${lines[0]}" = fork ] || { echo "$f: $output"; false; }
+        assert_line thread
+    done
+}

@@ -4,8 +4,9 @@
 # through their libFuzzer harness without libFuzzer
 # (tests/tools/fuzz-replay.c), with AddressSanitizer and UBSan, on any
 # build. The other targets' reproducers replay through the programs in
-# the tests of those programs. And the fuzz-link harness, the same way
-# with LeakSanitizer on: a run cut short frees what it held.
+# the tests of those programs. And the fuzz-link and fuzz-unpack
+# harnesses, the same way with LeakSanitizer on: a run cut short frees
+# what it held.
 
 load test_helper
 
@@ -63,4 +64,32 @@ build_link_replay() {
     assert_success
     refute_output --partial "Sanitizer"
     [ "$(grep -c ': ok$' <<<"$output")" -eq 5 ]
+}
+
+# The fuzz-unpack harness with the library's input code, sanitized,
+# LeakSanitizer on.
+build_unpack_replay() {
+    ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -g \
+        -fsanitize=address,undefined -fno-sanitize-recover=all \
+        -o "$tmp/replay" tests/fuzz/fuzz-unpack.c tests/tools/fuzz-replay.c \
+        lib/stream/*.c -lcbor -lxxhash -lyajl -lz -lzstd -lm -pthread
+}
+
+@test "compressed input cut short, corrupt or followed by other bytes ends its reading with the input closed (fuzz-unpack: it died of too many open files): no leak" {
+    build_unpack_replay
+    seq 1 5000 | gzip -c > "$tmp/whole.gz"
+    head -c 300 "$tmp/whole.gz" > "$tmp/cut.gz"                 # cut short
+    { cat "$tmp/whole.gz"; printf 'not gzip'; } > "$tmp/trailing.gz"
+    seq 1 5000 | zstd -q -c > "$tmp/whole.zst"
+    { head -c 40 "$tmp/whole.zst"; printf '\377%.0s' $(seq 64); } > "$tmp/corrupt.zst"
+    # each 50 times, in a process of 64 files at most: a run cut short
+    # that left its file open would run out of them
+    inputs=()
+    for i in $(seq 50); do
+        inputs+=("$tmp/cut.gz" "$tmp/trailing.gz" "$tmp/corrupt.zst" "$tmp/whole.gz")
+    done
+    ASAN_OPTIONS=detect_leaks=1 run bash -c 'ulimit -n 64 && exec "$@"' - "$tmp/replay" "${inputs[@]}"
+    assert_success
+    refute_output --partial "Sanitizer"
+    [ "$(grep -c ': ok$' <<<"$output")" -eq 200 ]
 }

@@ -174,3 +174,20 @@ void argus_put_event_head(argus_writer *w, const char *type, size_t type_len,
     argus_put_raw(w, k_cpu, sizeof k_cpu);
     argus_put_uint(w, cpu);
 }
+
+int argus_each_line(const char *text, size_t len,
+                    int (*each)(void *ctx, const char *line, size_t n), void *ctx)
+{
+    while (len) {
+        const char *nl = memchr(text, '\n', len);
+        size_t n = nl ? (size_t)(nl - text) : len;
+        int rc = each(ctx, text, n);
+        if (rc < 0)
+            return rc;
+        if (!nl)
+            break;
+        text += n + 1;
+        len -= n + 1;
+    }
+    return 0;
+}

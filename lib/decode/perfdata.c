@@ -16,6 +16,7 @@
  * later round is older). What is held is an offset and a time per record
  * of two rounds at most; the file is mapped, never read into memory. */
 #include "argus/decode/perfdata.h"
+#include "argus/decode/decoder.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -614,6 +615,12 @@ static int send_line(pd_file *f, const char *text, size_t len)
     return 0;
 }
 
+/* send_line as argus_each_line's EACH. */
+static int send_each_line(void *f, const char *text, size_t len)
+{
+    return send_line(f, text, len);
+}
+
 /* The bytes of FIELD in the raw data of SIZE bytes: a field of the
  * format out of the data, or an array whose place (__data_loc,
  * __rel_loc) points out of it, would make libtraceevent read past it. */
@@ -677,20 +684,8 @@ static int sample_line(pd_file *f, uint64_t at, const pd_sample *s)
                      (unsigned long long)(s->ts % 1000000000u), ev->name);
     tep_print_event(f->tep, &f->s, &rec, "%s", TEP_PRINT_INFO);
     trace_seq_terminate(&f->s);
-    /* one line: an event's text may hold newlines (a stack trace) */
-    const char *text = f->s.buffer;
-    size_t len = (size_t)f->s.len;
-    while (len) {
-        const char *nl = memchr(text, '\n', len);
-        size_t n = nl ? (size_t)(nl - text) : len;
-        if (send_line(f, text, n) < 0)
-            return -1;
-        if (!nl)
-            break;
-        text += n + 1;
-        len -= n + 1;
-    }
-    return 0;
+    /* a line at a time: an event's text may hold newlines (a stack trace) */
+    return argus_each_line(f->s.buffer, (size_t)f->s.len, send_each_line, f);
 }
 
 /* The thread list line argus-record writes, for a thread alive when the

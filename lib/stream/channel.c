@@ -16,6 +16,8 @@ struct argus_channel {
     block *spare;           /* blocks read, for the writer to fill again */
     int spares;
     bool closed;
+    void (*first_put)(void *); /* argus_channel_on_first_put's, until called */
+    void *first_put_arg;
 };
 
 argus_channel *argus_channel_new(int slots)
@@ -48,9 +50,20 @@ void argus_channel_free(argus_channel *ch)
     free(ch);
 }
 
+void argus_channel_on_first_put(argus_channel *ch, void (*fn)(void *), void *arg)
+{
+    ch->first_put = fn;
+    ch->first_put_arg = arg;
+}
+
 void argus_channel_put(argus_channel *ch, uint8_t **buf, size_t *cap, size_t len,
                        size_t min)
 {
+    if (ch->first_put) { /* the writer's own: no lock */
+        void (*fn)(void *) = ch->first_put;
+        ch->first_put = NULL;
+        fn(ch->first_put_arg);
+    }
     pthread_mutex_lock(&ch->lock);
     while (ch->count == ch->slots)
         pthread_cond_wait(&ch->changed, &ch->lock);

@@ -37,31 +37,38 @@ void argus_input_open_raw(argus_input *in, const char *path, size_t max)
     in->raw = true;
 }
 
-void argus_input_open(argus_input *in, const char *path, size_t max)
+/* IN reading the open file FD, named NAME in messages, through a window
+ * of at most MAX bytes: its first block, nothing read yet. */
+static void input_on_fd(argus_input *in, int fd, const char *name, size_t max)
 {
     memset(in, 0, sizeof *in);
-    if (!path || strcmp(path, "-") == 0) {
-        in->fd = 0;
-        in->name = strdup("<stdin>");
-    } else {
-        in->fd = open(path, O_RDONLY);
-        if (in->fd < 0)
-            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
-        /* open(2) takes a directory; its read would fail later as an I/O
-         * error (74), where the input is the wrong thing to open (66) */
-        struct stat st;
-        if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode))
-            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(EISDIR));
-        in->name = strdup(path);
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
+    in->fd = fd;
+    in->name = strdup(name);
     in->cap = FIRST_BLOCK < max ? FIRST_BLOCK : max;
     in->max = max;
     in->buf = malloc(in->cap);
     if (!in->buf || !in->name)
-        abort();
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+}
+
+void argus_input_open(argus_input *in, const char *path, size_t max)
+{
+    if (!path || strcmp(path, "-") == 0) {
+        input_on_fd(in, 0, "<stdin>", max);
+    } else {
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(errno));
+        /* open(2) takes a directory; its read would fail later as an I/O
+         * error (74), where the input is the wrong thing to open (66) */
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+            argus_die(ARGUS_EX_NOINPUT, "%s: %s", path, strerror(EISDIR));
+        input_on_fd(in, fd, path, max);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
 }
 
 void argus_input_channel(argus_input *in, argus_channel *ch, const char *name,
@@ -271,15 +278,8 @@ bool argus_input_reopen(const argus_input *in, argus_input *again, size_t max)
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return false;
-    memset(again, 0, sizeof *again);
-    again->fd = fd;
+    input_on_fd(again, fd, in->name, max);
     again->raw = in->raw;
-    again->name = strdup(in->name);
-    again->cap = FIRST_BLOCK < max ? FIRST_BLOCK : max;
-    again->max = max;
-    again->buf = malloc(again->cap);
-    if (!again->buf || !again->name)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
     return true;
 }
 

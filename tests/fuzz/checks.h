@@ -1,5 +1,5 @@
-/* What every decoder fuzzer checks the same way (fuzz-kdebug,
- * fuzz-tracetext through kd-harness.h, and fuzz-ftrace): failure macros,
+/* What every decoder fuzzer checks the same way (through
+ * decode-harness.h): failure macros,
  * the memfds the input and output go through, and the fields of each
  * record written. The including file defines HARNESS (its name). */
 #ifndef ARGUS_FUZZ_CHECKS_H

@@ -1,12 +1,14 @@
 /* The stream checks of the fuzzers whose output comes from the ftrace
  * decoder (fuzz-ftrace, and the decoders that render into it:
  * fuzz-perfetto, fuzz-perfdata, fuzz-ctf): what the decoder writes must be
- * a valid stream of it. The including file defines HARNESS and COMMAND
- * and includes checks.h first. */
+ * a valid stream of it. The including file defines HARNESS, COMMAND and
+ * NAME (decode-harness.h). */
 #ifndef ARGUS_FUZZ_FT_STREAM_H
 #define ARGUS_FUZZ_FT_STREAM_H
 
+#include "argus/decode/ftrace.h"
 #include "argus/stream/table.h"
+#include "decode-harness.h"
 
 #include <string.h>
 
@@ -27,33 +29,14 @@ static void check_stream(const uint8_t *out, size_t len)
     argus_table tids, sent; /* tid -> tid_state; ipc msg sent -> not received */
     argus_table_init(&tids, sizeof(tid_state));
     argus_table_init(&sent, sizeof(uint8_t));
-    size_t off = 0;
-    uint64_t n = 0, last_id = 0, last_ts = 0;
-    bool have_ts = false;
+    size_t off = 0, used;
+    uint64_t n = 0;
+    stream_order order = {0};
     while (off < len) {
-        argus_record *r = NULL;
-        char err[256];
-        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
-        if (used <= 0)
-            FAIL("record %llu written by the decoder (byte %zu) does not "
-                 "parse: %s", (unsigned long long)n + 1, off,
-                 used < 0 ? err : "truncated");
-        n++;
+        argus_record *r = next_record(p, out, len, off, ++n, &used);
         check_fields(r, n, true);
-        if (n == 1) {
-            CHECK(r->type == ARGUS_T_STREAM);
-            CHECK(argus_text_is(r, ARGUS_K_FORMAT, "argus"));
-            uint64_t version = 0;
-            CHECK(argus_get_uint(r, ARGUS_K_VERSION, &version) && version == 1);
-            CHECK(argus_text_is(r, ARGUS_K_SOURCE, "ftrace"));
-            argus_text stages[2];
-            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
-            CHECK(stages[0].len == strlen(COMMAND) &&
-                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
-        } else if (r->type == ARGUS_T_STREAM) {
-            FAIL("record %llu written by the decoder is a second stream "
-                 "header", (unsigned long long)n);
-        }
+        check_header(r, n, "ftrace");
+        check_order(&order, r, n);
         if (r->type == ARGUS_T_THREAD) {
             bool created, kernel = false, main = false;
             argus_get_bool(r, ARGUS_K_KERNEL, &kernel);
@@ -72,34 +55,9 @@ static void check_stream(const uint8_t *out, size_t len)
                 t->waiting = false;
             t->pid1 = r->pid + 1;
         }
-        if (r->has_ts) {
-            if (have_ts && r->ts < last_ts)
-                FAIL("record %llu written by the decoder has ts %llu, before "
-                     "ts %llu", (unsigned long long)n, (unsigned long long)r->ts,
-                     (unsigned long long)last_ts);
-            have_ts = true;
-            last_ts = r->ts;
-        }
         if (r->is_event) {
-            if (r->id != last_id + 1)
-                FAIL("record %llu written by the decoder has event id %llu "
-                     "after %llu", (unsigned long long)n,
-                     (unsigned long long)r->id, (unsigned long long)last_id);
-            last_id = r->id;
-            uint64_t cpu;
-            CHECK(argus_get_uint(r, ARGUS_K_CPU, &cpu));
             tid_state *t = argus_table_get(&tids, r->tid);
-            if (!t)
-                FAIL("record %llu written by the decoder: event %llu of tid "
-                     "%llu comes before a thread record of it",
-                     (unsigned long long)n, (unsigned long long)r->id,
-                     (unsigned long long)r->tid);
-            if (t->pid1 != r->pid + 1)
-                FAIL("record %llu written by the decoder: event %llu of tid "
-                     "%llu has pid %llu, its thread record pid %llu",
-                     (unsigned long long)n, (unsigned long long)r->id,
-                     (unsigned long long)r->tid, (unsigned long long)r->pid,
-                     (unsigned long long)(t->pid1 - 1));
+            check_event_thread(r, n, t ? &t->pid1 : NULL);
             if (r->type == ARGUS_T_WAIT) {
                 if (t->waiting)
                     FAIL("record %llu written by the decoder: wait %llu of tid "
@@ -151,7 +109,7 @@ static void check_stream(const uint8_t *out, size_t len)
                     CHECK(argus_get_named(r, "text"));
             }
         }
-        off += (size_t)used;
+        off += used;
     }
     argus_table_free(&sent);
     argus_table_free(&tids);

@@ -25,9 +25,6 @@
  * next: the cpu tasks, the process table). A broken property aborts.
  */
 #include "argus/decode/ctf.h"
-#include "argus/decode/ftrace.h"
-#include "argus/stream/stream.h"
-#include "argus/stream/table.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -41,8 +38,7 @@
 #define COMMAND "decode fuzz"
 #define NAME "fuzz"
 
-#include "checks.h"    /* after HARNESS */
-#include "ft-stream.h" /* after COMMAND */
+#include "ft-stream.h"
 
 static char dir[256], metadata_path[300], stream_path[300];
 
@@ -79,19 +75,9 @@ static void write_file(const char *path, const uint8_t *data, size_t size)
     close(fd);
 }
 
-typedef struct result {
-    int rc;
-    char err[1024];
-    uint8_t *out;
-    size_t len;
-} result;
-
 static void decode(result *res)
 {
-    CHECK(ftruncate(out_fd, 0) == 0);
-    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
-    CHECK(dup2(out_fd, 1) == 1);
-    argus_writer *w = argus_writer_stdout();
+    argus_writer *w = output_begin();
     argus_ft_options o = {.name = NAME, .command = COMMAND, .quiet = true,
                           .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
@@ -104,14 +90,7 @@ static void decode(result *res)
         argus_ft_drain(d);
     }
     argus_ft_free(d);
-    argus_writer_close(w);
-    CHECK(dup2(saved_stdout, 1) == 1);
-    off_t end = lseek(out_fd, 0, SEEK_CUR);
-    CHECK(end >= 0);
-    res->len = (size_t)end;
-    res->out = malloc(res->len ? res->len : 1);
-    CHECK(res->out);
-    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
+    output_end(w, res);
 }
 
 /* A failure's message names the trace or one of its files. */
@@ -134,9 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t meta = nul ? (size_t)(nul - data) : size;
 
     /* the sniffer on exactly the bytes it is given */
-    uint8_t *head = malloc(meta ? meta : 1);
-    CHECK(head);
-    memcpy(head, data, meta);
+    uint8_t *head = exact_copy(data, meta);
     (void)argus_ctf_sniff(head, meta);
     free(head);
 
@@ -154,11 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_error(&a);
     check_stream(a.out, a.len);
     decode(&b);
-    if (a.rc != b.rc || strcmp(a.err, b.err) != 0)
-        FAIL("read again, the decoder returns %d (%s), else %d (%s)", b.rc, b.err, a.rc,
-             a.err);
-    if (a.len != b.len || memcmp(a.out, b.out, a.len) != 0)
-        FAIL("read again, the decoder writes other bytes (%zu, else %zu)", b.len, a.len);
+    check_same(&a, &b, "again");
     free(a.out);
     free(b.out);
     return 0;

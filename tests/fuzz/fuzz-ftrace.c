@@ -40,16 +40,10 @@
  * ARGUS_FUZZ_NO_IDLE=1 in the environment leaves out the check of thread
  * 0's record (to look for other bugs while that one is open).
  */
-#include "argus/decode/ftrace.h"
-#include "argus/stream/input.h"
-#include "argus/stream/stream.h"
-#include "argus/stream/table.h"
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define HARNESS "fuzz-ftrace"
@@ -60,8 +54,7 @@
 #define SMALL_INPUT 1031     /* lines straddle the input window's refills */
 #define LARGE_WINDOW 512
 
-#include "checks.h"    /* after HARNESS */
-#include "ft-stream.h" /* after COMMAND */
+#include "ft-stream.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -73,34 +66,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* ---- The output ------------------------------------------------------- */
-
-/* "fuzz:LINE: WHAT" with LINE one of the NLINES lines of the text. */
-static void check_error(const char *err, uint64_t nlines)
-{
-    static const char prefix[] = NAME ":";
-    if (strncmp(err, prefix, sizeof prefix - 1) != 0)
-        FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
-    const char *p = err + sizeof prefix - 1;
-    uint64_t line = 0;
-    const char *digits = p;
-    while (*p >= '0' && *p <= '9' && p - digits < 20)
-        line = line * 10 + (uint64_t)(*p++ - '0');
-    if (p == digits || p[0] != ':' || p[1] != ' ' || !p[2])
-        FAIL("error \"%s\" has no \"LINE: WHAT\"", err);
-    if (line < 1 || line > nlines)
-        FAIL("error \"%s\" names a line not in the text (%llu lines)", err,
-             (unsigned long long)nlines);
-}
-
 /* ---- One decoding ------------------------------------------------------- */
-
-typedef struct result {
-    int rc;
-    char err[512];
-    uint8_t *out;
-    size_t len;
-} result;
 
 enum how { WHOLE, NO_FD, LINES };
 
@@ -111,10 +77,7 @@ enum how { WHOLE, NO_FD, LINES };
 static void decode(const uint8_t *data, size_t size, size_t window, enum how how,
                    size_t limit, result *res)
 {
-    CHECK(ftruncate(out_fd, 0) == 0);
-    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
-    CHECK(dup2(out_fd, 1) == 1);
-    argus_writer *w = argus_writer_stdout();
+    argus_writer *w = output_begin();
     argus_ft_options o = {.name = NAME, .command = COMMAND, .window = window,
                           .quiet = true};
     argus_ft *d = argus_ft_new(w, &o);
@@ -136,9 +99,7 @@ static void decode(const uint8_t *data, size_t size, size_t window, enum how how
         while (off < size && res->rc == 0) {
             const uint8_t *nl = memchr(data + off, '\n', size - off);
             size_t n = nl ? (size_t)(nl - (data + off)) : size - off;
-            char *line = malloc(n ? n : 1); /* exactly: reads past it are caught */
-            CHECK(line);
-            memcpy(line, data + off, n);
+            char *line = (char *)exact_copy(data + off, n);
             res->rc = argus_ft_line(d, line, n);
             free(line);
             off += n + (nl ? 1 : 0);
@@ -147,21 +108,10 @@ static void decode(const uint8_t *data, size_t size, size_t window, enum how how
             res->rc = argus_ft_finish(d);
     } else {
         argus_input in;
-        if (how == NO_FD) {
-            memset(&in, 0, sizeof in);
-            in.fd = -1;
-            in.buf = malloc(size ? size : 1); /* exactly: reads past it are caught */
-            CHECK(in.buf);
-            memcpy(in.buf, data, size);
-            in.cap = in.max = in.hi = size;
-            in.eof = true;
-        } else {
-            /* the bytes as they are (decompression is fuzz-unpack's) */
-            argus_input_open_raw(&in, in_path, limit);
-            free(in.name);
-        }
-        in.name = strdup(NAME);
-        CHECK(in.name);
+        if (how == NO_FD)
+            memory_input(&in, data, size);
+        else
+            file_input(&in, limit, true);
         res->rc = argus_ft_read(d, &in);
         argus_input_close(&in);
     }
@@ -175,20 +125,7 @@ static void decode(const uint8_t *data, size_t size, size_t window, enum how how
     }
     argus_ft_print_counts(d, devnull);
     argus_ft_free(d);
-    argus_writer_close(w);
-    CHECK(dup2(saved_stdout, 1) == 1);
-
-    off_t end = lseek(out_fd, 0, SEEK_CUR);
-    CHECK(end >= 0);
-    res->len = (size_t)end;
-    res->out = malloc(res->len ? res->len : 1);
-    CHECK(res->out);
-    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
-}
-
-static bool same_output(const result *a, const result *b)
-{
-    return a->len == b->len && memcmp(a->out, b->out, a->len) == 0;
+    output_end(w, res);
 }
 
 /* Whether a "# argus-thread:" line comes after a line that is not a
@@ -222,26 +159,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++, size--;
     static const size_t windows[4] = {1, 2, 3, 8};
     size_t window = windows[opt & 3];
-    uint64_t nlines = 1;
-    for (const uint8_t *p = data; (p = memchr(p, '\n', size - (size_t)(p - data)));
-         p++)
-        nlines++;
+    uint64_t nlines = count_lines(data, size);
 
     /* the sniffer on exactly the bytes it is given */
-    uint8_t *head = malloc(size ? size : 1);
-    CHECK(head);
-    memcpy(head, data, size);
+    uint8_t *head = exact_copy(data, size);
     (void)argus_ft_sniff(head, size);
     free(head);
 
-    CHECK(ftruncate(in_fd, 0) == 0);
-    CHECK(pwrite(in_fd, data, size, 0) == (ssize_t)size);
+    put_input(data, size);
 
     /* as argus-decode reads it */
     result a;
     decode(data, size, window, WHOLE, LIMIT, &a);
     if (a.rc < 0)
-        check_error(a.err, nlines);
+        check_line_error(a.err, nlines);
     check_stream(a.out, a.len);
     CHECK(a.len > 0);
 
@@ -250,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool no_fd = opt & OPT_NO_FD;
     decode(data, size, window, no_fd ? NO_FD : WHOLE, SMALL_INPUT, &b);
     if (b.rc < 0)
-        check_error(b.err, nlines);
+        check_line_error(b.err, nlines);
     bool too_long = !no_fd && b.rc < 0 && strstr(b.err, ": a line longer than ");
     if (!too_long) {
         if (a.rc != b.rc)
@@ -269,12 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* line by line */
     result c;
     decode(data, size, window, LINES, LIMIT, &c);
-    if (a.rc != c.rc || strcmp(a.err, c.err) != 0)
-        FAIL("line by line, the decoder returns %d (%s), else %d (%s)", c.rc, c.err,
-             a.rc, a.err);
-    if (!same_output(&a, &c))
-        FAIL("line by line, the decoder writes other bytes (%zu, else %zu)", c.len,
-             a.len);
+    check_same(&a, &c, "line by line");
     free(c.out);
 
     /* a larger window */

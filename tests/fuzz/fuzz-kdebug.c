@@ -45,24 +45,6 @@
 #include "kd-harness.h"
 
 
-/* "fuzz: byte N: WHAT" with N within the file. */
-static void check_error(const char *err, size_t size)
-{
-    static const char prefix[] = NAME ": byte ";
-    if (strncmp(err, prefix, sizeof prefix - 1) != 0)
-        FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
-    const char *p = err + sizeof prefix - 1;
-    uint64_t at = 0;
-    const char *digits = p;
-    while (*p >= '0' && *p <= '9' && p - digits < 20)
-        at = at * 10 + (uint64_t)(*p++ - '0');
-    if (p == digits || p[0] != ':' || p[1] != ' ' || !p[2])
-        FAIL("error \"%s\" has no \"byte N: WHAT\"", err);
-    if (at > size)
-        FAIL("error \"%s\" names a byte past the end of the file (%zu bytes)",
-             err, size);
-}
-
 /* The "source" the header must name, or NULL when the file is none. */
 static const char *source_of(const uint8_t *file, size_t size, bool v0)
 {
@@ -94,8 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.tb_denom = 3;
     }
 
-    CHECK(ftruncate(in_fd, 0) == 0);
-    CHECK(pwrite(in_fd, data, size, 0) == (ssize_t)size);
+    put_input(data, size);
     const char *source = source_of(data, size, o.kdebug_v0);
     /* what argus-decode tells by the first bytes is what the reader reads */
     const char *sniffed = argus_kd_sniff(data, size);
@@ -106,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     result a;
     decode(&o, data, size, false, LIMIT, &a);
     if (a.rc < 0)
-        check_error(a.err, size);
+        check_byte_error(a.err, size);
     CHECK(source || a.rc < 0);
     check_stream(a.out, a.len, source);
 
@@ -114,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     result b;
     decode(&o, data, size, opt & OPT_NO_FD, SMALL_INPUT, &b);
     if (b.rc < 0)
-        check_error(b.err, size);
+        check_byte_error(b.err, size);
     if (a.rc != b.rc)
         FAIL("read %s, the decoder returns %d, else %d (%s)",
              opt & OPT_NO_FD ? "from memory with no file" : "through a small window",

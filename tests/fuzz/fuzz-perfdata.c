@@ -18,23 +18,16 @@
  * tests/fuzz/corpus/fuzz-perfdata (tests/fuzz/corpus/shrink-perfdata.py made them from real
  * recordings). */
 #include "argus/decode/perfdata.h"
-#include "argus/stream/input.h"
-#include "argus/stream/stream.h"
-#include "argus/stream/table.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #define HARNESS "fuzz-perfdata"
 #define COMMAND "decode --format perfdata fuzz"
 #define NAME "fuzz"
 
-#include "checks.h"    /* after HARNESS */
-#include "ft-stream.h" /* after COMMAND */
+#include "ft-stream.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -48,37 +41,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * place: libtraceevent died in the trial child parsing the formats. */
 static void check_error(const char *err, size_t size)
 {
-    static const char prefix[] = NAME ": byte ";
     static const char died[] = NAME ": libtraceevent crashes parsing its event formats";
-    if (strncmp(err, died, sizeof died - 1) == 0)
-        return;
-    if (strncmp(err, prefix, sizeof prefix - 1) != 0)
-        FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
-    const char *p = err + sizeof prefix - 1, *digits = p;
-    uint64_t at = 0;
-    while (*p >= '0' && *p <= '9' && p - digits < 20)
-        at = at * 10 + (uint64_t)(*p++ - '0');
-    if (p == digits || p[0] != ':' || p[1] != ' ' || !p[2])
-        FAIL("error \"%s\" has no \"N: WHAT\"", err);
-    if (at > size)
-        FAIL("error \"%s\" names a byte past the input (%zu bytes)", err, size);
+    if (strncmp(err, died, sizeof died - 1) != 0)
+        check_byte_error(err, size);
 }
-
-typedef struct result {
-    int rc;
-    char err[512];
-    uint8_t *out;
-    size_t len;
-} result;
 
 /* Decodes DATA (SIZE bytes): from memory, or (FROM_FILE) through
  * argus_pd_read on the input memfd holding the same bytes. */
 static void decode(const uint8_t *data, size_t size, bool from_file, result *res)
 {
-    CHECK(ftruncate(out_fd, 0) == 0);
-    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
-    CHECK(dup2(out_fd, 1) == 1);
-    argus_writer *w = argus_writer_stdout();
+    argus_writer *w = output_begin();
     argus_ft_options o = {.name = NAME, .command = COMMAND, .quiet = true,
                           .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
@@ -86,16 +58,11 @@ static void decode(const uint8_t *data, size_t size, bool from_file, result *res
     res->err[0] = '\0';
     if (from_file) {
         argus_input in;
-        argus_input_open(&in, in_path, 1u << 20);
-        free(in.name);
-        in.name = strdup(NAME);
-        CHECK(in.name);
+        file_input(&in, 1u << 20, false);
         res->rc = argus_pd_read(d, &in, res->err, sizeof res->err);
         argus_input_close(&in);
     } else {
-        uint8_t *copy = malloc(size ? size : 1); /* exactly: reads past it are caught */
-        CHECK(copy);
-        memcpy(copy, data, size);
+        uint8_t *copy = exact_copy(data, size);
         res->rc = argus_pd_decode(d, copy, size, NAME, res->err, sizeof res->err);
         free(copy);
     }
@@ -108,20 +75,12 @@ static void decode(const uint8_t *data, size_t size, bool from_file, result *res
     }
     argus_ft_print_counts(d, devnull);
     argus_ft_free(d);
-    argus_writer_close(w);
-    CHECK(dup2(saved_stdout, 1) == 1);
-    off_t end = lseek(out_fd, 0, SEEK_CUR);
-    CHECK(end >= 0);
-    res->len = (size_t)end;
-    res->out = malloc(res->len ? res->len : 1);
-    CHECK(res->out);
-    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
+    output_end(w, res);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    CHECK(ftruncate(in_fd, 0) == 0);
-    CHECK(pwrite(in_fd, data, size, 0) == (ssize_t)size);
+    put_input(data, size);
     result a, b;
     decode(data, size, false, &a);
     if (a.rc == -1)
@@ -130,10 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (a.rc == 0 && !argus_pd_sniff(data, size))
         FAIL("an input without the perf.data magic was decoded");
     decode(data, size, true, &b);
-    if (a.rc != b.rc || strcmp(a.err, b.err) != 0)
-        FAIL("from memory: %d \"%s\"; from a file: %d \"%s\"", a.rc, a.err, b.rc, b.err);
-    if (a.len != b.len || memcmp(a.out, b.out, a.len) != 0)
-        FAIL("from memory and from a file: different bytes (%zu and %zu)", a.len, b.len);
+    check_same(&a, &b, "from a file");
     free(a.out);
     free(b.out);
     return 0;

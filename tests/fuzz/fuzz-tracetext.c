@@ -41,43 +41,21 @@
 #define KD_READ argus_kd_read_text
 #include "kd-harness.h"
 
-/* "fuzz:LINE: WHAT" with LINE one of the NLINES lines of the text. */
-static void check_error(const char *err, uint64_t nlines)
-{
-    static const char prefix[] = NAME ":";
-    if (strncmp(err, prefix, sizeof prefix - 1) != 0)
-        FAIL("error \"%s\" does not start with \"%s\"", err, prefix);
-    const char *p = err + sizeof prefix - 1;
-    uint64_t line = 0;
-    const char *digits = p;
-    while (*p >= '0' && *p <= '9' && p - digits < 20)
-        line = line * 10 + (uint64_t)(*p++ - '0');
-    if (p == digits || p[0] != ':' || p[1] != ' ' || !p[2])
-        FAIL("error \"%s\" has no \"LINE: WHAT\"", err);
-    if (line < 1 || line > nlines)
-        FAIL("error \"%s\" names a line not in the text (%llu lines)", err,
-             (unsigned long long)nlines);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
     uint8_t opt;
     argus_kd_options o = front_of(&data, &size, &opt);
-    uint64_t nlines = 1;
-    for (const uint8_t *p = data; (p = memchr(p, '\n', size - (size_t)(p - data)));
-         p++)
-        nlines++;
+    uint64_t nlines = count_lines(data, size);
 
-    CHECK(ftruncate(in_fd, 0) == 0);
-    CHECK(pwrite(in_fd, data, size, 0) == (ssize_t)size);
+    put_input(data, size);
 
     /* as argus-decode reads it */
     result a;
     decode(&o, data, size, false, LIMIT, &a);
     if (a.rc < 0)
-        check_error(a.err, nlines);
+        check_line_error(a.err, nlines);
     check_stream(a.out, a.len, "trace-text");
     CHECK(a.rc < 0 || a.len > 0);
 
@@ -86,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool no_fd = opt & OPT_NO_FD;
     decode(&o, data, size, no_fd, SMALL_INPUT, &b);
     if (b.rc < 0)
-        check_error(b.err, nlines);
+        check_line_error(b.err, nlines);
     bool too_long = !no_fd && b.rc < 0 && strstr(b.err, ": a line longer than ");
     if (a.rc != b.rc && !too_long)
         FAIL("read %s, the decoder returns %d, else %d (%s)",

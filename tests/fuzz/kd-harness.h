@@ -7,20 +7,18 @@
 #ifndef ARGUS_FUZZ_KD_HARNESS_H
 #define ARGUS_FUZZ_KD_HARNESS_H
 
-#include "argus/stream/input.h"
+#define NAME "fuzz"          /* the input's name in messages */
+
 #include "argus/decode/kdebug.h"
-#include "argus/stream/stream.h"
 #include "argus/stream/table.h"
-#include "checks.h"
+#include "decode-harness.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#define NAME "fuzz"          /* the input's name in messages */
 #define OPT_NO_FD 0x40
 #define OPT_CODES 0x80
 #define LIMIT (256u << 20)   /* argus-decode's input limit */
@@ -127,33 +125,14 @@ static void check_stream(const uint8_t *out, size_t len, const char *source)
     argus_parser *p = argus_parser_new();
     argus_table pids; /* tid -> pid + 1 of its last thread record */
     argus_table_init(&pids, sizeof(uint64_t));
-    size_t off = 0;
-    uint64_t n = 0, last_id = 0, last_ts = 0;
-    bool have_ts = false;
+    size_t off = 0, used;
+    uint64_t n = 0;
+    stream_order order = {0};
     while (off < len) {
-        argus_record *r = NULL;
-        char err[256];
-        long used = argus_parse_record(p, out + off, len - off, &r, err, sizeof err);
-        if (used <= 0)
-            FAIL("record %llu written by the decoder (byte %zu) does not "
-                 "parse: %s", (unsigned long long)n + 1, off,
-                 used < 0 ? err : "truncated");
-        n++;
+        argus_record *r = next_record(p, out, len, off, ++n, &used);
         check_fields(r, n, check_utf8);
-        if (n == 1) {
-            CHECK(r->type == ARGUS_T_STREAM);
-            CHECK(argus_text_is(r, ARGUS_K_FORMAT, "argus"));
-            uint64_t version = 0;
-            CHECK(argus_get_uint(r, ARGUS_K_VERSION, &version) && version == 1);
-            CHECK(source && argus_text_is(r, ARGUS_K_SOURCE, source));
-            argus_text stages[2];
-            CHECK(argus_get_text_array(r, ARGUS_K_STAGES, stages, 2) == 1);
-            CHECK(stages[0].len == strlen(COMMAND) &&
-                  memcmp(stages[0].s, COMMAND, stages[0].len) == 0);
-        } else if (r->type == ARGUS_T_STREAM) {
-            FAIL("record %llu written by the decoder is a second stream "
-                 "header", (unsigned long long)n);
-        }
+        check_header(r, n, source);
+        check_order(&order, r, n);
         if (r->type == ARGUS_T_THREAD) {
             bool created, kernel = false;
             argus_get_bool(r, ARGUS_K_KERNEL, &kernel);
@@ -164,36 +143,11 @@ static void check_stream(const uint8_t *out, size_t len, const char *source)
             CHECK(argus_get_text(r, ARGUS_K_PROC, NULL));
             *(uint64_t *)argus_table_put(&pids, r->tid, &created) = r->pid + 1;
         }
-        if (r->has_ts) {
-            if (have_ts && r->ts < last_ts)
-                FAIL("record %llu written by the decoder has ts %llu, before "
-                     "ts %llu", (unsigned long long)n, (unsigned long long)r->ts,
-                     (unsigned long long)last_ts);
-            have_ts = true;
-            last_ts = r->ts;
-        }
         if (r->is_event) {
-            if (r->id != last_id + 1)
-                FAIL("record %llu written by the decoder has event id %llu "
-                     "after %llu", (unsigned long long)n,
-                     (unsigned long long)r->id, (unsigned long long)last_id);
-            last_id = r->id;
-            uint64_t cpu;
-            CHECK(argus_get_uint(r, ARGUS_K_CPU, &cpu));
-            const uint64_t *pid = argus_table_get(&pids, r->tid);
-            if (!pid)
-                FAIL("record %llu written by the decoder: event %llu of tid "
-                     "%llu comes before a thread record of it",
-                     (unsigned long long)n, (unsigned long long)r->id,
-                     (unsigned long long)r->tid);
-            if (*pid != r->pid + 1)
-                FAIL("record %llu written by the decoder: event %llu of tid "
-                     "%llu has pid %llu, its thread record pid %llu",
-                     (unsigned long long)n, (unsigned long long)r->id,
-                     (unsigned long long)r->tid, (unsigned long long)r->pid,
-                     (unsigned long long)(*pid - 1));
+            const uint64_t *pid1 = argus_table_get(&pids, r->tid);
+            check_event_thread(r, n, pid1);
         }
-        off += (size_t)used;
+        off += used;
     }
     argus_table_free(&pids);
     argus_parser_free(p);
@@ -201,40 +155,18 @@ static void check_stream(const uint8_t *out, size_t len, const char *source)
 
 /* ---- One decoding ------------------------------------------------------- */
 
-typedef struct result {
-    int rc;
-    char err[512];
-    uint8_t *out;
-    size_t len;
-} result;
-
-/* Decodes the file in in_fd (SIZE bytes, also at FILE) with O; NO_FD reads
- * it from memory with no file behind it, else through a window of at most
- * LIMIT bytes. */
+/* Decodes the file (SIZE bytes of FILE, also in the input memory file)
+ * with O; NO_FD reads it from memory with no file behind it, else
+ * through a window of at most LIMIT bytes. */
 static void decode(const argus_kd_options *o, const uint8_t *file, size_t size,
                    bool no_fd, size_t limit, result *res)
 {
     argus_input in;
-    if (no_fd) {
-        memset(&in, 0, sizeof in);
-        in.fd = -1;
-        in.buf = malloc(size ? size : 1); /* exactly: reads past it are caught */
-        CHECK(in.buf);
-        memcpy(in.buf, file, size);
-        in.cap = in.max = in.hi = size;
-        in.eof = true;
-    } else {
-        /* the bytes as they are (decompression is fuzz-unpack's) */
-        argus_input_open_raw(&in, in_path, limit);
-        free(in.name);
-    }
-    in.name = strdup(NAME);
-    CHECK(in.name);
-
-    CHECK(ftruncate(out_fd, 0) == 0);
-    CHECK(lseek(out_fd, 0, SEEK_SET) == 0);
-    CHECK(dup2(out_fd, 1) == 1);
-    argus_writer *w = argus_writer_stdout();
+    if (no_fd)
+        memory_input(&in, file, size);
+    else
+        file_input(&in, limit, true);
+    argus_writer *w = output_begin();
     argus_kd *d = argus_kd_new(w, o);
     CHECK(d);
     res->rc = KD_READ(d, &in);
@@ -247,21 +179,8 @@ static void decode(const argus_kd_options *o, const uint8_t *file, size_t size,
     }
     argus_kd_print_counts(d, devnull);
     argus_kd_free(d);
-    argus_writer_close(w);
-    CHECK(dup2(saved_stdout, 1) == 1);
+    output_end(w, res);
     argus_input_close(&in);
-
-    off_t end = lseek(out_fd, 0, SEEK_CUR);
-    CHECK(end >= 0);
-    res->len = (size_t)end;
-    res->out = malloc(res->len ? res->len : 1);
-    CHECK(res->out);
-    CHECK(pread(out_fd, res->out, res->len, 0) == (ssize_t)res->len);
-}
-
-static bool same_output(const result *a, const result *b)
-{
-    return a->len == b->len && memcmp(a->out, b->out, a->len) == 0;
 }
 
 /* The front of an input: the option byte, then with OPT_CODES a codes

@@ -61,4 +61,12 @@ void argus_put_event_head(argus_writer *w, const char *type, size_t type_len,
                           uint64_t id, uint64_t ts, uint64_t tid, uint64_t pid,
                           uint64_t cpu, unsigned extra);
 
+/* Calls EACH with each line of TEXT (LEN bytes), split at '\n', the last
+ * one without it, none after a final '\n': a library renders an event
+ * as text that may hold newlines (a stack trace, a trace_printk), where
+ * the ftrace decoder takes a line at a time. Stops at the first call that
+ * returns less than 0 and returns that, else 0. */
+int argus_each_line(const char *text, size_t len,
+                    int (*each)(void *ctx, const char *line, size_t n), void *ctx);
+
 #endif

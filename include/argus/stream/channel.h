@@ -24,6 +24,11 @@ void argus_channel_free(argus_channel *ch);
  * bytes. */
 void argus_channel_put(argus_channel *ch, uint8_t **buf, size_t *cap, size_t len,
                        size_t min);
+/* FN(ARG), once, in the writer's thread, before its first block is handed
+ * over: argus-chain starts its stages' thread there, so that what the
+ * decoder does before writing (a trial in a forked child: lib/decode's
+ * perfdata, tracedat and ctf) happens in a process of one thread. */
+void argus_channel_on_first_put(argus_channel *ch, void (*fn)(void *), void *arg);
 /* No more blocks: the reader sees the end once it has read those before. */
 void argus_channel_close(argus_channel *ch);
 
