@@ -360,6 +360,67 @@ argus-decode: 13 lines read, 8 events written
     assert_output '[0,1][10000,3][20000,2]'
 }
 
+# hostile_line LINE NAME: an ftrace text of two good lines then LINE, in
+# $T/NAME.txt
+hostile_line() {
+    {
+        echo '  a-1  [000] .... 300.000010: sys_enter_getpid:'
+        echo '  b-2  [001] .... 300.000020: sys_enter_getpid:'
+        echo "$1"
+    } > "$T/$2.txt"
+}
+
+# refused NAME MESSAGE: argus-decode of $T/NAME.txt exits 65 with MESSAGE
+# (FILE:LINE: what), and the two lines before it are a valid stream
+refused() {
+    run sh -c "argus-decode --format ftrace $T/$1.txt > $T/$1.cbor"
+    assert_failure 65
+    assert_output "argus-decode: $T/$1.txt:3: $2"
+    run sh -c "argus-to-json $T/$1.cbor | jq -c 'select(.id) | [.ts, .tid]' | tr -d '\n'"
+    assert_output '[0,1][10000,2]'
+    run argus-validate "$T/$1.cbor"
+    assert_success
+}
+
+@test "DEC-RANGE (issue 33.4): a negative timestamp exits 65 naming FILE:LINE, never kept at the last line's time; the lines before stay" {
+    hostile_line '  c-3  [002] .... -5.000000: sys_enter_getpid:' negative
+    refused negative 'a negative timestamp'
+    hostile_line '  c-3  [002] -5.000000: sys_enter_getpid:' negative-noflags
+    refused negative-noflags 'a negative timestamp'
+}
+
+@test "DEC-ORDER (issue 33.4): a timestamp before the trace's start, beyond the window, exits 65 naming FILE:LINE" {
+    hostile_line '  c-3  [002] .... 299.999999: sys_enter_getpid:' before-start
+    run sh -c "argus-decode --format ftrace --window 1 $T/before-start.txt > /dev/null"
+    assert_failure 65
+    assert_output "argus-decode: $T/before-start.txt:3: ts 299.999999000 is before 300.000010000 already written (beyond the reorder window of 1 lines; try a larger --window)"
+}
+
+@test "DEC-RANGE (issue 33.4): a tid or tgid above the kernel's PID_MAX_LIMIT (4194304) exits 65 naming FILE:LINE, never wrapped or merged; 4194304 itself is a tid" {
+    hostile_line '  c-18446744073709551615  [002] .... 300.000030: sys_enter_getpid:' tid-max
+    refused tid-max 'tid 18446744073709551615 is out of the kernel'"'"'s range (at most 4194304)'
+    hostile_line '  c-99999999999999999999999  [002] .... 300.000030: sys_enter_getpid:' tid-wide
+    refused tid-wide 'tid 99999999999999999999999 is out of the kernel'"'"'s range (at most 4194304)'
+    hostile_line '  c-4194305  [002] .... 300.000030: sys_enter_getpid:' tid-above
+    refused tid-above 'tid 4194305 is out of the kernel'"'"'s range (at most 4194304)'
+    hostile_line '  c-3  ( 9223372036854775808) [002] .... 300.000030: sys_enter_getpid:' tgid
+    refused tgid 'tgid 9223372036854775808 is out of the kernel'"'"'s range (at most 4194304)'
+    hostile_line '  c-4194304  [002] .... 300.000030: sys_enter_getpid:' tid-limit
+    run sh -c "argus-decode --format ftrace $T/tid-limit.txt | argus-to-json | jq -c 'select(.id) | .tid' | tr -d '\n'"
+    assert_output '124194304'
+}
+
+@test "DEC-RANGE (issue 33.4): a scheduler event's pid field out of range (next_pid=2^64-1, pid=-1) exits 65 naming FILE:LINE and the field" {
+    hostile_line '  b-2  [001] d..2. 300.000030: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=x next_pid=18446744073709551615 next_prio=120' next-pid
+    refused next-pid 'next_pid=18446744073709551615 is out of the kernel'"'"'s range (0 to 4194304)'
+    hostile_line '  b-2  [001] d..2. 300.000030: sched_waking: comm=x pid=-1 prio=120 target_cpu=000' waking
+    refused waking 'pid=-1 is out of the kernel'"'"'s range (0 to 4194304)'
+    hostile_line '  b-2  [001] .... 300.000030: sched_process_fork: comm=b pid=2 child_comm=b child_pid=5000000' fork
+    refused fork 'child_pid=5000000 is out of the kernel'"'"'s range (0 to 4194304)'
+    hostile_line '# argus-thread: tid=18446744073709551615 tgid=1 kernel=0 comm=x' thread-line
+    refused thread-line 'tid=18446744073709551615 is out of the kernel'"'"'s range (0 to 4194304)'
+}
+
 @test "a very long line: 200 kB is kept whole as an ftrace event; over 1 MiB exits 65 naming FILE:LINE, the lines before stay" {
     {
         echo '  a-1  [000] .... 1.000001: sys_enter_getpid:'

@@ -88,6 +88,10 @@ typedef struct line_slot {
     char irq_ctx;          /* the flags' hardirq/softirq mark (h, H, s, z, Z), '.'
                             * in task context, 0 without flags */
     bool counter;          /* TS had no fraction: a counter clock's ticks */
+    bool negative_ts;      /* TS had a minus sign: refused, not read as a
+                            * line without a head (DEC-RANGE) */
+    uint32_t tid_off, tid_len; /* the tid's and tgid's digits, for a message */
+    uint32_t tgid_off, tgid_len;
 } line_slot;
 
 /* What the trace showed a file descriptor to be (DEC-FD): the syscall of
@@ -511,6 +515,25 @@ static bool parse_ts(const char **pp, const char *end, uint64_t *ns, bool *count
     return true;
 }
 
+/* A timestamp with a minus sign at P: "-SECONDS[.FRACTION]:". */
+static bool negative_ts_at(const char *p, const char *end)
+{
+    if (p >= end || *p != '-')
+        return false;
+    const char *q = p + 1;
+    uint64_t ns;
+    bool counter;
+    return parse_ts(&q, end, &ns, &counter) && q < end && *q == ':';
+}
+
+/* V * 10 + digit C, held at UINT64_MAX rather than wrapped round: a
+ * number too large stays too large. */
+static uint64_t dec_digit_saturating(uint64_t v, char c)
+{
+    uint64_t digit = (uint64_t)(c - '0');
+    return v > (UINT64_MAX - digit) / 10 ? UINT64_MAX : v * 10 + digit;
+}
+
 /* Parses "COMM-TID [(TGID)] [CPU] [FLAGS] TS: " into S; WHO_ONLY (the
  * first pass) skips the flags and the timestamp: the body is after the
  * first ':' that ends a number. */
@@ -549,9 +572,12 @@ static bool parse_head_how(line_slot *s, bool who_only)
                 t++;
             if (is_digit(*t)) {
                 uint64_t g = 0;
+                s->tgid_off = (uint32_t)(t - start);
                 while (t < e - 1 && is_digit(*t))
-                    g = g * 10 + (uint64_t)(*t++ - '0');
-                tgid = (int64_t)g;
+                    g = dec_digit_saturating(g, *t++);
+                s->tgid_len = (uint32_t)(t - start) - s->tgid_off;
+                /* out of the kernel's range: refused by the caller */
+                tgid = g > INT64_MAX ? INT64_MAX : (int64_t)g;
             }
             e = o - 1;
             while (e > comm && e[-1] == ' ')
@@ -560,11 +586,13 @@ static bool parse_head_how(line_slot *s, bool who_only)
         const char *dstart = e;
         while (dstart > comm && is_digit(dstart[-1]))
             dstart--;
-        if (dstart == e || e - dstart > 10 || dstart - 1 < comm || dstart[-1] != '-')
+        /* up to 20 digits: a tid out of the kernel's range is refused by
+         * the caller (DEC-RANGE), not read as a line without a head */
+        if (dstart == e || e - dstart > 64 || dstart - 1 < comm || dstart[-1] != '-')
             continue;
         uint64_t tid = 0;
         for (const char *t = dstart; t < e; t++)
-            tid = tid * 10 + (uint64_t)(*t - '0');
+            tid = dec_digit_saturating(tid, *t);
         /* after [CPU]: optional flags, then TS: */
         p = after;
         while (p < end && *p == ' ')
@@ -572,10 +600,14 @@ static bool parse_head_how(line_slot *s, bool who_only)
         uint64_t ns = 0;
         const char *tp = p;
         s->irq_ctx = 0;
+        s->negative_ts = false;
         if (who_only) {
             tp = memchr(p, ':', (size_t)(end - p));
             if (!tp || tp == p || !is_digit(tp[-1]))
                 return false;
+        } else if (negative_ts_at(p, end)) {
+            s->negative_ts = true;
+            tp = memchr(p, ':', (size_t)(end - p));
         } else if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
             /* FLAGS: irqs-off, need-resched, hardirq/softirq, ... */
             const char *flags = p;
@@ -586,8 +618,12 @@ static bool parse_head_how(line_slot *s, bool who_only)
             while (p < end && *p == ' ')
                 p++;
             tp = p;
-            if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':')
+            if (negative_ts_at(p, end)) {
+                s->negative_ts = true;
+                tp = memchr(p, ':', (size_t)(end - p));
+            } else if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
                 return false;
+            }
         }
         tp++;
         while (tp < end && *tp == ' ')
@@ -605,6 +641,8 @@ static bool parse_head_how(line_slot *s, bool who_only)
         s->comm_len = (uint32_t)(dstart - 1 - comm);
         s->body_off = (uint32_t)(tp - start);
         s->tid = tid;
+        s->tid_off = (uint32_t)(dstart - start);
+        s->tid_len = (uint32_t)(e - dstart);
         s->tgid = tgid;
         s->cpu = (uint32_t)cpu;
         s->ts = ns;
@@ -2717,8 +2755,8 @@ void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
                     ? field_dec(body, "next_pid", &target) ||
                           plugin_switch(body, &comm, &prev, &st, &comm, &target)
                     : field_dec(body, "pid", &target) || plugin_task(body, &comm, &target, &after);
-    if (!have || target == 0)
-        return;
+    if (!have || target == 0 || target > ARGUS_PID_MAX)
+        return;     /* no pid (DEC-RANGE: the line is refused when it is read) */
     struct prescan *t = prescan_thread(d, target);
     if (!t->seen) { /* a new task's first wakeup is no sleep */
         t->asleep = kind == EV_WAKING || kind == EV_WAKEUP;
@@ -2943,6 +2981,37 @@ static int not_ftrace(argus_ft *d, bool all)
 
 /* Whether a line without a head is one of a stack trace (the stacktrace
  * option's "<stack trace>" and " => func" lines), which ftrace text holds. */
+/* DEC-RANGE: a pid field ("pid=", "prev_pid=", "child_pid=", ...) of a
+ * scheduler or task event in BODY that is not a pid (negative, or above
+ * the kernel's PID_MAX_LIMIT); its key and value are copied to WHAT.
+ * Other events' fields are their own (a probe's argument named pid may
+ * be anything). */
+static bool bad_pid_field(span body, char *what, size_t what_size)
+{
+    if (!(body.n > 6 && memcmp(body.p, "sched_", 6) == 0) &&
+        !(body.n > 5 && memcmp(body.p, "task_", 5) == 0))
+        return false;
+    const char *p = body.p, *end = body.p + body.n;
+    while ((p = memmem(p, (size_t)(end - p), "pid=", 4)) != NULL) {
+        const char *key = p;
+        while (key > body.p && key[-1] != ' ' && key[-1] != ':')
+            key--;
+        const char *v = p + 4;
+        p = v;
+        bool negative = v < end && *v == '-';
+        const char *digits = v + negative;
+        uint64_t x = 0;
+        const char *q = digits;
+        while (q < end && is_digit(*q))
+            x = dec_digit_saturating(x, *q++);
+        if (q == digits || (!negative && x <= ARGUS_PID_MAX))
+            continue;
+        snprintf(what, what_size, "%.*s", (int)(q - key > 64 ? 64 : q - key), key);
+        return true;
+    }
+    return false;
+}
+
 static bool stack_line(const char *p, size_t n)
 {
     return (n >= 2 && memcmp(p, "=>", 2) == 0) || (n >= 7 && memcmp(p, "<stack", 6) == 0) ||
@@ -2982,8 +3051,25 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         static const char command[] = "# argus-command: pid=";
         static const char focus[] = "# argus-focus: pid=";
         static const char recorder[] = "# recorded by argus-record ";
-        if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0)
-            map_thread_line(d, p + i + sizeof tag - 1, n - i - (sizeof tag - 1));
+        if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0) {
+            span body = {p + i + sizeof tag - 1, n - i - (sizeof tag - 1)};
+            static const char *const keys[] = {"tid", "tgid", "ppid"};
+            for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+                span v;
+                uint64_t x = 0;
+                size_t at = 0, digits = 0;
+                if (!field(body, keys[k], &v))
+                    continue;
+                at = v.n && v.p[0] == '-';
+                while (at + digits < v.n && is_digit(v.p[at + digits]))
+                    x = dec_digit_saturating(x, v.p[at + digits++]);
+                if (digits && (at || x > ARGUS_PID_MAX))
+                    return fail(d, "%s:%llu: %s=%.*s is out of the kernel's range (0 to %u)",
+                                d->o.name, (unsigned long long)d->line_no, keys[k],
+                                (int)(v.n > 40 ? 40 : v.n), v.p, ARGUS_PID_MAX);
+            }
+            map_thread_line(d, body.p, body.n);
+        }
         else if (n - i > sizeof clock - 1 && memcmp(p + i, clock, sizeof clock - 1) == 0)
             map_clock_line(d, p + i + sizeof clock - 1, n - i - (sizeof clock - 1));
         else if (n - i > sizeof command - 1 && memcmp(p + i, command, sizeof command - 1) == 0)
@@ -3027,6 +3113,25 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     if (parse_head(s)) {
         d->n_heads++;
         s->kind = HEAD_EVENT;
+        /* DEC-RANGE: refused rather than bent (clamped, wrapped, merged) */
+        if (s->negative_ts)
+            return fail(d, "%s:%llu: a negative timestamp", d->o.name,
+                        (unsigned long long)s->line);
+        if (s->tid > ARGUS_PID_MAX)
+            return fail(d, "%s:%llu: tid %.*s is out of the kernel's range (at most %u)",
+                        d->o.name, (unsigned long long)s->line, (int)s->tid_len,
+                        s->text + s->tid_off, ARGUS_PID_MAX);
+        if (s->tgid > (int64_t)ARGUS_PID_MAX)
+            return fail(d, "%s:%llu: tgid %.*s is out of the kernel's range (at most %u)",
+                        d->o.name, (unsigned long long)s->line, (int)s->tgid_len,
+                        s->text + s->tgid_off, ARGUS_PID_MAX);
+        char what[80];
+        if (bad_pid_field((span){s->text + s->body_off, s->len - s->body_off}, what,
+                          sizeof what))
+            return fail(d, "%s:%llu: %s is out of the kernel's range (0 to %u)", d->o.name,
+                        (unsigned long long)s->line, what, ARGUS_PID_MAX);
+        /* before the trace's start (its first line written) is before
+         * the last line written too: one message for both */
         if (d->have_last && s->ts < d->last_ts)
             return fail(d,
                         "%s:%llu: ts %llu.%09llu is before %llu.%09llu already written "

@@ -12,6 +12,11 @@
 #include "argus/stream/stream.h"
 #include "argus/stream/table.h"
 
+/* The largest pid or tid Linux can give (PID_MAX_LIMIT, 4 * 1024 * 1024
+ * on 64-bit kernels): a decoder refuses one above it (DEC-RANGE) rather
+ * than keep it, wrapped round or merged with another. */
+#define ARGUS_PID_MAX 4194304u
+
 typedef struct argus_threads {
     argus_table by_tid;      /* tid -> index */
     unsigned char **blocks;  /* items, a block of 256 at a time */
