@@ -150,3 +150,50 @@ tid 2002: 1 waits, 3198590000 ns waiting
     assert_output "argus help: bad argument '--bogus'
 Try 'argus help --help' for more information."
 }
+
+@test "argus diagnose and argus graph name the real cause of an input they cannot open, as strerror and argus-decode say it (exit 66): a symlink loop, a path through a file, a missing file" {
+    ln -s loop-b "$BATS_TEST_TMPDIR/loop-a"
+    ln -s loop-a "$BATS_TEST_TMPDIR/loop-b"
+    for cmd in diagnose graph; do
+        run argus $cmd "$BATS_TEST_TMPDIR/loop-a"
+        assert_failure 66
+        assert_output "argus $cmd: $BATS_TEST_TMPDIR/loop-a: Too many levels of symbolic links"
+        run argus $cmd fixtures/demo/hang.jsonl/x
+        assert_failure 66
+        assert_output "argus $cmd: fixtures/demo/hang.jsonl/x: Not a directory"
+        run argus $cmd "$BATS_TEST_TMPDIR/none.txt"
+        assert_failure 66
+        assert_output "argus $cmd: $BATS_TEST_TMPDIR/none.txt: No such file or directory"
+    done
+    # the stage says the same
+    run argus-decode "$BATS_TEST_TMPDIR/loop-a"
+    assert_failure 66
+    assert_output "argus-decode: $BATS_TEST_TMPDIR/loop-a: Too many levels of symbolic links"
+}
+
+@test "argus diagnose reads a directory as a CTF trace (decode says it holds none), and --html names a directory or a symlink loop as such (exit 73)" {
+    mkdir "$BATS_TEST_TMPDIR/dir"
+    run argus diagnose "$BATS_TEST_TMPDIR/dir"
+    assert_failure 66
+    assert_output --regexp "^argus-decode: $BATS_TEST_TMPDIR/dir: Is a directory, with no CTF trace in it"
+    run argus diagnose fixtures/demo/hang.jsonl --html "$BATS_TEST_TMPDIR/dir"
+    assert_failure 73
+    assert_line "argus diagnose: $BATS_TEST_TMPDIR/dir: cannot write it (Is a directory)"
+    ln -s loop-b "$BATS_TEST_TMPDIR/loop-a"
+    ln -s loop-a "$BATS_TEST_TMPDIR/loop-b"
+    run argus diagnose fixtures/demo/hang.jsonl --html "$BATS_TEST_TMPDIR/loop-a"
+    assert_failure 73
+    assert_line "argus diagnose: $BATS_TEST_TMPDIR/loop-a: cannot write it (Too many levels of symbolic links)"
+}
+
+@test "argus diagnose names an unreadable trace 'Permission denied' (exit 66), as a user who may not read it" {
+    [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null || skip "needs root to run as nobody (setpriv)"
+    dir=$(mktemp -d /tmp/argus-front.XXXXXX)
+    chmod 755 "$dir"
+    cp fixtures/demo/hang.jsonl "$dir/secret.jsonl"
+    chmod 600 "$dir/secret.jsonl"
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups "$ARGUS_BIN/argus" diagnose "$dir/secret.jsonl"
+    rm -rf "$dir"
+    assert_failure 66
+    assert_output "argus diagnose: $dir/secret.jsonl: Permission denied"
+}
