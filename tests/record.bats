@@ -848,3 +848,71 @@ r argus_${pid}_1 argus_glib_poll_ret $copy"
     run grep -c "$BATS_TEST_TMPDIR" "$TFS/uprobe_events"
     assert_output 0
 }
+
+# ---- What a killed recorder leaves (root) --------------------------------------
+
+# dead_pid: a pid whose process has exited (a child of this shell, waited for)
+dead_pid() {
+    sh -c 'exit 0' &
+    local pid=$!
+    wait "$pid"
+    echo "$pid"
+}
+
+@test "--cleanup removes exactly a dead recorder's instances and uprobe group, says so in one line, exit 0; a live recorder's, other names and other groups stay (issue 33.2)" {
+    need_tracefs
+    [ -e "$TFS/uprobe_events" ] || skip "no uprobes on this kernel"
+    libc=$(ldd "$(command -v sh)" | awk '$1 ~ /^libc\.so/ {print $3}')
+    [ -f "$libc" ] || skip "no libc found"
+    off=$(printf '0x%x' "0x$(nm -D --defined-only "$libc" | awk '$3 ~ /^getpid(@|$)/ {print $1; exit}')")
+    # a live recorder (started first: every run removes the leftovers
+    # it finds): its instance and group stay
+    argus-record -q --probes glib --duration 20 -o "$T" &
+    live=$!
+    for _ in $(seq 100); do [ -d "$TFS/instances/argus-$live" ] && break; sleep 0.1; done
+    dead=$(dead_pid)
+    [ ! -e "/proc/$dead" ]
+    # what SIGKILL leaves: the instance tracing, its detector's, its probes
+    mkdir "$TFS/instances/argus-$dead" "$TFS/instances/argus-$dead-detect"
+    echo "p:argus_$dead/argus_bats_getpid $libc:$off" >> "$TFS/uprobe_events"
+    echo "r:argus_$dead/argus_bats_getpid_ret $libc:$off" >> "$TFS/uprobe_events"
+    # not argus-PID: another name, another group (their pid is dead too)
+    mkdir "$TFS/instances/$NAME" "$TFS/instances/argus-$dead-other"
+    echo "p:argusbats_$dead/argus_bats_getpid $libc:$off" >> "$TFS/uprobe_events"
+    run argus-record --cleanup
+    cleanup_status=$status cleanup_output=$output
+    live_instance=0
+    [ -d "$TFS/instances/argus-$live" ] && live_instance=1
+    kill -INT "$live"; wait "$live" || true
+    left_other=$(grep -c "^p:argusbats_$dead/" "$TFS/uprobe_events" || true)
+    echo "-:argusbats_$dead/argus_bats_getpid" >> "$TFS/uprobe_events"
+    rmdir "$TFS/instances/$NAME" "$TFS/instances/argus-$dead-other"
+    [ "$cleanup_status" = 0 ]
+    run echo "$cleanup_output"
+    assert_output "argus-record: removed what dead recorders left in /sys/kernel/tracing: instances/argus-$dead, instances/argus-$dead-detect, argus_$dead/argus_bats_getpid, argus_$dead/argus_bats_getpid_ret"
+    [ ! -e "$TFS/instances/argus-$dead" ]
+    [ ! -e "$TFS/instances/argus-$dead-detect" ]
+    run grep -c "argus_$dead/" "$TFS/uprobe_events"
+    assert_output 0
+    [ "$left_other" = 1 ]
+    [ "$live_instance" = 1 ]
+}
+
+@test "every recording first removes what a recorder killed with SIGKILL left (its instance, its probes), and then leaves tracefs as it was (issue 33.2)" {
+    need_uprobes
+    argus-record -q --probes glib -o "$T" -- sleep 30 &
+    pid=$!
+    for _ in $(seq 100); do grep -q "^p:argus_$pid/" "$TFS/uprobe_events" && break; sleep 0.1; done
+    sleep 0.3
+    child=$(pgrep -P "$pid" || true) # its sleep 30, ended with it
+    kill -KILL "$pid" $child
+    wait "$pid" || true
+    [ -d "$TFS/instances/argus-$pid" ]
+    grep -q "^p:argus_$pid/" "$TFS/uprobe_events"
+    run --separate-stderr argus-record --no-probes --duration 0.2 -o "$BATS_TEST_TMPDIR/next.txt"
+    assert_success
+    [[ "$stderr" == *"argus-record: removed what dead recorders left in /sys/kernel/tracing: instances/argus-$pid, argus_$pid/"* ]]
+    [ ! -e "$TFS/instances/argus-$pid" ]
+    run grep -c "argus_$pid/" "$TFS/uprobe_events"
+    assert_output 0
+}

@@ -51,6 +51,9 @@ static const char usage[] =
     "      --proc NAME        the same for each running process of that name\n"
     "                         (its comm, or its first 15 bytes; repeatable)\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"
+    "      --cleanup          only remove what killed recorders left (their\n"
+    "                         instances and argus_PID uprobes; every run\n"
+    "                         does it first) and exit\n"
     "  -q, --quiet            no summary and no warnings on stderr\n"
     "  -h, --help             show this help\n"
     "      --version          show the version\n"
@@ -179,8 +182,10 @@ static void add_event(const char *spec)
 
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
-    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC,
+    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC, OPT_CLEANUP,
 };
+
+static bool cleanup_only; /* --cleanup */
 
 static void parse_args(int argc, char **argv)
 {
@@ -196,6 +201,7 @@ static void parse_args(int argc, char **argv)
         {"no-probes", no_argument, 0, OPT_NO_PROBES},
         {"pid", required_argument, 0, OPT_PID},
         {"proc", required_argument, 0, OPT_PROC},
+        {"cleanup", no_argument, 0, OPT_CLEANUP},
         {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -241,6 +247,9 @@ static void parse_args(int argc, char **argv)
             break;
         case OPT_PROC:
             focus_name(optarg, true);
+            break;
+        case OPT_CLEANUP:
+            cleanup_only = true;
             break;
         case OPT_INSTANCE:
             set_instance_name(optarg);
@@ -301,6 +310,10 @@ int main(int argc, char **argv)
     atexit(restore);
 
     find_tracefs();
+    /* a recorder killed by SIGKILL restored nothing: its leftovers go first */
+    reap_dead_recorders();
+    if (cleanup_only)
+        exit(0);
     setup_instance();
 
     bool cmd_watches = opt.n_watches && watch_setup();

@@ -105,6 +105,9 @@ extern struct state st;
 
 void restore(void);
 void find_tracefs(void);
+/* Removes the instances and uprobe groups of recorders that are dead
+ * (killed: SIGKILL runs no restore), says which on stderr; their number. */
+size_t reap_dead_recorders(void);
 void setup_instance(void);
 /* Makes instance DIR ("instances/NAME") with the recorder's settings:
  * off, BUFFER_MB per CPU, overwrite, trace_clock mono, the (TGID) column;

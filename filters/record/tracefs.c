@@ -2,8 +2,11 @@
  * restore(), which undoes what was changed from any exit path. */
 #include "record.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,4 +278,167 @@ void setup_instance(void)
     make_instance(st.instance, opt.buffer_mb, &st.instance_made);
     enable_events();
     probes_define();
+}
+
+/* ---------------------------------------------------------------------- */
+/* What a recorder killed (SIGKILL, a crash) left behind */
+
+/* Whether PID is no running argus-record or argus-watch: no such process,
+ * or another program that has its pid now. */
+static bool recorder_dead(long pid)
+{
+    if (pid == (long)getpid())
+        return false;
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT;     /* unreadable: not known dead, kept */
+    bool read_it = fgets(comm, sizeof comm, f) != NULL;
+    fclose(f);
+    if (!read_it)
+        return true;                /* exited while read */
+    comm[strcspn(comm, "\n")] = 0;
+    return strcmp(comm, "argus-record") != 0 && strcmp(comm, "argus-watch") != 0;
+}
+
+/* The PID of NAME when it is PREFIX, digits, then nothing or SUFFIX
+ * (when not NULL; "_N": an underscore and digits); 0: another name. */
+static long pid_in_name(const char *name, const char *prefix, const char *suffix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) != 0 || !isdigit((unsigned char)name[n]))
+        return 0;
+    char *end;
+    errno = 0;
+    long pid = strtol(name + n, &end, 10);
+    if (errno || pid <= 0 || end - (name + n) > 10)
+        return 0;
+    if (strcmp(end, "") == 0 || (suffix && strcmp(end, suffix) == 0))
+        return pid;
+    /* SUFFIX "_N": a number after an underscore (argus_PID_G, the same
+     * probe on a second library) */
+    if (suffix && strcmp(suffix, "_N") == 0 && end[0] == '_' && isdigit((unsigned char)end[1])) {
+        const char *d = end + 1;
+        while (isdigit((unsigned char)*d))
+            d++;
+        return *d ? 0 : pid;
+    }
+    return 0;
+}
+
+/* Appends ", WHAT" (or WHAT first) to the summary in SAID. */
+static void say_removed(char *said, size_t size, const char *what)
+{
+    size_t len = strlen(said);
+    if (len + 2 < size)
+        snprintf(said + len, size - len, "%s%s", len ? ", " : "", what);
+}
+
+/* Appends PREFIX NAME to *V, a list of *N names (nothing when out of
+ * memory: a leftover kept for the next run). */
+static void add_name(char ***v, size_t *n, const char *prefix, const char *name)
+{
+    char *entry = NULL;
+    if (asprintf(&entry, "%s%s", prefix, name) < 0)
+        return;
+    char **grown = realloc(*v, (*n + 1) * sizeof **v);
+    if (!grown) {
+        free(entry);
+        return;
+    }
+    *v = grown;
+    (*v)[(*n)++] = entry;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Removes the tracefs instances (argus-PID, argus-PID-detect) and the
+ * uprobe groups (argus_PID) whose recorder is dead; their names on stderr,
+ * one line. Returns how many things it removed. */
+size_t reap_dead_recorders(void)
+{
+    char said[1024] = "";
+    size_t removed = 0;
+    char **gone = NULL;
+    size_t ngone = 0;
+    int dir_fd = openat(st.root_fd, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
+    if (!dir && dir_fd >= 0)
+        close(dir_fd);
+    for (struct dirent *e; dir && (e = readdir(dir)) != NULL;) {
+        long pid = pid_in_name(e->d_name, "argus-", "-detect");
+        if (pid && recorder_dead(pid))
+            add_name(&gone, &ngone, "instances/", e->d_name);
+    }
+    if (dir)
+        closedir(dir);
+    /* in name order: the message says the same for the same leftovers */
+    qsort(gone, ngone, sizeof *gone, cmp_names);
+    for (size_t i = 0; i < ngone; i++) {
+        bool made = true;
+        remove_instance(gone[i], &made);
+        if (!tfs_exists(gone[i])) {
+            removed++;
+            say_removed(said, sizeof said, gone[i]);
+        }
+        free(gone[i]);
+    }
+    free(gone);
+    gone = NULL;
+    ngone = 0;
+
+    /* uprobe_events: "p:GROUP/EVENT PATH:OFFSET ..." (r: at a return) */
+    int fd = openat(st.root_fd, "uprobe_events", O_RDONLY | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':'), *slash = colon ? strchr(colon, '/') : NULL;
+        if (!slash)
+            continue;
+        char group[64];
+        size_t glen = (size_t)(slash - colon - 1);
+        if (glen + 2 > sizeof group)
+            continue;
+        memcpy(group, colon + 1, glen);
+        group[glen] = 0;
+        long pid = pid_in_name(group, "argus_", "_N");
+        if (!pid || !recorder_dead(pid))
+            continue;
+        char *event = slash + 1;
+        event[strcspn(event, " \t\n")] = 0;
+        group[glen] = '/';
+        group[glen + 1] = 0;
+        add_name(&gone, &ngone, group, event);
+    }
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < ngone; i++) {
+        char path[4200], cmd[4200];
+        /* enabled where its instance is gone or at the top: off first,
+         * a probe in use cannot be removed */
+        snprintf(path, sizeof path, "events/%s/enable", gone[i]);
+        if (tfs_exists(path))
+            tfs_write(path, "0");
+        snprintf(cmd, sizeof cmd, "-:%s\n", gone[i]);
+        int err = tfs_append("uprobe_events", cmd);
+        if (err)
+            argus_warn("%s/uprobe_events: cannot remove %s, left by a dead recorder (%s)", st.root,
+                       gone[i], strerror(err));
+        else {
+            removed++;
+            say_removed(said, sizeof said, gone[i]);
+        }
+        free(gone[i]);
+    }
+    free(gone);
+    if (removed && !opt.quiet)
+        fprintf(stderr, "%s: removed what dead recorders left in %s: %s\n", argus_prog(), st.root,
+                said);
+    return removed;
 }

@@ -425,6 +425,7 @@ static void live(void)
     atexit(restore);
     focus_running();
     find_tracefs();
+    reap_dead_recorders(); /* what a killed recorder or watcher left */
     setup_instance();
     /* the ring's trace file is read with its recording paused (the
      * kernel's pause-on-trace, on by default): read while written, on a
