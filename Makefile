@@ -221,6 +221,7 @@ build-san/fuzz-record: tests/fuzz/fuzz-record.c $(RECORD_PARSERS) filters/record
 
 bench: all
 	bench/run.sh
+	bench/threads.sh
 
 # What argus-record's uprobes cost a busy GTK 3 app (root, Xvfb, python3-gi;
 # exit 77 without them): docs/performance.md, "Probes". Not part of make bench.

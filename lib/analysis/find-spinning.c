@@ -192,15 +192,36 @@ typedef struct hangs {
     hang *v;
     uint32_t n;
     size_t cap;
+    argus_table by_seg;         /* seg -> position in v, while hangs are
+                                 * found (a look-up, not a pass per hang) */
 } hangs;
 
+/* Adds X unless a hang of its node was found already. */
 static bool add_hang(hangs *h, hang x)
 {
-    for (uint32_t i = 0; i < h->n; i++)
-        if (h->v[i].seg == x.seg)
-            return false;
+    if (!h->by_seg.value_size)
+        argus_table_init(&h->by_seg, sizeof(uint32_t));
+    bool created;
+    uint32_t *at = argus_table_put(&h->by_seg, x.seg, &created);
+    if (!created)
+        return false;
+    *at = h->n;
     *ARGUS_PUSH(h->v, h->n, h->cap) = x;
     return true;
+}
+
+/* Removes the --hang node found at SEG, if any (the last one takes its
+ * place). */
+static void remove_hang_node(hangs *h, uint32_t seg)
+{
+    uint32_t *at = h->by_seg.value_size ? argus_table_get(&h->by_seg, seg) : NULL;
+    if (!at || h->v[*at].event != UINT64_MAX)
+        return;
+    uint32_t j = *at;
+    argus_table_remove(&h->by_seg, seg);
+    h->v[j] = h->v[--h->n];
+    if (j < h->n)
+        *(uint32_t *)argus_table_get(&h->by_seg, h->v[j].seg) = j;
 }
 
 static uint32_t main_thread_of(const argus_graph *g, uint64_t pid)
@@ -603,9 +624,7 @@ static void hangs_of_thread(const argus_graph *g, uint32_t t, const watch *w, ha
             argus_count("waits for input or a loop's timer, not hangs (SPIN-IDLE)", 1);
             continue;
         }
-        for (uint32_t j = 0; j < found->n; j++)
-            if (found->v[j].seg == i && found->v[j].event == UINT64_MAX)
-                found->v[j] = found->v[--found->n]; /* the wait after a long run: one hang */
+        remove_hang_node(found, i); /* the wait after a long run: one hang */
         add_hang(found, (hang){.seg = last, .first = i, .waits = waits,
                                .at = s->end + w->limit, .event = UINT64_MAX,
                                .indicator = "hang", .duration = until - s->begin});
@@ -619,14 +638,6 @@ static void hangs_of_thread(const argus_graph *g, uint32_t t, const watch *w, ha
  * client), and a hang whose thread is a link of another's chain (the
  * holder waiting itself) after the hangs it holds up. Indicator nodes keep
  * their place before them. */
-static bool in_chain_of(const argus_graph *g, const argus_chain *c, uint32_t thread)
-{
-    for (uint32_t i = 1; i < c->len; i++)
-        if (g->segs[c->segs[i]].thread == thread)
-            return true;
-    return false;
-}
-
 /* SPIN-ORDER's tiers. A window that does not answer is what a user sees
  * (an indicator, a loop away from its input, a GUI program's main thread);
  * then the command the recorder launched and what it forked; then the
@@ -695,39 +706,67 @@ static bool timer_sleep(const argus_graph *g, const hang *h)
 static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
                         const loops *l, const watch *w)
 {
-    uint32_t n = found->n;
+    uint32_t n = found->n, nt = g->nthreads;
     ordered *o = calloc(n + 1, sizeof *o);
-    if (!o)
+    /* per thread, so that each question is a look-up, not a pass over
+     * the hangs (linear in hangs, not quadratic: a trace where every
+     * thread hangs has as many hangs as threads): the first hang whose
+     * chain ends at it, the first chain it is a link of and whether a
+     * second one has it too, whether it is a GUI program's hung thread */
+    uint32_t *group_of_root = malloc((nt + 1) * sizeof *group_of_root);
+    uint32_t *first_chain = malloc((nt + 1) * sizeof *first_chain);
+    uint8_t *chains_with = calloc(nt + 1, 1);
+    bool *gui_hung = calloc(nt + 1, sizeof *gui_hung);
+    if (!o || !group_of_root || !first_chain || !chains_with || !gui_hung)
         argus_die(ARGUS_EX_IOERR, "out of memory (hang order)");
+    for (uint32_t t = 0; t < nt; t++)
+        group_of_root[t] = ARGUS_NONE;
+    for (uint32_t j = 0; j < n; j++)
+        for (uint32_t k = 1; k < chains[j].len; k++) {
+            uint32_t t = g->segs[chains[j].segs[k]].thread;
+            if (chains_with[t] == 0) {
+                first_chain[t] = j;
+                chains_with[t] = 1;
+            } else if (chains_with[t] == 1 && first_chain[t] != j) {
+                chains_with[t] = 2;     /* two chains or more */
+            }
+        }
     for (uint32_t i = 0; i < n; i++) {
         o[i] = (ordered){.h = found->v[i], .c = chains[i], .pos = i, .group = i};
         o[i].tier = tier_of(g, &found->v[i], &chains[i], l, w);
         if (found->v[i].event != UINT64_MAX)
             continue;           /* indicators: as found */
-        for (uint32_t j = 0; j < i; j++)
-            if (found->v[j].event == UINT64_MAX && root_thread(g, &o[j]) == root_thread(g, &o[i])) {
-                o[i].group = o[j].group;
-                break;
-            }
-        for (uint32_t j = 0; j < n && !o[i].cause; j++)
-            o[i].cause = i != j && in_chain_of(g, &chains[j], g->segs[found->v[i].seg].thread);
+        uint32_t root = root_thread(g, &o[i]);
+        if (group_of_root[root] == ARGUS_NONE)
+            group_of_root[root] = i;
+        else
+            o[i].group = o[group_of_root[root]].group;
+        /* a link of another hang's chain */
+        uint32_t t = g->segs[found->v[i].seg].thread;
+        o[i].cause = chains_with[t] == 2 || (chains_with[t] == 1 && first_chain[t] != i);
         if (o[i].tier != TIER_GUI && !o[i].cause && timer_sleep(g, &found->v[i]))
             o[i].tier = TIER_ASIDE;
     }
     /* a hang whose chain runs into a GUI program's hung thread is that
      * hang seen from outside (a key driver, a service waiting on the app):
      * told in that hang's place, not again */
+    for (uint32_t j = 0; j < n; j++)
+        if (o[j].tier == TIER_GUI && found->v[j].event == UINT64_MAX)
+            gui_hung[g->segs[found->v[j].seg].thread] = true;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         bool victim = false;
-        for (uint32_t j = 0; j < n && !victim && o[i].tier != TIER_GUI; j++)
-            victim = o[j].tier == TIER_GUI && found->v[j].event == UINT64_MAX &&
-                     in_chain_of(g, &chains[i], g->segs[found->v[j].seg].thread);
+        for (uint32_t k = 1; k < chains[i].len && !victim && o[i].tier != TIER_GUI; k++)
+            victim = gui_hung[g->segs[chains[i].segs[k]].thread];
         if (victim)
             argus_count("hangs waiting on a GUI program's hang, told in its place (SPIN-ORDER)", 1);
         else
             o[kept++] = o[i];
     }
+    free(group_of_root);
+    free(first_chain);
+    free(chains_with);
+    free(gui_hung);
     qsort(o, kept, sizeof *o, by_order);
     for (uint32_t i = 0; i < kept; i++) {
         found->v[i] = o[i].h;
@@ -1134,6 +1173,8 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
                 hangs_of_thread(g, t, wp, &found);
     }
     free(loop_watched);
+    if (found.by_seg.value_size)
+        argus_table_free(&found.by_seg); /* positions change from here */
     if (found.n > 1)
         qsort(found.v, found.n, sizeof *found.v, by_severity);
     argus_chain *chains = calloc(found.n + 1, sizeof *chains);

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -647,6 +648,20 @@ static LIST(no_match_rec) no_matches;
 static LIST(culprit_rec) culprits;
 static LIST(branch_rec) branches;
 static LIST(cpath_rec) cpaths;
+
+/* A list's records by hang: (hang, position) pairs in that order, so that
+ * a hang's records are found by a binary search, not a pass over the list
+ * per hang (quadratic in hangs, and a trace can have a hang per thread). */
+typedef struct hang_pos {
+    uint64_t hang;
+    uint32_t pos;
+} hang_pos;
+typedef struct hang_index {
+    hang_pos *v;
+    uint32_t n;
+} hang_index;
+static hang_index ix_paths, ix_chains, ix_matches, ix_no_matches, ix_culprits, ix_branches,
+    ix_cpaths;
 
 #define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
 
@@ -1696,12 +1711,13 @@ static void sb_chain_via(sb *b, const chain_rec *c, int i)
         sb_printf(b, ", reached from %d by %s", i, via);
 }
 
+static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t *count);
+
 static const cpath_rec *cpath_of_hang(uint64_t hang)
 {
-    for (uint32_t i = 0; i < cpaths.n; i++)
-        if (cpaths.v[i].hang == hang)
-            return &cpaths.v[i];
-    return NULL;
+    uint32_t first, count;
+    of_hang(&ix_cpaths, hang, &first, &count);
+    return count ? &cpaths.v[first] : NULL;
 }
 
 /* How long link I of chain C ran (STATE "running") or waited for a CPU
@@ -2210,35 +2226,71 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
 }
 
 /* The records of hang H in list L (sorted by hang): the first, and how many. */
-#define OF_HANG(l, h, first, count)                                          \
-    do {                                                                     \
-        (first) = 0;                                                         \
-        (count) = 0;                                                         \
-        for (uint32_t i_ = 0; i_ < (l).n; i_++)                              \
-            if ((l).v[i_].hang == (h)) {                                     \
-                if (!(count))                                                \
-                    (first) = i_;                                            \
-                (count)++;                                                   \
-            }                                                                \
+static int by_hang_pos(const void *a, const void *b)
+{
+    const hang_pos *x = a, *y = b;
+    int c = cmp_u(x->hang, y->hang);
+    return c ? c : cmp_u(x->pos, y->pos);
+}
+
+/* Indexes the N records at V, SIZE bytes each, whose first member is their
+ * uint64_t hang. */
+static void index_hangs(hang_index *ix, const void *v, size_t size, uint32_t n)
+{
+    ix->v = malloc(((size_t)n + 1) * sizeof *ix->v);
+    if (!ix->v)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(&ix->v[i].hang, (const char *)v + (size_t)i * size, sizeof(uint64_t));
+        ix->v[i].pos = i;
+    }
+    qsort(ix->v, n, sizeof *ix->v, by_hang_pos);
+    ix->n = n;
+}
+#define INDEX_HANGS(l)                                                                    \
+    do {                                                                                  \
+        _Static_assert(offsetof(__typeof__(*(l).v), hang) == 0, "hang comes first");     \
+        index_hangs(&ix_##l, (l).v, sizeof *(l).v, (l).n);                                \
     } while (0)
+
+/* The first of hang H's records in the indexed list, and how many it has
+ * (they are together in the list). */
+static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t *count)
+{
+    uint32_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ix->v[mid].hang < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *first = 0;
+    *count = 0;
+    if (lo < ix->n && ix->v[lo].hang == h)
+        *first = ix->v[lo].pos;
+    while (lo < ix->n && ix->v[lo].hang == h) {
+        (*count)++;
+        lo++;
+    }
+}
+#define OF_HANG(l, h, first, count) of_hang(&ix_##l, (h), &(first), &(count))
 
 static const chain_rec *chain_of(const hang_rec *h)
 {
     /* SPIN-PATH follows the wait of a wait node only: a busy or yield
      * node's last wait is not what held it up */
     bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0;
-    for (uint32_t i = 0; is_wait && i < chains.n; i++)
-        if (chains.v[i].hang == h->hang)
-            return &chains.v[i];
-    return NULL;
+    uint32_t first, count;
+    OF_HANG(chains, h->hang, first, count);
+    return is_wait && count ? &chains.v[first] : NULL;
 }
 
 static const no_match_rec *no_match_of(uint64_t hang)
 {
-    for (uint32_t i = 0; i < no_matches.n; i++)
-        if (no_matches.v[i].hang == hang)
-            return &no_matches.v[i];
-    return NULL;
+    uint32_t first, count;
+    OF_HANG(no_matches, hang, first, count);
+    return count ? &no_matches.v[first] : NULL;
 }
 
 /* Why hang H has no similar node in the baseline (SIM-NONE), in words. */
@@ -2374,6 +2426,12 @@ static void report_reset(void)
     free(culprits.v);
     free(branches.v);
     free(cpaths.v);
+    hang_index *indexes[] = {&ix_paths, &ix_chains, &ix_matches, &ix_no_matches,
+                             &ix_culprits, &ix_branches, &ix_cpaths};
+    for (size_t i = 0; i < sizeof indexes / sizeof *indexes; i++) {
+        free(indexes[i]->v);
+        *indexes[i] = (hang_index){0};
+    }
     free_owned();
     memset(&line, 0, sizeof line);
     memset(&hangs, 0, sizeof hangs);
@@ -2401,6 +2459,13 @@ void argus_report_write(argus_graph *g, bool markdown)
     SORT(matches, by_match_rank);
     SORT(culprits, by_culprit_rank);
 #undef SORT
+    INDEX_HANGS(paths);
+    INDEX_HANGS(chains);
+    INDEX_HANGS(matches);
+    INDEX_HANGS(no_matches);
+    INDEX_HANGS(culprits);
+    INDEX_HANGS(branches);
+    INDEX_HANGS(cpaths);
 
     sb_clear(&line);
     trace_summary(&line);
