@@ -382,21 +382,21 @@ refused() {
     assert_success
 }
 
-@test "DEC-RANGE (issue 33.4): a negative timestamp exits 65 naming FILE:LINE, never kept at the last line's time; the lines before stay" {
+@test "DEC-RANGE: a negative timestamp exits 65 naming FILE:LINE, never kept at the last line's time; the lines before stay" {
     hostile_line '  c-3  [002] .... -5.000000: sys_enter_getpid:' negative
     refused negative 'a negative timestamp'
     hostile_line '  c-3  [002] -5.000000: sys_enter_getpid:' negative-noflags
     refused negative-noflags 'a negative timestamp'
 }
 
-@test "DEC-ORDER (issue 33.4): a timestamp before the trace's start, beyond the window, exits 65 naming FILE:LINE" {
+@test "DEC-ORDER: a timestamp before the trace's start, beyond the window, exits 65 naming FILE:LINE" {
     hostile_line '  c-3  [002] .... 299.999999: sys_enter_getpid:' before-start
     run sh -c "argus-decode --format ftrace --window 1 $T/before-start.txt > /dev/null"
     assert_failure 65
     assert_output "argus-decode: $T/before-start.txt:3: ts 299.999999000 is before 300.000010000 already written (beyond the reorder window of 1 lines; try a larger --window)"
 }
 
-@test "DEC-RANGE (issue 33.4): a tid or tgid above the kernel's PID_MAX_LIMIT (4194304) exits 65 naming FILE:LINE, never wrapped or merged; 4194304 itself is a tid" {
+@test "DEC-RANGE: a tid or tgid above the kernel's PID_MAX_LIMIT (4194304) exits 65 naming FILE:LINE, never wrapped or merged; 4194304 itself is a tid" {
     hostile_line '  c-18446744073709551615  [002] .... 300.000030: sys_enter_getpid:' tid-max
     refused tid-max 'tid 18446744073709551615 is out of the kernel'"'"'s range (at most 4194304)'
     hostile_line '  c-99999999999999999999999  [002] .... 300.000030: sys_enter_getpid:' tid-wide
@@ -410,7 +410,7 @@ refused() {
     assert_output '124194304'
 }
 
-@test "DEC-RANGE (issue 33.4): a scheduler event's pid field out of range (next_pid=2^64-1, pid=-1) exits 65 naming FILE:LINE and the field" {
+@test "DEC-RANGE: a scheduler event's pid field out of range (next_pid=2^64-1, pid=-1) exits 65 naming FILE:LINE and the field" {
     hostile_line '  b-2  [001] d..2. 300.000030: sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=x next_pid=18446744073709551615 next_prio=120' next-pid
     refused next-pid 'next_pid=18446744073709551615 is out of the kernel'"'"'s range (0 to 4194304)'
     hostile_line '  b-2  [001] d..2. 300.000030: sched_waking: comm=x pid=-1 prio=120 target_cpu=000' waking

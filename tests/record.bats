@@ -859,7 +859,7 @@ dead_pid() {
     echo "$pid"
 }
 
-@test "--cleanup removes exactly a dead recorder's instances and uprobe group, says so in one line, exit 0; a live recorder's, other names and other groups stay (issue 33.2)" {
+@test "--cleanup removes exactly a dead recorder's instances and uprobe group, says so in one line, exit 0; a live recorder's, other names and other groups stay" {
     need_tracefs
     [ -e "$TFS/uprobe_events" ] || skip "no uprobes on this kernel"
     libc=$(ldd "$(command -v sh)" | awk '$1 ~ /^libc\.so/ {print $3}')
@@ -898,7 +898,7 @@ dead_pid() {
     [ "$live_instance" = 1 ]
 }
 
-@test "every recording first removes what a recorder killed with SIGKILL left (its instance, its probes), and then leaves tracefs as it was (issue 33.2)" {
+@test "every recording first removes what a recorder killed with SIGKILL left (its instance, its probes), and then leaves tracefs as it was" {
     need_uprobes
     argus-record -q --probes glib -o "$T" -- sleep 30 &
     pid=$!
