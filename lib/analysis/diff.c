@@ -47,6 +47,11 @@ typedef struct ctx {
                                    wait chain (DIFF-CONNECTED) */
     argus_table asked_pids;     /* processes those threads sent a request
                                    to (an unanswered one included) */
+    argus_role_index roles;     /* g's threads by process name */
+    argus_table first_path;     /* hang number -> its first path record
+                                   (an index into g's extras), uint32 */
+    uint32_t *next_path;        /* the next path record of the same hang,
+                                   by extra index; ARGUS_NONE: the last */
 } ctx;
 
 /* DIFF-CONNECTED: on this hang's chain or causal path, in a process one
@@ -402,7 +407,7 @@ static bool edge_with_role(const ctx *c, uint32_t t, uint32_t bt, bool same_kind
     const argus_graph *g = c->g;
     const char *want = same_kind ? argus_graph_str(c->base, kind) : NULL;
     uint32_t peers[MAX_CANDIDATES];
-    int np = argus_graph_role_peers(g, c->base, bt, peers, MAX_CANDIDATES);
+    int np = argus_role_index_peers(&c->roles, c->base, bt, peers, MAX_CANDIDATES);
     uint64_t from = hang_begin > g->t_first + SECOND ? hang_begin - SECOND : g->t_first;
     const uint32_t *segs = g->thread_segs + g->seg_first[t];
     uint32_t n = g->seg_first[t + 1] - g->seg_first[t];
@@ -463,7 +468,7 @@ static void check_walk(ctx *c, uint32_t hang, uint32_t h, uint64_t at,
         if (a > at)
             a = at;
         uint32_t peers[MAX_CANDIDATES];
-        int np = argus_graph_role_peers(g, b, p->thread, peers, MAX_CANDIDATES);
+        int np = argus_role_index_peers(&c->roles, b, p->thread, peers, MAX_CANDIDATES);
         if (np == 0) {
             uint32_t j = 0;
             while (j < c->nlonely && c->lonely[j] != p->thread)
@@ -840,6 +845,30 @@ static void tie_seg(ctx *c, uint32_t si)
         *(uint8_t *)argus_table_put(&c->asked_pids, s->send_peer, NULL) = 1;
 }
 
+/* Each hang's path records, once for all hangs: a pass over every
+ * record for each hang was quadratic in hangs. */
+static void index_paths(ctx *c)
+{
+    argus_table_init(&c->first_path, sizeof(uint32_t));
+    c->next_path = malloc(((size_t)c->g->nextras + 1) * sizeof *c->next_path);
+    if (!c->next_path)
+        argus_die(ARGUS_EX_IOERR, "out of memory (path records)");
+    /* from the last record down: each hang's list in stream order */
+    for (uint32_t i = c->g->nextras; i-- > 0;) {
+        c->next_path[i] = ARGUS_NONE;
+        if (!argus_extra_is(&c->g->extras[i], "path"))
+            continue;
+        const argus_record *r = argus_graph_parse_extra(c->g, i);
+        uint64_t hang = r ? field_uint(r, "hang") : UINT64_MAX;
+        if (hang == UINT64_MAX)
+            continue;
+        bool created;
+        uint32_t *head = argus_table_put(&c->first_path, hang, &created);
+        c->next_path[i] = created ? ARGUS_NONE : *head;
+        *head = i;
+    }
+}
+
 static void index_connected(ctx *c, const hang_rec *hr, const culprits *cs)
 {
     argus_table_free(&c->connected);
@@ -849,9 +878,8 @@ static void index_connected(ctx *c, const hang_rec *hr, const culprits *cs)
     tie_seg(c, hr->seg);
     for (uint32_t i = 0; i < cs->n; i++)
         tie_seg(c, cs->v[i].seg);
-    for (uint32_t i = 0; i < c->g->nextras; i++) {
-        if (!argus_extra_is(&c->g->extras[i], "path"))
-            continue;
+    const uint32_t *first = argus_table_get(&c->first_path, hr->n);
+    for (uint32_t i = first ? *first : ARGUS_NONE; i != ARGUS_NONE; i = c->next_path[i]) {
         const argus_record *r = argus_graph_parse_extra(c->g, i);
         if (!r || field_uint(r, "hang") != hr->n)
             continue;
@@ -940,6 +968,8 @@ void argus_diff_write(argus_graph *g, argus_graph *base, const argus_sim_index *
     argus_table_init(&c.connected, sizeof(uint8_t));
     argus_table_init(&c.asked_pids, sizeof(uint8_t));
     c.g = g;
+    argus_role_index_init(&c.roles, g);
+    index_paths(&c);
     if (base) {
         c.base = base;
         c.ix = ix;
@@ -976,6 +1006,9 @@ void argus_diff_write(argus_graph *g, argus_graph *base, const argus_sim_index *
     }
     argus_table_free(&c.connected);
     argus_table_free(&c.asked_pids);
+    argus_role_index_free(&c.roles);
+    argus_table_free(&c.first_path);
+    free(c.next_path);
     if (c.base)
         argus_table_free(&c.matched);
 }

@@ -322,20 +322,67 @@ static bool same_str(const argus_graph *a, uint32_t sa, const argus_graph *b,
     return strcmp(argus_graph_str(a, sa), argus_graph_str(b, sb)) == 0;
 }
 
+/* Whether G's thread I plays OTHER's thread WANT's role, their process
+ * names being the same. */
+static bool plays_role(const argus_graph *g, uint32_t i, const argus_graph *other,
+                       const argus_gthread *want)
+{
+    const argus_gthread *th = &g->threads[i];
+    bool by_main = th->main && want->main;
+    bool by_name = want->name && same_str(g, th->name, other, want->name);
+    return by_main || by_name || (!want->name && !th->name && th->tid == want->tid);
+}
+
 int argus_graph_role_peers(const argus_graph *g, const argus_graph *other,
                            uint32_t t, uint32_t *out, int max)
 {
     const argus_gthread *want = &other->threads[t];
     int n = 0;
-    for (uint32_t i = 0; i < g->nthreads && n < max; i++) {
-        const argus_gthread *th = &g->threads[i];
-        if (!same_str(g, th->proc, other, want->proc))
-            continue;
-        bool by_main = th->main && want->main;
-        bool by_name = want->name && same_str(g, th->name, other, want->name);
-        if (by_main || by_name || (!want->name && !th->name && th->tid == want->tid))
+    for (uint32_t i = 0; i < g->nthreads && n < max; i++)
+        if (same_str(g, g->threads[i].proc, other, want->proc) && plays_role(g, i, other, want))
             out[n++] = i;
+    return n;
+}
+
+static uint64_t proc_hash(const argus_graph *g, uint32_t str)
+{
+    const char *p = argus_graph_str(g, str);
+    return XXH3_64bits(p, strlen(p));
+}
+
+void argus_role_index_init(argus_role_index *ix, const argus_graph *g)
+{
+    ix->g = g;
+    argus_table_init(&ix->first, sizeof(uint32_t));
+    ix->next = malloc(((size_t)g->nthreads + 1) * sizeof *ix->next);
+    if (!ix->next)
+        argus_die(ARGUS_EX_IOERR, "out of memory (threads by process)");
+    /* from the last thread down: each list in thread order */
+    for (uint32_t i = g->nthreads; i-- > 0;) {
+        bool created;
+        uint32_t *head = argus_table_put(&ix->first, proc_hash(g, g->threads[i].proc), &created);
+        ix->next[i] = created ? ARGUS_NONE : *head;
+        *head = i;
     }
+}
+
+void argus_role_index_free(argus_role_index *ix)
+{
+    argus_table_free(&ix->first);
+    free(ix->next);
+    ix->next = NULL;
+}
+
+int argus_role_index_peers(const argus_role_index *ix, const argus_graph *other, uint32_t t,
+                           uint32_t *out, int max)
+{
+    const argus_graph *g = ix->g;
+    const argus_gthread *want = &other->threads[t];
+    const uint32_t *head = argus_table_get(&ix->first, proc_hash(other, want->proc));
+    int n = 0;
+    for (uint32_t i = head ? *head : ARGUS_NONE; i != ARGUS_NONE && n < max; i = ix->next[i])
+        if (same_str(g, g->threads[i].proc, other, want->proc) && plays_role(g, i, other, want))
+            out[n++] = i;
     return n;
 }
 

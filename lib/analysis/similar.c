@@ -22,10 +22,32 @@ typedef struct role_list {
 struct argus_sim_index {
     const argus_graph *g;
     argus_table roles;          /* XXH3 of the role -> index into lists */
+    argus_table procs;          /* XXH3 of a process name ("": none) -> a
+                                 * thread of it: whether the baseline has
+                                 * the program, a look-up per hang */
     role_list *lists;
     uint32_t nlists;
     size_t cap_lists;
 };
+
+static const char *proc_name(const argus_graph *g, uint32_t t)
+{
+    return g->threads[t].proc ? argus_graph_str(g, g->threads[t].proc) : "";
+}
+
+static uint64_t proc_key(const argus_graph *g, uint32_t t)
+{
+    const char *p = proc_name(g, t);
+    return XXH3_64bits(p, strlen(p));
+}
+
+/* Whether the indexed baseline has a thread in a process named NAME ("":
+ * a thread with no process name). */
+static bool has_process(const argus_sim_index *ix, const char *name)
+{
+    const uint32_t *t = argus_table_get(&ix->procs, XXH3_64bits(name, strlen(name)));
+    return t && strcmp(proc_name(ix->g, *t), name) == 0;
+}
 
 /* A thread's role key (SIM-MATCH): its process name with "main" for a
  * main thread, else with its thread name. */
@@ -97,8 +119,13 @@ argus_sim_index *argus_sim_index_new(const argus_graph *base)
         argus_die(ARGUS_EX_IOERR, "out of memory (similar index)");
     ix->g = base;
     argus_table_init(&ix->roles, sizeof(uint32_t));
+    argus_table_init(&ix->procs, sizeof(uint32_t));
     /* a thread's role keys once, then its segments (threads are few) */
     for (uint32_t t = 0; t < base->nthreads; t++) {
+        bool created;
+        uint32_t *of_proc = argus_table_put(&ix->procs, proc_key(base, t), &created);
+        if (created)
+            *of_proc = t;
         bool main = base->threads[t].main;
         uint64_t by_name = role_key(base, t, false);
         uint64_t by_main = main ? role_key(base, t, true) : 0;
@@ -132,6 +159,7 @@ void argus_sim_index_free(argus_sim_index *ix)
         free(ix->lists[i].segs);
     free(ix->lists);
     argus_table_free(&ix->roles);
+    argus_table_free(&ix->procs);
     free(ix);
 }
 
@@ -348,14 +376,8 @@ int argus_sim_nearest(const argus_sim_index *ix, const argus_graph *g, uint32_t 
     argus_match *found;
     uint32_t nfound = kinds_scan(ix, g, seg, false, true, &found);
     if (nfound == 0) {
-        const argus_graph *b = ix->g;
-        const argus_gthread *th = &g->threads[q->thread];
-        const char *want = th->proc ? argus_graph_str(g, th->proc) : "";
-        for (uint32_t k = 0; k < b->nthreads; k++)
-            if (strcmp(b->threads[k].proc ? argus_graph_str(b, b->threads[k].proc) : "",
-                       want) == 0)
-                return ARGUS_SIM_NO_ROLE;
-        return ARGUS_SIM_NO_PROGRAM;
+        return has_process(ix, proc_name(g, q->thread)) ? ARGUS_SIM_NO_ROLE
+                                                        : ARGUS_SIM_NO_PROGRAM;
     }
     rank_graph = ix->g;
     rank_events = q->nevents;
@@ -500,7 +522,8 @@ static void put_no_match(argus_writer *w, const query *q, const argus_seg *s,
  * segment, or with no thread in a process of the name of any hung
  * thread's, is not one: exit 65, saying what it holds instead. */
 static void check_baseline(const argus_graph *g, const query_list *hangs,
-                           const argus_graph *base, const char *name)
+                           const argus_graph *base, const argus_sim_index *ix,
+                           const char *name)
 {
     if (base->nsegs == 0)
         argus_die(ARGUS_EX_DATAERR, "%s: an empty baseline: no thread ran in it "
@@ -511,10 +534,8 @@ static void check_baseline(const argus_graph *g, const query_list *hangs,
         if (!t->proc)
             return;             /* a hang with no process name: nothing to check */
         want = argus_graph_str(g, t->proc);
-        for (uint32_t k = 0; k < base->nthreads; k++)
-            if (base->threads[k].proc &&
-                strcmp(argus_graph_str(base, base->threads[k].proc), want) == 0)
-                return;
+        if (*want && has_process(ix, want))
+            return;
     }
     if (!want)
         return;
@@ -556,7 +577,7 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
     if (nsegs == 0) {
         hang_queries(g, &hangs);
         nodes = &hangs;
-        check_baseline(g, &hangs, base, base_name ? base_name : base->name);
+        check_baseline(g, &hangs, base, ix, base_name ? base_name : base->name);
     }
     /* never more matches than baseline nodes */
     uint64_t most = max < base->nsegs ? max : base->nsegs;

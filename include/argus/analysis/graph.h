@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "argus/stream/stream.h"
+#include "argus/stream/table.h"
 
 #define ARGUS_NONE UINT32_MAX
 #define ARGUS_SIG_MAX 256       /* signature elements kept per segment */
@@ -278,6 +279,18 @@ uint32_t argus_graph_thread(const argus_graph *g, uint64_t tid);
  * to MAX), returns the count. */
 int argus_graph_role_peers(const argus_graph *g, const argus_graph *other,
                            uint32_t t, uint32_t *out, int max);
+/* G's threads by process name, so that the same question is a look-up
+ * rather than a pass over every thread (once per culprit: quadratic). */
+typedef struct argus_role_index {
+    const argus_graph *g;
+    argus_table first;          /* XXH3 of the process name -> first thread */
+    uint32_t *next;             /* the next thread of that hash, ARGUS_NONE */
+} argus_role_index;
+void argus_role_index_init(argus_role_index *ix, const argus_graph *g);
+void argus_role_index_free(argus_role_index *ix);
+/* argus_graph_role_peers of IX's graph, the same threads in the same order. */
+int argus_role_index_peers(const argus_role_index *ix, const argus_graph *other, uint32_t t,
+                           uint32_t *out, int max);
 /* The time a segment stops counting as ongoing: resume or end. */
 static inline uint64_t argus_seg_until(const argus_graph *g, const argus_seg *s)
 {
