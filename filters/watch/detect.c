@@ -570,6 +570,29 @@ void detect_tick(uint64_t now)
     }
 }
 
+bool detect_quiet(uint64_t now)
+{
+    uint64_t key, recent = 100 * WATCH_MS;
+    void *value;
+    for (size_t pos = 0; argus_table_next(&threads, &pos, &key, &value);) {
+        const thread_state *t = value;
+        if ((uint64_t)t->tgid != key || !in_scope(t))
+            continue;
+        if (t->in_flight || t->pending_end)
+            return false;
+        if (t->has_loop && !wopt.hang_ms) {
+            if (t->away && now >= t->away && now - t->away > recent)
+                return false;
+        } else if (!t->blocked && t->since && now >= t->since && now - t->since > recent) {
+            return false;
+        } else if (t->blocked && now >= t->wait_begin && now - t->wait_begin > recent &&
+                   !child_wait(t) && (t->uninterruptible || t->asked || !idle_call(t->syscall))) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void detect_finish(uint64_t now)
 {
     detect_tick(now);

@@ -300,6 +300,9 @@ static uint64_t mono_ns(clockid_t clock)
 
 static int signal_fd = -1;
 
+/* How much the ring keeps when no hang needs it (WATCH-WINDOW). */
+#define RING_SPAN (30000 * WATCH_MS)
+
 /* The processes --pid and --proc name that run now: the probes go on the
  * libraries they map too, and the windows say them (# argus-focus:), as
  * for argus-record --pid and --proc. A program --proc names that starts
@@ -440,7 +443,7 @@ static void live(void)
         err = tfs_write(dpath("tracing_on"), "1");
     if (err)
         argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
-    uint64_t started = mono_ns(CLOCK_MONOTONIC);
+    uint64_t started = mono_ns(CLOCK_MONOTONIC), ring_cleared = started;
     report_set_clock(started, mono_ns(CLOCK_REALTIME));
     static struct thread_list at_start;
     scan_threads(&at_start);
@@ -474,6 +477,13 @@ static void live(void)
         now = mono_ns(CLOCK_MONOTONIC);
         detect_tick(now);
         report_tick(now);
+        /* WATCH-WINDOW: the ring is emptied every RING_SPAN when no hang
+         * needs it, so that reading a window (the recording paused) formats
+         * a span, not all the ring holds */
+        if (now - ring_cleared >= RING_SPAN && !report_pending() && detect_quiet(now)) {
+            tfs_write(ipath("trace"), "");
+            ring_cleared = now;
+        }
         if (child_ended)
             report_poll(false);
         if (busy)

@@ -328,6 +328,11 @@ static bool write_window(queued *q, const char *trace, const char *report)
     if (fd >= 0) {
         if (events)
             write_notes(q, from, first, fd);
+        else if (first && first < from)
+            dprintf(fd, "argus watch: %s [%d] hung from %.6f s to %.6f s, but the ring held none "
+                        "of it: its recording was paused then, while an earlier hang's window "
+                        "was read.\n",
+                    q->h.name, q->h.pid, q->h.begin / 1e9, q->h.end / 1e9);
         else
             dprintf(fd, "argus watch: %s [%d] hung from %.6f s to %.6f s, but the ring no longer "
                         "held any of it (its oldest event: %.6f s): the machine wrote more "

@@ -82,6 +82,10 @@ void detect_thread(int tid, int tgid, const char *comm, bool kernel);
 void detect_line(const struct event_line *ev);
 /* The trace's clock is at NOW (ns): the limits of the hangs in flight. */
 void detect_tick(uint64_t now);
+/* No watched thread away from its wait, busy or in a wait that may be a
+ * hang for more than 100 ms at NOW, and none in flight: what the ring
+ * holds is needed by no hang. */
+bool detect_quiet(uint64_t now);
 /* The end (of a replayed trace): hangs in flight are reported, open. */
 void detect_finish(uint64_t now);
 /* threads followed, hangs found so far */
