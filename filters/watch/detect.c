@@ -532,6 +532,25 @@ void detect_line(const struct event_line *ev)
     }
 }
 
+/* WATCH-LOOP, WATCH-BUSY, WATCH-WAIT: main thread T (tid TID) past its
+ * limit at NOW becomes a hang in flight. */
+static void check_limits(thread_state *t, int tid, uint64_t now)
+{
+    if (from_proc && t->blocked && !t->syscall[0] && now >= t->since &&
+        now - t->since >= 100 * WATCH_MS)
+        read_syscall(t, tid);
+    uint64_t limit = limit_of(t);
+    if (t->has_loop && t->away && now - t->away >= limit && now >= t->away)
+        start_hang(t, HANG_LOOP, t->away);
+    else if (t->has_loop && !wopt.hang_ms)
+        return; /* a watched loop is WATCH-LOOP's alone */
+    else if (!t->blocked && t->since && now >= t->since && now - t->since >= limit)
+        start_hang(t, HANG_BUSY, t->since);
+    else if (t->blocked && now >= t->wait_begin && now - t->wait_begin >= limit &&
+             !child_wait(t) && (t->uninterruptible || t->asked || !idle_call(t->syscall)))
+        start_hang(t, HANG_WAIT, t->wait_begin);
+}
+
 void detect_tick(uint64_t now)
 {
     uint64_t key;
@@ -544,27 +563,9 @@ void detect_tick(uint64_t now)
             t->pending_end = 0;
             t->reported = false;
         }
-        if ((uint64_t)t->tgid != key || !in_scope(t) || t->in_flight || t->reported)
-            continue;
-        if (from_proc && t->blocked && !t->syscall[0] && now >= t->since &&
-            now - t->since >= 100 * WATCH_MS)
-            read_syscall(t, (int)key);
-        uint64_t limit = limit_of(t);
-        if (t->has_loop && t->away && now - t->away >= limit && now >= t->away) {
-            /* WATCH-LOOP */
-            start_hang(t, HANG_LOOP, t->away);
-        } else if (t->has_loop && !wopt.hang_ms) {
-            continue; /* a watched loop is WATCH-LOOP's alone */
-        } else if (!t->blocked && t->since && now >= t->since && now - t->since >= limit) {
-            start_hang(t, HANG_BUSY, t->since);           /* WATCH-BUSY */
-        } else if (t->blocked && now >= t->wait_begin && now - t->wait_begin >= limit &&
-                   !child_wait(t) && (t->uninterruptible || t->asked || !idle_call(t->syscall))) {
-            start_hang(t, HANG_WAIT, t->wait_begin);      /* WATCH-WAIT */
-        }
-    }
-    /* WATCH-CAP: a hang still going after --max-hang */
-    for (size_t pos = 0; argus_table_next(&threads, &pos, &key, &value);) {
-        thread_state *t = value;
+        if ((uint64_t)t->tgid == key && in_scope(t) && !t->in_flight && !t->reported)
+            check_limits(t, (int)key, now);
+        /* WATCH-CAP: a hang still going after --max-hang */
         if (t->in_flight && now >= t->begin && now - t->begin >= wopt.max_hang_ms * WATCH_MS)
             give(t, (int)key, t->begin + wopt.max_hang_ms * WATCH_MS, true);
     }
