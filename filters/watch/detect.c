@@ -87,11 +87,6 @@ void detect_init(hang_sink *s, void *ctx, bool syscalls_from_proc)
     sink_ctx = ctx;
 }
 
-size_t detect_threads(void)
-{
-    return threads.count;
-}
-
 void detect_free(void)
 {
     argus_table_free(&threads);

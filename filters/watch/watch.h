@@ -88,8 +88,6 @@ void detect_tick(uint64_t now);
 bool detect_quiet(uint64_t now);
 /* The end (of a replayed trace): hangs in flight are reported, open. */
 void detect_finish(uint64_t now);
-/* threads followed, hangs found so far */
-size_t detect_threads(void);
 void detect_free(void);
 
 /* ---------------------------------------------------------------------- */
@@ -104,8 +102,8 @@ void report_set_clock(uint64_t mono, uint64_t realtime);
  * passed its end by a little (the wakeups that ended it). */
 void report_hang(const struct hang_found *h);
 /* The trace's clock is at NOW: the windows due are written and their
- * diagnoses started, one at a time (in the background when live; with
- * --replay each is waited for). */
+ * diagnoses started, up to four at once in the background when live;
+ * with --replay one at a time, each waited for. */
 void report_tick(uint64_t now);
 /* Reaps the diagnoses that ended (all of them, waiting, when WAIT_ALL)
  * and writes their lines. */
