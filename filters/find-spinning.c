@@ -66,6 +66,8 @@ static const char usage[] =
     "  SPIN-SUM        in the wait chain a thread's running and runnable time\n"
     "                  count as one stretch, their sum: running if it ran a\n"
     "                  tenth of the window, else runnable (then its CPU holder)\n"
+    "  SPIN-HOLDER     a runnable link goes on to its CPU's holder only when\n"
+    "                  one thread held it off half its runnable time or more\n"
     "  SPIN-SLEEP      a sleep its own timer ended ends the chain at the\n"
     "                  sleeper, whatever it asked of others before\n"
     "  SPIN-CRITICAL   the critical path: the hang's window in time order,\n"

@@ -108,6 +108,12 @@ judge() {
     assert_output --regexp '^Verdict: redis-cli/main \[1110\] was runnable [0-9.]+ s, waiting for a CPU, held off it by stress-ng-cpu/main \[1114\], which was running [0-9.]+ s on the CPU; '
 }
 
+@test "cpu-quota: a thread held off the CPU by no one thread (a CPU quota, the load of many) ends the chain, runnable, and is the culprit (SPIN-HOLDER)" {
+    argus diagnose --proc cat "$R/cpu-quota.txt" > "$R/cq.report"
+    run verdict "$R/cq.report"
+    assert_output --regexp '^Verdict \(hang 0\): cat/main \[13217\] was blocked [0-9.]+ s in read on fd 3, waiting on quota-producer/main \[13168\], which was runnable [0-9.]+ s, waiting for a CPU that no one thread held \(the load of many, or a CPU quota of its own\); .* Culprit: quota-producer/main \[13168\], the thread at the end of that wait\.$'
+}
+
 @test "times on the trace's own clock: the report's first and last times are the first and last TIMESTAMPs of the trace's lines" {
     argus diagnose "$R/redis-sleep.txt" > "$R/rs.report"
     first=$(grep -v '^#' "$R/redis-sleep.txt" | head -1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')

@@ -426,7 +426,8 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
  * alone (each leads to its own waker). When the CPU time wins, the link
  * is running if the thread ran a tenth of the window or more (its own
  * work, slowed or not by others), else runnable (held off the CPU: its
- * holder is the one that held the CPU longest over those pieces). A busy
+ * holder is the one that held the CPU longest over those pieces, when it
+ * held it half that time: SPIN-HOLDER). A busy
  * worker preempted a thousand times ran; a thread that needed 30 ms and
  * waited 2 s for a CPU was held off it. *OUT spans the pieces of the
  * state it reads as. */
@@ -493,6 +494,8 @@ static bool dominant(const piece *v, int n, dominant_t *out)
                 out->holder = v[j].holder;
             }
         }
+        if (best * 2 < runnable)        /* SPIN-HOLDER: no one thread */
+            out->holder = 0;
     }
     return out->p != NULL;
 }

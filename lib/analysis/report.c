@@ -2087,7 +2087,9 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
     if (strcmp(state, "runnable") == 0) {
         sb_puts(b, "was runnable ");
         sb_dur(b, link_held(c, i, "runnable", from, to));
-        sb_puts(b, ", waiting for a CPU");
+        /* last: no one thread held its CPU (SPIN-HOLDER) */
+        sb_puts(b, last ? ", waiting for a CPU that no one thread held (the load of many, or "
+                          "a CPU quota of its own)" : ", waiting for a CPU");
         return;
     }
     if (strcmp(state, "unknown") == 0) {
