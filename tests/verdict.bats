@@ -114,6 +114,12 @@ judge() {
     assert_output --regexp '^Verdict \(hang 0\): cat/main \[13217\] was blocked [0-9.]+ s in read on fd 3, waiting on quota-producer/main \[13168\], which was runnable [0-9.]+ s, waiting for a CPU that no one thread held \(the load of many, or a CPU quota of its own\); .* Culprit: quota-producer/main \[13168\], the thread at the end of that wait\.$'
 }
 
+@test "lock-cycle: a lock wait its own timeout ended goes on to the thread it then woke, blocked on a lock meanwhile: a deadlock (SPIN-DEADLOCK)" {
+    argus diagnose --proc cycle-app "$R/lock-cycle.txt" > "$R/lc.report"
+    run verdict "$R/lc.report"
+    assert_output --regexp '^Verdict: cycle-app/main \[23559\] was blocked [0-9.]+ s in futex on 0x1dab0ee0, waiting on cycle-app/locker \[23571\], which was blocked [0-9.]+ s in futex on 0x1dab2770, for a lock that cycle-app/main \[23559\] held \(a deadlock; that thread.s timeout broke it\); .* Culprit: cycle-app/locker \[23571\], the thread at the end of that wait\.$'
+}
+
 @test "times on the trace's own clock: the report's first and last times are the first and last TIMESTAMPs of the trace's lines" {
     argus diagnose "$R/redis-sleep.txt" > "$R/rs.report"
     first=$(grep -v '^#' "$R/redis-sleep.txt" | head -1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')

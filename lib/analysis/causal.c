@@ -539,6 +539,44 @@ static uint32_t lock_releaser(const argus_graph *g, const piece *d, uint64_t *at
     return g->locks[best].seg;
 }
 
+/* A wait on a lock (a futex, macOS's psynch mutex), by its reason. */
+static bool lock_reason(const char *reason)
+{
+    return reason && (strcmp(reason, "futex") == 0 || strncmp(reason, "psynch_mutex", 12) == 0);
+}
+
+/* SPIN-DEADLOCK: a lock wait D its own timer ended, after which its
+ * thread, before it waited again, woke a thread of its own process that
+ * had been blocked on a lock since the first half of D at the latest: that
+ * thread waited on D's thread while D's thread waited (each held what the
+ * other asked for: a deadlock the timeout broke). That thread's waiting
+ * segment, or ARGUS_NONE. */
+static uint32_t deadlock_partner(const argus_graph *g, const piece *d, const char *reason)
+{
+    if (!lock_reason(reason))
+        return ARGUS_NONE;
+    uint32_t r = d->wait_id ? d->seg : argus_next_own(g, d->seg);
+    if (r == ARGUS_NONE)
+        return ARGUS_NONE;
+    const argus_gthread *t = &g->threads[g->segs[d->seg].thread];
+    uint64_t mid = d->from + (d->to - d->from) / 2;
+    const argus_seg *rs = &g->segs[r];
+    for (uint32_t k = 0; k < rs->in_len; k++) {
+        const argus_gedge *e = &g->edges[g->in_edges[rs->in_off + k]];
+        if (e->from_seg == ARGUS_NONE || strcmp(argus_graph_str(g, e->kind), "wait") != 0)
+            continue;
+        const argus_seg *w = &g->segs[e->from_seg];
+        const argus_gthread *l = &g->threads[w->thread];
+        if (w->thread == g->segs[d->seg].thread || l->pid != t->pid ||
+            e->from != w->wait_id || w->end > mid || w->resume == UINT64_MAX ||
+            w->resume < d->to || !lock_reason(w->wait_reason ? argus_graph_str(g, w->wait_reason)
+                                                               : NULL))
+            continue;
+        return e->from_seg;
+    }
+    return ARGUS_NONE;
+}
+
 static bool chain_has_thread(const argus_graph *g, const argus_chain *c, uint32_t seg)
 {
     for (uint32_t i = 0; i < c->len; i++)
@@ -669,9 +707,18 @@ static int blocked_next(const argus_graph *g, const piece *d, const line *seen, 
     }
     /* SPIN-SLEEP: its own timer ended a sleep (not a lock's retries):
      * it held itself up, whatever it had asked of others before */
-    if (d->kind == P_TIMEOUT && argus_sleep_reason(piece_reason(g, d))) {
+    const char *reason = d->kind == P_TIMEOUT ? piece_reason(g, d) : NULL;
+    if (d->kind == P_TIMEOUT && argus_sleep_reason(reason)) {
         *end = "timeout";
         return 0;
+    }
+    if (d->kind == P_TIMEOUT && (rel = deadlock_partner(g, d, reason)) != ARGUS_NONE) {
+        if (line_has(g, seen, rel)) {
+            *end = "cycle";
+            return 0;
+        }
+        *via = "deadlock";      /* each waited on the other */
+        return take_apart_at(g, g->segs[rel].thread, d->to, d->from, v);
     }
     /* a request unanswered: when the wait gave up (its timeout), or still
      * at the end of the trace; its peer then (it may wait on us: cycle) */

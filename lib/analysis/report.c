@@ -1705,6 +1705,8 @@ static void sb_chain_via(sb *b, const chain_rec *c, int i)
         sb_printf(b, ", the IPC peer of %d that did not reply", i);
     else if (strcmp(via, "lock") == 0)
         sb_printf(b, ", which released the file lock %d retried", i);
+    else if (strcmp(via, "deadlock") == 0)
+        sb_printf(b, ", which waited meanwhile for a lock that %d held (a deadlock)", i);
     else if (strcmp(via, "cpu") == 0)
         sb_printf(b, ", which held the CPU %d waited for", i);
     else if (*via)
@@ -1863,7 +1865,8 @@ static const char *cp_state_words(const char *state)
         {"runnable", "waiting for a CPU"},
         {"timeout", "waiting out its own timer (a sleep or a timeout)"},
         {"io", "waiting for a device (an interrupt ended it)"},
-        {"blocked", "blocked, and nothing in the trace woke it"},
+        {"blocked", "blocked, and nothing in the trace woke it (or one already on this "
+                    "path did)"},
         {"unknown", "before its first event in the trace"},
     };
     for (size_t i = 0; i < sizeof m / sizeof *m; i++)
@@ -2105,6 +2108,13 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
     sb_wait_what(b, reason, res, wait);
     if (!last || sleep)
         return;
+    if (i > 0 && i - 1 < c->nvia && strcmp(c->via[i - 1], "deadlock") == 0 &&
+        strcmp(end, "cycle") == 0) {
+        sb_puts(b, ", for a lock that ");
+        sb_seg_thread(b, argus_graph_find_seg(G, c->segs[i - 1]));
+        sb_puts(b, " held (a deadlock; that thread's timeout broke it)");
+        return;
+    }
     const chain_end_words *w = chain_end(end);
     if (w && w->after_wait)
         sb_puts(b, w->after_wait);
