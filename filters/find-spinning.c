@@ -70,6 +70,8 @@ static const char usage[] =
     "                  one thread held it off half its runnable time or more\n"
     "  SPIN-DEADLOCK   a lock wait its timer ended goes on to the thread of its\n"
     "                  process it then woke, blocked on a lock meanwhile\n"
+    "  SPIN-YIELD      a yield loop's chain goes on to the thread it gave its\n"
+    "                  CPU to half its runnable time or more\n"
     "  SPIN-SLEEP      a sleep its own timer ended ends the chain at the\n"
     "                  sleeper, whatever it asked of others before\n"
     "  SPIN-CRITICAL   the critical path: the hang's window in time order,\n"

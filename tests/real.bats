@@ -9,7 +9,7 @@ load real_helper
 
 setup_file() {
     unpack redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus-kernel \
-           gui-dbus qt-dbus gui-worker gui-busy redis-script
+           gui-dbus qt-dbus gui-worker gui-busy redis-script cpu-quota lock-cycle spin-yield
 }
 
 @test "CULL-SYSCALL (redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
@@ -351,4 +351,28 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
     assert_output "Verdict: page-toucher/main [4234] was blocked 1.701 s in uninterruptible disk waits (no system
 call traced: page faults or I/O) until an interrupt (I/O) ended it; no UI event was found that led
 to it. Culprit: page-toucher/main [4234] itself."
+}
+
+@test "SPIN-HOLDER (cpu-quota): the producer throttled by its cgroup's quota was held off its CPU by no one thread (the longest holder 8% of its runnable time): the chain ends runnable at the producer, not at whoever ran" {
+    diagnose cpu-quota --proc cat
+    run records cpu-quota 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
+    assert_output '[[13217,13168],["wakeup"],["blocked","runnable"],"runnable"]'
+    run records cpu-quota 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .state]'
+    assert_output '[13168,"runnable"]'
+}
+
+@test "SPIN-DEADLOCK (lock-cycle): the main thread's lock wait timed out, then its release woke locker, blocked on a lock since: the chain goes on to locker (link deadlock) and ends in a cycle" {
+    diagnose lock-cycle --proc cycle-app
+    run records lock-cycle 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
+    assert_output '[[23559,23571],["deadlock"],["blocked","blocked"],"cycle"]'
+    run records lock-cycle 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .state]'
+    assert_output '[23571,"blocked"]'
+}
+
+@test "SPIN-YIELD (spin-yield): the yield loop gave its CPU to flag-setter 355 times of 380: the chain goes on to it (link yield), running, and it is the culprit" {
+    diagnose spin-yield --proc spin-waiter
+    run records spin-yield 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
+    assert_output '[[26167,26156],["yield"],["running","running"],"running"]'
+    run records spin-yield 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .state]'
+    assert_output '[26156,"busy"]'
 }

@@ -120,6 +120,12 @@ judge() {
     assert_output --regexp '^Verdict: cycle-app/main \[23559\] was blocked [0-9.]+ s in futex on 0x1dab0ee0, waiting on cycle-app/locker \[23571\], which was blocked [0-9.]+ s in futex on 0x1dab2770, for a lock that cycle-app/main \[23559\] held \(a deadlock; that thread.s timeout broke it\); .* Culprit: cycle-app/locker \[23571\], the thread at the end of that wait\.$'
 }
 
+@test "spin-yield: a yield loop's culprit is the thread it gave its CPU to, named as such (SPIN-YIELD)" {
+    argus diagnose --proc spin-waiter "$R/spin-yield.txt" > "$R/sy.report"
+    run verdict "$R/sy.report"
+    assert_output --regexp '^Verdict: spin-waiter/main \[26167\] spun [0-9.]+ s in a yield loop, giving its CPU to flag-setter/main \[26156\], which ran meanwhile \(no event shows what ended the loop: most likely what that thread did\); .* Culprit: flag-setter/main \[26156\], the thread at the end of that wait\.$'
+}
+
 @test "times on the trace's own clock: the report's first and last times are the first and last TIMESTAMPs of the trace's lines" {
     argus diagnose "$R/redis-sleep.txt" > "$R/rs.report"
     first=$(grep -v '^#' "$R/redis-sleep.txt" | head -1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')

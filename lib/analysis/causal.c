@@ -785,6 +785,37 @@ static int hang_window(const argus_graph *g, uint32_t start, uint64_t from, piec
     return n;
 }
 
+/* SPIN-YIELD: the thread a yield loop START (from FROM) gave its CPU to:
+ * the one that held it for half the loop's runnable time or more (its
+ * pieces' holders summed, as SPIN-HOLDER), its segment then; ARGUS_NONE
+ * when no one thread did. V: room for the loop's pieces. */
+static uint32_t yielded_to(const argus_graph *g, uint32_t start, uint64_t from, piece *v)
+{
+    const argus_seg *h = &g->segs[start];
+    int n = take_apart(g, start, h->end, from, v);
+    dominant_t dom;
+    if (!dominant(v, n, &dom) || !dom.holder) {
+        /* it ran a tenth of the loop or more: its runnable pieces alone */
+        uint64_t runnable = 0, best = 0, holder = 0;
+        for (int i = 0; i < n; i++)
+            if (v[i].kind == P_RUNNABLE)
+                runnable += v[i].to - v[i].from;
+        for (int i = 0; i < n; i++) {
+            uint64_t t = v[i].kind == P_RUNNABLE && v[i].holder
+                             ? holder_time(v, n, v[i].holder) : 0;
+            if (t > best) {
+                best = t;
+                holder = v[i].holder;
+            }
+        }
+        if (!holder || best * 2 < runnable)
+            return ARGUS_NONE;
+        dom.holder = holder;
+    }
+    uint32_t t = argus_graph_thread(g, dom.holder);
+    return t == ARGUS_NONE || t == h->thread ? ARGUS_NONE : holder_seg(g, t, h->end);
+}
+
 void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
                       int max_depth, argus_chain *out)
 {
@@ -796,6 +827,10 @@ void argus_wait_chain(const argus_graph *g, uint32_t start, uint64_t from,
     if (h->wait_id == UINT64_MAX && n_inner == 0) {
         chain_add(out, start, ARGUS_LINK_RUNNING, h->begin, h->end, 0, NULL);
         out->end = "running";
+        uint32_t to = argus_yield_loop(h) ? yielded_to(g, start, from, v) : ARGUS_NONE;
+        if (to != ARGUS_NONE && max_depth > 0)
+            chain_add(out, to, ARGUS_LINK_RUNNING, from > h->begin ? from : h->begin, h->end,
+                      0, "yield");
         return;
     }
     if (from > h->end)

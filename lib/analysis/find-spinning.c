@@ -276,7 +276,7 @@ static uint64_t inner_blocked(const argus_graph *g, const argus_seg *s, uint64_t
 static const char *class_of(const argus_graph *g, const hang *h)
 {
     const argus_seg *s = &g->segs[h->seg];
-    if (s->nyields && 3ull * s->nyields >= s->nevents)
+    if (argus_yield_loop(s))
         return "yield";
     if (h->loop) /* blocked inside its handler most of the time, or not */
         return 2 * inner_blocked(g, s, h->from, h->to) >= h->to - h->from ? "wait" : "busy";
@@ -1182,8 +1182,11 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
         argus_die(ARGUS_EX_IOERR, "out of memory (wait chains)");
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
-        if (strcmp(class_of(g, h), "wait") == 0)
+        const char *cls = class_of(g, h);
+        if (strcmp(cls, "wait") == 0 || strcmp(cls, "yield") == 0)
             argus_wait_chain(g, h->seg, hang_from(g, h), ARGUS_CHAIN_MAX, &chains[n]);
+        if (strcmp(cls, "yield") == 0 && chains[n].len < 2)
+            chains[n].len = 0;  /* a yield loop's chain: whom it yielded to (SPIN-YIELD) */
     }
     argus_cpath cp = {0};
     order_hangs(g, &found, chains, &fp->loops, wp);

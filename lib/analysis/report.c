@@ -1709,6 +1709,8 @@ static void sb_chain_via(sb *b, const chain_rec *c, int i)
         sb_printf(b, ", which waited meanwhile for a lock that %d held (a deadlock)", i);
     else if (strcmp(via, "cpu") == 0)
         sb_printf(b, ", which held the CPU %d waited for", i);
+    else if (strcmp(via, "yield") == 0)
+        sb_printf(b, ", to which %d gave its CPU in its yield loop", i);
     else if (*via)
         sb_printf(b, ", reached from %d by %s", i, via);
 }
@@ -2156,6 +2158,13 @@ static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
         sb_puts(b, " spun ");
         sb_dur(b, hang_duration(h));
         sb_puts(b, " in a yield loop");
+        if (c && c->nsegs == 2 && c->nvia >= 1 && strcmp(c->via[0], "yield") == 0) {
+            sb_puts(b, ", giving its CPU to ");  /* SPIN-YIELD */
+            etid = seg_tid(c->segs[1]);
+            sb_thread(b, etid, NONE, NULL, NULL);
+            sb_puts(b, ", which ran meanwhile (no event shows what ended the loop: most likely "
+                       "what that thread did)");
+        }
     } else if (c && c->nsegs >= 2) {
         sb_puts(b, " ");
         sb_link_state(b, c, 0, false);
@@ -2290,9 +2299,10 @@ static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t 
 
 static const chain_rec *chain_of(const hang_rec *h)
 {
-    /* SPIN-PATH follows the wait of a wait node only: a busy or yield
-     * node's last wait is not what held it up */
-    bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0;
+    /* SPIN-PATH follows the wait of a wait node only: a busy node's last
+     * wait is not what held it up; a yield loop's chain is whom it gave
+     * its CPU to (SPIN-YIELD) */
+    bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0 || strcmp(h->cls, "yield") == 0;
     uint32_t first, count;
     OF_HANG(chains, h->hang, first, count);
     return is_wait && count ? &chains.v[first] : NULL;

@@ -114,6 +114,12 @@ uint64_t argus_cp_thread_time(const argus_cpath *cp, uint32_t thread);
 /* Whether a wait's reason is a sleep (nanosleep, clock_nanosleep, pause):
  * ended by its own timer, nobody else held it up. */
 bool argus_sleep_reason(const char *reason);
+/* Whether segment S is a yield loop (SPIN-CLASS "yield"): a third or
+ * more of its events are yields. */
+static inline bool argus_yield_loop(const argus_seg *s)
+{
+    return s->nyields && 3ull * s->nyields >= s->nevents;
+}
 /* The thread's next segment after S that is not an interrupt window. */
 uint32_t argus_next_own(const argus_graph *g, uint32_t s);
 
