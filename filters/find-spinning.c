@@ -72,6 +72,8 @@ static const char usage[] =
     "                  process it then woke, blocked on a lock meanwhile\n"
     "  SPIN-YIELD      a yield loop's chain goes on to the thread it gave its\n"
     "                  CPU to half its runnable time or more\n"
+    "  SPIN-ACCEPT     a connect's wait goes on to the local server whose\n"
+    "                  accept took the connection within 100 ms after\n"
     "  SPIN-SLEEP      a sleep its own timer ended ends the chain at the\n"
     "                  sleeper, whatever it asked of others before\n"
     "  SPIN-CRITICAL   the critical path: the hang's window in time order,\n"

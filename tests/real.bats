@@ -10,6 +10,7 @@ load real_helper
 setup_file() {
     unpack redis-sleep cpu-starved midwait http-slow sqlite-poll pg-rowlock gui-dbus-kernel \
            gui-dbus qt-dbus gui-worker gui-busy redis-script cpu-quota lock-cycle spin-yield
+    unpack tcp-backlog
 }
 
 @test "CULL-SYSCALL (redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
@@ -375,4 +376,12 @@ to it. Culprit: page-toucher/main [4234] itself."
     assert_output '[[26167,26156],["yield"],["running","running"],"running"]'
     run records spin-yield 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .state]'
     assert_output '[26156,"busy"]'
+}
+
+@test "SPIN-ACCEPT (tcp-backlog): curl's connect, begun (EINPROGRESS) and ended by an interrupt, goes on to the server whose accept4 took it 0.4 ms later (link accept): the chain ends at the server's own sleep" {
+    diagnose tcp-backlog --proc curl
+    run records tcp-backlog 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
+    assert_output '[[3784,3721],["accept"],["blocked","blocked"],"timeout"]'
+    run records tcp-backlog 'select(.type == "culprit" and .hang == 0 and .rank == 1) | .tid'
+    assert_output 3721
 }

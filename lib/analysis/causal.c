@@ -539,6 +539,42 @@ static uint32_t lock_releaser(const argus_graph *g, const piece *d, uint64_t *at
     return g->locks[best].seg;
 }
 
+#define ACCEPT_GAP (100 * 1000000ull)   /* a connection taken, after its connect */
+
+/* SPIN-ACCEPT: a wait D for a connection (a blocking connect, or waits
+ * after a connect that returned EINPROGRESS) that no thread ended: the
+ * first accept by another process within 100 ms of D's end took that
+ * connection: the local server, whose not accepting held D up. Its
+ * segment, the accept's end in *AT; ARGUS_NONE when there is none. */
+static uint32_t connect_acceptor(const argus_graph *g, const piece *d, const char *reason,
+                                 uint64_t *at)
+{
+    bool connecting = reason && strcmp(reason, "connect") == 0;
+    for (uint32_t s = d->first; !connecting && s != ARGUS_NONE; s = argus_next_own(g, s)) {
+        connecting = argus_seg_connect_started(g, s) != 0;
+        if (s == d->seg)
+            break;
+    }
+    if (!connecting)
+        return ARGUS_NONE;
+    uint32_t lo = 0, hi = g->naccepts;
+    while (lo < hi) {           /* the first accept at D's end or after */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->accepts[mid].ts < d->to)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t pid = g->threads[g->segs[d->seg].thread].pid;
+    for (uint32_t i = lo; i < g->naccepts && g->accepts[i].ts <= d->to + ACCEPT_GAP; i++) {
+        if (g->threads[g->segs[g->accepts[i].seg].thread].pid == pid)
+            continue;
+        *at = g->accepts[i].ts;
+        return g->accepts[i].seg;
+    }
+    return ARGUS_NONE;
+}
+
 /* A wait on a lock (a futex, macOS's psynch mutex), by its reason. */
 static bool lock_reason(const char *reason)
 {
@@ -719,6 +755,12 @@ static int blocked_next(const argus_graph *g, const piece *d, const line *seen, 
         }
         *via = "deadlock";      /* each waited on the other */
         return take_apart_at(g, g->segs[rel].thread, d->to, d->from, v);
+    }
+    if ((d->kind == P_IO || d->kind == P_UNKNOWN) &&
+        (rel = connect_acceptor(g, d, piece_reason(g, d), &released)) != ARGUS_NONE &&
+        !line_has(g, seen, rel)) {
+        *via = "accept";        /* the server that took the connection */
+        return take_apart(g, rel, released, d->from, v);
     }
     /* a request unanswered: when the wait gave up (its timeout), or still
      * at the end of the trace; its peer then (it may wait on us: cycle) */

@@ -42,7 +42,7 @@ struct argus_graph_priv {
     size_t id_len, nid_runs;
     uint64_t id_last;
     size_t id_cap, cap_id_runs, cap_threads, cap_segs, cap_edges, cap_sig, cap_keys,
-        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_preempts, cap_inner_waits,
+        cap_str, cap_extras, cap_extra_pool, cap_locks, cap_accepts, cap_preempts, cap_inner_waits,
         cap_ipcs, cap_fds;
     argus_parser *parser;
     /* ARGUS_KEYS_REREAD and keys_lazily: where to read events again.
@@ -65,6 +65,8 @@ struct argus_graph_priv {
     size_t nseg_keys, cap_seg_keys;
     argus_table lock_failed;    /* segment index -> ts of its last failed
                                    file-lock try (few segments have one) */
+    argus_table connect_started; /* segment index -> ts of a connect that
+                                   returned EINPROGRESS in it */
     char **lazy_text;
     size_t nlazy_text, cap_lazy_text;
     argus_table lazy_text_index;
@@ -1077,6 +1079,26 @@ static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
     op->seg = si;
 }
 
+/* Sockets: an accept that returned a connection, and a connect that
+ * returned EINPROGRESS (its segment marked), for SPIN-ACCEPT. */
+static void track_socket(argus_graph *g, uint32_t si, const argus_record *r)
+{
+    size_t len;
+    const char *name = argus_get_text(r, ARGUS_K_NAME, &len);
+    int64_t ret;
+    if (!name || !argus_text_is(r, ARGUS_K_PHASE, "end") || !argus_get_int(r, ARGUS_K_RET, &ret))
+        return;
+    if (((len == 6 && memcmp(name, "accept", 6) == 0) ||
+         (len == 7 && memcmp(name, "accept4", 7) == 0)) && ret >= 0) {
+        argus_lock_op *op = GRAPH_PUSH(g, g->accepts, g->naccepts, g->p->cap_accepts);
+        op->ts = r->ts;
+        op->seg = si;
+    } else if (len == 7 && memcmp(name, "connect", 7) == 0 && ret == -115) {
+        bool created;
+        *(uint64_t *)argus_table_put(&g->p->connect_started, si, &created) = r->ts;
+    }
+}
+
 /* Segment SI's wait (its latest event so far) did not end it: a wait
  * inside a callout, over when the thread ran again at RESUME. */
 static void add_inner_wait(argus_graph *g, const loading_thread *lt, uint32_t si,
@@ -1308,6 +1330,7 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (is_yield(r))
             s->nyields++;
         track_lock(g, lt, si, r);
+        track_socket(g, si, r);
     } else if (r->type == ARGUS_T_OTHER && r->type_len == 4 &&
                memcmp(r->type_name, "exec", 4) == 0) {
         g->threads[lt->thread].exec_ts = r->ts;
@@ -1498,6 +1521,12 @@ uint64_t argus_seg_lock_failed(const argus_graph *g, uint32_t si)
     return ts ? *ts : 0;
 }
 
+uint64_t argus_seg_connect_started(const argus_graph *g, uint32_t si)
+{
+    const uint64_t *ts = argus_table_get(&g->p->connect_started, si);
+    return ts ? *ts : 0;
+}
+
 /* Each thread's segments as one array, for binary search by time: a
  * counting sort of the segments by thread (a thread's come in the order
  * they began, as its prev/next chain has them), reading segs in order. */
@@ -1585,6 +1614,7 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
     argus_table_init(&g->p->lock_failed, sizeof(uint64_t));
+    argus_table_init(&g->p->connect_started, sizeof(uint64_t));
     bool keep_keys = opt && opt->keep_key_events;
     if (keep_keys && opt->keys_lazily && reread_fd < 0) {
         int fd = argus_reader_file(rd);
@@ -1717,6 +1747,7 @@ void argus_graph_free(argus_graph *g)
     argus_table_free(&p->pid_proc);
     argus_table_free(&p->str_index);
     argus_table_free(&p->lock_failed);
+    argus_table_free(&p->connect_started);
     if (p->parser)
         argus_parser_free(p->parser);
     if (p->reread_parser)
@@ -1737,7 +1768,7 @@ void argus_graph_free(argus_graph *g)
     }
     void *arrays[] = {p->id_seg, p->blk_off, p->id_runs, p->seg_keys, g->threads, g->segs, g->edges,
                       g->sig_pool, g->keys, g->strings, g->extras, g->extra_pool,
-                      g->locks, g->preempts, g->ipcs, g->inner_waits, g->fds};
+                      g->locks, g->accepts, g->preempts, g->ipcs, g->inner_waits, g->fds};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         graph_release(p, arrays[i]);
     free(p);

@@ -1709,6 +1709,8 @@ static void sb_chain_via(sb *b, const chain_rec *c, int i)
         sb_printf(b, ", which waited meanwhile for a lock that %d held (a deadlock)", i);
     else if (strcmp(via, "cpu") == 0)
         sb_printf(b, ", which held the CPU %d waited for", i);
+    else if (strcmp(via, "accept") == 0)
+        sb_printf(b, ", the local server that accepted the connection %d waited for", i);
     else if (strcmp(via, "yield") == 0)
         sb_printf(b, ", to which %d gave its CPU in its yield loop", i);
     else if (*via)

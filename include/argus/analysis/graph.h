@@ -161,6 +161,8 @@ typedef struct argus_graph {
     char *strings; uint64_t str_used;
     argus_extra *extras; uint32_t nextras;
     argus_lock_op *locks; uint32_t nlocks;  /* in ts order */
+    argus_lock_op *accepts; uint32_t naccepts; /* accepts that returned a
+                                   connection (ts: their end), in ts order */
     argus_preempt *preempts; uint32_t npreempts; /* by segment, then time */
     argus_inner_wait *inner_waits; uint32_t ninner_waits; /* by segment, then time */
     argus_ipc_info *ipcs; uint32_t nipcs;   /* keep_key_events: in id (and ts) order */
@@ -217,6 +219,9 @@ const argus_inner_wait *argus_seg_inner_waits(const argus_graph *g, uint32_t si,
 /* The ts of segment SI's last failed file-lock try (fcntl F_SETLK,
  * flock), 0: none. */
 uint64_t argus_seg_lock_failed(const argus_graph *g, uint32_t si);
+/* The ts of a connect in segment SI that returned EINPROGRESS (a
+ * non-blocking socket's connection begun), 0: none. */
+uint64_t argus_seg_connect_started(const argus_graph *g, uint32_t si);
 
 /* Reads the whole stream of RD into G. Fails (exit 65, named by the
  * reader) on an event without seg: the stream was not segmented. */
