@@ -202,6 +202,7 @@ int main(int argc, char **argv)
     bool need_seg = segment_ran(hdr);
 
     uint64_t records = 1, events = 0, edges = 0, segments = 0, max_seg = 0;
+    uint64_t losses = 0, lost = 0;      /* DEC-LOSS records, and their events */
     uint64_t first_ts = 0, last_ts = 0;
     bool any_ts = false, any_seg = false;
     argus_table threads;
@@ -219,6 +220,12 @@ int main(int argc, char **argv)
         }
         if (r->type == ARGUS_T_THREAD) {
             argus_table_put(&threads, r->tid, NULL);
+        } else if (r->type == ARGUS_T_OTHER && r->type_len == 4 &&
+                   memcmp(r->type_name, "loss", 4) == 0) {
+            const argus_field *f = argus_get_named(r, "events");
+            losses++;
+            if (f && f->kind == ARGUS_V_UINT)
+                lost += f->u;
         } else if (r->type == ARGUS_T_EDGE) {
             char why[128];
             if (argus_edge_unknown_end(&ids, r, why, sizeof why))
@@ -252,6 +259,9 @@ int main(int argc, char **argv)
                (unsigned long long)first_ts, (unsigned long long)last_ts,
                (unsigned long long)(span / 1000000000u),
                (unsigned long long)(span % 1000000000u));
+        if (losses)
+            printf("%s: incomplete: %llu loss records (DEC-LOSS), %llu events lost\n",
+                   argus_reader_name(rd), (unsigned long long)losses, (unsigned long long)lost);
     }
     argus_close_stdout();
     argus_table_free(&threads);

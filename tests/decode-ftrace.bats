@@ -260,7 +260,7 @@ setup() {
     assert_output '[0,"wait",null,null][0,"interrupt","begin","x"][1000,"syscall","begin","getpid"][2000,"interrupt","begin","hardirq context"][2000,"wakeup",null,2][3000,"timer_cancel",null,"0xffff0001"][4000,"interrupt","end","hardirq context"][4000,"syscall","end","getpid"][5000,"interrupt","begin","softirq context"][5000,"timer_cancel",null,"0xffff0002"][5000,"interrupt","end","softirq context"]'
 }
 
-@test "unknown events and lines without a head: kept as ftrace events (with the event name when there is one; headless on thread 0 at the previous line's ts); preamble and overwrite markers skipped; a LOST line warns; -v counts" {
+@test "unknown events and lines without a head: kept as ftrace events (with the event name when there is one; headless on thread 0 at the previous line's ts); preamble and overwrite markers give loss records (DEC-LOSS); a LOST line warns; -v counts" {
     fixture unknown-lines.txt
     run sh -c 'argus-decode -v --format ftrace fixtures/ftrace/unknown-lines.txt 2>&1 >/dev/null'
     assert_output "argus-decode: fixtures/ftrace/unknown-lines.txt:7: warning: CPU:2 [LOST 113 EVENTS]
@@ -268,6 +268,55 @@ argus-decode: 13 lines read, 8 events written
   8 lines not understood, kept as ftrace events
   4 comment and header lines
   1 lost-events lines"
+}
+
+# ---- What the trace lost (DEC-LOSS) --------------------------------
+
+@test "DEC-LOSS: more entries written than kept: an overwritten record with the counts, and each CPU's first kept event (cpu_start), after the last event" {
+    printf '%s\n' '# tracer: nop' '#' '# entries-in-buffer/entries-written: 3/10   #P:2' '#' \
+        '##### CPU 1 buffer started ####' \
+        '          <idle>-0     [000] d... 500.000100: cpu_idle: state=1 cpu_id=0' \
+        '          <idle>-0     [000] d... 500.000200: cpu_idle: state=1 cpu_id=0' \
+        '          <idle>-0     [001] d... 500.000300: cpu_idle: state=1 cpu_id=1' > "$T/ow.txt"
+    run sh -c "argus-decode '$T/ow.txt' | argus-to-json | jq -c 'select(.type == \"loss\")'"
+    assert_output '{"type":"loss","kind":"overwritten","events":7,"written":10}
+{"type":"loss","kind":"cpu_start","cpu":0,"since":0}
+{"type":"loss","kind":"cpu_start","cpu":1,"since":200000}'
+    run sh -c "argus-decode -v '$T/ow.txt' 2>&1 >/dev/null | grep DEC-LOSS"
+    assert_output "  7 events of 10 written overwritten by the ring (DEC-LOSS)"
+}
+
+@test "DEC-LOSS: a last line cut short (no newline, its head or its arguments unfinished) is not read and gives a cut record; a whole last line without its newline is read" {
+    printf '%s\n%s' '  bash-100  [000] .... 5.000001: sys_getpid()' '  bash-100  [000] .... 5.000002: sys_read(fd: 3, buf: 0x1' > "$T/cut1.txt"
+    run sh -c "argus-decode '$T/cut1.txt' | argus-to-json | jq -c 'select(.type == \"loss\" or .type == \"syscall\") | [.type, .kind, .line, .name]'"
+    assert_output '["syscall",null,null,"getpid"]
+["loss","cut",2,null]'
+    printf '%s\n%s' '  bash-100  [000] .... 5.000001: sys_getpid()' '  bash-100  [000] .... 5.0000' > "$T/cut2.txt"
+    run sh -c "argus-decode '$T/cut2.txt' | argus-to-json | jq -c 'select(.type == \"loss\")'"
+    assert_output '{"type":"loss","kind":"cut","line":2}'
+    printf '%s\n%s' '  bash-100  [000] .... 5.000001: sys_getpid()' '  bash-100  [000] .... 5.000002: sys_getpid()' > "$T/whole.txt"
+    run sh -c "argus-decode '$T/whole.txt' | argus-to-json | jq -c 'select(.type == \"loss\" or .type == \"syscall\") | .type'"
+    assert_output '"syscall"
+"syscall"'
+}
+
+@test "DEC-LOSS: the end mark argus-record promised (# argus-end: expected) and never wrote gives a no_end record; with it, none" {
+    printf '%s\n' '# tracer: nop' '# argus-end: expected' '  bash-100  [000] .... 5.000001: sys_getpid()' > "$T/noend.txt"
+    run sh -c "argus-decode '$T/noend.txt' | argus-to-json | jq -c 'select(.type == \"loss\")'"
+    assert_output '{"type":"loss","kind":"no_end"}'
+    printf '%s\n' '# argus-end: events=1 overwritten=0' >> "$T/noend.txt"
+    run sh -c "argus-decode '$T/noend.txt' | argus-to-json | jq -c 'select(.type == \"loss\")'"
+    assert_output ''
+}
+
+@test "DEC-LOSS: LOST lines give a dropped record per CPU: the events summed, about when (the latest line read before each); argus validate counts the loss records and their events" {
+    printf '%s\n' '  bash-100  [000] .... 5.000001: sys_getpid()' 'CPU:0 [LOST 40 EVENTS]' \
+        '  bash-100  [000] .... 5.000003: sys_getpid()' 'CPU:0 [LOST 2 EVENTS]' \
+        '  bash-100  [000] .... 5.000005: sys_getpid()' > "$T/lost.txt"
+    run sh -c "argus-decode '$T/lost.txt' 2>/dev/null | argus-to-json | jq -c 'select(.type == \"loss\")'"
+    assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":42,"from":0,"to":2000}'
+    run sh -c "argus-decode '$T/lost.txt' 2>/dev/null | argus-validate"
+    assert_line --index 1 "<stdin>: incomplete: 1 loss records (DEC-LOSS), 42 events lost"
 }
 
 # ---- Bad input -----------------------------------------------------

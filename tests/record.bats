@@ -316,6 +316,43 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
+@test "DEC-LOSS: a recording is written as FILE.partial and renamed when whole; its last line is the end mark, promised after its header" {
+    need_tracefs
+    argus-record -o "$T" --instance "$NAME" --duration 5 2> "$BATS_TEST_TMPDIR/err" &
+    pid=$!
+    wait_recording "$NAME"
+    [ ! -e "$T" ]
+    kill -INT "$pid"
+    wait "$pid"
+    [ ! -e "$T.partial" ]
+    run tail -n 1 "$T"
+    assert_output --regexp '^# argus-end: events=[1-9][0-9]* overwritten=0$'
+    run grep -c '^# argus-end: expected$' "$T"
+    assert_output 1
+    run sh -c "argus-decode '$T' | argus-to-json | grep -c '\"type\":\"loss\"'"
+    assert_output 0
+}
+
+@test "DEC-LOSS: kill -9 of the recorder leaves FILE.partial and no FILE; the next recording reaps its instance; diagnose of a cut one says it did not finish" {
+    need_tracefs
+    argus-record -o "$T" --duration 5 2> /dev/null &
+    pid=$!
+    wait_recording "argus-$pid"
+    kill -9 "$pid"
+    wait "$pid" || true
+    [ ! -e "$T" ]
+    [ -e "$T.partial" ]
+    [ -e "$TFS/instances/argus-$pid" ]
+    run argus-record --cleanup
+    assert_success
+    [ ! -e "$TFS/instances/argus-$pid" ]
+    # a whole recording cut as a write stopped by SIGKILL would leave it
+    argus-record -o "$T" --instance "$NAME-2" --duration 0.3 2> /dev/null
+    head -c $(( $(stat -c %s "$T") * 2 / 3 )) "$T" > "$T.cut"
+    run sh -c "argus diagnose '$T.cut' | head -n 3"     # its first lines say it
+    assert_line --regexp '^Incomplete trace: (its last line \(line [0-9]+\) is cut short: the recording stopped while writing; )?it lacks argus-record.s end mark: the recording did not finish'
+}
+
 @test "SIGINT stops the recording, writes it and restores" {
     need_tracefs
     before=$(global_settings)

@@ -126,6 +126,16 @@ judge() {
     assert_output --regexp '^Verdict: spin-waiter/main \[26167\] spun [0-9.]+ s in a yield loop, giving its CPU to flag-setter/main \[26156\], which ran meanwhile \(no event shows what ended the loop: most likely what that thread did\); .* Culprit: flag-setter/main \[26156\], the thread at the end of that wait\.$'
 }
 
+@test "DEC-LOSS: a recording whose ring overwrote 99% of its events says so first, before the verdict, with the share the answer rests on and the hangs whose window falls where events were lost" {
+    sed 's|entries-written: 41365/41365|entries-written: 41365/4136500|' "$R/cpu-quota.txt" > "$R/cq-lost.txt"
+    run sh -c "argus diagnose --proc cat '$R/cq-lost.txt' | head -n 5"
+    assert_output "Incomplete trace: the ring buffer overwrote 4095135 of the 4136500 events written, so this answer
+rests on 1% of them; the events kept of CPU 0 start only at 4634.040042 s (2.8 ms after the
+trace's first). The windows of all 4 hangs, or the 3 s before them where their causes would be,
+fall where events were lost: their causes may be among them.
+Verdict (hang 0): cat/main [13217] was blocked 1.975 s in read on fd 3, waiting on"
+}
+
 @test "times on the trace's own clock: the report's first and last times are the first and last TIMESTAMPs of the trace's lines" {
     argus diagnose "$R/redis-sleep.txt" > "$R/rs.report"
     first=$(grep -v '^#' "$R/redis-sleep.txt" | head -1 | sed -E 's/.* ([0-9]+\.[0-9]{6}): .*/\1/')

@@ -4,6 +4,8 @@
  * line, signals and the recording loop; record.h lists the other parts. */
 #include "record.h"
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,9 +304,19 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     if (opt.output && strcmp(opt.output, "-") != 0) {
-        out_fd = open(opt.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        /* a file is written as FILE.partial and renamed when whole: a
+         * killed or failed recording never leaves a FILE that looks whole
+         * (a device or a FIFO is written as it is) */
+        struct stat sb;
+        if (stat(opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
+            size_t n = strlen(opt.output) + sizeof ".partial";
+            if (!(out_partial = malloc(n)))
+                abort();
+            snprintf(out_partial, n, "%s.partial", opt.output);
+        }
+        out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (out_fd < 0)
-            argus_die(EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
+            argus_die(EX_CANTCREAT, "%s: cannot create (%s)", output_name(), strerror(errno));
     }
 
     st.owner = getpid();
@@ -415,6 +428,13 @@ int main(int argc, char **argv)
     write_output(&at_start, &at_end);
     if (out_fd != STDOUT_FILENO && close(out_fd) != 0)
         argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", output_name(), strerror(errno));
+    if (out_partial) {
+        if (rename(out_partial, opt.output) != 0)
+            argus_die(ARGUS_EX_IOERR, "%s: cannot rename to %s (%s)", out_partial, opt.output,
+                      strerror(errno));
+        free(out_partial);
+        out_partial = NULL;
+    }
     sigprocmask(SIG_BLOCK, &stop_set, NULL);
     restore();
     free(at_start.v);

@@ -19,9 +19,13 @@ static char out_buf[1 << 16];
 static size_t out_len;
 uint64_t events_out, hits_out;
 
+char *out_partial;
+
+/* The file being written: FILE.partial until it is whole. */
 const char *output_name(void)
 {
-    return opt.output && strcmp(opt.output, "-") != 0 ? opt.output : "stdout";
+    return out_partial ? out_partial
+           : opt.output && strcmp(opt.output, "-") != 0 ? opt.output : "stdout";
 }
 
 /* Checks for SIGINT/SIGTERM/SIGHUP arriving while writing: the second
@@ -161,6 +165,7 @@ void write_output(const struct thread_list *start, const struct thread_list *end
         if (!header_done && line[0] != '#') {
             /* argus's lines after the kernel's header, before any event */
             write_argus_header(start, end);
+            out_printf("# argus-end: expected\n");    /* DEC-LOSS: see the last line */
             header_done = true;
         }
         uint64_t ns;
@@ -182,8 +187,14 @@ void write_output(const struct thread_list *start, const struct thread_list *end
     if (read_error)
         argus_die(ARGUS_EX_IOERR, "%s/%s/trace: read error (%s)", st.root, st.instance,
                   strerror(read_errno));
-    if (!header_done)
+    if (!header_done) {
         write_argus_header(start, end); /* no event at all */
+        out_printf("# argus-end: expected\n");
+    }
     hits_out += write_watch_hits(UINT64_MAX, start, end);
+    /* the last line: the recording is whole (a killed or failed one
+     * lacks it, and decode says so: DEC-LOSS) */
+    out_printf("# argus-end: events=%llu overwritten=%llu\n", (unsigned long long)events_out,
+               (unsigned long long)overwritten);
     out_flush();
 }

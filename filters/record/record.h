@@ -251,6 +251,7 @@ void release_child(bool traced);
 /* Output (output.c) */
 
 extern int out_fd;
+extern char *out_partial;   /* FILE.partial while writing FILE, else NULL */
 extern uint64_t events_out, hits_out, overwritten;
 extern unsigned n_threads_out;
 

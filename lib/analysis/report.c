@@ -1005,15 +1005,147 @@ static void read_cpath(const argus_record *r)
     c->n = n;
 }
 
+/* ---- what the trace lost (decode's DEC-LOSS `loss` records) ---------------- */
+#define CAUSE_BEFORE 3000000000ull  /* the stretch before a hang where its cause would be */
+
+static struct {
+    uint64_t overwritten, written;
+    uint64_t late_cpu, late_since;  /* the CPU whose kept events start last */
+    uint64_t dropped, drop_from, drop_to;
+    uint64_t cut_line;
+    bool any, have_start, drop_when, drop_any_time, no_end;
+} loss;
+
+static void read_loss(const argus_record *r)
+{
+    const char *kind = fs(r, "kind");
+    uint64_t u;
+    if (!kind)
+        return;
+    if (strcmp(kind, "overwritten") == 0) {
+        loss.any = true;
+        if ((u = fu(r, "events")) != NONE)
+            loss.overwritten += u;
+        if ((u = fu(r, "written")) != NONE && u > loss.written)
+            loss.written = u;
+    } else if (strcmp(kind, "cpu_start") == 0 && (u = fu(r, "since")) != NONE) {
+        loss.any = true;
+        if (!loss.have_start || u > loss.late_since) {
+            loss.late_since = u;
+            loss.late_cpu = fu(r, "cpu");
+            loss.have_start = true;
+        }
+    } else if (strcmp(kind, "dropped") == 0) {
+        loss.any = true;
+        if ((u = fu(r, "events")) != NONE)
+            loss.dropped += u;
+        uint64_t from = fu(r, "from"), to = fu(r, "to");
+        if (from == NONE || to == NONE) {
+            loss.drop_any_time = true;
+        } else {
+            if (!loss.drop_when || from < loss.drop_from)
+                loss.drop_from = from;
+            if (!loss.drop_when || to > loss.drop_to)
+                loss.drop_to = to;
+            loss.drop_when = true;
+        }
+    } else if (strcmp(kind, "cut") == 0) {
+        loss.any = true;
+        loss.cut_line = fu(r, "line") != NONE ? fu(r, "line") : 1;
+    } else if (strcmp(kind, "no_end") == 0) {
+        loss.any = true;
+        loss.no_end = true;
+    }
+}
+
+/* Whether hang H's window, or the stretch before it where its cause
+ * would be, falls where the trace lost events. */
+static bool hang_in_loss(const hang_rec *h)
+{
+    uint64_t lo = h->begin > CAUSE_BEFORE ? h->begin - CAUSE_BEFORE : 0, hi = h->end;
+    bool late = loss.have_start && loss.late_since > G->t_first + 1000000u;
+    return (late && lo < loss.late_since) || loss.drop_any_time ||
+           (loss.drop_when && loss.drop_from <= hi && loss.drop_to >= lo) ||
+           ((loss.cut_line || loss.no_end) && (h->open || h->end + 1000000u >= G->t_last));
+}
+
+/* "Incomplete trace: ..." (empty when nothing was lost): what was lost,
+ * what share of the events the answer rests on, and which hangs' windows
+ * fall where events were lost. */
+static void sb_losses(sb *b)
+{
+    if (!loss.any)
+        return;
+    sb_puts(b, md ? "**Incomplete trace:** " : "Incomplete trace: ");
+    const char *sep = "";
+    if (loss.overwritten && loss.written >= loss.overwritten) {
+        uint64_t kept = loss.written - loss.overwritten;
+        uint64_t pct = kept * 100 / loss.written;
+        sb_printf(b, "the ring buffer overwrote %llu of the %llu events written, so this answer "
+                     "rests on %s%llu%% of them", (unsigned long long)loss.overwritten,
+                  (unsigned long long)loss.written, pct ? "" : "under ",
+                  (unsigned long long)(pct ? pct : 1));
+        sep = "; ";
+    }
+    if (loss.have_start && loss.late_since > G->t_first + 1000000u) {
+        sb_printf(b, "%sthe events kept of CPU %llu start only at ", sep,
+                  (unsigned long long)loss.late_cpu);
+        sb_time(b, loss.late_since);
+        sb_puts(b, " (");
+        sb_dur(b, loss.late_since - G->t_first);
+        sb_puts(b, " after the trace's first)");
+        sep = "; ";
+    }
+    if (loss.dropped || loss.drop_when || loss.drop_any_time) {
+        sb_printf(b, "%sthe tracer dropped %llu events", sep, (unsigned long long)loss.dropped);
+        if (loss.drop_when) {
+            sb_puts(b, " (about ");
+            if (loss.drop_to > loss.drop_from)
+                sb_range(b, loss.drop_from, loss.drop_to);
+            else
+                sb_time(b, loss.drop_from);
+            sb_puts(b, ")");
+        }
+        sep = "; ";
+    }
+    if (loss.cut_line) {
+        sb_printf(b, "%sits last line (line %llu) is cut short: the recording stopped while "
+                     "writing", sep, (unsigned long long)loss.cut_line);
+        sep = "; ";
+    }
+    if (loss.no_end)
+        sb_printf(b, "%sit lacks argus-record's end mark: the recording did not finish (killed, "
+                     "or its disk full), and what it had not written is missing", sep);
+    sb_puts(b, ".");
+    uint32_t n = 0, first = 0;
+    for (uint32_t i = 0; i < hangs.n; i++)
+        if (hang_in_loss(&hangs.v[i]) && !n++)
+            first = i;
+    if (n == 1 && hangs.n == 1)
+        sb_puts(b, " The hang's window, or the 3 s before it where its cause would be, falls "
+                   "where events were lost: its cause may be among them.");
+    else if (n == 1)
+        sb_printf(b, " The window of hang %llu, or the 3 s before it where its cause would be, "
+                     "falls where events were lost: its cause may be among them.",
+                  (unsigned long long)hangs.v[first].hang);
+    else if (n > 1 && n == hangs.n)
+        sb_printf(b, " The windows of all %u hangs, or the 3 s before them where their causes "
+                     "would be, fall where events were lost: their causes may be among them.", n);
+    else if (n > 1)
+        sb_printf(b, " The windows of %u of the %u hangs, or the 3 s before them where their "
+                     "causes would be, fall where events were lost: their causes may be among "
+                     "them.", n, hangs.n);
+}
+
 static void read_extras(argus_graph *g)
 {
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
         static const char *const types[] = {"hang", "path", "wait_chain", "match",
                                             "culprit", "branch", "critical_path",
-                                            "no_match"};
+                                            "no_match", "loss"};
         int t = -1;
-        for (int k = 0; k < 8; k++)
+        for (int k = 0; k < 9; k++)
             if (argus_extra_is(x, types[k]))
                 t = k;
         if (t < 0)
@@ -1030,6 +1162,7 @@ static void read_extras(argus_graph *g)
         case 4: read_culprit(r, i); break;
         case 5: read_branch(r); break;
         case 7: read_no_match(r); break;
+        case 8: read_loss(r); break;
         default: read_cpath(r); break;
         }
     }
@@ -2468,6 +2601,7 @@ static void report_reset(void)
     memset(&cpaths, 0, sizeof cpaths);
     in_table = false;
     details = false;
+    memset(&loss, 0, sizeof loss);
     G = NULL;
 }
 
@@ -2493,15 +2627,25 @@ void argus_report_write(argus_graph *g, bool markdown)
 
     sb_clear(&line);
     trace_summary(&line);
+    sb lost = {0};
+    sb_losses(&lost);
     if (hangs.n == 0) {
         if (md)
             puts("# No hang found\n");
         else
             puts("no hang found");
+        if (lost.p) {
+            emit("", "", sb_str(&lost));
+            blank();
+        }
         emit("", "", sb_str(&line));
     } else {
         if (md)
             puts("# Hang report\n");
+        if (lost.p) {           /* before the verdicts it qualifies */
+            emit("", "", sb_str(&lost));
+            md_gap();
+        }
         for (uint32_t i = 0; i < hangs.n; i++) {
             const hang_rec *h = &hangs.v[i];
             uint32_t p0, np, c0, nc;
@@ -2528,6 +2672,7 @@ void argus_report_write(argus_graph *g, bool markdown)
         for (uint32_t i = 0; i < hangs.n; i++)
             report_hang(&hangs.v[i]);
     }
+    free(lost.p);
     argus_close_stdout();
 
     report_reset();

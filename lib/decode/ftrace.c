@@ -137,6 +137,12 @@ struct argus_ft {
      * argus-PID"), and the other processes its header lists as
      * "argus-record": the command, forked and held before tracing */
     uint64_t recorder_pid, held_child;
+    /* DEC-LOSS: the header's entries-in-buffer/entries-written, the end
+     * mark argus-record promised ("# argus-end: expected") and wrote, the
+     * line number of a last line cut short */
+    uint64_t entries_kept, entries_written;
+    bool end_expected, end_seen;
+    uint64_t cut_line;
     uint32_t n_held_children;
     uint64_t last_pushed_ts;
 
@@ -157,6 +163,11 @@ struct argus_ft {
         char synth_ctx;
         uint64_t synth_tid, last_tid;
         int64_t timer_armer;
+        /* DEC-LOSS: its first event kept, a "##### CPU N buffer started"
+         * mark (its older events overwritten), events dropped ("CPU:N
+         * [LOST M EVENTS]") and about when (the latest line read then) */
+        uint64_t first_ts, dropped, dropped_from, dropped_to, drop_lines;
+        bool seen, started_mark, drop_timed;
     } *cpus;
     uint32_t ncpus;
     /* the context of the line being mapped (track_irq_ctx) */
@@ -2852,6 +2863,13 @@ static void take_oldest(argus_ft *d)
     if (!d->start_waits_written && d->have_zero)
         write_start_waits(d, s);
     if (s->kind == HEAD_EVENT) {
+        if (s->cpu < CPU_CTX_MAX) {
+            struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+            if (!c->seen) {
+                c->seen = true;
+                c->first_ts = s->ts;
+            }
+        }
         map_line(d, s);
     } else {
         /* no head: an `ftrace` event of the idle/kernel thread 0 */
@@ -2864,9 +2882,27 @@ static void take_oldest(argus_ft *d)
 /* A "CPU:N [LOST M EVENTS]" line: a warning, counted (no event). */
 static bool lost_line(argus_ft *d, const char *p, size_t n)
 {
-    if (n < 8 || memcmp(p, "CPU:", 4) != 0 || !memmem(p, n, "[LOST ", 6))
+    const char *lost;
+    if (n < 8 || memcmp(p, "CPU:", 4) != 0 || !(lost = memmem(p, n, "[LOST ", 6)))
         return false;
     d->n_lost++;
+    uint64_t cpu = 0, m = 0;
+    const char *q = p + 4, *end = p + n;
+    while (q < end && is_digit(*q))
+        cpu = dec_digit_saturating(cpu, *q++);
+    for (q = lost + 6; q < end && is_digit(*q);)
+        m = dec_digit_saturating(m, *q++);
+    if (cpu < CPU_CTX_MAX) {
+        struct cpu_ctx *c = cpu_ctx(d, (uint32_t)cpu);
+        c->dropped += m;
+        c->drop_lines++;
+        if (d->n_heads) {
+            if (!c->drop_timed)
+                c->dropped_from = d->last_pushed_ts;
+            c->dropped_to = d->last_pushed_ts;
+            c->drop_timed = true;
+        }
+    }
     if (!d->o.quiet)
         fprintf(stderr, "%s: %s:%llu: warning: %.*s\n", argus_prog(),
                 d->o.name ? d->o.name : "<input>", (unsigned long long)d->line_no,
@@ -3012,6 +3048,38 @@ static bool bad_pid_field(span body, char *what, size_t what_size)
     return false;
 }
 
+/* "# entries-in-buffer/entries-written: KEPT/WRITTEN   #P:N" (DEC-LOSS):
+ * more written than kept, the ring overwrote the difference. */
+static void entries_line(argus_ft *d, const char *p, size_t n)
+{
+    const char *q = p, *end = p + n;
+    uint64_t kept = 0, written = 0;
+    while (q < end && is_digit(*q))
+        kept = dec_digit_saturating(kept, *q++);
+    if (q == end || *q++ != '/')
+        return;
+    while (q < end && is_digit(*q))
+        written = dec_digit_saturating(written, *q++);
+    d->entries_kept = kept;
+    d->entries_written = written;
+}
+
+/* "##### CPU N buffer started ####": CPU N's older events were
+ * overwritten (DEC-LOSS). */
+static void buffer_started_line(argus_ft *d, const char *p, size_t n)
+{
+    const char *cpu = memmem(p, n, "CPU ", 4);
+    if (!cpu || !memmem(p, n, "buffer started", 14))
+        return;
+    uint64_t x = 0;
+    const char *q = cpu + 4, *end = p + n;
+    size_t digits = 0;
+    while (q < end && is_digit(*q) && digits++ < 10)
+        x = dec_digit_saturating(x, *q++);
+    if (digits && x < CPU_CTX_MAX)
+        cpu_ctx(d, (uint32_t)x)->started_mark = true;
+}
+
 static bool stack_line(const char *p, size_t n)
 {
     return (n >= 2 && memcmp(p, "=>", 2) == 0) || (n >= 7 && memcmp(p, "<stack", 6) == 0) ||
@@ -3051,6 +3119,8 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         static const char command[] = "# argus-command: pid=";
         static const char focus[] = "# argus-focus: pid=";
         static const char recorder[] = "# recorded by argus-record ";
+        static const char entries[] = "# entries-in-buffer/entries-written: ";
+        static const char end_mark[] = "# argus-end: ";
         if (n - i > sizeof tag - 1 && memcmp(p + i, tag, sizeof tag - 1) == 0) {
             span body = {p + i + sizeof tag - 1, n - i - (sizeof tag - 1)};
             static const char *const keys[] = {"tid", "tgid", "ppid"};
@@ -3079,6 +3149,17 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
             add_focus(d, parse_pid_field(p + i + sizeof focus - 1, n - i - (sizeof focus - 1)));
         else if (n - i > sizeof recorder - 1 && memcmp(p + i, recorder, sizeof recorder - 1) == 0)
             d->recorder_pid = recorder_pid(p + i, n - i);
+        else if (n - i > sizeof entries - 1 && memcmp(p + i, entries, sizeof entries - 1) == 0)
+            entries_line(d, p + i + sizeof entries - 1, n - i - (sizeof entries - 1));
+        else if (n - i >= 5 && memcmp(p + i, "#####", 5) == 0)
+            buffer_started_line(d, p + i, n - i);
+        else if (n - i > sizeof end_mark - 1 && memcmp(p + i, end_mark, sizeof end_mark - 1) == 0) {
+            if (n - i - (sizeof end_mark - 1) == 8 &&
+                memcmp(p + i + sizeof end_mark - 1, "expected", 8) == 0)
+                d->end_expected = true;
+            else
+                d->end_seen = true;
+        }
         return 0;
     }
     /* trace-cmd report and atrace preambles, overwrite-mode markers */
@@ -3169,6 +3250,60 @@ void argus_ft_drain(argus_ft *d)
         take_oldest(d);
 }
 
+/* DEC-LOSS: one `loss` record of KIND with NPAIRS more pairs to come. */
+static void begin_loss(argus_ft *d, const char *kind, unsigned npairs)
+{
+    argus_put_map(d->w, 2 + npairs);
+    argus_put_key(d->w, "type");
+    argus_put_cstr(d->w, "loss");
+    argus_put_key(d->w, "kind");
+    argus_put_cstr(d->w, kind);
+}
+
+/* DEC-LOSS: what the trace lost, as `loss` records after its last event
+ * (only then are all known): events the ring overwrote (the header's
+ * counts) and the time each CPU's kept events start, events dropped
+ * ("[LOST N EVENTS]"), a last line cut short, an end mark promised and
+ * missing. Their times are the stream's (ts: from the trace's zero). */
+static void write_losses(argus_ft *d)
+{
+    bool overwritten = d->entries_written > d->entries_kept;
+    if (overwritten) {
+        begin_loss(d, "overwritten", 2);
+        put_uint_kv(d, "events", d->entries_written - d->entries_kept);
+        put_uint_kv(d, "written", d->entries_written);
+        argus_end_record(d->w);
+    }
+    for (uint32_t cpu = 0; cpu < d->ncpus; cpu++) {
+        const struct cpu_ctx *c = &d->cpus[cpu];
+        if (c->seen && (overwritten || c->started_mark)) {
+            begin_loss(d, "cpu_start", 2);
+            put_uint_kv(d, "cpu", cpu);
+            put_uint_kv(d, "since", c->first_ts > d->zero ? c->first_ts - d->zero : 0);
+            argus_end_record(d->w);
+        }
+        if (c->drop_lines) {
+            begin_loss(d, "dropped", 2 + 2 * c->drop_timed);
+            put_uint_kv(d, "cpu", cpu);
+            put_uint_kv(d, "events", c->dropped);
+            if (c->drop_timed) {
+                put_uint_kv(d, "from", c->dropped_from > d->zero ? c->dropped_from - d->zero : 0);
+                put_uint_kv(d, "to", c->dropped_to > d->zero ? c->dropped_to - d->zero : 0);
+            }
+            argus_end_record(d->w);
+        }
+    }
+    if (d->cut_line) {
+        begin_loss(d, "cut", 1);
+        put_uint_kv(d, "line", d->cut_line);
+        argus_end_record(d->w);
+    }
+    if (d->end_expected && !d->end_seen) {
+        begin_loss(d, "no_end", 0);
+        argus_end_record(d->w);
+    }
+}
+
 int argus_ft_finish(argus_ft *d)
 {
     if (mostly_not_ftrace(d) || (d->o.need_ftrace && !d->n_heads))
@@ -3183,7 +3318,35 @@ int argus_ft_finish(argus_ft *d)
             synth_irq(d, &end, d->cpus[cpu].synth_tid, false, d->cpus[cpu].synth_ctx);
             d->cpus[cpu].synth_open = false;
         }
+    write_losses(d);
     return 0;
+}
+
+/* Whether a last line with no newline was cut short (a recording killed
+ * or out of disk mid-write): tracefs ends every line; a comment, or a
+ * line whose head parses and whose event has its colon and a body, may
+ * just lack the newline of a hand-written file. */
+static bool cut_short(const char *p, size_t n)
+{
+    while (n && (*p == ' ' || *p == '\t'))
+        p++, n--;
+    if (!n || *p == '#')
+        return false;
+    line_slot s = {0};
+    char tmp[512];
+    s.len = (uint32_t)(n < sizeof tmp ? n : sizeof tmp);
+    memcpy(tmp, p, s.len);
+    s.text = tmp;
+    if (!parse_head(&s))
+        return true;
+    /* a system call's arguments open and never close */
+    const char *open = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '(')
+            open = p + i;
+        else if (p[i] == ')')
+            open = NULL;
+    return open != NULL;
 }
 
 int argus_ft_read(argus_ft *d, argus_input *in)
@@ -3201,6 +3364,11 @@ int argus_ft_read(argus_ft *d, argus_input *in)
         if (!nl && in->hi == in->lo)
             break;
         size_t len = nl ? (size_t)(nl - start) : in->hi - in->lo;
+        if (!nl && cut_short(start, len)) {
+            d->cut_line = d->line_no + 1;       /* DEC-LOSS: not read */
+            d->line_no++;
+            break;
+        }
         if (argus_ft_line(d, start, len) < 0)
             return -1;
         in->lo += len + (nl ? 1 : 0);
@@ -3291,6 +3459,13 @@ void argus_ft_print_counts(const argus_ft *d, void *file)
     }
     COUNT(d->n_synth_irq, "interrupt windows from the flags (interrupt context outside irq events)");
     COUNT(d->n_lost, "lost-events lines");
+    if (d->entries_written > d->entries_kept)
+        fprintf(f, "  %llu events of %llu written overwritten by the ring (DEC-LOSS)\n",
+                (unsigned long long)(d->entries_written - d->entries_kept),
+                (unsigned long long)d->entries_written);
+    COUNT(d->cut_line, "(line number) the last line, cut short: not read (DEC-LOSS)");
+    if (d->end_expected && !d->end_seen)
+        fprintf(f, "  no end mark: the recording did not finish (DEC-LOSS)\n");
     COUNT(d->window.moved, "lines moved into ts order by the reorder window");
 #undef COUNT
 }
