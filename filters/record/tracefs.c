@@ -356,9 +356,33 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Removes the tracefs instances (argus-PID, argus-PID-detect) and the
- * uprobe groups (argus_PID) whose recorder is dead; their names on stderr,
- * one line. Returns how many things it removed. */
+/* Whether instance NAME (named with --instance) has a dead recorder's
+ * uprobe group (argus_PID) enabled in it: that recorder's instance (its
+ * probes cannot be removed while it uses them). */
+static bool dead_probes_enabled_in(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "instances/%.255s/events", name);
+    int fd = openat(st.root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir && fd >= 0)
+        close(fd);
+    bool found = false;
+    for (struct dirent *e; !found && dir && (e = readdir(dir)) != NULL;) {
+        long pid = pid_in_name(e->d_name, "argus_", "_N");
+        char on[8] = "";
+        snprintf(path, sizeof path, "instances/%.255s/events/%.255s/enable", name, e->d_name);
+        found = pid && recorder_dead(pid) && tfs_read(path, on, sizeof on) == 0 && on[0] != '0';
+    }
+    if (dir)
+        closedir(dir);
+    return found;
+}
+
+/* Removes the tracefs instances (argus-PID, argus-PID-detect, and one of
+ * another name where a dead recorder's probes are enabled) and the uprobe
+ * groups (argus_PID) whose recorder is dead; their names on stderr, one
+ * line. Returns how many things it removed. */
 size_t reap_dead_recorders(void)
 {
     char said[1024] = "";
@@ -371,7 +395,7 @@ size_t reap_dead_recorders(void)
         close(dir_fd);
     for (struct dirent *e; dir && (e = readdir(dir)) != NULL;) {
         long pid = pid_in_name(e->d_name, "argus-", "-detect");
-        if (pid && recorder_dead(pid))
+        if (pid ? recorder_dead(pid) : e->d_name[0] != '.' && dead_probes_enabled_in(e->d_name))
             add_name(&gone, &ngone, "instances/", e->d_name);
     }
     if (dir)
