@@ -3322,6 +3322,17 @@ int argus_ft_finish(argus_ft *d)
     return 0;
 }
 
+/* Whether the first 512 bytes of line P (N bytes) begin with a head. */
+static bool head_parses(const char *p, size_t n)
+{
+    line_slot s = {0};
+    char tmp[512];
+    s.len = (uint32_t)(n < sizeof tmp ? n : sizeof tmp);
+    memcpy(tmp, p, s.len);
+    s.text = tmp;
+    return parse_head(&s);
+}
+
 /* Whether a last line with no newline was cut short (a recording killed
  * or out of disk mid-write): tracefs ends every line; a comment, or a
  * line whose head parses and whose event has its colon and a body, may
@@ -3332,12 +3343,7 @@ static bool cut_short(const char *p, size_t n)
         p++, n--;
     if (!n || *p == '#')
         return false;
-    line_slot s = {0};
-    char tmp[512];
-    s.len = (uint32_t)(n < sizeof tmp ? n : sizeof tmp);
-    memcpy(tmp, p, s.len);
-    s.text = tmp;
-    if (!parse_head(&s))
+    if (!head_parses(p, n))
         return true;
     /* a system call's arguments open and never close */
     const char *open = NULL;
@@ -3405,12 +3411,7 @@ bool argus_ft_sniff(const uint8_t *buf, size_t len)
         if (n > 0 && p[0] != '#') {
             if (p[0] == '{')
                 return false;
-            line_slot s = {0};
-            char tmp[512];
-            s.len = (uint32_t)(n < sizeof tmp ? n : sizeof tmp);
-            memcpy(tmp, p, s.len);
-            s.text = tmp;
-            return parse_head(&s);
+            return head_parses(p, n);
         }
         if (!nl)
             break;
