@@ -250,3 +250,18 @@ window() {
     printf '\002' | dd of="$T/bad.data" bs=1 seek=159824 conv=notrunc status=none
     fails "$T/bad.data" "$T/bad.data: byte 159820: data compressed by method 2: not read (perf record -z writes zstd, method 1)"
 }
+
+@test "perf record -z of newer perf (PERF_RECORD_COMPRESSED2: the data's size, the data padded to 8 bytes): the same stream; a data size past its record exits 65" {
+    zdata
+    perfdata-compressed2 "$T/system-z.data" "$T/c2.data"
+    run od -An -tu4 -j34048 -N4 "$T/c2.data"
+    assert_output --regexp '^ +83$'
+    argus-decode "$T/system-z.data" | argus-to-json | sed 1d > "$T/z.jsonl"
+    run sh -c "argus-decode '$T/c2.data' | argus-to-json | sed 1d"
+    assert_success
+    assert_output "$(cat "$T/z.jsonl")"
+    [ "$(wc -l < "$T/z.jsonl")" -eq 3071 ]
+    # the first one's data size (a u64 at byte 34056) made larger than its record
+    printf '\377\377' | dd of="$T/c2.data" bs=1 seek=34056 conv=notrunc status=none
+    fails "$T/c2.data" "$T/c2.data: byte 34048: a compressed record of 936 bytes whose data size says 65535"
+}
