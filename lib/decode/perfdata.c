@@ -50,7 +50,7 @@
 #define PD_FEAT_COMPRESSED 27      /* HEADER_COMPRESSED: version, type, level, ratio, mmap_len */
 #define PD_COMP_ZSTD 1
 #define PD_ARENA (1ull << 63)      /* an offset in the decompressed stream, not the file */
-#define PD_INFLATE_MAX (256u << 20) /* one compressed record's data, decompressed */
+#define PD_INFLATE_MAX (64u << 20)  /* one compressed record's data, decompressed (perf: at most its mmap size) */
 #define PD_TYPE_TRACEPOINT 2
 #define PD_ATTR_SIZE_VER0 64
 
