@@ -4,7 +4,7 @@
  * diagnosis), the fuzzer's seeds and make bench. No perfetto binary is
  * needed: it writes the wire format itself.
  *
- *   bench/gen-perfetto [--compact] [--zlib] [--bundle N] < trace.txt > trace.pb
+ *   bench/gen-perfetto [--compact] [--zlib] [--no-tree] [--bundle N] < trace.txt > trace.pb
  *
  * Each run of consecutive lines of one CPU (N at most, 256 by default)
  * becomes one FtraceEventBundle, so the file keeps the text's order. The
@@ -12,11 +12,14 @@
  * irq_handler_entry/exit, softirq_entry/exit, sys_enter_NAME/sys_exit_NAME
  * (as raw_syscalls with x86-64's numbers) and raw sys_enter/sys_exit,
  * task_newtask, task_rename, sched_process_fork/exec/exit,
- * tracing_mark_write (as print); other lines are left out (counted on
+ * tracing_mark_write (as print), Android's binder events (binder_transaction,
+ * _received, _set_priority, _lock/_locked/_unlock, _alloc_buf, binder_command,
+ * binder_return); other lines are left out (counted on
  * stderr). `--compact` writes switches and wakings as compact_sched
  * arrays (Perfetto's default since v42); `--zlib` puts the packets in
  * zlib-compressed packets. The threads' processes ((TGID) columns and
- * `# argus-thread:` lines) go in a process tree first, and a system info
+ * `# argus-thread:` lines) go in a process tree first (`--no-tree`: none,
+ * as a trace recorded without linux.process_stats), and a system info
  * packet says x86_64. Lengths are written as 4-byte varints, as
  * Perfetto's own writer (protozero) does. */
 #include "argus/decode/syscalls.h"
@@ -353,7 +356,7 @@ typedef struct compact {
     size_t n_intern;
 } compact;
 
-static bool compact_mode, zlib_mode;
+static bool compact_mode, zlib_mode, no_tree;
 static long bundle_max = 256;
 static buf out, packets, events;
 static compact cs;
@@ -673,9 +676,59 @@ static void convert(const line *l)
         put_i(&e, 2, kv_num(b, "pid", 10));
         put_i(&e, 4, kv_num(b, "prio", 10));
         end(&e, m);
+    } else if (strcmp(ev, "binder_transaction") == 0) {
+        size_t m = begin(&e, 50);
+        put_i(&e, 1, kv_num(b, "transaction", 10));
+        put_i(&e, 2, kv_num(b, "dest_node", 10));
+        put_i(&e, 3, kv_num(b, "dest_proc", 10));
+        put_i(&e, 4, kv_num(b, "dest_thread", 10));
+        put_i(&e, 5, kv_num(b, "reply", 10));
+        put_u(&e, 6, (uint64_t)kv_hex(b, "code"));
+        put_u(&e, 7, (uint64_t)kv_hex(b, "flags"));
+        end(&e, m);
+    } else if (strcmp(ev, "binder_transaction_received") == 0) {
+        size_t m = begin(&e, 51);
+        put_i(&e, 1, kv_num(b, "transaction", 10));
+        end(&e, m);
+    } else if (strcmp(ev, "binder_set_priority") == 0) {
+        size_t m = begin(&e, 52);
+        put_i(&e, 1, kv_num(b, "proc", 10));
+        put_i(&e, 2, kv_num(b, "thread", 10));
+        put_u(&e, 3, (uint64_t)kv_num(b, "old", 10));
+        put_u(&e, 4, (uint64_t)kv_num(b, "new", 10));
+        put_u(&e, 5, (uint64_t)kv_num(b, "desired", 10));
+        end(&e, m);
+    } else if (strcmp(ev, "binder_lock") == 0 || strcmp(ev, "binder_locked") == 0 ||
+               strcmp(ev, "binder_unlock") == 0) {
+        size_t m = begin(&e, strcmp(ev, "binder_lock") == 0     ? 53
+                             : strcmp(ev, "binder_locked") == 0 ? 54
+                                                                : 55);
+        kv(b, "tag", s1, sizeof s1);
+        put_str(&e, 1, s1);
+        end(&e, m);
+    } else if (strcmp(ev, "binder_transaction_alloc_buf") == 0) {
+        size_t m = begin(&e, 323);
+        put_u(&e, 1, (uint64_t)kv_ll(b, "data_size"));
+        put_i(&e, 2, kv_num(b, "transaction", 10));
+        put_u(&e, 3, (uint64_t)kv_ll(b, "offsets_size"));
+        if (kv(b, "extra_buffers_size", s1, sizeof s1))
+            put_u(&e, 4, strtoull(s1, NULL, 10));
+        end(&e, m);
+    } else if (strcmp(ev, "binder_command") == 0 || strcmp(ev, "binder_return") == 0) {
+        size_t m = begin(&e, ev[7] == 'c' ? 485 : 486);
+        put_u(&e, 1, kv_hex(b, "cmd"));
+        end(&e, m);
     } else if (strcmp(ev, "tracing_mark_write") == 0) {
+        /* print's buf, with the newline the kernel adds to a trace_marker write */
         size_t m = begin(&e, 3);
-        put_str(&e, 2, b);
+        size_t len = strlen(b);
+        char *text = malloc(len + 2);
+        if (!text)
+            abort();
+        memcpy(text, b, len);
+        text[len] = '\n';
+        put_bytes(&e, 2, text, len + 1);
+        free(text);
         end(&e, m);
     } else {
         skipped++;
@@ -798,10 +851,12 @@ int main(int argc, char **argv)
             compact_mode = true;
         else if (strcmp(argv[i], "--zlib") == 0)
             zlib_mode = true;
+        else if (strcmp(argv[i], "--no-tree") == 0)
+            no_tree = true;
         else if (strcmp(argv[i], "--bundle") == 0 && i + 1 < argc)
             bundle_max = atol(argv[++i]);
         else {
-            fprintf(stderr, "usage: gen-perfetto [--compact] [--zlib] [--bundle N] "
+            fprintf(stderr, "usage: gen-perfetto [--compact] [--zlib] [--no-tree] [--bundle N] "
                             "< trace.txt > trace.pb\n");
             return 2;
         }
@@ -860,7 +915,8 @@ int main(int argc, char **argv)
     packet_done(&pkt);
     free(pkt.p);
     clock_snapshot();
-    process_tree();
+    if (!no_tree)
+        process_tree();
     /* the function names: read ahead, interned in one packet before the
      * events (symbolize_ksyms) */
     buf saved_out = out, saved_packets = packets;

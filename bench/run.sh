@@ -26,7 +26,9 @@
 #   BENCH_PERFDATA  perf.data files (.gz taken) to time argus-decode on,
 #                against the ftrace decoder on the lines it renders from
 #                them (bench/perfdata-text), and perf script (default:
-#                fixtures/perfdata/hang.data.gz; empty: none)
+#                fixtures/perfdata/hang.data.gz and the same half second
+#                recorded with and without perf record -z, system-z.data.gz
+#                and system.data.gz; empty: none)
 #   BENCH_PERFETTO_LINES  line counts of bench/gen-ftrace text turned into
 #                Perfetto traces by bench/gen-perfetto (plain events and
 #                compact_sched), argus-decode timed on each and on the same
@@ -46,7 +48,7 @@ kdebug_sizes=${BENCH_KDEBUG_MB-"200 2000"}
 graph_mb=${BENCH_GRAPH_MB-"250"}
 ftrace_lines=${BENCH_FTRACE_LINES-"1000000 10000000"}
 ftrace_real=${BENCH_FTRACE_REAL:-}
-perfdata_files=${BENCH_PERFDATA-fixtures/perfdata/hang.data.gz}
+perfdata_files=${BENCH_PERFDATA-"fixtures/perfdata/hang.data.gz fixtures/perfdata/system-z.data.gz fixtures/perfdata/system.data.gz"}
 perfetto_lines=${BENCH_PERFETTO_LINES-"1000000"}
 ctf_events=${BENCH_CTF_EVENTS-"1000000"}
 

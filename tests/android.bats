@@ -3,12 +3,15 @@
 # a main thread's atrace slices as its Looper and deliverInputEvent as
 # its input (DEC-LOOPER), and the input ANR (SPIN-ANR). The scenarios are
 # hand-written in fixtures/android/ (described in its README.md) from the
-# shapes of the kernel's binder tracepoints and atrace's marks.
+# shapes of the kernel's binder tracepoints and atrace's marks; the same
+# scenarios as Perfetto protobuf traces (print and binder ftrace events,
+# made by bench/gen-perfetto) give the same stream and the same diagnosis.
 
 bats_require_minimum_version 1.5.0
 load test_helper
 
 A=fixtures/android
+GEN="$ARGUS_ROOT/bench/gen-perfetto"
 
 setup() {
     T="$BATS_TEST_TMPDIR"
@@ -149,4 +152,119 @@ C|1000|wq:5c0ffee com.example.app/com.example.app.MainActivity (server)|0'
     assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
     assert_line --index 3 "100.000200 s started it. Culprit: binder:1000_3/binder:1000_3 [1103], the thread at the end of"
     assert_line --index 5 "Baseline: compared with fixtures/android/anr-binder-normal.txt, a normal run."
+}
+
+# ---- The same scenarios as Perfetto protobuf traces ------------------------------
+
+# json FILE: FILE decoded, as JSON lines without the header (its "stages"
+# names the file) and without the ftrace records' text (the line as
+# tracefs printed it, or as the Perfetto reader rendered it)
+json() {
+    set -o pipefail
+    argus-decode "$1" | argus-to-json | sed 1d | jq -c 'del(.text)'
+}
+
+@test "DEC-BINDER, DEC-LOOPER in Perfetto: the ANR as a Perfetto trace (print and binder_transaction ftrace events, a process tree) gives its atrace text's stream record for record, but for binder:1000_3's process name, system_server from the process tree" {
+    json $A/anr-binder.txt > "$T/text.jsonl"
+    run --separate-stderr json $A/anr-binder.pb
+    assert_success
+    [ "$(wc -l < "$T/text.jsonl")" -eq 39 ]
+    # the text writes binder:1000_3 before system_server's main thread
+    # names the process (Limits in docs/inputs/android.md)
+    assert_output "$(sed 's/{"type":"thread","tid":1103,"pid":1000,"proc":"binder:1000_3"/{"type":"thread","tid":1103,"pid":1000,"proc":"system_server"/' "$T/text.jsonl")"
+    json $A/anr-binder.pb > "$T/perfetto.jsonl"
+    run diff "$T/text.jsonl" "$T/perfetto.jsonl"
+    assert_output '1c1
+< {"type":"thread","tid":1103,"pid":1000,"proc":"binder:1000_3","name":"binder:1000_3"}
+---
+> {"type":"thread","tid":1103,"pid":1000,"proc":"system_server","name":"binder:1000_3"}'
+}
+
+@test "DEC-BINDER, DEC-LOOPER in Perfetto: the normal run and the ANR as Perfetto recorded without a process tree (the atrace categories alone) give the streams of their atrace text without a TGID column, record for record" {
+    for f in anr-binder anr-binder-normal; do
+        sed -E 's/ \( *[0-9]+\) / (-----) /' $A/$f.txt > "$T/$f.txt"
+        "$GEN" --no-tree < $A/$f.txt > "$T/$f.pb" 2> /dev/null
+        json "$T/$f.txt" > "$T/$f.jsonl"
+        run --separate-stderr json "$T/$f.pb"
+        assert_success
+        assert_output "$(cat "$T/$f.jsonl")"
+    done
+    # the ipc, runloop and ui records are all there
+    run bash -c "jq -r .type '$T/anr-binder.jsonl' | sort | uniq -c | grep -E 'ipc|runloop|ui_event' | tr -s ' '"
+    assert_output ' 4 ipc
+ 4 runloop_invoke
+ 4 runloop_phase
+ 1 ui_event'
+}
+
+@test "SPIN-ANR in Perfetto: argus diagnose of the Perfetto trace, with no --format, names the ANR, the binder call and the server thread: the text's report word for word, the server's process named system_server" {
+    run argus diagnose $A/anr-binder.pb
+    assert_success
+    assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
+    assert_line --index 1 "blocked 6.000 s in a binder call (transaction 73512), waiting over binder on"
+    assert_line --index 2 "system_server/binder:1000_3 [1103], which was running 6.000 s on the CPU; the input at"
+    assert_line --index 3 "100.000200 s started it. Culprit: system_server/binder:1000_3 [1103], the thread at the end of"
+    assert_line "  Found by:  input not handled within 5 s: Android's ANR (SPIN-ANR), at 105.000200 s"
+    assert_line "    2. system_server/binder:1000_3 [1103], which sent 1 a binder reply (transaction 73519):"
+    argus diagnose $A/anr-binder.txt | sed -E 's#binder:1000_3(/|\(1000\))#system_server\1#g' > "$T/text.report"
+    assert_output "$(cat "$T/text.report")"
+}
+
+@test "SPIN-ANR in Perfetto: --baseline with the normal run as Perfetto names the same ANR; the normal run alone has no hang" {
+    run argus diagnose --baseline $A/anr-binder-normal.pb $A/anr-binder.pb
+    assert_success
+    assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
+    assert_line --index 3 "100.000200 s started it. Culprit: system_server/binder:1000_3 [1103], the thread at the end of"
+    assert_line --index 5 "Baseline: compared with fixtures/android/anr-binder-normal.pb, a normal run."
+    run argus diagnose $A/anr-binder-normal.pb
+    assert_failure 1
+    assert_line --index 0 "no hang found"
+}
+
+@test "SPIN-ANR in Perfetto: with compact_sched and zlib-compressed packets (a CPU's first switch has no previous task) the verdict is the same" {
+    "$GEN" --compact --zlib < $A/anr-binder.txt > "$T/c.pb" 2> /dev/null
+    argus diagnose $A/anr-binder.pb | awk '/^Verdict/{v=1} v&&/^$/{v=0} v' > "$T/plain.verdict"
+    [ "$(wc -l < "$T/plain.verdict")" -eq 6 ]
+    run sh -c "argus diagnose '$T/c.pb' | awk '/^Verdict/{v=1} v&&/^\$/{v=0} v'"
+    assert_success
+    assert_output "$(cat "$T/plain.verdict")"
+}
+
+@test "DEC-BINDER in Perfetto: a one-way call is a send with oneway and no reply port, and its ipc edge; the caller's first mark, before any switch names it, has no comm (Perfetto's print carries the tid alone)" {
+    "$GEN" --no-tree < $A/binder-oneway.txt > "$T/oneway.pb" 2> /dev/null
+    run bash -c "argus-decode '$T/oneway.pb' | argus-link-ipc | argus-to-json | jq -c 'select(.type == \"ipc\" or .type == \"edge\") | [.type, .dir, .oneway, has(\"reply_port\"), .kind]'"
+    assert_output '["ipc","send",true,false,null]
+["ipc","recv",null,false,null]
+["edge",null,null,false,"ipc"]'
+    run bash -c "argus-decode '$T/oneway.pb' | argus-to-json | jq -c 'select(.type == \"thread\" and .tid == 4000) | [.proc, .name]'"
+    assert_output '["unknown",null]
+["com.example.app","com.example.app"]'
+}
+
+@test "Perfetto's other binder events (set_priority, lock, locked, unlock, alloc_buf, binder_command, binder_return) are rendered as the lines tracefs prints for them: ftrace records, as in the text; -v counts them" {
+    cat > "$T/other.txt" <<'EOF'
+ com.example.app-4000 ( 4000) [000] ...1   100.000100: binder_command: cmd=0x40406300 BC_TRANSACTION
+ com.example.app-4000 ( 4000) [000] ...1   100.000110: binder_lock: tag=binder_ioctl
+ com.example.app-4000 ( 4000) [000] ...1   100.000120: binder_locked: tag=binder_ioctl
+ com.example.app-4000 ( 4000) [000] ...1   100.000130: binder_transaction_alloc_buf: transaction=73512 data_size=96 offsets_size=8 extra_buffers_size=0
+ com.example.app-4000 ( 4000) [000] ...1   100.000140: binder_set_priority: proc=1000 thread=1103 old=120 => new=110 desired=110
+ com.example.app-4000 ( 4000) [000] ...1   100.000150: binder_unlock: tag=binder_ioctl
+ com.example.app-4000 ( 4000) [000] ...1   100.000160: binder_return: cmd=0x7206 BR_TRANSACTION_COMPLETE
+ com.example.app-4000 ( 4000) [000] d..2   100.000200: sched_switch: prev_comm=com.example.app prev_pid=4000 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+EOF
+    "$GEN" < "$T/other.txt" > "$T/other.pb" 2> /dev/null
+    run bash -c "argus-decode '$T/other.pb' | argus-to-json | jq -r 'select(.type == \"ftrace\") | .text | sub(\".*[0-9]: \"; \"\")'"
+    assert_output "$(sed -n 's/.*[0-9]: \(binder_\)/\1/p' "$T/other.txt")"
+    json "$T/other.txt" > "$T/other-text.jsonl"
+    run json "$T/other.pb"
+    assert_output "$(cat "$T/other-text.jsonl")"
+    run --separate-stderr argus-decode -v "$T/other.pb"
+    [[ "$stderr" == *"  7 binder events (transactions, receipts and the driver's others)"* ]]
+}
+
+@test "the Perfetto fixtures are what bench/gen-perfetto makes of the atrace text" {
+    for f in anr-binder anr-binder-normal; do
+        "$GEN" < $A/$f.txt > "$T/$f.pb" 2> /dev/null
+        cmp "$T/$f.pb" $A/$f.pb
+    done
 }

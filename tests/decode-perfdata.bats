@@ -136,14 +136,14 @@ fails() {
     [ "$stderr" = "argus-decode: $T/hang.data: not ftrace text: binary data, a perf.data file (--format perfdata reads it) (a NUL byte at byte 9)" ]
 }
 
-@test "a recording perf did not finish (its header's data size 0) and a compressed record (perf record -z): refused by name (65)" {
+@test "a recording perf did not finish (its header's data size 0) and a compressed record whose data is not zstd: refused by name (65)" {
     cp "$T/hang.data" "$T/killed.data"
     head -c 8 /dev/zero | dd of="$T/killed.data" bs=1 seek=48 conv=notrunc status=none
     fails "$T/killed.data" "$T/killed.data: byte 48: the data section's size is 0 in a file of 786206 bytes: perf record did not finish writing it (killed?); perf cannot read it either"
     # the first record's type made PERF_RECORD_COMPRESSED (81)
     cp "$T/hang.data" "$T/z.data"
     printf 'Q' | dd of="$T/z.data" bs=1 seek=15304 conv=notrunc status=none
-    fails "$T/z.data" "$T/z.data: byte 15304: a compressed record (perf record -z): not read; record without -z"
+    fails "$T/z.data" "$T/z.data: byte 15304: compressed data that does not decompress (zstd: Unknown frame descriptor)"
 }
 
 @test "a perf.data decodes to the stream of the ftrace lines it renders (bench/perfdata-text), event for event: one mapping for both" {
@@ -164,4 +164,104 @@ fails() {
 
 @test "a damaged event format on which libtraceevent itself dies (the fuzzer's reproducer): parsed first in a child, refused with one message (65), no crash" {
     fails tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv "tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv: libtraceevent crashes parsing its event formats (a damaged file): not read"
+}
+
+# ---- perf record -z: PERF_RECORD_COMPRESSED ------------------------------------
+# system-z.data and system.data: the whole system recorded at once by two
+# perf sessions, with and without -z (fixtures/perfdata/record-z.sh).
+
+# zdata: the compressed recording, unpacked into $T/system-z.data
+zdata() {
+    gunzip -c $F/system-z.data.gz > "$T/system-z.data"
+}
+
+@test "perf record -z: a whole-system recording whose samples are all in zstd-compressed records decodes with no --format to a stream that validates" {
+    zdata
+    # its data: synthesized records, then 5 PERF_RECORD_COMPRESSED (type 81), the first at byte 34048
+    run od -An -tu4 -j34048 -N4 "$T/system-z.data"
+    assert_output --regexp '^ +81$'
+    run sh -c "argus-decode '$T/system-z.data' | argus-validate"
+    assert_success
+    assert_output --partial 'valid: 3072 records, 2962 events, 80 threads'
+    run sh -c "argus-decode '$T/system-z.data' | argus-to-json | jq -c 'select(.type != \"thread\" and .type != \"stream\" and (.synth | not))' | sed -n '1,4p;\$p'"
+    assert_output '{"type":"wakeup","id":38,"ts":0,"tid":28623,"pid":28623,"cpu":0,"target":18}
+{"type":"wait","id":39,"ts":3426,"tid":28623,"pid":28623,"cpu":0,"reason":"disk"}
+{"type":"woken","id":40,"ts":3426,"tid":18,"pid":18,"cpu":0,"result":"awakened","runnable":3426}
+{"type":"wakeup","id":41,"ts":8075,"tid":18,"pid":18,"cpu":0,"target":28623}
+{"type":"woken","id":2962,"ts":515483485,"tid":28410,"pid":28382,"cpu":1,"result":"awakened","runnable":5527380,"cpu_holder":28672}'
+}
+
+@test "perf record -z: the samples decompressed are the 2373 perf script prints, first and last as it prints them" {
+    [ -x "$ARGUS_ROOT/bench/perfdata-text" ] || skip "bench/perfdata-text is not built (make all)"
+    zdata
+    "$ARGUS_ROOT/bench/perfdata-text" "$T/system-z.data" | grep -v '^#' > "$T/z.txt"
+    run grep -cE ' sched_(switch|waking): ' "$T/z.txt"
+    assert_output 2373
+    run sed -n '1,2p;$p' "$T/z.txt"
+    assert_output '            perf-28623   (  28623) [000] 47078.684150276: sched_waking: comm=migration/0 pid=18 prio=0 target_cpu=000
+            perf-28623   (  28623) [000] 47078.684153702: sched_switch: prev_comm=perf prev_pid=28623 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18 next_prio=0
+ ThreadPoolForeg-28410   (  28382) [001] 47079.199721027: sched_switch: prev_comm=ThreadPoolForeg prev_pid=28410 prev_prio=120 prev_state=R ==> next_comm=perf next_pid=28623 next_prio=120'
+}
+
+# window FILE LO HI: the event lines of FILE between LO and HI seconds,
+# their timestamps left out, sorted
+window() {
+    awk -v lo="$2" -v hi="$3" '{ if (match($0, / [0-9]+\.[0-9]+: /)) { t = substr($0, RSTART + 1, RLENGTH - 3) + 0; if (t >= lo && t <= hi) { sub(/ [0-9]+\.[0-9]+: /, " "); print } } }' "$1" | sort
+}
+
+@test "perf record -z and perf record of the same system at once: the same 2287 events in their common time (each session reads the clock itself: times aside), both streams valid" {
+    [ -x "$ARGUS_ROOT/bench/perfdata-text" ] || skip "bench/perfdata-text is not built (make all)"
+    zdata
+    gunzip -c $F/system.data.gz > "$T/system.data"
+    run od -An -tu4 -j34048 -N4 "$T/system.data"
+    refute_output --regexp '^ +81$'
+    for f in system-z system; do
+        "$ARGUS_ROOT/bench/perfdata-text" "$T/$f.data" | grep -v '^#' > "$T/$f.txt"
+        run sh -c "argus-decode '$T/$f.data' | argus-validate"
+        assert_success
+    done
+    # the later first event and the earlier last one, 10 ms inside: both
+    # sessions were on every CPU then
+    lo=$(head -qn1 "$T/system-z.txt" "$T/system.txt" | grep -oE ' [0-9]+\.[0-9]+: ' | tr -d ' :' | sort -g | tail -1)
+    hi=$(tail -qn1 "$T/system-z.txt" "$T/system.txt" | grep -oE ' [0-9]+\.[0-9]+: ' | tr -d ' :' | sort -g | head -1)
+    window "$T/system-z.txt" "$(echo "$lo + 0.01" | bc)" "$(echo "$hi - 0.01" | bc)" > "$T/z.window"
+    window "$T/system.txt" "$(echo "$lo + 0.01" | bc)" "$(echo "$hi - 0.01" | bc)" > "$T/plain.window"
+    [ "$(wc -l < "$T/z.window")" -eq 2287 ]
+    run diff "$T/z.window" "$T/plain.window"
+    assert_success
+}
+
+@test "perf record -z, bad compressed data: exit 65 naming the compressed record's byte and, for a record inside, its place in the data decompressed" {
+    zdata
+    # the first compressed record's zstd frame magic damaged
+    cp "$T/system-z.data" "$T/bad.data"
+    printf '\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=34056 conv=notrunc status=none
+    fails "$T/bad.data" "$T/bad.data: byte 34048: compressed data that does not decompress (zstd: Unknown frame descriptor)"
+    # damage inside the fourth's blocks: the records it gives are wrong
+    cp "$T/system-z.data" "$T/bad.data"
+    printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=40000 conv=notrunc status=none
+    fails "$T/bad.data" "$T/bad.data: byte 35599: in the data of a compressed record, byte 129872 of the data decompressed: a record of 0 bytes (type 10), less than its header"
+    # ... and a stream that ends inside a record
+    cp "$T/system-z.data" "$T/bad.data"
+    printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=60000 conv=notrunc status=none
+    fails "$T/bad.data" "$T/bad.data: byte 56934: in the data of a compressed record, byte 293057 of the data decompressed: the compressed data ends inside a record (6719 bytes of it)"
+    # the compression feature (HEADER_COMPRESSED at byte 159820) naming another method
+    cp "$T/system-z.data" "$T/bad.data"
+    printf '\002' | dd of="$T/bad.data" bs=1 seek=159824 conv=notrunc status=none
+    fails "$T/bad.data" "$T/bad.data: byte 159820: data compressed by method 2: not read (perf record -z writes zstd, method 1)"
+}
+
+@test "perf record -z of newer perf (PERF_RECORD_COMPRESSED2: the data's size, the data padded to 8 bytes): the same stream; a data size past its record exits 65" {
+    zdata
+    perfdata-compressed2 "$T/system-z.data" "$T/c2.data"
+    run od -An -tu4 -j34048 -N4 "$T/c2.data"
+    assert_output --regexp '^ +83$'
+    argus-decode "$T/system-z.data" | argus-to-json | sed 1d > "$T/z.jsonl"
+    run sh -c "argus-decode '$T/c2.data' | argus-to-json | sed 1d"
+    assert_success
+    assert_output "$(cat "$T/z.jsonl")"
+    [ "$(wc -l < "$T/z.jsonl")" -eq 3071 ]
+    # the first one's data size (a u64 at byte 34056) made larger than its record
+    printf '\377\377' | dd of="$T/c2.data" bs=1 seek=34056 conv=notrunc status=none
+    fails "$T/c2.data" "$T/c2.data: byte 34048: a compressed record of 936 bytes whose data size says 65535"
 }

@@ -14,7 +14,16 @@
  * records of a round are held, sorted, and those no later than the last
  * time of the round before are passed on (perf's own rule: no record of a
  * later round is older). What is held is an offset and a time per record
- * of two rounds at most; the file is mapped, never read into memory. */
+ * of two rounds at most; the file is mapped, never read into memory.
+ *
+ * perf record -z writes the ring buffers' data as PERF_RECORD_COMPRESSED
+ * records (COMPRESSED2 since perf 6.15: a data size, then the data padded
+ * to 8 bytes): one zstd stream decompressed across them, whose output is
+ * more records, a record sometimes cut between two of them (the ring
+ * buffer's wrap). They are decompressed as the walk meets them into an
+ * arena that keeps the records of the rounds still held (a held record's
+ * offset then has PD_ARENA set and counts bytes of the decompressed
+ * stream); what every held record is past is dropped. */
 #include "argus/decode/perfdata.h"
 #include "argus/decode/decoder.h"
 
@@ -31,12 +40,17 @@
 
 #include <event-parse.h>
 #include <trace-seq.h>
+#include <zstd.h>
 
 #define PD_MAGIC "PERFILE2"
 #define PD_MAGIC_SWAPPED "2ELIFREP" /* a big-endian machine's file */
 #define PD_HEADER_SIZE 104
 #define PD_PIPE_HEADER_SIZE 16
 #define PD_FEAT_TRACING_DATA 1
+#define PD_FEAT_COMPRESSED 27      /* HEADER_COMPRESSED: version, type, level, ratio, mmap_len */
+#define PD_COMP_ZSTD 1
+#define PD_ARENA (1ull << 63)      /* an offset in the decompressed stream, not the file */
+#define PD_INFLATE_MAX (64u << 20)  /* one compressed record's data, decompressed (perf: at most its mmap size) */
 #define PD_TYPE_TRACEPOINT 2
 #define PD_ATTR_SIZE_VER0 64
 
@@ -46,7 +60,7 @@ enum {
     REC_LOST = 2, REC_COMM = 3, REC_EXIT = 4, REC_FORK = 7, REC_SAMPLE = 9,
     REC_LOST_SAMPLES = 13,
     REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66, REC_FINISHED_ROUND = 68,
-    REC_AUXTRACE = 71, REC_COMPRESSED = 81, REC_FINISHED_INIT = 82,
+    REC_AUXTRACE = 71, REC_COMPRESSED = 81, REC_FINISHED_INIT = 82, REC_COMPRESSED2 = 83,
 };
 
 /* perf_event_attr.sample_type bits, in the order their fields come */
@@ -84,6 +98,12 @@ typedef struct pd_held {
     uint64_t ts, off;
 } pd_held;
 
+/* Where the decompressed bytes from VSTART on came from: the compressed
+ * record at byte FILE_AT (for messages). */
+typedef struct pd_zseg {
+    uint64_t vstart, file_at;
+} pd_zseg;
+
 typedef struct pd_file {
     const uint8_t *p;
     size_t len;
@@ -113,6 +133,17 @@ typedef struct pd_file {
     size_t cap_raw;
     char *line;
     size_t cap_line;
+    /* perf record -z: the decompressed stream */
+    bool compressed;        /* HEADER_COMPRESSED said zstd */
+    uint32_t comp_level, mmap_len;
+    ZSTD_DStream *zd;
+    uint8_t *arena;         /* its bytes from arena_base on */
+    size_t arena_len, arena_cap;
+    uint64_t arena_base;
+    uint64_t z_next;        /* the next record to walk in it */
+    pd_zseg *zsegs;
+    size_t n_zsegs, cap_zsegs;
+    uint64_t z_records, z_bytes, z_out; /* compressed records, their bytes, decompressed */
 } pd_file;
 
 bool argus_pd_sniff(const uint8_t *buf, size_t len)
@@ -124,7 +155,18 @@ static int pd_fail(pd_file *f, uint64_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int pd_fail(pd_file *f, uint64_t at, const char *fmt, ...)
 {
-    int n = snprintf(f->err, f->errlen, "%s: byte %llu: ", f->name, (unsigned long long)at);
+    int n;
+    if (at & PD_ARENA) {
+        /* a record decompressed: the compressed record it came from */
+        uint64_t v = at & ~PD_ARENA, file_at = 0;
+        for (size_t i = 0; i < f->n_zsegs && f->zsegs[i].vstart <= v; i++)
+            file_at = f->zsegs[i].file_at;
+        n = snprintf(f->err, f->errlen, "%s: byte %llu: in the data of a compressed record, "
+                     "byte %llu of the data decompressed: ", f->name,
+                     (unsigned long long)file_at, (unsigned long long)v);
+    } else {
+        n = snprintf(f->err, f->errlen, "%s: byte %llu: ", f->name, (unsigned long long)at);
+    }
     if (n < 0 || (size_t)n >= f->errlen)
         return -1;
     va_list ap;
@@ -159,6 +201,23 @@ static uint16_t rd16(const uint8_t *p)
 static bool in_file(const pd_file *f, uint64_t off, uint64_t n)
 {
     return off <= f->len && n <= f->len - off;
+}
+
+/* The bytes of the record at AT: in the file, or decompressed. */
+static const uint8_t *rec_at(const pd_file *f, uint64_t at)
+{
+    if (at & PD_ARENA)
+        return f->arena + ((at & ~PD_ARENA) - f->arena_base);
+    return f->p + at;
+}
+
+/* The bytes from AT to the end of its data: the data section's, or the
+ * decompressed stream's so far. */
+static uint64_t room_at(const pd_file *f, uint64_t at)
+{
+    if (at & PD_ARENA)
+        return f->arena_base + f->arena_len - (at & ~PD_ARENA);
+    return at <= f->data_end ? f->data_end - at : 0;
 }
 
 /* ---- Attributes and ids ---------------------------------------------------- */
@@ -360,24 +419,52 @@ static int read_tracing(pd_file *f, uint64_t off, uint64_t size)
     return 0;
 }
 
-/* The feature sections' table, after the data: one section per bit set,
- * in bit order; the tracing data is bit 1's. */
-static int read_features(pd_file *f)
+/* The section of feature BIT (1 when its bit is set, 0 when not, -1 on
+ * damage): the feature sections' table, after the data, has one section
+ * per bit set, in bit order. */
+static int feature_section(pd_file *f, unsigned bit, const char *what, uint64_t *off,
+                           uint64_t *size)
 {
-    const uint8_t *bits = f->p + 72;
-    if (!((bits[0] >> PD_FEAT_TRACING_DATA) & 1))
+    const uint8_t *bits = f->p + 72; /* 256 bits */
+    if (!((bits[bit / 8] >> (bit % 8)) & 1))
         return 0;
-    int before = (bits[0] >> 0) & 1; /* bit 0 (reserved) would come first */
-    uint64_t table = f->data_end + (uint64_t)before * 16;
+    uint64_t before = 0;
+    for (unsigned i = 0; i < bit; i++)
+        before += (bits[i / 8] >> (i % 8)) & 1;
+    uint64_t table = f->data_end + before * 16;
     if (!in_file(f, table, 16))
         return pd_fail(f, table, "the feature sections' table is not inside the file "
                        "of %zu bytes (a file cut short?)", f->len);
-    uint64_t off = rd64(f->p + table), size = rd64(f->p + table + 8);
-    if (!in_file(f, off, size))
-        return pd_fail(f, table, "the tracing data section (%llu bytes at byte %llu) is "
-                       "not inside the file of %zu bytes", (unsigned long long)size,
-                       (unsigned long long)off, f->len);
-    return read_tracing(f, off, size);
+    *off = rd64(f->p + table);
+    *size = rd64(f->p + table + 8);
+    if (!in_file(f, *off, *size))
+        return pd_fail(f, table, "the %s section (%llu bytes at byte %llu) is not inside "
+                       "the file of %zu bytes", what, (unsigned long long)*size,
+                       (unsigned long long)*off, f->len);
+    return 1;
+}
+
+/* The tracing data (bit 1) and how the data is compressed (bit 27). */
+static int read_features(pd_file *f)
+{
+    uint64_t off, size;
+    int rc = feature_section(f, PD_FEAT_COMPRESSED, "compression", &off, &size);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        if (size < 20)
+            return pd_fail(f, off, "a compression section of %llu bytes (20 expected)",
+                           (unsigned long long)size);
+        uint32_t type = rd32(f->p + off + 4);
+        if (type != PD_COMP_ZSTD)
+            return pd_fail(f, off, "data compressed by method %u: not read (perf record -z "
+                           "writes zstd, method 1)", type);
+        f->compressed = true;
+        f->comp_level = rd32(f->p + off + 8);
+        f->mmap_len = rd32(f->p + off + 16);
+    }
+    rc = feature_section(f, PD_FEAT_TRACING_DATA, "tracing data", &off, &size);
+    return rc <= 0 ? rc : read_tracing(f, off, size);
 }
 
 /* Each attribute's event, for tracepoints. The ftrace system's own
@@ -400,21 +487,30 @@ static void find_events(pd_file *f)
 /* A record's size: the header's, plus what follows some records outside it. */
 static int record_span(pd_file *f, uint64_t at, uint64_t *size)
 {
-    if (!in_file(f, at, 8) || at + 8 > f->data_end)
+    uint64_t room = room_at(f, at);
+    if (!(at & PD_ARENA) && !in_file(f, at, 8))
+        room = 0;
+    if (room < 8)
         return pd_fail(f, at, "the data ends inside a record's header (a file cut short?)");
-    uint32_t type = rd32(f->p + at);
-    uint16_t n = rd16(f->p + at + 6);
+    const uint8_t *r = rec_at(f, at);
+    uint32_t type = rd32(r);
+    uint16_t n = rd16(r + 6);
     if (n < 8)
         return pd_fail(f, at, "a record of %u bytes (type %u), less than its header", n, type);
     uint64_t extra = 0;
     if (type == REC_HEADER_TRACING_DATA && n >= 12)
-        extra = rd32(f->p + at + 8);
+        extra = rd32(r + 8);
     else if (type == REC_AUXTRACE && n >= 16)
-        extra = rd64(f->p + at + 8);
-    if (extra > f->data_end - at || n > f->data_end - at - extra)
+        extra = rd64(r + 8);
+    if (extra > room || n > room - extra) {
+        if (at & PD_ARENA)
+            return pd_fail(f, at, "a record of %llu bytes (type %u) goes past the end of the "
+                           "compressed data (%llu bytes there)", (unsigned long long)(n + extra),
+                           type, (unsigned long long)room);
         return pd_fail(f, at, "a record of %llu bytes (type %u) goes past the end of the "
                        "data at byte %llu (a file cut short?)", (unsigned long long)(n + extra),
                        type, (unsigned long long)f->data_end);
+    }
     *size = n + extra;
     return 0;
 }
@@ -453,7 +549,7 @@ static bool sample_id(const pd_file *f, const uint8_t *p, const uint8_t *end, ui
 /* The sample record at AT (SIZE bytes). */
 static int parse_sample(pd_file *f, uint64_t at, uint64_t size, pd_sample *s)
 {
-    const uint8_t *p = f->p + at + 8, *end = f->p + at + size;
+    const uint8_t *p = rec_at(f, at) + 8, *end = rec_at(f, at) + size;
     uint64_t id = 0;
     *s = (pd_sample){0};
     if (f->n_attrs > 1 && !sample_id(f, p, end, &id))
@@ -540,7 +636,7 @@ static uint64_t record_time(const pd_file *f, uint64_t at, uint64_t size)
                           !!(st & S_IDENTIFIER));
     if (size < 8 + after + 8)
         return 0;
-    uint64_t ts = rd64(f->p + at + size - after - 8);
+    uint64_t ts = rd64(rec_at(f, at) + size - after - 8);
     return ts == UINT64_MAX ? 0 : ts;
 }
 
@@ -554,7 +650,7 @@ static uint32_t record_cpu(const pd_file *f, uint64_t at, uint64_t size)
     uint64_t after = 8 * !!(st & S_IDENTIFIER);
     if (size < 8 + after + 8)
         return 0;
-    return rd32(f->p + at + size - after - 8);
+    return rd32(rec_at(f, at) + size - after - 8);
 }
 
 /* ---- Threads ------------------------------------------------------------------- */
@@ -710,7 +806,7 @@ static int take_record(pd_file *f, uint64_t at)
     uint64_t size;
     if (record_span(f, at, &size) < 0)
         return -1;
-    const uint8_t *r = f->p + at;
+    const uint8_t *r = rec_at(f, at);
     uint32_t type = rd32(r);
     if (type == REC_SAMPLE) {
         pd_sample s;
@@ -838,6 +934,154 @@ static int read_pipe_headers(pd_file *f)
     return 0;
 }
 
+/* ---- perf record -z ------------------------------------------------------------ */
+
+/* Drops the decompressed bytes that neither a held record nor the walk
+ * needs any more. */
+static void arena_trim(pd_file *f)
+{
+    uint64_t keep = f->z_next;
+    for (size_t i = 0; i < f->n_held; i++)
+        if ((f->held[i].off & PD_ARENA) && (f->held[i].off & ~PD_ARENA) < keep)
+            keep = f->held[i].off & ~PD_ARENA;
+    size_t drop = (size_t)(keep - f->arena_base);
+    if (drop == 0)
+        return;
+    memmove(f->arena, f->arena + drop, f->arena_len - drop);
+    f->arena_len -= drop;
+    f->arena_base = keep;
+    size_t i = 0; /* the segments wholly before KEEP: all but the last of them */
+    while (i + 1 < f->n_zsegs && f->zsegs[i + 1].vstart <= keep)
+        i++;
+    memmove(f->zsegs, f->zsegs + i, (f->n_zsegs - i) * sizeof *f->zsegs);
+    f->n_zsegs -= i;
+}
+
+static int scan_record(pd_file *f, uint64_t at, uint64_t size);
+
+/* A compressed record at AT (SIZE bytes, TYPE 81 or 83): its data through
+ * the zstd stream into the arena, then the records it completes. */
+static int inflate_record(pd_file *f, uint64_t at, uint64_t size, uint32_t type)
+{
+    if (at & PD_ARENA)
+        return pd_fail(f, at, "a compressed record inside compressed data");
+    const uint8_t *r = f->p + at;
+    ZSTD_inBuffer in = {r + 8, size - 8, 0};
+    if (type == REC_COMPRESSED2) {
+        /* a data size, then the data, padded to 8 bytes */
+        if (size < 16 || rd64(r + 8) > size - 16)
+            return pd_fail(f, at, "a compressed record of %llu bytes whose data size says %llu",
+                           (unsigned long long)size,
+                           (unsigned long long)(size >= 16 ? rd64(r + 8) : 0));
+        in = (ZSTD_inBuffer){r + 16, rd64(r + 8), 0};
+    }
+    if (!f->zd) {
+        f->zd = ZSTD_createDStream();
+        if (!f->zd)
+            abort();
+    }
+    f->z_records++;
+    f->z_bytes += in.size;
+    arena_trim(f);
+    if (f->n_zsegs == f->cap_zsegs) {
+        f->cap_zsegs = f->cap_zsegs ? 2 * f->cap_zsegs : 16;
+        f->zsegs = realloc(f->zsegs, f->cap_zsegs * sizeof *f->zsegs);
+        if (!f->zsegs)
+            abort();
+    }
+    f->zsegs[f->n_zsegs++] = (pd_zseg){f->arena_base + f->arena_len, at};
+    size_t out_before = f->arena_len;
+    for (;;) {
+        size_t want = ZSTD_DStreamOutSize();
+        if (f->arena_cap - f->arena_len < want) {
+            f->arena_cap = f->arena_cap * 2 > f->arena_len + want ? f->arena_cap * 2
+                                                                  : f->arena_len + want;
+            f->arena = realloc(f->arena, f->arena_cap);
+            if (!f->arena)
+                abort();
+        }
+        ZSTD_outBuffer out = {f->arena + f->arena_len, f->arena_cap - f->arena_len, 0};
+        size_t rc = ZSTD_decompressStream(f->zd, &out, &in);
+        if (ZSTD_isError(rc))
+            return pd_fail(f, at, "compressed data that does not decompress (zstd: %s)",
+                           ZSTD_getErrorName(rc));
+        f->arena_len += out.pos;
+        if (f->arena_len - out_before > PD_INFLATE_MAX)
+            return pd_fail(f, at, "a compressed record whose data decompresses to more than "
+                           "%u MiB", PD_INFLATE_MAX >> 20);
+        /* done when the input is used and the output was not filled */
+        if (in.pos == in.size && out.pos < out.size)
+            break;
+    }
+    f->z_out += f->arena_len - out_before;
+    /* the records now whole; one cut at the end waits for the next */
+    for (;;) {
+        uint64_t left = f->arena_base + f->arena_len - f->z_next;
+        if (left < 8)
+            break;
+        const uint8_t *h = f->arena + (f->z_next - f->arena_base);
+        uint16_t n = rd16(h + 6);
+        uint32_t t = rd32(h);
+        if (n >= 8 && (t == REC_HEADER_TRACING_DATA || t == REC_AUXTRACE))
+            return pd_fail(f, PD_ARENA | f->z_next, "a record of type %u in compressed data "
+                           "(perf writes it outside)", t);
+        if (n >= 8 && n > left)
+            break;
+        uint64_t rsize;
+        if (record_span(f, PD_ARENA | f->z_next, &rsize) < 0 ||
+            scan_record(f, PD_ARENA | f->z_next, rsize) < 0)
+            return -1;
+        f->z_next += rsize;
+    }
+    return 0;
+}
+
+/* The end of the data: no record left cut in the stream. (perf flushes
+ * its zstd stream at each record and never ends the frame: an open frame
+ * at the end is the rule.) */
+static int inflate_end(pd_file *f)
+{
+    uint64_t left = f->arena_base + f->arena_len - f->z_next;
+    if (left)
+        return pd_fail(f, PD_ARENA | f->z_next, "the compressed data ends inside a record "
+                       "(%llu bytes of it)", (unsigned long long)left);
+    return 0;
+}
+
+/* ---- The walk ------------------------------------------------------------------- */
+
+/* One record of the data, in the file or decompressed, in file order. */
+static int scan_record(pd_file *f, uint64_t at, uint64_t size)
+{
+    uint32_t type = rd32(rec_at(f, at));
+    switch (type) {
+    case REC_SAMPLE: {
+        pd_sample s;
+        if (parse_sample(f, at, size, &s) < 0 || hold(f, s.ts, at) < 0)
+            return -1;
+        break;
+    }
+    case REC_COMM:
+    case REC_FORK:
+    case REC_LOST:
+    case REC_LOST_SAMPLES:
+        if (hold(f, record_time(f, at, size), at) < 0)
+            return -1;
+        break;
+    case REC_FINISHED_ROUND:
+        if (flush_held(f, f->prev_round_max) < 0)
+            return -1;
+        f->prev_round_max = f->round_max;
+        break;
+    case REC_COMPRESSED:
+    case REC_COMPRESSED2:
+        return inflate_record(f, at, size, type);
+    default:
+        break; /* mmaps, ids, maps, exits: nothing argus maps */
+    }
+    return 0;
+}
+
 static int pass(pd_file *f)
 {
     f->n_threads = 0;
@@ -846,38 +1090,21 @@ static int pass(pd_file *f)
     f->n_held = 0;
     f->round_max = f->prev_round_max = 0;
     f->rc = 0;
+    /* the decompressed stream starts again */
+    f->arena_len = 0;
+    f->arena_base = f->z_next = 0;
+    f->n_zsegs = 0;
+    f->z_records = f->z_bytes = f->z_out = 0;
+    if (f->zd)
+        ZSTD_initDStream(f->zd);
     for (uint64_t at = f->data_off; at < f->data_end;) {
         uint64_t size;
-        if (record_span(f, at, &size) < 0)
+        if (record_span(f, at, &size) < 0 || scan_record(f, at, size) < 0)
             return -1;
-        uint32_t type = rd32(f->p + at);
-        switch (type) {
-        case REC_SAMPLE: {
-            pd_sample s;
-            if (parse_sample(f, at, size, &s) < 0 || hold(f, s.ts, at) < 0)
-                return -1;
-            break;
-        }
-        case REC_COMM:
-        case REC_FORK:
-        case REC_LOST:
-        case REC_LOST_SAMPLES:
-            if (hold(f, record_time(f, at, size), at) < 0)
-                return -1;
-            break;
-        case REC_FINISHED_ROUND:
-            if (flush_held(f, f->prev_round_max) < 0)
-                return -1;
-            f->prev_round_max = f->round_max;
-            break;
-        case REC_COMPRESSED:
-            return pd_fail(f, at, "a compressed record (perf record -z): not read; record "
-                           "without -z");
-        default:
-            break; /* mmaps, ids, maps, exits: nothing argus maps */
-        }
         at += size;
     }
+    if (inflate_end(f) < 0)
+        return -1;
     return flush_held(f, UINT64_MAX);
 }
 
@@ -1011,6 +1238,9 @@ static int pd_run(argus_ft *d, FILE *text, const uint8_t *buf, size_t len, const
     free(f.threads);
     free(f.held);
     free(f.raw);
+    free(f.arena);
+    free(f.zsegs);
+    ZSTD_freeDStream(f.zd);
     return rc;
 }
 

@@ -1295,6 +1295,67 @@ static void render_event(pf *p, pf_cursor *cur)
         p->line[p->n] = 0;
         break;
     }
+    case 50: /* binder_transaction: a call or a reply (android.c's DEC-BINDER) */
+        p->c->binder++;
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "binder_transaction");
+        put(p, "transaction=%d dest_node=%d dest_proc=%d dest_thread=%d reply=%d flags=0x%x "
+               "code=0x%x", i32(&e, 1), i32(&e, 2), i32(&e, 3), i32(&e, 4), i32(&e, 5),
+            (unsigned)e.v[7], (unsigned)e.v[6]);
+        break;
+    case 51: /* binder_transaction_received */
+        p->c->binder++;
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "binder_transaction_received");
+        put(p, "transaction=%d", i32(&e, 1));
+        break;
+    case 52: /* binder_set_priority */
+        p->c->binder++;
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "binder_set_priority");
+        put(p, "proc=%d thread=%d old=%d => new=%d desired=%d", i32(&e, 1), i32(&e, 2),
+            i32(&e, 3), i32(&e, 4), i32(&e, 5));
+        break;
+    case 53: case 54: case 55: /* binder_lock, binder_locked, binder_unlock */
+        p->c->binder++;
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts,
+                 ev.num == 53 ? "binder_lock" : ev.num == 54 ? "binder_locked" : "binder_unlock");
+        put(p, "tag=%s", str_field(&e, 1, a));
+        break;
+    case 323: /* binder_transaction_alloc_buf */
+        p->c->binder++;
+        read_fields(p, ev.data, ev.len, &e, false);
+        put_head(p, pid, cpu, have_flags, flags, ts, "binder_transaction_alloc_buf");
+        put(p, "transaction=%d data_size=%lld offsets_size=%lld", i32(&e, 2), (long long)e.v[1],
+            (long long)e.v[3]);
+        if (e.has[4]) /* kernels since 4.14 print it */
+            put(p, " extra_buffers_size=%lld", (long long)e.v[4]);
+        break;
+    case 485: case 486: { /* binder_command (BC_*), binder_return (BR_*) */
+        static const char *const bc[] = {
+            "BC_TRANSACTION", "BC_REPLY", "BC_ACQUIRE_RESULT", "BC_FREE_BUFFER", "BC_INCREFS",
+            "BC_ACQUIRE", "BC_RELEASE", "BC_DECREFS", "BC_INCREFS_DONE", "BC_ACQUIRE_DONE",
+            "BC_ATTEMPT_ACQUIRE", "BC_REGISTER_LOOPER", "BC_ENTER_LOOPER", "BC_EXIT_LOOPER",
+            "BC_REQUEST_DEATH_NOTIFICATION", "BC_CLEAR_DEATH_NOTIFICATION",
+            "BC_DEAD_BINDER_DONE", "BC_TRANSACTION_SG", "BC_REPLY_SG"};
+        static const char *const br[] = {
+            "BR_ERROR", "BR_OK", "BR_TRANSACTION", "BR_REPLY", "BR_ACQUIRE_RESULT",
+            "BR_DEAD_REPLY", "BR_TRANSACTION_COMPLETE", "BR_INCREFS", "BR_ACQUIRE",
+            "BR_RELEASE", "BR_DECREFS", "BR_ATTEMPT_ACQUIRE", "BR_NOOP", "BR_SPAWN_LOOPER",
+            "BR_FINISHED", "BR_DEAD_BINDER", "BR_CLEAR_DEATH_NOTIFICATION_DONE",
+            "BR_FAILED_REPLY", "BR_FROZEN_REPLY", "BR_ONEWAY_SPAM_SUSPECT",
+            "BR_TRANSACTION_PENDING_FROZEN"};
+        p->c->binder++;
+        read_fields(p, ev.data, ev.len, &e, false);
+        uint32_t cmd = (uint32_t)e.v[1], nr = cmd & 0xff; /* _IOC_NR */
+        const char *name = ev.num == 485 ? (nr < sizeof bc / sizeof *bc ? bc[nr] : "unknown")
+                                         : (nr < sizeof br / sizeof *br ? br[nr] : "unknown");
+        put_head(p, pid, cpu, have_flags, flags, ts,
+                 ev.num == 485 ? "binder_command" : "binder_return");
+        put(p, "cmd=0x%x %s", cmd, name);
+        break;
+    }
     case 235: /* task_newtask */
         read_fields(p, ev.data, ev.len, &e, false);
         learn_comm(p, i32(&e, 1), str_field(&e, 2, a));
@@ -1659,6 +1720,7 @@ void argus_pf_print_counts(const argus_pf_counts *c, void *file)
     COUNT(c->wakings, "wakings (ftrace and compact_sched)");
     COUNT(c->first_switches, "compact switches with no task known on their cpu before (left out)");
     COUNT(c->unknown_wakers, "compact wakings before any task known on their cpu (the idle task's)");
+    COUNT(c->binder, "binder events (transactions, receipts and the driver's others)");
     COUNT(c->not_rendered, "ftrace events of kinds argus leaves out");
     COUNT(c->threads, "threads from the process tree and stats");
 #undef COUNT

@@ -10,7 +10,11 @@
  * that line goes to the ftrace text decoder (include/argus/decode/ftrace.h),
  * as lib/decode/tracedat.c does for a trace.dat: one mapping serves both.
  * The threads alive when the recording began (perf's synthesized COMM and
- * FORK records) become the `# argus-thread:` lines argus-record writes. */
+ * FORK records) become the `# argus-thread:` lines argus-record writes.
+ * A file of `perf record -z` has its records in PERF_RECORD_COMPRESSED
+ * (and COMPRESSED2) records: one zstd stream, decompressed as it is
+ * walked (libzstd), memory held to the records of the rounds not yet
+ * passed on. */
 #ifndef ARGUS_PERFDATA_H
 #define ARGUS_PERFDATA_H
 

@@ -34,6 +34,7 @@ typedef struct argus_pf_counts {
     uint64_t packets, bundles, compressed, events, switches, wakings;
     uint64_t first_switches;   /* compact switches with no task known before */
     uint64_t unknown_wakers;   /* compact wakings before any task known */
+    uint64_t binder;           /* binder_* events, rendered as their lines */
     uint64_t not_rendered;     /* ftrace events of a kind argus leaves out */
     uint64_t threads;          /* from the process tree and stats */
 } argus_pf_counts;
