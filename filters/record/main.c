@@ -315,8 +315,8 @@ int main(int argc, char **argv)
             snprintf(out_partial, n, "%s.partial", opt.output);
         }
         out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (out_fd < 0)
-            argus_die(EX_CANTCREAT, "%s: cannot create (%s)", output_name(), strerror(errno));
+        if (out_fd < 0)     /* the name the user gave: FILE's directory refused */
+            argus_die(EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
     }
 
     st.owner = getpid();
