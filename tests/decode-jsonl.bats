@@ -209,7 +209,7 @@ bad_line() { # JSON line, expected message after "FILE:1: "
 @test "an unknown format or option exits 64" {
     run argus-decode --format pcap x
     assert_failure 64
-    assert_output "argus-decode: unknown format 'pcap' (known: argus, jsonl, kdebug, trace-text, ftrace, tracedat, perfdata, perfetto, ctf)
+    assert_output "argus-decode: unknown format 'pcap' (the formats: argus, jsonl, kdebug, trace-text, ftrace, tracedat, perfdata, perfetto, ctf); argus tells the format from the trace itself: argus-decode x
 Try 'argus-decode --help' for more information."
     run argus-decode --frobnicate
     assert_failure 64
