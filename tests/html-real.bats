@@ -64,6 +64,9 @@ labels_of() {
     [ "$output" -ge 50 ] || fail "$output timelines measured"
     run grep '^overlap: ' "$(D)/labels.txt"
     assert_output ""
+    # and no tag's text runs out of its coloured box
+    run grep '^overflow: ' "$(D)/labels.txt"
+    assert_output ""
 }
 
 @test "browser: the overlap check catches two labels drawn on one spot" {
