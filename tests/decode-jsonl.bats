@@ -219,7 +219,7 @@ Try 'argus-decode --help' for more information."
 @test "input that is not JSON lines cannot be told without --format" {
     run sh -c 'printf "\x55\xaa\x01\x01" | argus-decode'
     assert_failure 65
-    assert_output "argus-decode: <stdin>: binary data, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace while the program hangs: sudo argus record -o trace.txt -- PROGRAM"
+    assert_output "argus-decode: <stdin>: text, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace while the program hangs: sudo argus record -o trace.txt -- PROGRAM"
 }
 
 @test "--help lists the flags and rules" {
