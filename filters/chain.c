@@ -121,7 +121,8 @@ static int decode_and_chain(const argus_stage_def **defs, int n, const char *for
     decode_run run = {.defs = defs, .n = n, .verbose = verbose};
     run.channel = argus_channel_new(4);
     run.decoded = argus_writer_channel(run.channel);
-    argus_cli_thread_prog("argus-decode");
+    /* decode's messages: as the command the user typed, else argus-decode */
+    argus_cli_thread_prog(argus_cli_user_command() ? argus_cli_user_command() : "argus-decode");
     argus_cli_on_die(decode_failed, &run);
     argus_channel_on_first_put(run.channel, start_stages, &run);
 
@@ -173,13 +174,13 @@ int main(int argc, char **argv)
         optind++;
     if (format && !decode)
         argus_usage_error("--format is decode's: give decode as the first stage");
-    argus_decode_need_format(format);
     int n = argc - optind;
     const char *input = NULL;
     if (n > 0 && !argus_builtin_stage(argv[argc - 1])) {
         input = argv[argc - 1];
         n--;
     }
+    argus_decode_need_format(format, input);
     if (n == 0)
         argus_usage_error(decode ? "no stage given after decode" : "no stage given");
     const argus_stage_def **defs = calloc((size_t)n, sizeof *defs);

@@ -149,7 +149,10 @@ int main(int argc, char **argv)
         }
     }
     const char *input = argus_input_arg(argc, argv);
-    argus_decode_need_format(format);
+    /* run by argus graph or diagnose: its messages name that command */
+    if (argus_cli_user_command())
+        argus_cli_thread_prog(argus_cli_user_command());
+    argus_decode_need_format(format, input);
     if (o.kd.kdebug_v0 && !format)
         format = "kdebug";
     o.kd.codes = codes;

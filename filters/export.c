@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -1252,6 +1253,30 @@ typedef struct html_event {
     uint32_t text;              /* offset into the panel's text pool */
 } html_event;
 
+/* A trace's clock, as the report prints times (argus_moment_text): the
+ * header's origin (ts + origin is the trace's own clock) and t0 (the wall
+ * clock of ts 0, Unix epoch ns), where it has them. */
+typedef struct page_clock {
+    bool have_origin, have_t0;
+    uint64_t origin, t0;
+} page_clock;
+
+static page_clock clock_of(const argus_record *hdr)
+{
+    page_clock c = {0};
+    const argus_field *f = argus_get_named(hdr, "origin");
+    if (f && f->kind == ARGUS_V_UINT) {
+        c.have_origin = true;
+        c.origin = f->u;
+    }
+    f = argus_get_named(hdr, "t0");
+    if (f && f->kind == ARGUS_V_UINT) {
+        c.have_t0 = true;
+        c.t0 = f->u;
+    }
+    return c;
+}
+
 /* A timeline: some threads of one graph, between lo and hi. */
 typedef struct panel {
     argus_graph *g;
@@ -1270,7 +1295,18 @@ typedef struct panel {
     char *pool;
     size_t pool_used, pool_cap;
     argus_table ts_of;          /* event id -> ts (edge ends) */
+    page_clock clock;           /* its trace's clock, from its header */
 } panel;
+
+static struct {
+    const char *report;         /* file of the report text, or NULL */
+    const hang_info *hang;      /* the hang drawn, or NULL */
+    panel trace, base;
+    bool have_base;
+    const char *base_name;
+    uint64_t *chain;            /* the wait chain's links, pairs */
+    size_t nchain;
+} page;
 
 /* Match and culprit records of the hang drawn, for the verdict and the
  * baseline's timeline. */
@@ -1363,7 +1399,9 @@ static void panel_add_thread(panel *p, uint32_t t)
  * earliest core segment's start to the latest one's end. */
 static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t nsegs)
 {
+    page_clock clock = p->clock;       /* set from the header before */
     memset(p, 0, sizeof *p);
+    p->clock = clock;
     p->g = g;
     p->lo = NONE64;
     argus_table_init(&p->ts_of, sizeof(uint64_t));
@@ -1599,6 +1637,16 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
     put_str(title);
     printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu",
            (unsigned long long)p->lo, (unsigned long long)(p->hi - p->lo), p->left_out);
+    /* the clock split where a double would round it (an origin or t0 past
+       2^53 ns): whole seconds (ms) and the ns beyond */
+    if (p->clock.have_origin)
+        printf(",\"clock\":{\"s\":%llu,\"ns\":%llu}",
+               (unsigned long long)(p->clock.origin / 1000000000u),
+               (unsigned long long)(p->clock.origin % 1000000000u));
+    if (p->clock.have_t0)
+        printf(",\"wall\":{\"ms\":%llu,\"ns\":%llu}",
+               (unsigned long long)(p->clock.t0 / 1000000u),
+               (unsigned long long)(p->clock.t0 % 1000000u));
     if (p->left_out) {
         out(",\"left_note\":");
         put_left_note(p, classes == trace_classes);
@@ -1716,14 +1764,38 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         first = false;
     }
     out("]");
+    /* one HANG tag per hang: on its hang node's segment (a hang of retried
+       waits marks each of them hang) */
+    if (classes == trace_classes) {
+        out(",\"hang_tags\":[");
+        bool any = false;
+        for (size_t i = 0; i < nhangs; i++) {
+            if (!want_hang(hangs[i].hang))
+                continue;
+            printf("%s%llu", any ? "," : "", (unsigned long long)hangs[i].seg);
+            any = true;
+        }
+        out("]");
+    }
     if (classes == trace_classes && hang_at != NONE64 && hang_at >= p->lo && hang_at <= p->hi) {
         const char *ind = hang_indicator;
         out(",\"marker\":{\"t\":");
         put_rel(p, hang_at);
-        printf(",\"label\":\"%s\"}", strcmp(ind, "loop") == 0   ? "main loop away 2 s"
-                                     : strcmp(ind, "anr") == 0  ? "input not handled in 5 s (ANR)"
-                                     : strcmp(ind, "hang") == 0 ? "hang threshold"
-                                                                : "spinning cursor");
+        /* the threshold the hang crossed there: a loop's at is its
+           begin + the limit */
+        uint64_t after = hang_at > page.hang->begin ? hang_at - page.hang->begin : 0;
+        char label[96];
+        if (strcmp(ind, "loop") == 0)
+            snprintf(label, sizeof label, "main loop away %llu ms", (unsigned long long)(after / 1000000u));
+        else if (strcmp(ind, "anr") == 0)
+            snprintf(label, sizeof label, "input not handled in time (ANR)");
+        else if (strcmp(ind, "hang") == 0) /* retried waits: begin is the first's */
+            snprintf(label, sizeof label, "blocked or busy past the threshold");
+        else
+            snprintf(label, sizeof label, "spinning cursor");
+        out(",\"label\":");
+        put_str(label);
+        out("}");
     }
     out("}");
 }
@@ -1754,17 +1826,28 @@ static void put_html(const char *s, size_t n)
 
 static void put_html_str(const char *s) { put_html(s, strlen(s)); }
 
-static struct {
-    const char *report;         /* file of the report text, or NULL */
-    const hang_info *hang;      /* the hang drawn, or NULL */
-    panel trace, base;
-    bool have_base;
-    const char *base_name;
-    uint64_t *chain;            /* the wait chain's links, pairs */
-    size_t nchain;
-} page;
 
 static void put_seconds(uint64_t ns) { printf("%.3f s", (double)ns / 1e9); }
+
+/* A moment of the hang's trace as the report prints it (argus_moment_text):
+ * on the trace's own clock, and with WALL its wall clock in brackets
+ * where the header's t0 says it. */
+static void put_moment(uint64_t ts, bool wall)
+{
+    const page_clock *c = &page.trace.clock;
+    char m[24];
+    argus_moment_text(m, sizeof m, ts, c->have_origin, c->origin);
+    printf("%s s", m);
+    if (!wall || !c->have_t0)
+        return;
+    uint64_t t = c->t0 + ts;
+    time_t sec = (time_t)(t / 1000000000u);
+    struct tm tm;
+    if (gmtime_r(&sec, &tm))
+        printf(" (%04d-%02d-%02d %02d:%02d:%02d.%03u UTC)", tm.tm_year + 1900, tm.tm_mon + 1,
+               tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+               (unsigned)(t % 1000000000u / 1000000u));
+}
 
 /* The report's own verdict and baseline paragraphs (its first lines,
  * "Verdict: ..." and "Baseline: ...", markdown's bold marks dropped), each
@@ -1846,9 +1929,9 @@ static void put_verdict(void)
         put_html_str(hang_reason);
     }
     out("), from ");
-    put_seconds(h->begin);
+    put_moment(h->begin, true);
     out(" to ");
-    put_seconds(h->end);
+    put_moment(h->end, false);
     if (*h->indicator) {
         out("; found by ");
         put_html_str(strcmp(h->indicator, "loop") == 0   ? "its main loop away from its wait"
@@ -2006,6 +2089,7 @@ static int export_html(const char *input, const char *report, const char *baseli
     argus_reader *rd = argus_reader_open(input);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
+    page.trace.clock = clock_of(argus_reader_header(rd));
     findings_from_graph(&g, rd);
     check_around();
     if (around < 0 && nhangs) {
@@ -2039,6 +2123,9 @@ static int export_html(const char *input, const char *report, const char *baseli
         panel_events(&page.trace, input);
         if (baseline) {
             argus_graph_load_file(&bg, baseline, true);
+            argus_reader *brd = argus_reader_open(baseline);
+            page.base.clock = clock_of(argus_reader_header(brd));
+            argus_reader_close(brd);
             uint64_t *bsegs = malloc((nculprits + 1) * sizeof *bsegs);
             size_t nb = 0;
             if (!bsegs)

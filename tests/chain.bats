@@ -243,7 +243,7 @@ same_as_decode_pipe() { # same_as_decode_pipe TRACE [FORMAT]
     assert_line --index 0 "argus-chain: decode is the first stage or none"
     run argus-chain --format pcap decode segment x.bin
     assert_failure 64
-    assert_line --index 0 "argus-chain: unknown format 'pcap' (known: argus, jsonl, kdebug, trace-text, ftrace, tracedat, perfdata, perfetto, ctf)"
+    assert_line --index 0 "argus-chain: unknown format 'pcap' (the formats: argus, jsonl, kdebug, trace-text, ftrace, tracedat, perfdata, perfetto, ctf); argus tells the format from the trace itself: argus diagnose x.bin"
     run argus-chain decode x.bin
     assert_failure 64
     assert_line --index 0 "argus-chain: no stage given after decode"

@@ -96,5 +96,5 @@ open(sys.argv[2], 'wb').write(d)" "$REAL/hang.txt.gz" "$T/bad.gz"
     printf 'a line\n' | xz -c > "$T/t.xz"
     run --separate-stderr argus-decode "$T/t.xz"
     assert_failure 65
-    assert_equal "$stderr" "argus-decode: $T/t.xz: cannot tell the input format: binary data, xz-compressed (unxz it first: argus reads gzip and zstd), not a kdebug file nor an argus stream; give --format if it is one"
+    assert_equal "$stderr" "argus-decode: $T/t.xz: xz-compressed data (argus reads gzip and zstd, not xz): unxz -k $T/t.xz, then argus-decode $T/t"
 }

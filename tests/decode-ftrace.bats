@@ -517,15 +517,15 @@ refused() {
 @test "a binary file given as ftrace is refused (65), saying what it looks like" {
     run sh -c "argus-decode --format ftrace /bin/sh > $T/out"
     assert_failure 65
-    assert_output --regexp "^argus-decode: /bin/sh: not ftrace text: binary data, an ELF executable or library \(a NUL byte at byte [0-9]+\)\$"
+    assert_output "argus-decode: /bin/sh: an ELF executable or library, neither ftrace text nor another trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh"
     [ ! -s "$T/out" ]
     printf 'text\0more\n' > "$T/nul.txt"
     run argus-decode --format ftrace "$T/nul.txt"
     assert_failure 65
-    assert_output "argus-decode: $T/nul.txt: not ftrace text: binary data (a NUL byte at byte 4)"
+    assert_output "argus-decode: $T/nul.txt: binary data (a NUL byte at byte 4), neither ftrace text nor another trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace while the program hangs: sudo argus record -o trace.txt -- PROGRAM"
     run argus-decode /bin/sh
     assert_failure 65
-    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+    assert_output "argus-decode: /bin/sh: an ELF executable or library, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh"
 }
 
 @test "a text with no ftrace line (perf script output) given as ftrace is refused (65), the perf.data named; a long one at its 1000th line" {
@@ -558,7 +558,7 @@ EOF
     # without --format it is told as perf script text from its first line
     run argus diagnose "$T/mixed.txt"
     assert_failure 65
-    assert_output "argus-decode: $T/mixed.txt: perf script text, which argus does not read (its default fields drop the process ids and nanoseconds): give argus the perf.data it printed instead (argus diagnose perf.data; docs/inputs/perf.md)"
+    assert_output "argus diagnose: $T/mixed.txt: perf script text, which argus does not read (its default fields drop the process ids and nanoseconds): give argus the perf.data it printed instead (argus diagnose perf.data; docs/inputs/perf.md)"
     # a line not understood among ftrace lines (not most) is kept as an ftrace event
     printf '  a-1  [000] .... 1.000000: mine: x\nsome note\n  a-1  [000] .... 1.000001: mine: y\n' > "$T/few.txt"
     run sh -c "argus-decode --format ftrace $T/few.txt | argus-to-json | jq -c 'select(.id) | .type' | uniq -c"

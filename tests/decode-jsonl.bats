@@ -209,7 +209,7 @@ bad_line() { # JSON line, expected message after "FILE:1: "
 @test "an unknown format or option exits 64" {
     run argus-decode --format pcap x
     assert_failure 64
-    assert_output "argus-decode: unknown format 'pcap' (known: argus, jsonl, kdebug, trace-text, ftrace, tracedat, perfdata, perfetto, ctf)
+    assert_output "argus-decode: unknown format 'pcap' (the formats: argus, jsonl, kdebug, trace-text, ftrace, tracedat, perfdata, perfetto, ctf); argus tells the format from the trace itself: argus-decode x
 Try 'argus-decode --help' for more information."
     run argus-decode --frobnicate
     assert_failure 64
@@ -219,7 +219,7 @@ Try 'argus-decode --help' for more information."
 @test "input that is not JSON lines cannot be told without --format" {
     run sh -c 'printf "\x55\xaa\x01\x01" | argus-decode'
     assert_failure 65
-    assert_output "argus-decode: <stdin>: cannot tell the input format; give --format"
+    assert_output "argus-decode: <stdin>: text, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace while the program hangs: sudo argus record -o trace.txt -- PROGRAM"
 }
 
 @test "--help lists the flags and rules" {

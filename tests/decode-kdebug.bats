@@ -752,7 +752,7 @@ EOF
     small_trace | mk --raw-version 0
     run sh -c "argus-decode < '$T' > /dev/null"
     assert_failure 65
-    assert_output "argus-decode: <stdin>: cannot tell the input format: binary data, not a kdebug file nor an argus stream; give --format if it is one"
+    assert_output "argus-decode: <stdin>: binary data, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace while the program hangs: sudo argus record -o trace.txt -- PROGRAM"
     run json --kdebug-v0
     assert_success
     assert_line --index 0 '{"type":"stream","format":"argus","version":1,"source":"kdebug-v0","stages":["decode --kdebug-v0"]}'

@@ -153,7 +153,7 @@ verdict() {
 @test "a Perfetto trace given as --format ftrace: exit 65, the message says what it is" {
     run argus-decode --format ftrace "$T/systing.pb"
     [ "$status" -eq 65 ]
-    assert_output "argus-decode: $T/systing.pb: not ftrace text: binary data (a NUL byte at byte 192); a Perfetto trace? --format perfetto"
+    assert_output "argus-decode: $T/systing.pb: a Perfetto trace, not ftrace text: argus tells its format without --format: argus-decode $T/systing.pb"
 }
 
 @test "text that starts with a newline is not taken for a Perfetto trace (its first byte is the packet tag 0x0a)" {

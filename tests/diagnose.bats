@@ -146,24 +146,24 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     printf '{"type":"wait","ts":5,"tid":1}\n{"type":"wait","ts":1,"tid":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
     run argus diagnose "$BATS_TEST_TMPDIR/bad.jsonl"
     assert_failure 65
-    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:1: event has no \"pid\" and no thread record gives tid 1 one"
+    assert_output "argus diagnose: $BATS_TEST_TMPDIR/bad.jsonl:1: event has no \"pid\" and no thread record gives tid 1 one"
     run argus diagnose --baseline "$BATS_TEST_TMPDIR/bad.jsonl" fixtures/demo/hang.jsonl
     assert_failure 65
-    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:1: event has no \"pid\" and no thread record gives tid 1 one"
+    assert_output "argus diagnose: $BATS_TEST_TMPDIR/bad.jsonl:1: event has no \"pid\" and no thread record gives tid 1 one"
     # a binary file: decode's message, not those of the stages left without input
     run argus diagnose /bin/sh
     assert_failure 65
-    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+    assert_output "argus diagnose: /bin/sh: an ELF executable or library, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh"
 }
 
 @test "argus diagnose: an empty trace or an empty baseline exits 65, saying it is empty" {
     : > "$BATS_TEST_TMPDIR/empty.txt"
     run argus diagnose "$BATS_TEST_TMPDIR/empty.txt"
     assert_failure 65
-    assert_output "argus-decode: $BATS_TEST_TMPDIR/empty.txt: empty input: no trace in it (0 bytes)"
+    assert_output "argus diagnose: $BATS_TEST_TMPDIR/empty.txt: empty input: no trace in it (0 bytes)"
     run argus diagnose --baseline "$BATS_TEST_TMPDIR/empty.txt" fixtures/demo/hang.jsonl
     assert_failure 65
-    assert_output "argus-decode: $BATS_TEST_TMPDIR/empty.txt: empty input: no trace in it (0 bytes)"
+    assert_output "argus diagnose: $BATS_TEST_TMPDIR/empty.txt: empty input: no trace in it (0 bytes)"
 }
 
 @test "argus diagnose: a trace it cannot open exits 66 with the reason" {
@@ -174,10 +174,10 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     # in it cannot be opened as a trace
     run argus diagnose fixtures/demo
     assert_failure 66
-    assert_output "argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
+    assert_output "argus diagnose: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
     run argus diagnose --baseline fixtures/demo fixtures/demo/hang.jsonl
     assert_failure 66
-    assert_output "argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
+    assert_output "argus diagnose: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
 }
 
 @test "argus diagnose: a usage error exits 64 with one line and where help is" {
@@ -207,7 +207,7 @@ Try 'argus diagnose --help' for more information."
 @test "argus diagnose: -f/--format is the trace's format, --output-format the report's; --format markdown and --trace-format still work" {
     run argus diagnose --format kdebug fixtures/demo/hang.jsonl
     assert_failure 65
-    assert_output --partial "argus-decode: fixtures/demo/hang.jsonl: "
+    assert_output --partial "argus diagnose: fixtures/demo/hang.jsonl: "
     run argus diagnose -f jsonl fixtures/demo/hang.jsonl
     assert_success
     assert_line --index 0 --partial "Verdict: App/main [1001] was blocked"

@@ -57,3 +57,60 @@ defined_rules() {
     refute_line --regexp '^  [a-z-]+ +$'
     refute_line --regexp '^  [a-z-]+ +Usage:'
 }
+
+# The words each default threshold is stated in, everywhere (help, man
+# page, docs); its number is find-spinning's constant.
+threshold_words() {
+    LOOP=$(sed -n 's/^#define ARGUS_LOOP_HANG_MS \([0-9][0-9]*\).*/\1/p' include/argus/analysis/find-spinning.h)
+    HANG=$(sed -n 's/^#define ARGUS_LINUX_HANG_MS \([0-9][0-9]*\).*/\1/p' include/argus/analysis/find-spinning.h)
+    ANR=$(sed -n 's/^#define ANR_MS \([0-9][0-9]*\).*/\1/p' lib/analysis/find-spinning.c)
+    [ -n "$LOOP" ] && [ -n "$HANG" ] && [ -n "$ANR" ] || fail "find-spinning's constants not found"
+    LOOP_SAYS="main loop away from its wait for $LOOP ms"
+    HANG_SAYS="blocked or busy for $HANG ms"
+}
+
+# flat FILE...: the text on one line, spaces squeezed (a sentence may
+# break anywhere)
+flat() { cat "$@" | tr '\n' ' ' | tr -s ' '; }
+
+@test "each default hang threshold is stated once, in find-spinning's Thresholds table, with find-spinning's constants" {
+    threshold_words
+    run grep -cF "| a GUI program's main loop away from its wait | $LOOP ms | SPIN-LOOP |" docs/stages/find-spinning.md
+    assert_output 1
+    run grep -cF "| a main thread blocked or busy, where no GUI loop is seen | $HANG ms | SPIN-HANG |" docs/stages/find-spinning.md
+    assert_output 1
+    run grep -cF "| an Android app's input not handled | $ANR ms | SPIN-ANR |" docs/stages/find-spinning.md
+    assert_output 1
+}
+
+@test "help, man page and docs state the thresholds the same way, with find-spinning's numbers, and link the Thresholds table" {
+    threshold_words
+    argus diagnose --help > "$BATS_TEST_TMPDIR/diagnose.help"
+    argus find-spinning --help > "$BATS_TEST_TMPDIR/fs.help"
+    argus watch --help > "$BATS_TEST_TMPDIR/watch.help"
+    for f in diagnose.help fs.help watch.help; do
+        run flat "$BATS_TEST_TMPDIR/$f"
+        assert_output --partial "$LOOP_SAYS"
+        assert_output --partial "$HANG_SAYS"
+        assert_output --regexp "docs/stages/ ?find-spinning.md, Thresholds"
+    done
+    # the man page is made from --help (scripts/mkman)
+    if command -v help2man > /dev/null; then
+        scripts/mkman "$ARGUS_BIN/argus" "$BATS_TEST_TMPDIR/argus.1"
+        run flat "$BATS_TEST_TMPDIR/argus.1"
+        assert_output --partial "$LOOP_SAYS"
+        assert_output --partial "$HANG_SAYS"
+    fi
+    for f in README.md docs/inputs/linux.md docs/stages/watch.md docs/diagnose.md; do
+        run flat "$f"
+        assert_output --partial "$HANG_SAYS"
+        assert_output --partial "$LOOP_SAYS"
+        assert_output --partial "find-spinning.md#thresholds)"
+    done
+    # no other number said for them anywhere, nor the old wordings
+    run sh -c "cat README.md docs/*.md docs/*/*.md | tr '\n' ' ' | tr -s ' ' |
+        grep -oE 'away from its (wait|input) for [0-9.,]+ (ms|s)|blocked or busy for [0-9.,]+ (ms|s)|its wait within [0-9.,]+ (ms|s)' | sort -u"
+    assert_output "away from its wait for $LOOP ms
+blocked or busy for $HANG ms
+its wait within $ANR ms"
+}

@@ -47,7 +47,7 @@ Try 'argus --help' for more information." ;;
             expect="argus graph: bad option '--bogus'
 Try 'argus graph --help' for more information." ;;
         "argus graph:65") cmd="argus graph /bin/sh"
-            expect="argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one" ;;
+            expect="argus graph: /bin/sh: an ELF executable or library, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh" ;;
         "argus graph:66") cmd="argus graph fixtures/none.txt"
             expect="argus graph: fixtures/none.txt: No such file or directory" ;;
         "argus graph:74") cmd="argus graph fixtures/demo/hang.jsonl" out=/dev/full
@@ -58,9 +58,9 @@ Try 'argus graph --help' for more information." ;;
             expect="argus diagnose: bad option '--bogus'
 Try 'argus diagnose --help' for more information." ;;
         "argus diagnose:65") cmd="argus diagnose --format ftrace /bin/sh"
-            expect="argus-decode: /bin/sh: not ftrace text: binary data, an ELF executable or library (a NUL byte at byte 7)" ;;
+            expect="argus diagnose: /bin/sh: an ELF executable or library, neither ftrace text nor another trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh" ;;
         "argus diagnose:66") cmd="argus diagnose fixtures/demo"
-            expect="argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)" ;;
+            expect="argus diagnose: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)" ;;
         "argus diagnose:73") cmd="argus diagnose --html $BATS_TEST_TMPDIR/no/such/dir/p.html fixtures/demo/hang.jsonl"
             expect="argus diagnose: $BATS_TEST_TMPDIR/no/such/dir/p.html: cannot write it (No such file or directory)" ;;
         "argus diagnose:74") cmd="argus diagnose fixtures/demo/hang.jsonl" out=/dev/full

@@ -175,7 +175,7 @@ Try 'argus help --help' for more information."
     mkdir "$BATS_TEST_TMPDIR/dir"
     run argus diagnose "$BATS_TEST_TMPDIR/dir"
     assert_failure 66
-    assert_output --regexp "^argus-decode: $BATS_TEST_TMPDIR/dir: Is a directory, with no CTF trace in it"
+    assert_output --regexp "^argus diagnose: $BATS_TEST_TMPDIR/dir: Is a directory, with no CTF trace in it"
     run argus diagnose fixtures/demo/hang.jsonl --html "$BATS_TEST_TMPDIR/dir"
     assert_failure 73
     assert_line "argus diagnose: $BATS_TEST_TMPDIR/dir: cannot write it (Is a directory)"

@@ -119,21 +119,21 @@ argus graph: link-wakeups: ran, kept as'
     printf '{"type":"wait","ts":5,"tid":1,"pid":1}\n{"type":"wait","ts":4,"tid":1,"pid":1}\n' > "$BATS_TEST_TMPDIR/bad.jsonl"
     run argus graph --cache "$BATS_TEST_TMPDIR/c" "$BATS_TEST_TMPDIR/bad.jsonl"
     assert_failure 65
-    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:2: ts 4 is before ts 5 of line 1: input must be in ts order"
+    assert_output "argus graph: $BATS_TEST_TMPDIR/bad.jsonl:2: ts 4 is before ts 5 of line 1: input must be in ts order"
     run ls "$BATS_TEST_TMPDIR/c"
     assert_output ""
     run sh -c "argus graph $BATS_TEST_TMPDIR/bad.jsonl > /dev/null"
     assert_failure 65
-    assert_output "argus-decode: $BATS_TEST_TMPDIR/bad.jsonl:2: ts 4 is before ts 5 of line 1: input must be in ts order"
+    assert_output "argus graph: $BATS_TEST_TMPDIR/bad.jsonl:2: ts 4 is before ts 5 of line 1: input must be in ts order"
 }
 
 @test "a failing stage's message is printed alone: not those of the stages after it, left with an empty input" {
     run sh -c "argus graph /bin/sh > /dev/null"
     assert_failure 65
-    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+    assert_output "argus graph: /bin/sh: an ELF executable or library, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh"
     run sh -c "argus graph --no-chain /bin/sh > /dev/null"
     assert_failure 65
-    assert_output "argus-decode: /bin/sh: cannot tell the input format: binary data, an ELF executable or library, not a kdebug file nor an argus stream; give --format if it is one"
+    assert_output "argus graph: /bin/sh: an ELF executable or library, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh"
     # a stage after decode fails: its message and status, not decode's SIGPIPE
     run sh -c "argus graph -S 'segment --bogus' fixtures/demo/hang.jsonl > /dev/null"
     assert_failure 64
@@ -154,7 +154,7 @@ argus-link-wakeups"
     assert_output "argus graph: fixtures/nonexistent.txt: No such file or directory"
     run argus graph fixtures/demo
     assert_failure 66
-    assert_output "argus-decode: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
+    assert_output "argus graph: fixtures/demo: Is a directory, with no CTF trace in it (no file 'metadata' beginning '/* CTF 1.8' or with CTF's metadata magic, in it or 4 levels below)"
     run argus graph --bogus
     assert_failure 64
     assert_output "argus graph: bad option '--bogus'

@@ -191,7 +191,7 @@ Verdict (hang 0): cat/main [13217] was blocked 1.975 s in read on fd 3, waiting 
     : > "$R/empty.txt"
     run --separate-stderr argus diagnose --baseline "$R/empty.txt" "$R/gui-dbus.txt"
     assert_failure 65
-    assert_equal "$stderr" "argus-decode: $R/empty.txt: empty input: no trace in it (0 bytes)"
+    assert_equal "$stderr" "argus diagnose: $R/empty.txt: empty input: no trace in it (0 bytes)"
     argus graph "$R/gui-dbus.txt" | argus-to-json | head -1 | argus-decode > "$R/nothing.graph"
     run --separate-stderr sh -c "argus graph '$R/gui-dbus.txt' | argus-analyze --baseline '$R/nothing.graph' > /dev/null"
     assert_failure 65

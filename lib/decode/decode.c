@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static void fill(argus_input *in)
@@ -63,22 +64,151 @@ static bool looks_like_trace_text(const uint8_t *buf, size_t len)
     return false;
 }
 
-/* What binary bytes are, for a message, when they are one of the files
- * given by mistake: ", an ELF executable" and the like, else "". */
-static const char *binary_kind(const uint8_t *b, size_t n)
+#define READS ARGUS_DECODE_READS
+
+/* The command the user typed (argus diagnose, from scripts/argus), else
+ * this program: a message about the input is said by it and names it
+ * in the command it suggests, never an internal program's name. */
+static const char *user_command(void)
 {
-    static const struct { const char *magic; size_t len; const char *what; } kinds[] = {
-        {"\177ELF", 4, ", an ELF executable or library"},
-        {"BZh", 3, ", bzip2-compressed (bunzip2 it first: argus reads gzip and zstd)"},
-        {"\3757zXZ", 6, ", xz-compressed (unxz it first: argus reads gzip and zstd)"},
-        {"\027\010Dtracing", 10, ", a trace-cmd trace.dat file (--format tracedat reads it)"},
-        {"PERFILE2", 8, ", a perf.data file (--format perfdata reads it)"},
-        {"\x57\x1d\xd1\x75", 4, ", a CTF trace's metadata (give its directory, or --format ctf)"},
+    const char *u = argus_cli_user_command();
+    if (u)
+        argus_cli_thread_prog(u);
+    if (u || strcmp(argus_prog(), "argus-decode") == 0)
+        return u ? u : "argus-decode";
+    return "argus diagnose";    /* argus-chain, run alone: not a command for a trace */
+}
+
+/* What binary bytes are, for a message, when they are one of the files
+ * given by mistake or a trace given with the wrong --format: "an ELF
+ * executable" and the like, with the format argus reads it as (NULL:
+ * none), else NULL. */
+typedef struct { const char *what, *format; } binary_kind;
+static binary_kind binary_kind_of(const uint8_t *b, size_t n)
+{
+    static const struct { const char *magic; size_t len; binary_kind kind; } kinds[] = {
+        {"\177ELF", 4, {"an ELF executable or library", NULL}},
+        {"BZh", 3, {"bzip2-compressed data (argus reads gzip and zstd, not bzip2)", NULL}},
+        {"\3757zXZ", 6, {"xz-compressed data (argus reads gzip and zstd, not xz)", NULL}},
+        {"\027\010Dtracing", 10, {"a trace-cmd trace.dat file", "tracedat"}},
+        {"PERFILE2", 8, {"a perf.data file", "perfdata"}},
+        {"\x57\x1d\xd1\x75", 4, {"a CTF trace's metadata", "ctf"}},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (n >= kinds[i].len && memcmp(b, kinds[i].magic, kinds[i].len) == 0)
-            return kinds[i].what;
-    return "";
+            return kinds[i].kind;
+    if (argus_kd_sniff(b, n))
+        return (binary_kind){"a macOS kdebug file", "kdebug"};
+    if (argus_pf_sniff(b, n))
+        return (binary_kind){"a Perfetto trace", "perfetto"};
+    return (binary_kind){NULL, NULL};
+}
+
+/* Ends (65) on an input that is WHAT (a Python program...), not a trace:
+ * what argus reads, and the command that records one of PROGRAM (NULL:
+ * the user's) running. */
+static _Noreturn void not_a_trace_as(argus_input *in, const char *what, const char *format,
+                                     const char *program)
+{
+    const char *user = user_command();
+    (void)user;
+    char isnt[64];
+    if (format)
+        snprintf(isnt, sizeof isnt, "neither %s text nor another trace", format);
+    argus_die(ARGUS_EX_DATAERR,
+              "%s: %s, %s argus reads (" READS "); record a trace %s: "
+              "sudo argus record -o trace.txt -- %s",
+              in->name, what, format ? isnt : "not a trace",
+              program ? "of it running" : "while the program hangs",
+              program ? program : "PROGRAM");
+}
+
+static _Noreturn void not_a_trace(argus_input *in, const char *what, const char *program)
+{
+    not_a_trace_as(in, what, NULL, program);
+}
+
+/* A compressed file argus does not read: the command that uncompresses it. */
+static _Noreturn void compressed(argus_input *in, const char *what, const char *tool,
+                                 const char *suffix)
+{
+    const char *user = user_command();
+    size_t len = strlen(in->name), slen = strlen(suffix);
+    int keep = (int)(len > slen && strcmp(in->name + len - slen, suffix) == 0 ? len - slen : len);
+    argus_die(ARGUS_EX_DATAERR, "%s: %s: %s -k %s, then %s %.*s%s", in->name, what, tool,
+              in->name, user, keep, in->name, keep == (int)len ? ".out" : "");
+}
+
+/* The first line that is not blank, in LINE (at most SIZE - 1 bytes). */
+static void first_line(const uint8_t *b, size_t n, char *line, size_t size)
+{
+    size_t i = 0, k = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+        i++;
+    for (; i < n && b[i] != '\n' && b[i] != '\r' && k + 1 < size; i++)
+        line[k++] = (char)b[i];
+    line[k] = 0;
+}
+
+/* Whether B is a script or a program's source given as a trace: "a
+ * python3 script" and how to run it (python3 FILE) in RUN, else false. */
+static bool looks_like_program(const uint8_t *b, size_t n, const char *name, char *what,
+                               size_t what_size, char *run, size_t run_size)
+{
+    char line[256];
+    first_line(b, n, line, sizeof line);
+    if (strncmp(line, "#!", 2) == 0) {
+        /* #!/usr/bin/python3, #!/usr/bin/env python3: the interpreter's name */
+        char *p = line + 2;
+        while (*p == ' ')
+            p++;
+        char *end = p + strcspn(p, " \t");
+        char *base = p;
+        for (char *q = p; q < end; q++)
+            if (*q == '/')
+                base = q + 1;
+        if ((size_t)(end - base) == 3 && memcmp(base, "env", 3) == 0) {
+            base = end + strspn(end, " \t");
+            end = base + strcspn(base, " \t");
+        }
+        int len = (int)(end - base);
+        if (len <= 0)
+            return false;
+        snprintf(what, what_size, "a %.*s script", len, base);
+        snprintf(run, run_size, "%.*s %s", len, base, name);
+        return true;
+    }
+    static const char *const python[] = {"import ", "from ", "def ", "class ", "\"\"\""};
+    for (size_t i = 0; i < sizeof python / sizeof *python; i++)
+        if (strncmp(line, python[i], strlen(python[i])) == 0) {
+            snprintf(what, what_size, "a Python program");
+            snprintf(run, run_size, "python3 %s", name);
+            return true;
+        }
+    return false;
+}
+
+/* An HTML page given as a trace: argus's own page (argus diagnose --html
+ * wrote it) is shown in a browser; with OTHER, another page (one no
+ * format took) is not a trace. */
+static void refuse_html(argus_input *in, const uint8_t *b, size_t n, bool other)
+{
+    char line[32];
+    first_line(b, n, line, sizeof line);
+    if (strncasecmp(line, "<!doctype html", 14) != 0 && strncasecmp(line, "<html", 5) != 0)
+        return;
+    static const char generator[] = "<meta name=\"generator\" content=\"argus-export\">";
+    if (!memmem(b, n, generator, sizeof generator - 1)) {
+        /* systrace's HTML holds a trace: only one no format took is refused */
+        if (!other)
+            return;
+        not_a_trace(in, "an HTML page", NULL);
+    }
+    const char *user = user_command();
+    argus_die(ARGUS_EX_DATAERR,
+              "%s: argus's own HTML page (argus diagnose --html wrote it), not a trace: open "
+              "it in a browser (xdg-open %s); %s reads the trace the page was made from",
+              in->name, in->name, strncmp(user, "argus-", 6) == 0 ? "argus diagnose" : user);
 }
 
 /* An input decode cannot read whatever the format: nothing at all, or
@@ -92,19 +222,30 @@ void argus_decode_check(argus_input *in, const char *format)
         fill(in);
     const uint8_t *b = in->buf + in->lo;
     size_t n = in->hi - in->lo;
-    if (n == 0)
+    if (n == 0 && user_command())
         argus_die(ARGUS_EX_DATAERR, "%s: empty input: no trace in it (0 bytes)", in->name);
     if (!format || strcmp(format, "kdebug") == 0 || strcmp(format, "argus") == 0 ||
         strcmp(format, "tracedat") == 0 || strcmp(format, "perfdata") == 0 ||
         strcmp(format, "perfetto") == 0 || strcmp(format, "ctf") == 0)
         return;
-    const uint8_t *nul = memchr(b, 0, n);
-    if (nul)
-        argus_die(ARGUS_EX_DATAERR, "%s: not %s text: binary data%s (a NUL byte at byte %zu)%s",
-                  in->name, format, binary_kind(b, n), (size_t)(nul - b),
-                  argus_kd_sniff(b, n)   ? "; a kdebug file? --format kdebug"
-                  : argus_pf_sniff(b, n) ? "; a Perfetto trace? --format perfetto"
-                                         : "");
+    if (!memchr(b, 0, n))
+        return;
+    binary_kind k = binary_kind_of(b, n);
+    if (k.format) {
+        /* a trace argus reads, with the wrong --format: it tells it alone */
+        const char *user = user_command();
+        argus_die(ARGUS_EX_DATAERR, "%s: %s, not %s text: argus tells its format without "
+                  "--format: %s %s", in->name, k.what, format, user, in->name);
+    }
+    if (k.what && strstr(k.what, "bzip2"))
+        compressed(in, k.what, "bunzip2", ".bz2");
+    if (k.what && strstr(k.what, "xz-"))
+        compressed(in, k.what, "unxz", ".xz");
+    char what[96];
+    snprintf(what, sizeof what, "binary data (a NUL byte at byte %zu)",
+             (size_t)((const uint8_t *)memchr(b, 0, n) - b));
+    not_a_trace_as(in, k.what ? k.what : what, format,
+                   k.what && strncmp(k.what, "an ELF", 6) == 0 ? in->name : NULL);
 }
 
 /* Whether the first lines are perf's text (perf script, with or without
@@ -133,6 +274,11 @@ const char *argus_decode_detect(argus_input *in)
 {
     while (!in->eof && in->hi - in->lo < 4096)
         fill(in);
+    refuse_html(in, in->buf + in->lo, in->hi - in->lo, false);
+    char what[96], run[320];
+    if (looks_like_program(in->buf + in->lo, in->hi - in->lo, in->name, what, sizeof what, run,
+                           sizeof run))
+        not_a_trace(in, what, run);
     if (argus_kd_sniff(in->buf + in->lo, in->hi - in->lo))
         return "kdebug";
     if (argus_td_sniff(in->buf + in->lo, in->hi - in->lo))
@@ -145,7 +291,7 @@ const char *argus_decode_detect(argus_input *in)
         return "ctf"; /* a trace's metadata file: its directory is read */
     if (argus_ft_sniff(in->buf + in->lo, in->hi - in->lo))
         return "ftrace";
-    if (looks_like_perf_script(in->buf + in->lo, in->hi - in->lo))
+    if (looks_like_perf_script(in->buf + in->lo, in->hi - in->lo) && user_command())
         argus_die(ARGUS_EX_DATAERR,
                   "%s: perf script text, which argus does not read (its default fields drop "
                   "the process ids and nanoseconds): give argus the perf.data it printed "
@@ -165,13 +311,22 @@ const char *argus_decode_detect(argus_input *in)
         return "trace-text";
     const uint8_t *b = in->buf + in->lo;
     size_t n = in->hi - in->lo;
-    if (memchr(b, 0, n))
-        argus_die(ARGUS_EX_DATAERR,
-                  "%s: cannot tell the input format: binary data%s, not a kdebug file "
-                  "nor an argus stream; give --format if it is one",
-                  in->name, binary_kind(b, n));
-    argus_die(ARGUS_EX_DATAERR, "%s: cannot tell the input format; give --format",
-              in->name);
+    if (memchr(b, 0, n)) {
+        binary_kind k = binary_kind_of(b, n);
+        if (k.what && strstr(k.what, "bzip2"))
+            compressed(in, k.what, "bunzip2", ".bz2");
+        if (k.what && strstr(k.what, "xz-"))
+            compressed(in, k.what, "unxz", ".xz");
+        not_a_trace(in, k.what ? k.what : "binary data",
+                    k.what && strncmp(k.what, "an ELF", 6) == 0 ? in->name : NULL);
+    }
+    refuse_html(in, b, n, true);
+    /* control bytes (other than tabs, line ends and a terminal's ESC) are
+       no text */
+    for (size_t i = 0; i < n; i++)
+        if (b[i] < 0x20 && !strchr("\t\n\r\f\v\033", b[i]))
+            not_a_trace(in, "binary data", NULL);
+    not_a_trace(in, "text", NULL);
 }
 
 static void decode_jsonl(argus_input *in, argus_writer *w, const char *command)
@@ -381,17 +536,38 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
     }
 }
 
-void argus_decode_need_format(const char *format)
+void argus_decode_need_format(const char *format, const char *input)
 {
     static const char *const formats[] = {"argus", "jsonl", "kdebug", "trace-text",
                                           "ftrace", "tracedat", "perfdata", "perfetto",
                                           "ctf"};
+    /* names a user may say for one of them */
+    static const struct { const char *said, *format, *what; } aliases[] = {
+        {"perf", "perfdata", "perf's perf.data"},
+        {"perf.data", "perfdata", "perf's perf.data"},
+        {"trace.dat", "tracedat", "trace-cmd's trace.dat"},
+        {"trace-cmd", "tracedat", "trace-cmd's trace.dat"},
+        {"lttng", "ctf", "an LTTng trace"},
+        {"json", "jsonl", "JSON lines"},
+        {"systrace", "ftrace", "Android's systrace"},
+        {"atrace", "ftrace", "Android's atrace"},
+        {"pftrace", "perfetto", "a Perfetto trace"},
+        {"ktrace", "kdebug", "a macOS ktrace file"},
+    };
     if (!format)
         return;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(format, formats[i]) == 0)
             return;
-    argus_usage_error("unknown format '%s' (known: argus, jsonl, kdebug, trace-text, "
-                      "ftrace, tracedat, perfdata, perfetto, ctf)",
-                      format);
+    const char *user = user_command();
+    const char *trace = input && strcmp(input, "-") != 0 ? input : "TRACE";
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcasecmp(format, aliases[i].said) == 0)
+            argus_usage_error("unknown format '%s': %s is --format %s, and argus tells it "
+                              "without --format: %s %s",
+                              format, aliases[i].what, aliases[i].format, user, trace);
+    argus_usage_error("unknown format '%s' (the formats: argus, jsonl, kdebug, trace-text, "
+                      "ftrace, tracedat, perfdata, perfetto, ctf); argus tells the format "
+                      "from the trace itself: %s %s",
+                      format, user, trace);
 }

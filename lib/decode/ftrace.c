@@ -3,6 +3,7 @@
  * (docs/inputs/linux.md has the table). */
 #include "argus/decode/ftrace.h"
 #include "argus/decode/android.h"
+#include "argus/decode/decode.h"
 #include "argus/stream/cli.h"
 #include "argus/decode/decoder.h"
 #include "argus/decode/reorder.h"
@@ -2997,6 +2998,10 @@ static const char perf_script_hint[] =
 
 static int not_ftrace(argus_ft *d, bool all)
 {
+    if (!d->n_content && d->html)       /* an HTML page, not systrace's */
+        return fail(d, "%s: an HTML page, not a trace argus reads (" ARGUS_DECODE_READS
+                       "); record a trace while the program hangs: sudo argus record -o "
+                       "trace.txt -- PROGRAM", d->o.name);
     if (!d->n_content)
         return fail(d, "%s: no events: %llu comment and header lines, no trace line "
                        "(an empty trace)",

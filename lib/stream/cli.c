@@ -93,6 +93,11 @@ char *argus_shell_words(const char *first, int n, char *const *words)
 }
 
 void argus_cli_thread_prog(const char *name) { thread_prog = name; }
+const char *argus_cli_user_command(void)
+{
+    const char *u = getenv("ARGUS_USER_COMMAND");
+    return u && *u ? u : NULL;
+}
 const char *argus_prog(void) { return thread_prog ? thread_prog : prog; }
 const char *argus_command_line(void) { return command_line ? command_line : prog; }
 void argus_cli_on_die(void (*flush)(void *), void *arg)

@@ -54,6 +54,8 @@ class Browser:
     def open(self, url):
         """a new tab at URL, this Browser's session attached to it"""
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.target = target
+        self.session = None
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
         self.send("Runtime.enable")

@@ -24,8 +24,15 @@ typedef struct argus_decode_options {
     const char *command;  /* the header's "stages" entry */
 } argus_decode_options;
 
-/* Refuses (64) a FORMAT decode does not read; NULL (not given) passes. */
-void argus_decode_need_format(const char *format);
+/* What argus reads, for a message about an input that is none of it. */
+#define ARGUS_DECODE_READS                                                             \
+    "it reads a system trace: Linux ftrace text (argus record writes it), "            \
+    "trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace "   \
+    "text, JSON lines or an argus stream"
+
+/* Refuses (64) a FORMAT decode does not read, saying the command that
+ * reads INPUT (NULL: stdin); NULL (not given) passes. */
+void argus_decode_need_format(const char *format, const char *input);
 /* Refuses (65) an input no format can be: empty, or binary where FORMAT
  * (NULL: not given) is a text format. */
 void argus_decode_check(argus_input *in, const char *format);

@@ -30,6 +30,10 @@ const char *argus_command_line(void);
  * (argus-chain decodes in a thread of its own as argus-decode); NULL: the
  * program's. */
 void argus_cli_thread_prog(const char *name);
+/* The command the user typed when a front command runs this program
+ * (scripts/argus sets ARGUS_USER_COMMAND, "argus diagnose"), else NULL:
+ * what a message about the input names, and the command it suggests. */
+const char *argus_cli_user_command(void);
 /* FIRST, then the N WORDS, each quoted for the shell where it needs it,
  * joined by spaces (a command line of "stages"); the caller frees it. */
 char *argus_shell_words(const char *first, int n, char *const *words);
