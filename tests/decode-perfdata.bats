@@ -233,22 +233,21 @@ window() {
 
 @test "perf record -z, bad compressed data: exit 65 naming the compressed record's byte and, for a record inside, its place in the data decompressed" {
     zdata
+    # damaged AT BYTES MESSAGE: the -z file with BYTES (printf's) written at
+    # byte AT fails with MESSAGE (after the file's name)
+    damaged() {
+        cp "$T/system-z.data" "$T/bad.data"
+        printf "$2" | dd of="$T/bad.data" bs=1 seek="$1" conv=notrunc status=none
+        fails "$T/bad.data" "$T/bad.data: $3"
+    }
     # the first compressed record's zstd frame magic damaged
-    cp "$T/system-z.data" "$T/bad.data"
-    printf '\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=34056 conv=notrunc status=none
-    fails "$T/bad.data" "$T/bad.data: byte 34048: compressed data that does not decompress (zstd: Unknown frame descriptor)"
+    damaged 34056 '\377\377\377\377' "byte 34048: compressed data that does not decompress (zstd: Unknown frame descriptor)"
     # damage inside the fourth's blocks: the records it gives are wrong
-    cp "$T/system-z.data" "$T/bad.data"
-    printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=40000 conv=notrunc status=none
-    fails "$T/bad.data" "$T/bad.data: byte 35599: in the data of a compressed record, byte 129872 of the data decompressed: a record of 0 bytes (type 10), less than its header"
+    damaged 40000 '\377\377\377\377\377\377\377\377' "byte 35599: in the data of a compressed record, byte 129872 of the data decompressed: a record of 0 bytes (type 10), less than its header"
     # ... and a stream that ends inside a record
-    cp "$T/system-z.data" "$T/bad.data"
-    printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.data" bs=1 seek=60000 conv=notrunc status=none
-    fails "$T/bad.data" "$T/bad.data: byte 56934: in the data of a compressed record, byte 293057 of the data decompressed: the compressed data ends inside a record (6719 bytes of it)"
+    damaged 60000 '\377\377\377\377\377\377\377\377' "byte 56934: in the data of a compressed record, byte 293057 of the data decompressed: the compressed data ends inside a record (6719 bytes of it)"
     # the compression feature (HEADER_COMPRESSED at byte 159820) naming another method
-    cp "$T/system-z.data" "$T/bad.data"
-    printf '\002' | dd of="$T/bad.data" bs=1 seek=159824 conv=notrunc status=none
-    fails "$T/bad.data" "$T/bad.data: byte 159820: data compressed by method 2: not read (perf record -z writes zstd, method 1)"
+    damaged 159824 '\002' "byte 159820: data compressed by method 2: not read (perf record -z writes zstd, method 1)"
 }
 
 @test "perf record -z of newer perf (PERF_RECORD_COMPRESSED2: the data's size, the data padded to 8 bytes): the same stream; a data size past its record exits 65" {
