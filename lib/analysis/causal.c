@@ -446,6 +446,25 @@ static uint64_t holder_time(const piece *v, int n, uint64_t holder)
     return t;
 }
 
+/* SPIN-HOLDER: the tid that held the CPU over the runnable pieces of V
+ * longest, their holders' times summed, when it held it half of their
+ * time or more; 0 when no one thread did. */
+static uint64_t runnable_holder(const piece *v, int n)
+{
+    uint64_t runnable = 0, best = 0, holder = 0;
+    for (int i = 0; i < n; i++) {
+        if (v[i].kind != P_RUNNABLE)
+            continue;
+        runnable += v[i].to - v[i].from;
+        uint64_t t = v[i].holder ? holder_time(v, n, v[i].holder) : 0;
+        if (t > best) {
+            best = t;
+            holder = v[i].holder;
+        }
+    }
+    return best * 2 < runnable ? 0 : holder;
+}
+
 static bool dominant(const piece *v, int n, dominant_t *out)
 {
     uint64_t run = 0, runnable = 0, window = 0;
@@ -483,21 +502,25 @@ static bool dominant(const piece *v, int n, dominant_t *out)
         for (int j = 0; j < n; j++)     /* the span of the pieces of its state */
             if (v[j].kind == out->p->kind && v[j].from < out->from)
                 out->from = v[j].from;
-        if (ran)
-            continue;
-        uint64_t best = 0;
-        for (int j = 0; j < n; j++) {
-            uint64_t h = v[j].kind == P_RUNNABLE && v[j].holder
-                             ? holder_time(v, n, v[j].holder) : 0;
-            if (h > best) {
-                best = h;
-                out->holder = v[j].holder;
-            }
-        }
-        if (best * 2 < runnable)        /* SPIN-HOLDER: no one thread */
-            out->holder = 0;
+        if (!ran)
+            out->holder = runnable_holder(v, n);
     }
     return out->p != NULL;
+}
+
+/* The index of the first of OPS (N of them, in ts order) at TS or
+ * after; N when there is none. */
+static uint32_t first_op_from(const argus_lock_op *ops, uint32_t n, uint64_t ts)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ops[mid].ts < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* A wait retried after timeouts, around failed file-lock tries: the
@@ -517,14 +540,8 @@ static uint32_t lock_releaser(const argus_graph *g, const piece *d, uint64_t *at
     }
     if (!failed)
         return ARGUS_NONE;
-    uint32_t lo = 0, hi = g->nlocks;
-    while (lo < hi) {           /* the first lock op after the failed try */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->locks[mid].ts <= failed)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first lock op after the failed try */
+    uint32_t lo = first_op_from(g->locks, g->nlocks, failed + 1);
     uint64_t pid = g->threads[g->segs[d->seg].thread].pid;
     uint32_t best = ARGUS_NONE;
     for (uint32_t i = lo; i < g->nlocks; i++) {
@@ -557,14 +574,7 @@ static uint32_t connect_acceptor(const argus_graph *g, const piece *d, const cha
     }
     if (!connecting)
         return ARGUS_NONE;
-    uint32_t lo = 0, hi = g->naccepts;
-    while (lo < hi) {           /* the first accept at D's end or after */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (g->accepts[mid].ts < d->to)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = first_op_from(g->accepts, g->naccepts, d->to);
     uint64_t pid = g->threads[g->segs[d->seg].thread].pid;
     for (uint32_t i = lo; i < g->naccepts && g->accepts[i].ts <= d->to + ACCEPT_GAP; i++) {
         if (g->threads[g->segs[g->accepts[i].seg].thread].pid == pid)
@@ -743,7 +753,7 @@ static int blocked_next(const argus_graph *g, const piece *d, const line *seen, 
     }
     /* SPIN-SLEEP: its own timer ended a sleep (not a lock's retries):
      * it held itself up, whatever it had asked of others before */
-    const char *reason = d->kind == P_TIMEOUT ? piece_reason(g, d) : NULL;
+    const char *reason = piece_reason(g, d);
     if (d->kind == P_TIMEOUT && argus_sleep_reason(reason)) {
         *end = "timeout";
         return 0;
@@ -757,7 +767,7 @@ static int blocked_next(const argus_graph *g, const piece *d, const line *seen, 
         return take_apart_at(g, g->segs[rel].thread, d->to, d->from, v);
     }
     if ((d->kind == P_IO || d->kind == P_UNKNOWN) &&
-        (rel = connect_acceptor(g, d, piece_reason(g, d), &released)) != ARGUS_NONE &&
+        (rel = connect_acceptor(g, d, reason, &released)) != ARGUS_NONE &&
         !line_has(g, seen, rel)) {
         *via = "accept";        /* the server that took the connection */
         return take_apart(g, rel, released, d->from, v);
@@ -828,33 +838,14 @@ static int hang_window(const argus_graph *g, uint32_t start, uint64_t from, piec
 }
 
 /* SPIN-YIELD: the thread a yield loop START (from FROM) gave its CPU to:
- * the one that held it for half the loop's runnable time or more (its
- * pieces' holders summed, as SPIN-HOLDER), its segment then; ARGUS_NONE
- * when no one thread did. V: room for the loop's pieces. */
+ * the one that held it for half the loop's runnable time or more (as
+ * SPIN-HOLDER), its segment then; ARGUS_NONE when no one thread did. V:
+ * room for the loop's pieces. */
 static uint32_t yielded_to(const argus_graph *g, uint32_t start, uint64_t from, piece *v)
 {
     const argus_seg *h = &g->segs[start];
-    int n = take_apart(g, start, h->end, from, v);
-    dominant_t dom;
-    if (!dominant(v, n, &dom) || !dom.holder) {
-        /* it ran a tenth of the loop or more: its runnable pieces alone */
-        uint64_t runnable = 0, best = 0, holder = 0;
-        for (int i = 0; i < n; i++)
-            if (v[i].kind == P_RUNNABLE)
-                runnable += v[i].to - v[i].from;
-        for (int i = 0; i < n; i++) {
-            uint64_t t = v[i].kind == P_RUNNABLE && v[i].holder
-                             ? holder_time(v, n, v[i].holder) : 0;
-            if (t > best) {
-                best = t;
-                holder = v[i].holder;
-            }
-        }
-        if (!holder || best * 2 < runnable)
-            return ARGUS_NONE;
-        dom.holder = holder;
-    }
-    uint32_t t = argus_graph_thread(g, dom.holder);
+    uint64_t holder = runnable_holder(v, take_apart(g, start, h->end, from, v));
+    uint32_t t = holder ? argus_graph_thread(g, holder) : ARGUS_NONE;
     return t == ARGUS_NONE || t == h->thread ? ARGUS_NONE : holder_seg(g, t, h->end);
 }
 
