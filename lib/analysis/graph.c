@@ -471,12 +471,9 @@ static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
     return i;
 }
 
-static bool is_yield(const argus_record *r)
+/* Whether system call N (LEN bytes) yields the CPU. */
+static bool is_yield(const char *n, size_t len)
 {
-    size_t len;
-    const char *n = argus_get_text(r, ARGUS_K_NAME, &len);
-    if (!n)
-        return false;
     static const char *const names[] = {"thread_switch", "swtch_pri", "swtch",
                                         "sched_yield", "yield", "pthread_yield"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -1050,12 +1047,10 @@ static enum argus_wake wake_of(const argus_record *r)
  * 38), and flock. A failed try marks its segment; a success is a lock
  * op. */
 static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
-                       const argus_record *r)
+                       const argus_record *r, const char *name, size_t len)
 {
-    size_t len;
-    const char *name = argus_get_text(r, ARGUS_K_NAME, &len);
-    bool flock = name && len == 5 && memcmp(name, "flock", 5) == 0;
-    if (!name || (!flock && (len != 5 || memcmp(name, "fcntl", 5) != 0)))
+    bool flock = len == 5 && memcmp(name, "flock", 5) == 0;
+    if (!flock && (len != 5 || memcmp(name, "fcntl", 5) != 0))
         return;
     if (argus_text_is(r, ARGUS_K_PHASE, "begin")) {
         uint64_t args[2];
@@ -1081,12 +1076,11 @@ static void track_lock(argus_graph *g, loading_thread *lt, uint32_t si,
 
 /* Sockets: an accept that returned a connection, and a connect that
  * returned EINPROGRESS (its segment marked), for SPIN-ACCEPT. */
-static void track_socket(argus_graph *g, uint32_t si, const argus_record *r)
+static void track_socket(argus_graph *g, uint32_t si, const argus_record *r,
+                         const char *name, size_t len)
 {
-    size_t len;
-    const char *name = argus_get_text(r, ARGUS_K_NAME, &len);
     int64_t ret;
-    if (!name || !argus_text_is(r, ARGUS_K_PHASE, "end") || !argus_get_int(r, ARGUS_K_RET, &ret))
+    if (!argus_text_is(r, ARGUS_K_PHASE, "end") || !argus_get_int(r, ARGUS_K_RET, &ret))
         return;
     if (((len == 6 && memcmp(name, "accept", 6) == 0) ||
          (len == 7 && memcmp(name, "accept4", 7) == 0)) && ret >= 0) {
@@ -1326,11 +1320,13 @@ static void load_event(argus_graph *g, const argus_record *r,
         if (!argus_get_uint(r, ARGUS_K_PEER, &s->send_peer))
             s->send_peer = NO_ID;
     }
-    if (r->type == ARGUS_T_SYSCALL) {
-        if (is_yield(r))
+    size_t len;
+    const char *name;
+    if (r->type == ARGUS_T_SYSCALL && (name = argus_get_text(r, ARGUS_K_NAME, &len))) {
+        if (is_yield(name, len))
             s->nyields++;
-        track_lock(g, lt, si, r);
-        track_socket(g, si, r);
+        track_lock(g, lt, si, r, name, len);
+        track_socket(g, si, r, name, len);
     } else if (r->type == ARGUS_T_OTHER && r->type_len == 4 &&
                memcmp(r->type_name, "exec", 4) == 0) {
         g->threads[lt->thread].exec_ts = r->ts;
