@@ -546,6 +546,15 @@ static uint64_t dec_digit_saturating(uint64_t v, char c)
     return v > (UINT64_MAX - digit) / 10 ? UINT64_MAX : v * 10 + digit;
 }
 
+/* The decimal at *Q (before END), saturating; *Q moves past its digits. */
+static uint64_t read_dec(const char **q, const char *end)
+{
+    uint64_t v = 0;
+    while (*q < end && is_digit(**q))
+        v = dec_digit_saturating(v, *(*q)++);
+    return v;
+}
+
 /* Parses "COMM-TID [(TGID)] [CPU] [FLAGS] TS: " into S; WHO_ONLY (the
  * first pass) skips the flags and the timestamp: the body is after the
  * first ':' that ends a number. */
@@ -2887,12 +2896,10 @@ static bool lost_line(argus_ft *d, const char *p, size_t n)
     if (n < 8 || memcmp(p, "CPU:", 4) != 0 || !(lost = memmem(p, n, "[LOST ", 6)))
         return false;
     d->n_lost++;
-    uint64_t cpu = 0, m = 0;
     const char *q = p + 4, *end = p + n;
-    while (q < end && is_digit(*q))
-        cpu = dec_digit_saturating(cpu, *q++);
-    for (q = lost + 6; q < end && is_digit(*q);)
-        m = dec_digit_saturating(m, *q++);
+    uint64_t cpu = read_dec(&q, end);
+    q = lost + 6;
+    uint64_t m = read_dec(&q, end);
     if (cpu < CPU_CTX_MAX) {
         struct cpu_ctx *c = cpu_ctx(d, (uint32_t)cpu);
         c->dropped += m;
@@ -3058,15 +3065,11 @@ static bool bad_pid_field(span body, char *what, size_t what_size)
 static void entries_line(argus_ft *d, const char *p, size_t n)
 {
     const char *q = p, *end = p + n;
-    uint64_t kept = 0, written = 0;
-    while (q < end && is_digit(*q))
-        kept = dec_digit_saturating(kept, *q++);
+    uint64_t kept = read_dec(&q, end);
     if (q == end || *q++ != '/')
         return;
-    while (q < end && is_digit(*q))
-        written = dec_digit_saturating(written, *q++);
     d->entries_kept = kept;
-    d->entries_written = written;
+    d->entries_written = read_dec(&q, end);
 }
 
 /* "##### CPU N buffer started ####": CPU N's older events were
@@ -3076,12 +3079,9 @@ static void buffer_started_line(argus_ft *d, const char *p, size_t n)
     const char *cpu = memmem(p, n, "CPU ", 4);
     if (!cpu || !memmem(p, n, "buffer started", 14))
         return;
-    uint64_t x = 0;
     const char *q = cpu + 4, *end = p + n;
-    size_t digits = 0;
-    while (q < end && is_digit(*q) && digits++ < 10)
-        x = dec_digit_saturating(x, *q++);
-    if (digits && x < CPU_CTX_MAX)
+    uint64_t x = read_dec(&q, end);
+    if (q > cpu + 4 && x < CPU_CTX_MAX)
         cpu_ctx(d, (uint32_t)x)->started_mark = true;
 }
 
