@@ -1058,13 +1058,19 @@ static void read_loss(const argus_record *r)
     }
 }
 
+/* Whether some CPU's kept events start later than the trace's first (by
+ * more than 1 ms): before then the trace misses that CPU's. */
+static bool late_start(void)
+{
+    return loss.have_start && loss.late_since > G->t_first + 1000000u;
+}
+
 /* Whether hang H's window, or the stretch before it where its cause
  * would be, falls where the trace lost events. */
 static bool hang_in_loss(const hang_rec *h)
 {
     uint64_t lo = h->begin > CAUSE_BEFORE ? h->begin - CAUSE_BEFORE : 0, hi = h->end;
-    bool late = loss.have_start && loss.late_since > G->t_first + 1000000u;
-    return (late && lo < loss.late_since) || loss.drop_any_time ||
+    return (late_start() && lo < loss.late_since) || loss.drop_any_time ||
            (loss.drop_when && loss.drop_from <= hi && loss.drop_to >= lo) ||
            ((loss.cut_line || loss.no_end) && (h->open || h->end + 1000000u >= G->t_last));
 }
@@ -1087,7 +1093,7 @@ static void sb_losses(sb *b)
                   (unsigned long long)(pct ? pct : 1));
         sep = "; ";
     }
-    if (loss.have_start && loss.late_since > G->t_first + 1000000u) {
+    if (late_start()) {
         sb_printf(b, "%sthe events kept of CPU %llu start only at ", sep,
                   (unsigned long long)loss.late_cpu);
         sb_time(b, loss.late_since);
