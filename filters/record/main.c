@@ -4,8 +4,6 @@
  * line, signals and the recording loop; record.h lists the other parts. */
 #include "record.h"
 
-#include <sys/stat.h>
-
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
