@@ -3,6 +3,7 @@
  * graph and name the threads that acted there but were blocked or busy
  * here (docs/stages/diff.md; the command line is filters/diff.c). */
 #include "argus/analysis/diff.h"
+#include "argus/analysis/findings.h"
 #include "argus/analysis/causal.h"
 #include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
@@ -179,19 +180,15 @@ static void put_branch(ctx *c, uint32_t hang, uint32_t at, const uint32_t *cand,
         c->answer[c->nasked++] = chosen ? b->edges[cand[chosen - 1]].from_seg
                                         : ARGUS_NONE;
     }
-    argus_put_map(w, 4 + (chosen != 0));
-    argus_put_key(w, "type"); argus_put_cstr(w, "branch");
-    argus_put_key(w, "hang"); argus_put_uint(w, hang);
-    argus_put_key(w, "at"); argus_put_uint(w, b->segs[at].seg);
-    argus_put_key(w, "choices");
-    argus_put_array(w, n);
+    uint64_t *choices = malloc(((size_t)n + 1) * sizeof *choices);
+    if (!choices)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a branch point of %u choices)", n);
     for (uint32_t i = 0; i < n; i++)
-        argus_put_uint(w, b->segs[b->edges[cand[i]].from_seg].seg);
-    if (chosen) {
-        argus_put_key(w, "chosen");
-        argus_put_uint(w, b->segs[b->edges[cand[chosen - 1]].from_seg].seg);
-    }
-    argus_end_record(w);
+        choices[i] = b->segs[b->edges[cand[i]].from_seg].seg;
+    argus_write_branch(w, &(argus_branch_finding){
+        .hang = hang, .at = b->segs[at].seg, .nchoices = (int)n, .choices = choices,
+        .chosen = chosen ? b->segs[b->edges[cand[chosen - 1]].from_seg].seg : ARGUS_ABSENT});
+    free(choices);
     argus_count("branch points", 1);
 }
 
@@ -747,71 +744,45 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
     const char *missing = x->base_edge != ARGUS_NONE
                               ? argus_graph_str(c->base, c->base->edges[x->base_edge].kind)
                               : NULL;
-    int pairs = 12 + argus_thread_field_count(g, x->thread) +
-                (blocked ? 2 + (x->wait.reason != 0) : 0) +
-                (waits_on != ARGUS_NONE) + (x->base_seg != ARGUS_NONE) +
-                (missing != NULL);
-    argus_writer *w = c->out;
-    argus_put_map(w, (uint64_t)pairs);
-    argus_put_key(w, "type"); argus_put_cstr(w, "culprit");
-    argus_put_key(w, "hang"); argus_put_uint(w, hang);
-    argus_put_key(w, "rank"); argus_put_uint(w, rank);
-    argus_put_key(w, "root"); argus_put_bool(w, root);
-    argus_put_key(w, "depth"); argus_put_uint(w, x->depth);
-    argus_put_key(w, "branch"); argus_put_uint(w, x->branch);
-    argus_put_thread_fields(w, g, x->thread);
-    argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
-    argus_put_key(w, "state"); argus_put_cstr(w, x->busy ? "busy" : x->runnable ? "runnable" : x->unknown ? "unknown" : "blocked");
-    argus_put_key(w, "since"); argus_put_uint(w, x->since);
-    argus_put_key(w, "until"); argus_put_uint(w, x->until);
-    argus_put_key(w, "duration"); argus_put_uint(w, x->until - x->since);
-    if (blocked) {
-        argus_put_key(w, "wait"); argus_put_uint(w, x->wait.id);
-        argus_put_key(w, "resource"); argus_put_uint(w, x->wait.resource);
-        if (x->wait.reason) {
-            argus_put_key(w, "reason");
-            argus_put_cstr(w, argus_graph_str(g, x->wait.reason));
-        }
-    }
-    if (waits_on != ARGUS_NONE) {
-        argus_put_key(w, "waits_on"); argus_put_uint(w, g->threads[waits_on].tid);
-    }
-    if (x->base_seg != ARGUS_NONE) {
-        argus_put_key(w, "baseline_seg");
-        argus_put_uint(w, c->base->segs[x->base_seg].seg);
-    }
-    if (missing) {
-        argus_put_key(w, "missing"); argus_put_cstr(w, missing);
-    }
-    argus_put_key(w, "evidence"); argus_put_cstr(w, x->evidence);
-    argus_end_record(w);
-}
-
-static uint64_t field_uint(const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    return f && f->kind == ARGUS_V_UINT ? f->u : UINT64_MAX;
+    const argus_gthread *th = &g->threads[x->thread];
+    argus_culprit_finding f = {
+        .hang = hang, .rank = rank, .root = root, .depth = x->depth, .branch = x->branch,
+        .tid = th->tid, .pid = th->pid,
+        .proc = th->proc ? argus_graph_str(g, th->proc) : NULL,
+        .thread = th->name ? argus_graph_str(g, th->name) : NULL,
+        .seg = s->seg,
+        .state = x->busy ? "busy" : x->runnable ? "runnable" : x->unknown ? "unknown" : "blocked",
+        .since = x->since, .until = x->until, .duration = x->until - x->since,
+        .wait = blocked ? x->wait.id : ARGUS_ABSENT,
+        .resource = blocked ? x->wait.resource : ARGUS_ABSENT,
+        .reason = blocked && x->wait.reason ? argus_graph_str(g, x->wait.reason) : NULL,
+        .waits_on = waits_on != ARGUS_NONE ? g->threads[waits_on].tid : ARGUS_ABSENT,
+        .baseline_seg = x->base_seg != ARGUS_NONE ? c->base->segs[x->base_seg].seg
+                                                  : ARGUS_ABSENT,
+        .missing = missing, .evidence = x->evidence,
+    };
+    argus_write_culprit(c->out, &f);
 }
 
 /* The baseline nodes matched to the hangs by argus-similar, if it ran:
  * one pass over the match records, the first rank-1 match of a hang. */
 static void index_matches(ctx *c)
 {
+    argus_findings_mem mem = {0};
     argus_table_init(&c->matched, sizeof(uint32_t));
     for (uint32_t i = 0; i < c->g->nextras; i++) {
         if (!argus_extra_is(&c->g->extras[i], "match"))
             continue;
         const argus_record *r = argus_graph_parse_extra(c->g, i);
-        if (!r || field_uint(r, "rank") != 1)
-            continue;
-        uint64_t hang = field_uint(r, "hang"), seg = field_uint(r, "baseline_seg");
-        if (hang == UINT64_MAX || seg == UINT64_MAX)
+        argus_match_finding m;
+        if (!r || !argus_read_match(r, &mem, &m) || m.rank != 1 || m.hang == ARGUS_ABSENT)
             continue;
         bool created;
-        uint32_t *v = argus_table_put(&c->matched, hang, &created);
+        uint32_t *v = argus_table_put(&c->matched, m.hang, &created);
         if (created)
-            *v = argus_graph_find_seg(c->base, seg);
+            *v = argus_graph_find_seg(c->base, m.baseline_seg);
     }
+    argus_findings_mem_free(&mem);
 }
 
 static uint32_t matched_node(const ctx *c, uint32_t n)
@@ -826,14 +797,6 @@ typedef struct hang_rec {
     uint64_t at;
     bool busy;
 } hang_rec;
-
-/* Whether text field KEY of R is WANT. */
-static bool field_is(const argus_record *r, const char *key, const char *want)
-{
-    const argus_field *f = argus_get_named(r, key);
-    size_t n = strlen(want);
-    return f && f->kind == ARGUS_V_TEXT && f->slen == n && memcmp(f->s, want, n) == 0;
-}
 
 /* DIFF-CONNECTED: the threads of this hang's causal paths (its path
  * records) and of its wait chain. */
@@ -859,9 +822,10 @@ static void index_paths(ctx *c)
         if (!argus_extra_is(&c->g->extras[i], "path"))
             continue;
         const argus_record *r = argus_graph_parse_extra(c->g, i);
-        uint64_t hang = r ? field_uint(r, "hang") : UINT64_MAX;
-        if (hang == UINT64_MAX)
+        const argus_field *f = r ? argus_get_named(r, "hang") : NULL;
+        if (!f || f->kind != ARGUS_V_UINT)
             continue;
+        uint64_t hang = f->u;
         bool created;
         uint32_t *head = argus_table_put(&c->first_path, hang, &created);
         c->next_path[i] = created ? ARGUS_NONE : *head;
@@ -875,22 +839,23 @@ static void index_connected(ctx *c, const hang_rec *hr, const culprits *cs)
     argus_table_free(&c->asked_pids);
     argus_table_init(&c->connected, sizeof(uint8_t));
     argus_table_init(&c->asked_pids, sizeof(uint8_t));
+    argus_findings_mem mem = {0};
     tie_seg(c, hr->seg);
     for (uint32_t i = 0; i < cs->n; i++)
         tie_seg(c, cs->v[i].seg);
     const uint32_t *first = argus_table_get(&c->first_path, hr->n);
     for (uint32_t i = first ? *first : ARGUS_NONE; i != ARGUS_NONE; i = c->next_path[i]) {
         const argus_record *r = argus_graph_parse_extra(c->g, i);
-        if (!r || field_uint(r, "hang") != hr->n)
+        argus_path_finding p;
+        if (!r || !argus_read_path(r, &mem, &p) || p.hang != hr->n)
             continue;
-        uint64_t segs[256];
-        int n = argus_get_named_uint_array(r, "segs", segs, 256);
-        for (int k = 0; k < n; k++) {
-            uint32_t si = argus_graph_find_seg(c->g, segs[k]);
+        for (int k = 0; k < p.nsegs; k++) {
+            uint32_t si = argus_graph_find_seg(c->g, p.segs[k]);
             if (si != ARGUS_NONE)
                 tie_seg(c, si);
         }
     }
+    argus_findings_mem_free(&mem);
 }
 
 static void diff_hang(ctx *c, const hang_rec *hr)
@@ -978,32 +943,30 @@ void argus_diff_write(argus_graph *g, argus_graph *base, const argus_sim_index *
     if (c.base)
         index_matches(&c);
 
+    argus_findings_mem mem = {0};
     for (uint32_t i = 0; i < g->nextras; i++) {
         if (!argus_extra_is(&g->extras[i], "hang"))
             continue;
         const argus_record *r = argus_graph_parse_extra(g, i);
-        if (!r)
-            continue;
+        argus_hang_finding h;
         hang_rec hr;
-        uint64_t n = field_uint(r, "hang"), seg = field_uint(r, "seg"),
-                 at = field_uint(r, "at");
-        hr.seg = seg == UINT64_MAX ? ARGUS_NONE : argus_graph_find_seg(g, seg);
-        if (n == UINT64_MAX || hr.seg == ARGUS_NONE) {
+        hr.seg = r && argus_read_hang(r, &mem, &h) ? argus_graph_find_seg(g, h.seg) : ARGUS_NONE;
+        if (hr.seg == ARGUS_NONE) {
             argus_count("hang records naming no segment", 1);
             continue;
         }
-        hr.n = (uint32_t)n;
-        hr.at = at == UINT64_MAX ? g->segs[hr.seg].begin : at;
-        uint64_t first = field_uint(r, "first_seg");
-        uint32_t fs = first == UINT64_MAX ? hr.seg : argus_graph_find_seg(g, first);
+        hr.n = (uint32_t)h.hang;
+        hr.at = h.at == ARGUS_ABSENT ? g->segs[hr.seg].begin : h.at;
+        uint32_t fs = h.first_seg == ARGUS_ABSENT ? hr.seg : argus_graph_find_seg(g, h.first_seg);
         /* a wait hang from its (first) final wait; a hang with none (a
          * loop's handler, whose waits are inside it) from its begin */
         const argus_seg *from_seg = &g->segs[fs == ARGUS_NONE ? hr.seg : fs];
-        uint64_t begin = field_uint(r, "begin");
-        hr.from = from_seg->wait_id != UINT64_MAX || begin == UINT64_MAX ? from_seg->end : begin;
-        hr.busy = field_is(r, "class", "busy");
+        hr.from = from_seg->wait_id != UINT64_MAX || h.begin == ARGUS_ABSENT ? from_seg->end
+                                                                             : h.begin;
+        hr.busy = h.cls && strcmp(h.cls, "busy") == 0;
         diff_hang(&c, &hr);
     }
+    argus_findings_mem_free(&mem);
     argus_table_free(&c.connected);
     argus_table_free(&c.asked_pids);
     argus_role_index_free(&c.roles);

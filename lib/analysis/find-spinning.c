@@ -4,6 +4,7 @@
  * the command line is filters/find-spinning.c, argus-analyze runs it with
  * the stages after it). */
 #include "argus/analysis/find-spinning.h"
+#include "argus/analysis/findings.h"
 #include "argus/decode/decoder.h"
 #include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
@@ -836,110 +837,80 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
                      const hang *h, const char *cls)
 {
     const argus_seg *s = &g->segs[h->seg], *first = &g->segs[h->first];
+    const argus_gthread *th = &g->threads[s->thread];
     argus_wait_info hw;
     bool is_wait = strcmp(cls, "wait") == 0 && wait_of(g, h, &hw);
-    const char *result = is_wait ? wake_name(hw.wake) : NULL;
     /* a busy node lasts while it runs; a wait until it ends, from the
      * first of its retries; a loop's stretch away from its wait */
     uint64_t until = h->loop ? h->to : h->waits == 0 ? s->end : argus_seg_until(g, s);
     uint64_t begin = h->loop ? h->from : first->begin;
-    uint64_t blocked = h->loop ? inner_blocked(g, s, h->from, h->to)
-                       : h->waits == 0 ? 0
-                       : first->wait_id != UINT64_MAX ? until - first->end : blocked_for(g, s);
     bool retried = h->waits > 1;
-    bool runnable = is_wait && hw.runnable >= MS; /* then waited for a CPU */
-    bool open = h->loop && h->to == g->t_last;
-    int pairs = 13 + argus_thread_field_count(g, s->thread) +
-                (h->event != UINT64_MAX) + 2 * retried + runnable + open +
-                (is_wait ? 2 + (hw.reason != 0) + (result != NULL) : 0);
-    argus_put_map(w, (uint64_t)pairs);
-    argus_put_key(w, "type"); argus_put_cstr(w, "hang");
-    argus_put_key(w, "hang"); argus_put_uint(w, n);
-    argus_put_key(w, "seg"); argus_put_uint(w, s->seg);
-    if (retried) {
-        argus_put_key(w, "first_seg"); argus_put_uint(w, first->seg);
-        argus_put_key(w, "waits"); argus_put_uint(w, h->waits);
-    }
-    argus_put_thread_fields(w, g, s->thread);
-    argus_put_key(w, "begin"); argus_put_uint(w, begin);
-    argus_put_key(w, "end"); argus_put_uint(w, until);
-    argus_put_key(w, "duration"); argus_put_uint(w, until - begin);
-    argus_put_key(w, "class"); argus_put_cstr(w, cls);
-    argus_put_key(w, "indicator"); argus_put_cstr(w, h->indicator);
-    argus_put_key(w, "at"); argus_put_uint(w, h->at);
-    if (h->event != UINT64_MAX) {
-        argus_put_key(w, "event"); argus_put_uint(w, h->event);
-    }
-    if (open) {                 /* the loop not back at its wait at the end */
-        argus_put_key(w, "open"); argus_put_bool(w, true);
-    }
-    argus_put_key(w, "events"); argus_put_uint(w, s->nevents);
-    argus_put_key(w, "yields"); argus_put_uint(w, s->nyields);
-    argus_put_key(w, "blocked"); argus_put_uint(w, blocked);
-    argus_put_key(w, "timeouts"); argus_put_uint(w, s->ntimeouts);
+    argus_hang_finding f = {
+        .hang = n, .seg = s->seg,
+        .first_seg = retried ? first->seg : ARGUS_ABSENT,
+        .waits = retried ? h->waits : ARGUS_ABSENT,
+        .tid = th->tid, .pid = th->pid,
+        .proc = th->proc ? argus_graph_str(g, th->proc) : NULL,
+        .thread = th->name ? argus_graph_str(g, th->name) : NULL,
+        .begin = begin, .end = until, .duration = until - begin,
+        .cls = cls, .indicator = h->indicator, .at = h->at,
+        .event = h->event,
+        .open = h->loop && h->to == g->t_last, /* the loop not back at its wait at the end */
+        .events = s->nevents, .yields = s->nyields,
+        .blocked = h->loop ? inner_blocked(g, s, h->from, h->to)
+                   : h->waits == 0 ? 0
+                   : first->wait_id != UINT64_MAX ? until - first->end : blocked_for(g, s),
+        .timeouts = s->ntimeouts,
+        .wait = ARGUS_ABSENT, .resource = ARGUS_ABSENT, .runnable = ARGUS_ABSENT,
+    };
     if (is_wait) {
-        argus_put_key(w, "wait"); argus_put_uint(w, hw.id);
-        argus_put_key(w, "resource"); argus_put_uint(w, hw.resource);
-        if (hw.reason) {
-            argus_put_key(w, "reason");
-            argus_put_cstr(w, argus_graph_str(g, hw.reason));
-        }
-        if (result) {
-            argus_put_key(w, "result"); argus_put_cstr(w, result);
-        }
-        if (runnable) {
-            argus_put_key(w, "runnable"); argus_put_uint(w, hw.runnable);
-        }
+        f.wait = hw.id;
+        f.resource = hw.resource;
+        f.reason = hw.reason ? argus_graph_str(g, hw.reason) : NULL;
+        f.result = wake_name(hw.wake);
+        if (hw.runnable >= MS)  /* then waited for a CPU */
+            f.runnable = hw.runnable;
     }
-    argus_end_record(w);
+    argus_write_hang(w, &f);
 }
 
 static void put_path(argus_writer *w, const argus_graph *g, uint32_t n,
                      int rank, const argus_path *p)
 {
     const argus_seg *cause = &g->segs[p->steps[p->len - 1].seg];
-    argus_put_map(w, 9 + (p->complete ? 2 : 0));
-    argus_put_key(w, "type"); argus_put_cstr(w, "path");
-    argus_put_key(w, "hang"); argus_put_uint(w, n);
-    argus_put_key(w, "rank"); argus_put_uint(w, (uint64_t)rank);
-    argus_put_key(w, "score"); argus_put_int(w, p->score);
-    argus_put_key(w, "complete"); argus_put_bool(w, p->complete);
-    argus_put_key(w, "segs");
-    argus_put_array(w, p->len);
-    for (uint32_t i = p->len; i-- > 0;)
-        argus_put_uint(w, g->segs[p->steps[i].seg].seg);
+    uint32_t nedges = p->len - 1;
+    uint64_t *segs = malloc((p->len + 2 * (size_t)nedges) * sizeof *segs);
+    const char **kinds = malloc(((size_t)nedges + 1) * sizeof *kinds);
+    if (!segs || !kinds)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a path of %u steps)", p->len);
+    uint64_t *from = segs + p->len, *to = from + nedges;
+    for (uint32_t i = p->len, k = 0; i-- > 0; k++)
+        segs[k] = g->segs[p->steps[i].seg].seg;
     /* edges in cause-first order: step i's edge leads to step i-1 */
-    static const char *const keys[] = {"edge_from", "edge_to", "edge_kinds"};
-    for (int k = 0; k < 3; k++) {
-        argus_put_key(w, keys[k]);
-        argus_put_array(w, p->len - 1);
-        for (uint32_t i = p->len - 1; i >= 1; i--) {
-            uint32_t ei = p->steps[i].edge;
-            if (ei == ARGUS_EDGE_THREAD) {
-                /* program order: the earlier segment's end to the next */
-                if (k == 0)
-                    argus_put_uint(w, g->segs[p->steps[i].seg].last_id);
-                else if (k == 1)
-                    argus_put_uint(w, g->segs[p->steps[i - 1].seg].first_id);
-                else
-                    argus_put_cstr(w, "thread");
-            } else {
-                const argus_gedge *e = &g->edges[ei];
-                if (k == 0)
-                    argus_put_uint(w, e->from);
-                else if (k == 1)
-                    argus_put_uint(w, e->to);
-                else
-                    argus_put_cstr(w, argus_graph_str(g, e->kind));
-            }
+    for (uint32_t i = p->len - 1, k = 0; i >= 1; i--, k++) {
+        uint32_t ei = p->steps[i].edge;
+        if (ei == ARGUS_EDGE_THREAD) {
+            /* program order: the earlier segment's end to the next */
+            from[k] = g->segs[p->steps[i].seg].last_id;
+            to[k] = g->segs[p->steps[i - 1].seg].first_id;
+            kinds[k] = "thread";
+        } else {
+            const argus_gedge *e = &g->edges[ei];
+            from[k] = e->from;
+            to[k] = e->to;
+            kinds[k] = argus_graph_str(g, e->kind);
         }
     }
-    if (p->complete) {
-        argus_put_key(w, "ui"); argus_put_uint(w, cause->ui_id);
-        argus_put_key(w, "ui_kind");
-        argus_put_cstr(w, argus_graph_str(g, cause->ui_kind));
-    }
-    argus_end_record(w);
+    argus_path_finding f = {
+        .hang = n, .rank = (uint64_t)rank, .score = p->score, .complete = p->complete,
+        .nsegs = (int)p->len, .nfrom = (int)nedges, .nto = (int)nedges, .nkinds = (int)nedges,
+        .segs = segs, .from = from, .to = to, .kinds = kinds,
+        .ui = p->complete ? cause->ui_id : ARGUS_ABSENT,
+        .ui_kind = p->complete ? argus_graph_str(g, cause->ui_kind) : NULL,
+    };
+    argus_write_path(w, &f);
+    free(segs);
+    free(kinds);
 }
 
 /* Where a hang's window begins: its wait's start (the first retry's), a
@@ -960,46 +931,32 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
     const argus_seg *last = &g->segs[c->segs[c->len - 1]];
     /* what the last thread waited on, when it was waiting then */
     bool waits = last->wait_id != UINT64_MAX && c->state[c->len - 1] == ARGUS_LINK_BLOCKED;
-    argus_put_map(w, 10 + (waits ? 1 + (last->wait_reason != 0) : 0));
-    argus_put_key(w, "type"); argus_put_cstr(w, "wait_chain");
-    argus_put_key(w, "hang"); argus_put_uint(w, n);
-    argus_put_key(w, "segs");
-    argus_put_array(w, c->len);
-    for (uint32_t i = 0; i < c->len; i++)
-        argus_put_uint(w, g->segs[c->segs[i]].seg);
-    argus_put_key(w, "tids");
-    argus_put_array(w, c->len);
-    for (uint32_t i = 0; i < c->len; i++)
-        argus_put_uint(w, g->threads[g->segs[c->segs[i]].thread].tid);
-    argus_put_key(w, "links");
-    argus_put_array(w, c->len - 1);
-    for (uint32_t i = 0; i + 1 < c->len; i++)
-        argus_put_cstr(w, c->via[i]);
-    argus_put_key(w, "states");
-    argus_put_array(w, c->len);
-    for (uint32_t i = 0; i < c->len; i++)
-        argus_put_cstr(w, link_states[c->state[i]]);
-    argus_put_key(w, "since");
-    argus_put_array(w, c->len);
-    for (uint32_t i = 0; i < c->len; i++)
-        argus_put_uint(w, c->since[i]);
-    argus_put_key(w, "until");
-    argus_put_array(w, c->len);
-    for (uint32_t i = 0; i < c->len; i++)
-        argus_put_uint(w, c->until[i]);
-    argus_put_key(w, "waits");
-    argus_put_array(w, c->len);
-    for (uint32_t i = 0; i < c->len; i++)
-        argus_put_uint(w, c->waits[i]);
-    argus_put_key(w, "end"); argus_put_cstr(w, c->end);
-    if (waits) {
-        argus_put_key(w, "resource"); argus_put_uint(w, last->wait_resource);
-        if (last->wait_reason) {
-            argus_put_key(w, "reason");
-            argus_put_cstr(w, argus_graph_str(g, last->wait_reason));
-        }
+    uint64_t *u = malloc(5 * (size_t)c->len * sizeof *u);
+    const char **texts = malloc(2 * (size_t)c->len * sizeof *texts);
+    if (!u || !texts)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a wait chain of %u links)", c->len);
+    uint32_t len = c->len;
+    argus_chain_finding f = {
+        .hang = n, .nsegs = (int)len, .ntids = (int)len, .nvia = (int)len - 1,
+        .nstates = (int)len, .nsince = (int)len, .nuntil = (int)len, .nwaits = (int)len,
+        .segs = u, .tids = u + len, .since = u + 2 * len, .until = u + 3 * len,
+        .waits = u + 4 * len, .states = texts, .via = texts + len, .end = c->end,
+        .resource = waits ? last->wait_resource : ARGUS_ABSENT,
+        .reason = waits && last->wait_reason ? argus_graph_str(g, last->wait_reason) : NULL,
+    };
+    for (uint32_t i = 0; i < len; i++) {
+        f.segs[i] = g->segs[c->segs[i]].seg;
+        f.tids[i] = g->threads[g->segs[c->segs[i]].thread].tid;
+        f.since[i] = c->since[i];
+        f.until[i] = c->until[i];
+        f.waits[i] = c->waits[i];
+        f.states[i] = link_states[c->state[i]];
+        if (i + 1 < len)
+            f.via[i] = c->via[i];
     }
-    argus_end_record(w);
+    argus_write_chain(w, &f);
+    free(u);
+    free(texts);
 }
 
 /* The hang's critical path (argus_critical_path): its steps in time
@@ -1007,20 +964,23 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
 static void put_critical_path(argus_writer *w, const argus_graph *g, uint32_t n,
                               const argus_cpath *cp)
 {
-    argus_put_map(w, 3);
-    argus_put_key(w, "type"); argus_put_cstr(w, "critical_path");
-    argus_put_key(w, "hang"); argus_put_uint(w, n);
-    argus_put_key(w, "steps");
-    argus_put_array(w, cp->len);
+    uint64_t *u = malloc(3 * ((size_t)cp->len + 1) * sizeof *u);
+    const char **state = malloc(((size_t)cp->len + 1) * sizeof *state);
+    if (!u || !state)
+        argus_die(ARGUS_EX_IOERR, "out of memory (a critical path of %u steps)", cp->len);
+    argus_cpath_finding f = {.hang = n, .n = (int)cp->len, .tid = u,
+                             .from = u + cp->len + 1, .to = u + 2 * (cp->len + 1),
+                             .state = state};
     for (uint32_t i = 0; i < cp->len; i++) {
         const argus_cp_step *st = &cp->steps[i];
-        argus_put_map(w, 4);
-        argus_put_key(w, "tid"); argus_put_uint(w, g->threads[st->thread].tid);
-        argus_put_key(w, "from"); argus_put_uint(w, st->from);
-        argus_put_key(w, "to"); argus_put_uint(w, st->to);
-        argus_put_key(w, "state"); argus_put_cstr(w, st->state);
+        f.tid[i] = g->threads[st->thread].tid;
+        f.from[i] = st->from;
+        f.to[i] = st->to;
+        f.state[i] = st->state;
     }
-    argus_end_record(w);
+    argus_write_cpath(w, &f);
+    free(u);
+    free(state);
 }
 
 /* ---- the stage: options, the events as the graph loads, the hangs -------- */

@@ -1,6 +1,7 @@
 /* SIM-MATCH over an index of segments by role and signature size, and
  * the similar stage's match records (include/argus/analysis/graph.h;
  * argus-similar's command line is filters/similar.c). */
+#include "argus/analysis/findings.h"
 #include "argus/analysis/graph.h"
 
 #include "argus/stages/stage.h"
@@ -407,44 +408,30 @@ static void query_add(query_list *l, query q)
     *ARGUS_PUSH(l->q, l->n, l->cap) = q;
 }
 
-/* The value of key NAME when it is an unsigned integer (keys the reader
- * does not know, like "hang", are found by name). */
-static bool get_uint_named(const argus_record *r, const char *name, uint64_t *out)
-{
-    const argus_field *f = argus_get_named(r, name);
-    if (!f || f->kind != ARGUS_V_UINT)
-        return false;
-    *out = f->u;
-    return true;
-}
-
 /* The hang records of the stream, in stream order. */
 static void hang_queries(argus_graph *g, query_list *l)
 {
-    uint32_t nhang = 0;
+    argus_findings_mem mem = {0};
     for (uint32_t i = 0; i < g->nextras; i++) {
         if (!argus_extra_is(&g->extras[i], "hang"))
             continue;
-        nhang++;
         const argus_record *r = argus_graph_parse_extra(g, i);
         unsigned long long number = g->extras[i].number;
-        query q = {0, 0, 0, true};
-        if (!r || !get_uint_named(r, "hang", &q.hang))
-            argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang record number %u has no "
-                      "unsigned \"hang\"", g->name, number, nhang);
-        if (!argus_get_uint(r, ARGUS_K_SEG, &q.seg))
-            argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang %llu has no unsigned \"seg\"",
-                      g->name, number, (unsigned long long)q.hang);
+        argus_hang_finding h;
+        if (!r || !argus_read_hang(r, &mem, &h))
+            argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang record: %s", g->name, number,
+                      r ? mem.error : "cannot be parsed again");
+        query q = {.seg = h.seg, .hang = h.hang, .first_seg = h.seg, .has_hang = true};
         if (argus_graph_find_seg(g, q.seg) == ARGUS_NONE)
             argus_die(ARGUS_EX_DATAERR, "%s: record %llu: hang %llu names seg %llu, which "
                       "is not a segment of the stream", g->name, number,
                       (unsigned long long)q.hang, (unsigned long long)q.seg);
         /* SIM-FIRST: a wait retried after timeouts, and its first segment */
-        if (!get_uint_named(r, "first_seg", &q.first_seg) ||
-            argus_graph_find_seg(g, q.first_seg) == ARGUS_NONE)
-            q.first_seg = q.seg;
+        if (h.first_seg != ARGUS_ABSENT && argus_graph_find_seg(g, h.first_seg) != ARGUS_NONE)
+            q.first_seg = h.first_seg;
         query_add(l, q);
     }
+    argus_findings_mem_free(&mem);
 }
 
 static void put_match(argus_writer *w, const query *q, uint32_t rank,
@@ -452,34 +439,11 @@ static void put_match(argus_writer *w, const query *q, uint32_t rank,
                       const argus_match *m, const char *base_name, bool by_kinds)
 {
     const argus_seg *b = &base->segs[m->seg];
-    argus_put_map(w, (q->has_hang ? 10 : 9) + by_kinds);
-    argus_put_key(w, "type");
-    argus_put_cstr(w, "match");
-    if (q->has_hang) {
-        argus_put_key(w, "hang");
-        argus_put_uint(w, q->hang);
-    }
-    argus_put_key(w, "seg");
-    argus_put_uint(w, s->seg);
-    argus_put_key(w, "rank");
-    argus_put_uint(w, rank);
-    argus_put_key(w, "baseline_seg");
-    argus_put_uint(w, b->seg);
-    argus_put_key(w, "distance");
-    argus_put_uint(w, m->distance);
-    argus_put_key(w, "percent");
-    argus_put_uint(w, m->percent);
-    argus_put_key(w, "size");
-    argus_put_uint(w, s->sig_len);
-    argus_put_key(w, "baseline_size");
-    argus_put_uint(w, b->sig_len);
-    argus_put_key(w, "baseline");
-    argus_put_cstr(w, base_name);
-    if (by_kinds) {
-        argus_put_key(w, "by");
-        argus_put_cstr(w, "kinds");
-    }
-    argus_end_record(w);
+    argus_write_match(w, &(argus_match_finding){
+        .hang = q->has_hang ? q->hang : ARGUS_ABSENT, .seg = s->seg, .rank = rank,
+        .baseline_seg = b->seg, .distance = m->distance, .percent = m->percent,
+        .size = s->sig_len, .baseline_size = b->sig_len, .baseline = base_name,
+        .by = by_kinds ? "kinds" : NULL});
 }
 
 /* SIM-NONE: a node with no match, why, and the nearest candidate. */
@@ -489,32 +453,16 @@ static void put_no_match(argus_writer *w, const query *q, const argus_seg *s,
 {
     static const char *const whys[] = {"program", "role", "unlike"};
     bool near = why == ARGUS_SIM_UNLIKE;
-    argus_put_map(w, 5 + q->has_hang + 4 * near);
-    argus_put_key(w, "type");
-    argus_put_cstr(w, "no_match");
-    if (q->has_hang) {
-        argus_put_key(w, "hang");
-        argus_put_uint(w, q->hang);
-    }
-    argus_put_key(w, "seg");
-    argus_put_uint(w, s->seg);
-    argus_put_key(w, "why");
-    argus_put_cstr(w, whys[why]);
-    argus_put_key(w, "size");
-    argus_put_uint(w, s->sig_len);
+    argus_no_match_finding f = {
+        .hang = q->has_hang ? q->hang : ARGUS_ABSENT, .seg = s->seg, .why = whys[why],
+        .size = s->sig_len, .nearest = ARGUS_ABSENT, .baseline = base_name};
     if (near) {
-        argus_put_key(w, "nearest");
-        argus_put_uint(w, base->segs[m->seg].seg);
-        argus_put_key(w, "distance");
-        argus_put_uint(w, m->distance);
-        argus_put_key(w, "percent");
-        argus_put_uint(w, m->percent);
-        argus_put_key(w, "baseline_size");
-        argus_put_uint(w, base->segs[m->seg].sig_len);
+        f.nearest = base->segs[m->seg].seg;
+        f.distance = m->distance;
+        f.percent = m->percent;
+        f.baseline_size = base->segs[m->seg].sig_len;
     }
-    argus_put_key(w, "baseline");
-    argus_put_cstr(w, base_name);
-    argus_end_record(w);
+    argus_write_no_match(w, &f);
 }
 
 
