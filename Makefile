@@ -48,7 +48,7 @@ FUZZ_SECONDS ?= 30
 .SECONDARY:
 
 all: $(PROGRAMS) bench/gen bench/gen-kdebug bench/gen-ftrace bench/gen-perfetto bench/gen-ctf \
-    bench/first-touch bench/perfdata-text
+    bench/first-touch bench/perfdata-text build/tests/findings-roundtrip
 
 build/lib/%.o: lib/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
@@ -128,6 +128,12 @@ bench/gen-perfetto: bench/gen-perfetto.c build/libargus.a $(HEADERS)
 
 bench/gen-ctf: bench/gen-ctf.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ctf.c
+
+# Each analysis record read into its struct and written again
+# (tests/findings.bats).
+build/tests/findings-roundtrip: tests/tools/findings-roundtrip.c build/libargus.a
+	@mkdir -p $(@D)
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ $< build/libargus.a $(LDLIBS)
 
 bench/first-touch: bench/first-touch.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/first-touch.c

@@ -1,6 +1,7 @@
 /* argus-export: a graph stream, with its findings when it has them, as a
  * file other tools draw: Chrome trace-event JSON for Perfetto's UI and
  * chrome://tracing, or Graphviz DOT (docs/stages/export.md). */
+#include "argus/analysis/findings.h"
 #include "argus/analysis/graph.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/text.h"
@@ -296,36 +297,25 @@ static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
 static const char *extra_input;
 static uint64_t extra_number;
 
-static void bad_finding(const argus_reader *rd, const argus_record *r, const char *what,
-                        const char *key)
+/* A finding export cannot take: exits 65 naming the record and WHAT is
+ * wrong (RD: the reader, for its place; NULL from a graph). */
+static void bad_finding(const argus_reader *rd, const argus_record *r, const char *what)
 {
     if (rd)
-        argus_record_fail(rd, r, "%.*s record %s \"%s\"", (int)r->type_len, r->type_name,
-                          what, key);
-    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record %s \"%s\"", extra_input,
-              (unsigned long long)extra_number, (int)r->type_len, r->type_name, what, key);
+        argus_record_fail(rd, r, "%.*s record: %s", (int)r->type_len, r->type_name, what);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record: %s", extra_input,
+              (unsigned long long)extra_number, (int)r->type_len, r->type_name, what);
 }
 
-static uint64_t need_uint(const argus_reader *rd, const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    if (!f || f->kind != ARGUS_V_UINT)
-        bad_finding(rd, r, "without an unsigned", key);
-    return f->u;
-}
+/* V, or DFLT where the finding has none. */
+static uint64_t or(uint64_t v, uint64_t dflt) { return v != ARGUS_ABSENT ? v : dflt; }
 
-static uint64_t opt_uint(const argus_record *r, const char *key, uint64_t dflt)
+/* Text S (NULL: none) in DST of SIZE bytes, cut at a character. */
+static void copy_finding_text(char *dst, size_t size, const char *s)
 {
-    const argus_field *f = argus_get_named(r, key);
-    return f && f->kind == ARGUS_V_UINT ? f->u : dflt;
-}
-
-static void opt_text(const argus_record *r, const char *key, char *dst, size_t size)
-{
-    const argus_field *f = argus_get_named(r, key);
     dst[0] = 0;
-    if (f && f->kind == ARGUS_V_TEXT && f->s)
-        snprintf(dst, size, "%.*s", (int)argus_utf8_cut(f->s, f->slen, size - 1), f->s);
+    if (s)
+        snprintf(dst, size, "%.*s", (int)argus_utf8_cut(s, strlen(s), size - 1), s);
 }
 
 /* A wait chain's links (dot draws them: link I, segs[I] waits on
@@ -336,10 +326,8 @@ typedef struct chain_link {
 static chain_link *links;
 static size_t nlinks, cap_links;
 
-static void mark_array(const argus_reader *rd, const argus_record *r, uint8_t bit, uint64_t hang)
+static void mark_segs(const uint64_t *segs, int n, uint8_t bit, uint64_t hang)
 {
-    uint64_t segs[4096];
-    int n = argus_get_named_uint_array(r, "segs", segs, 4096);
     if (bit == M_CHAIN && n > 1 && want_hang(hang)) {
         for (int i = 0; i + 1 < n; i++) {
             chain_link *l = ARGUS_PUSH(links, nlinks, cap_links);
@@ -347,44 +335,64 @@ static void mark_array(const argus_reader *rd, const argus_record *r, uint8_t bi
             l->to = segs[i + 1];
         }
     }
-    if (n < 0)
-        bad_finding(rd, r, "without an array of unsigned integers", "segs");
     for (int i = 0; i < n; i++)
         add_mark(segs[i], bit, hang, NONE64);
 }
 
-/* One analysis record (RD: the reader, for messages; NULL from a graph). */
+/* One analysis record (RD: the reader, for messages; NULL from a graph):
+ * the hangs, and the marks of their paths, chains and culprits. */
 static void take_finding(const argus_reader *rd, const argus_record *r)
 {
-#define IS(t) (r->type_len == sizeof t - 1 && memcmp(r->type_name, t, sizeof t - 1) == 0)
-    if (IS("hang")) {
+    argus_findings_mem mem = {0};
+    union {
+        argus_hang_finding hang;
+        argus_path_finding path;
+        argus_chain_finding chain;
+        argus_culprit_finding culprit;
+    } f;
+    bool ok = true;
+    switch (argus_finding_kind_of(r->type_name, r->type_len)) {
+    case ARGUS_F_HANG:
+        if (!(ok = argus_read_hang(r, &mem, &f.hang)))
+            break;
         hang_info *h = ARGUS_PUSH(hangs, nhangs, cap_hangs);
-        h->hang = need_uint(rd, r, "hang");
-        h->seg = need_uint(rd, r, "seg");
-        h->first_seg = opt_uint(r, "first_seg", h->seg);
-        h->tid = opt_uint(r, "tid", 0);
-        h->pid = opt_uint(r, "pid", 0);
-        h->begin = opt_uint(r, "begin", 0);
-        h->end = opt_uint(r, "end", h->begin);
-        h->duration = opt_uint(r, "duration", h->end - h->begin);
-        opt_text(r, "class", h->cls, sizeof h->cls);
-        opt_text(r, "indicator", h->indicator, sizeof h->indicator);
+        h->hang = f.hang.hang;
+        h->seg = f.hang.seg;
+        h->first_seg = or(f.hang.first_seg, h->seg);
+        h->tid = or(f.hang.tid, 0);
+        h->pid = or(f.hang.pid, 0);
+        h->begin = or(f.hang.begin, 0);
+        h->end = or(f.hang.end, h->begin);
+        h->duration = or(f.hang.duration, h->end - h->begin);
+        copy_finding_text(h->cls, sizeof h->cls, f.hang.cls);
+        copy_finding_text(h->indicator, sizeof h->indicator, f.hang.indicator);
         have_findings = true;
         add_mark(h->seg, M_HANG, h->hang, NONE64);
         if (h->first_seg != h->seg)
             add_mark(h->first_seg, M_HANG, h->hang, NONE64);
-    } else if (IS("path")) {
-        uint64_t hang = need_uint(rd, r, "hang");
-        if (opt_uint(r, "rank", 1) == 1)   /* the best path; the others are
-                                              ranked alternatives */
-            mark_array(rd, r, M_PATH, hang);
-    } else if (IS("wait_chain")) {
-        mark_array(rd, r, M_CHAIN, need_uint(rd, r, "hang"));
-    } else if (IS("culprit")) {
-        uint64_t hang = need_uint(rd, r, "hang");
-        add_mark(need_uint(rd, r, "seg"), M_CULPRIT, hang, opt_uint(r, "rank", 1));
+        break;
+    case ARGUS_F_PATH:
+        /* the best path; the others are ranked alternatives */
+        if ((ok = argus_read_path(r, &mem, &f.path)) && or(f.path.rank, 1) == 1)
+            mark_segs(f.path.segs, f.path.nsegs, M_PATH, f.path.hang);
+        break;
+    case ARGUS_F_WAIT_CHAIN:
+        if ((ok = argus_read_chain(r, &mem, &f.chain)))
+            mark_segs(f.chain.segs, f.chain.nsegs, M_CHAIN, f.chain.hang);
+        break;
+    case ARGUS_F_CULPRIT:
+        if (!(ok = argus_read_culprit(r, &mem, &f.culprit)))
+            break;
+        if (f.culprit.seg == ARGUS_ABSENT)
+            bad_finding(rd, r, "\"seg\" is missing or not an unsigned integer");
+        add_mark(f.culprit.seg, M_CULPRIT, f.culprit.hang, or(f.culprit.rank, 1));
+        break;
+    default:
+        break;
     }
-#undef IS
+    if (!ok)
+        bad_finding(rd, r, mem.error);
+    argus_findings_mem_free(&mem);
 }
 
 static void findings_from_graph(argus_graph *g, const argus_reader *rd)
@@ -1333,57 +1341,68 @@ static void thread_label(const argus_graph *g, uint32_t t, char *dst, size_t siz
              (unsigned long long)th->tid);
 }
 
-/* The thread TID of G as thread_label names it, else as the record R
- * does. */
-static void who(const argus_graph *g, const argus_record *r, uint64_t tid, char *dst, size_t size)
+/* The thread TID of G as thread_label names it, else as the finding
+ * does (PROC, THREAD: NULL where it has none). */
+static void who(const argus_graph *g, uint64_t tid, const char *proc, const char *thread,
+                char *dst, size_t size)
 {
     uint32_t t = argus_graph_thread(g, tid);
     if (t != ARGUS_NONE) {
         thread_label(g, t, dst, size);
         return;
     }
-    char proc[64], thread[64];
-    opt_text(r, "proc", proc, sizeof proc);
-    opt_text(r, "thread", thread, sizeof thread);
-    snprintf(dst, size, "%s/%s [%llu]", *proc ? proc : "?", *thread ? thread : "?",
+    char p[64], th[64];
+    copy_finding_text(p, sizeof p, proc);
+    copy_finding_text(th, sizeof th, thread);
+    snprintf(dst, size, "%s/%s [%llu]", *p ? p : "?", *th ? th : "?",
              (unsigned long long)tid);
 }
 
+/* What the page says of hang HANG: the hang, its best match, its
+ * culprits (records that do not read are left to take_finding). */
 static void html_findings(argus_graph *g, uint64_t hang)
 {
+    argus_findings_mem mem = {0};
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
-        bool is_hang = argus_extra_is(x, "hang"), is_match = argus_extra_is(x, "match"),
-             is_culprit = argus_extra_is(x, "culprit");
-        if (!is_hang && !is_match && !is_culprit)
+        argus_finding_kind k = argus_finding_kind_of(x->type, strlen(x->type));
+        if (k != ARGUS_F_HANG && k != ARGUS_F_MATCH && k != ARGUS_F_CULPRIT)
             continue;
         const argus_record *r = argus_graph_parse_extra(g, i);
-        if (!r || opt_uint(r, "hang", NONE64) != hang)
+        if (!r)
             continue;
-        if (is_hang) {
-            hang_at = opt_uint(r, "at", NONE64);
-            who(g, r, opt_uint(r, "tid", 0), hang_who, sizeof hang_who);
-            opt_text(r, "reason", hang_reason, sizeof hang_reason);
-            opt_text(r, "indicator", hang_indicator, sizeof hang_indicator);
-        } else if (is_match) {
-            if (opt_uint(r, "rank", 1) != 1)
+        if (k == ARGUS_F_HANG) {
+            argus_hang_finding h;
+            if (!argus_read_hang(r, &mem, &h) || h.hang != hang)
                 continue;
-            match_seg = opt_uint(r, "baseline_seg", NONE64);
-            match_distance = opt_uint(r, "distance", 0);
-            match_percent = opt_uint(r, "percent", 0);
-            opt_text(r, "baseline", match_name, sizeof match_name);
+            hang_at = h.at;
+            who(g, or(h.tid, 0), h.proc, h.thread, hang_who, sizeof hang_who);
+            copy_finding_text(hang_reason, sizeof hang_reason, h.reason);
+            copy_finding_text(hang_indicator, sizeof hang_indicator, h.indicator);
+        } else if (k == ARGUS_F_MATCH) {
+            argus_match_finding m;
+            if (!argus_read_match(r, &mem, &m) || m.hang != hang || or(m.rank, 1) != 1)
+                continue;
+            match_seg = m.baseline_seg;
+            match_distance = or(m.distance, 0);
+            match_percent = or(m.percent, 0);
+            copy_finding_text(match_name, sizeof match_name, m.baseline);
         } else {
+            argus_culprit_finding f;
+            if (!argus_read_culprit(r, &mem, &f) || f.hang != hang)
+                continue;
             html_culprit *c = ARGUS_PUSH(culprits, nculprits, cap_culprits);
-            c->rank = opt_uint(r, "rank", 1);
-            c->seg = opt_uint(r, "seg", NONE64);
-            c->tid = opt_uint(r, "tid", 0);
-            c->duration = opt_uint(r, "duration", 0);
-            c->baseline_seg = opt_uint(r, "baseline_seg", NONE64);
-            who(g, r, c->tid, c->who, sizeof c->who);
-            opt_text(r, "state", c->state, sizeof c->state);
-            opt_text(r, "reason", c->reason, sizeof c->reason);
+            c->rank = or(f.rank, 1);
+            c->seg = f.seg;
+            c->tid = f.tid;
+            c->duration = or(f.duration, 0);
+            c->baseline_seg = f.baseline_seg;
+            who(g, c->tid, f.proc, f.thread, c->who, sizeof c->who);
+            copy_finding_text(c->state, sizeof c->state, f.state);
+            copy_finding_text(c->reason, sizeof c->reason, f.reason);
         }
     }
+    argus_findings_mem_free(&mem);
 }
 
 static void panel_add_thread(panel *p, uint32_t t)

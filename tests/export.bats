@@ -364,10 +364,10 @@ EOF
     run sh -c "argus export < $BATS_TEST_TMPDIR/bad.cbor"
     assert_failure 65
     # (the header names the findings' path, so the offset varies)
-    assert_output --regexp '^argus-export: <stdin>: record 39 \(byte [0-9]+\): hang record without an unsigned "seg"$'
+    assert_output --regexp '^argus-export: <stdin>: record 39 \(byte [0-9]+\): hang record: "seg" is missing or not an unsigned integer$'
     run argus export --format dot "$BATS_TEST_TMPDIR/bad.cbor"
     assert_failure 65
-    assert_output "argus-export: $BATS_TEST_TMPDIR/bad.cbor: record 39: hang record without an unsigned \"seg\""
+    assert_output "argus-export: $BATS_TEST_TMPDIR/bad.cbor: record 39: hang record: \"seg\" is missing or not an unsigned integer"
     run argus export fixtures/demo/no-such.cbor
     assert_failure 66
     assert_output "argus-export: fixtures/demo/no-such.cbor: No such file or directory"

@@ -626,7 +626,7 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
     bool own = alone &&
                ((strcmp(chain.end, "timeout") == 0 &&
                  argus_wait_at(g, chain.segs[0], chain.since[0], &hw) &&
-                 argus_sleep_reason(hw.reason ? argus_graph_str(g, hw.reason) : NULL)) ||
+                 argus_sleep_reason(argus_graph_opt_str(g, hw.reason))) ||
                 (strcmp(chain.end, "io") == 0 && argus_final_wait(g, chain.segs[0], &hw) &&
                  hw.reason && strcmp(argus_graph_str(g, hw.reason), "disk") == 0));
     for (uint32_t i = chain.len; i-- > (own ? 0 : 1);) {    /* deepest first */
@@ -748,8 +748,8 @@ static void put_culprit(ctx *c, uint32_t hang, uint32_t rank, bool root,
     argus_culprit_finding f = {
         .hang = hang, .rank = rank, .root = root, .depth = x->depth, .branch = x->branch,
         .tid = th->tid, .pid = th->pid,
-        .proc = th->proc ? argus_graph_str(g, th->proc) : NULL,
-        .thread = th->name ? argus_graph_str(g, th->name) : NULL,
+        .proc = argus_graph_opt_str(g, th->proc),
+        .thread = argus_graph_opt_str(g, th->name),
         .seg = s->seg,
         .state = x->busy ? "busy" : x->runnable ? "runnable" : x->unknown ? "unknown" : "blocked",
         .since = x->since, .until = x->until, .duration = x->until - x->since,

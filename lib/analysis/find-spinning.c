@@ -850,8 +850,8 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
         .first_seg = retried ? first->seg : ARGUS_ABSENT,
         .waits = retried ? h->waits : ARGUS_ABSENT,
         .tid = th->tid, .pid = th->pid,
-        .proc = th->proc ? argus_graph_str(g, th->proc) : NULL,
-        .thread = th->name ? argus_graph_str(g, th->name) : NULL,
+        .proc = argus_graph_opt_str(g, th->proc),
+        .thread = argus_graph_opt_str(g, th->name),
         .begin = begin, .end = until, .duration = until - begin,
         .cls = cls, .indicator = h->indicator, .at = h->at,
         .event = h->event,
@@ -866,7 +866,7 @@ static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
     if (is_wait) {
         f.wait = hw.id;
         f.resource = hw.resource;
-        f.reason = hw.reason ? argus_graph_str(g, hw.reason) : NULL;
+        f.reason = argus_graph_opt_str(g, hw.reason);
         f.result = wake_name(hw.wake);
         if (hw.runnable >= MS)  /* then waited for a CPU */
             f.runnable = hw.runnable;

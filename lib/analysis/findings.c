@@ -73,7 +73,7 @@ static void put_b(sink *o, const char *key, bool v)
 
 static void put_uints(sink *o, const char *key, const uint64_t *v, int n)
 {
-    if (!put_key(o, key))
+    if (!v || !put_key(o, key))
         return;
     argus_put_array(o->w, (uint64_t)n);
     for (int i = 0; i < n; i++)
@@ -82,7 +82,7 @@ static void put_uints(sink *o, const char *key, const uint64_t *v, int n)
 
 static void put_texts(sink *o, const char *key, const char *const *v, int n)
 {
-    if (!put_key(o, key))
+    if (!v || !put_key(o, key))
         return;
     argus_put_array(o->w, (uint64_t)n);
     for (int i = 0; i < n; i++)
@@ -439,10 +439,11 @@ static int get_array(const argus_record *r, argus_findings_mem *m, const char *k
             tv[n++] = mem_text(m, (const char *)p + e.len, e.arg);
         p += len;
     }
+    /* present, even empty: not NULL, so that it is written again */
     if (u)
-        *u = n ? uv : NULL;
+        *u = uv;
     if (t)
-        *t = n ? tv : NULL;
+        *t = tv;
     return (int)n;
 }
 
@@ -457,6 +458,7 @@ static bool need_array(const argus_record *r, argus_findings_mem *m, const char 
 bool argus_read_hang(const argus_record *r, argus_findings_mem *m, argus_hang_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     if (!need_u(r, m, "hang", &f->hang) || !need_u(r, m, "seg", &f->seg))
         return false;
     f->first_seg = get_u(r, "first_seg");
@@ -488,6 +490,7 @@ bool argus_read_hang(const argus_record *r, argus_findings_mem *m, argus_hang_fi
 bool argus_read_path(const argus_record *r, argus_findings_mem *m, argus_path_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     if (!need_u(r, m, "hang", &f->hang))
         return false;
     f->rank = get_u(r, "rank");
@@ -508,6 +511,7 @@ bool argus_read_path(const argus_record *r, argus_findings_mem *m, argus_path_fi
 bool argus_read_chain(const argus_record *r, argus_findings_mem *m, argus_chain_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     if (!need_u(r, m, "hang", &f->hang))
         return false;
     f->end = get_s(r, m, "end");
@@ -530,6 +534,7 @@ bool argus_read_chain(const argus_record *r, argus_findings_mem *m, argus_chain_
 bool argus_read_cpath(const argus_record *r, argus_findings_mem *m, argus_cpath_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     if (!need_u(r, m, "hang", &f->hang))
         return false;
     const argus_field *steps = argus_get_named(r, "steps");
@@ -584,6 +589,7 @@ bool argus_read_cpath(const argus_record *r, argus_findings_mem *m, argus_cpath_
 bool argus_read_match(const argus_record *r, argus_findings_mem *m, argus_match_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     f->hang = get_u(r, "hang");
     f->seg = get_u(r, "seg");
     f->rank = get_u(r, "rank");
@@ -600,6 +606,7 @@ bool argus_read_no_match(const argus_record *r, argus_findings_mem *m,
                          argus_no_match_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     f->hang = get_u(r, "hang");
     f->seg = get_u(r, "seg");
     f->why = get_s(r, m, "why");
@@ -616,6 +623,7 @@ bool argus_read_culprit(const argus_record *r, argus_findings_mem *m,
                         argus_culprit_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     if (!need_u(r, m, "hang", &f->hang))
         return false;
     f->rank = get_u(r, "rank");
@@ -643,6 +651,7 @@ bool argus_read_culprit(const argus_record *r, argus_findings_mem *m,
 bool argus_read_branch(const argus_record *r, argus_findings_mem *m, argus_branch_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     f->chosen = get_u(r, "chosen");
     return need_u(r, m, "hang", &f->hang) && need_u(r, m, "at", &f->at) &&
            need_array(r, m, "choices", CBOR_UINT, &f->choices, NULL, &f->nchoices);
@@ -651,6 +660,7 @@ bool argus_read_branch(const argus_record *r, argus_findings_mem *m, argus_branc
 bool argus_read_loss(const argus_record *r, argus_findings_mem *m, argus_loss_finding *f)
 {
     memset(f, 0, sizeof *f);
+    f->number = r->number;
     f->kind = get_s(r, m, "kind");
     f->cpu = get_u(r, "cpu");
     f->events = get_u(r, "events");

@@ -190,6 +190,11 @@ const char *argus_graph_str(const argus_graph *g, uint32_t off)
     return off ? g->strings + off : "";
 }
 
+const char *argus_graph_opt_str(const argus_graph *g, uint32_t off)
+{
+    return off ? argus_graph_str(g, off) : NULL;
+}
+
 uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len)
 {
     if (!s || !len)
@@ -1805,6 +1810,7 @@ const argus_record *argus_graph_parse_extra(argus_graph *g, uint32_t i)
     if (argus_parse_record(g->p->parser, g->extra_pool + x->off, x->len, &r,
                            err, sizeof err) <= 0)
         return NULL;            /* it was read by the same parser once */
+    r->number = x->number;      /* its place in the stream, not in the pool */
     return r;
 }
 
@@ -1853,28 +1859,4 @@ uint32_t argus_sig_edits(const uint32_t *x, uint32_t n, const uint32_t *y, uint3
         cur = t;
     }
     return prev[m] > cap ? cap + 1 : prev[m];
-}
-
-/* ---- writing ------------------------------------------------------------------ */
-int argus_thread_field_count(const argus_graph *g, uint32_t t)
-{
-    const argus_gthread *th = &g->threads[t];
-    return 2 + (th->proc != 0) + (th->name != 0);
-}
-
-void argus_put_thread_fields(argus_writer *w, const argus_graph *g, uint32_t t)
-{
-    const argus_gthread *th = &g->threads[t];
-    argus_put_key(w, "tid");
-    argus_put_uint(w, th->tid);
-    argus_put_key(w, "pid");
-    argus_put_uint(w, th->pid);
-    if (th->proc) {
-        argus_put_key(w, "proc");
-        argus_put_cstr(w, argus_graph_str(g, th->proc));
-    }
-    if (th->name) {
-        argus_put_key(w, "thread");
-        argus_put_cstr(w, argus_graph_str(g, th->name));
-    }
 }

@@ -3,6 +3,7 @@
  * and the culprits) as text a developer reads in a minute
  * (docs/stages/report.md; the command line is filters/report.c). */
 #include "argus/analysis/report.h"
+#include "argus/analysis/findings.h"
 #include "argus/analysis/causal.h"
 #include "argus/decode/android.h"
 #include "argus/decode/ftrace.h"
@@ -34,33 +35,6 @@ static bool in_table;           /* escaping for a markdown table cell */
 static const argus_graph *G;
 
 /* ---- memory: everything parsed lives until the end ---------------------- */
-static void **owned;
-static size_t nowned, cap_owned;
-
-static void *keep(void *p)
-{
-    if (!p)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
-    if (nowned == cap_owned) {
-        cap_owned = cap_owned ? cap_owned * 2 : 64;
-        owned = realloc(owned, cap_owned * sizeof *owned);
-        if (!owned)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
-    }
-    owned[nowned++] = p;
-    return p;
-}
-
-static void free_owned(void)
-{
-    for (size_t i = 0; i < nowned; i++)
-        free(owned[i]);
-    free(owned);
-    owned = NULL;
-    nowned = cap_owned = 0;
-}
-
-/* ---- a string builder ---------------------------------------------------- */
 typedef struct sb {
     char *p;
     size_t len, cap;
@@ -578,76 +552,18 @@ static void sb_seg_events(sb *b, uint32_t si)
     }
 }
 
-/* ---- the analysis records -------------------------------------------------------- */
-typedef struct hang_rec {
-    uint64_t hang, seg, tid, pid, begin, end, duration, at, event, events,
-        yields, blocked, timeouts, wait, resource, waits, runnable;
-    const char *proc, *thread, *cls, *indicator, *reason, *result;
-    bool open;                  /* SPIN-LOOP: not back at its wait at the end */
-    uint32_t si;
-} hang_rec;
-
-typedef struct path_rec {
-    uint64_t hang, rank, ui;
-    int64_t score;
-    bool complete;
-    uint64_t *segs, *from, *to;
-    const char **kinds;
-    int nsegs, nfrom, nto, nkinds;
-    const char *ui_kind;
-    uint32_t order;
-} path_rec;
-
-typedef struct chain_rec {
-    uint64_t hang, resource;
-    uint64_t *segs, *tids, *since, *until, *waits;
-    const char **via, **states;
-    int nsegs, ntids, nvia, nstates, nsince, nuntil, nwaits;
-    const char *end, *reason;
-} chain_rec;
-
-typedef struct match_rec {
-    uint64_t hang, seg, rank, baseline_seg, distance, percent, size, baseline_size;
-    const char *baseline, *by;
-    uint32_t order;
-} match_rec;
-
-/* SIM-NONE: a hang with no similar node, why, and the nearest. */
-typedef struct no_match_rec {
-    uint64_t hang, seg, nearest, distance, percent, size, baseline_size;
-    const char *why;
-} no_match_rec;
-
-typedef struct culprit_rec {
-    uint64_t hang, rank, depth, branch, tid, pid, seg, since, until, duration,
-        wait, resource, waits_on, baseline_seg;
-    bool root;
-    const char *proc, *thread, *state, *reason, *missing, *evidence;
-    uint32_t order;
-} culprit_rec;
-
-typedef struct branch_rec {
-    uint64_t hang, at, chosen;
-    uint64_t *choices;
-    int nchoices;
-} branch_rec;
-
-typedef struct cpath_rec {
-    uint64_t hang;
-    uint64_t *tid, *from, *to;
-    const char **state;
-    int n;
-} cpath_rec;
+/* ---- the analysis records (read through lib/analysis/findings.c) ------------------ */
+static argus_findings_mem mem;  /* their texts and arrays */
 
 #define LIST(T) struct { T *v; uint32_t n; size_t cap; }
-static LIST(hang_rec) hangs;
-static LIST(path_rec) paths;
-static LIST(chain_rec) chains;
-static LIST(match_rec) matches;
-static LIST(no_match_rec) no_matches;
-static LIST(culprit_rec) culprits;
-static LIST(branch_rec) branches;
-static LIST(cpath_rec) cpaths;
+static LIST(argus_hang_finding) hangs;
+static LIST(argus_path_finding) paths;
+static LIST(argus_chain_finding) chains;
+static LIST(argus_match_finding) matches;
+static LIST(argus_no_match_finding) no_matches;
+static LIST(argus_culprit_finding) culprits;
+static LIST(argus_branch_finding) branches;
+static LIST(argus_cpath_finding) cpaths;
 
 /* A list's records by hang: (hang, position) pairs in that order, so that
  * a hang's records are found by a binary search, not a pass over the list
@@ -666,91 +582,6 @@ static hang_index ix_paths, ix_chains, ix_matches, ix_no_matches, ix_culprits, i
 #define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
 
 
-static uint64_t fu(const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    return f && f->kind == ARGUS_V_UINT ? f->u : NONE;
-}
-
-static bool fi(const argus_record *r, const char *key, int64_t *out)
-{
-    const argus_field *f = argus_get_named(r, key);
-    if (f && f->kind == ARGUS_V_UINT && f->u <= INT64_MAX) {
-        *out = (int64_t)f->u;
-        return true;
-    }
-    if (f && f->kind == ARGUS_V_NEGINT && f->u < INT64_MAX) {
-        *out = -1 - (int64_t)f->u;
-        return true;
-    }
-    return false;
-}
-
-static bool fb(const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    return f && f->kind == ARGUS_V_BOOL && f->u;
-}
-
-static const char *fs(const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    if (!f || f->kind != ARGUS_V_TEXT || !f->s)
-        return NULL;
-    return keep(strndup(f->s, f->slen));
-}
-
-/* Elements of an array of uints (MAJOR CBOR_UINT, into *U) or texts
- * (CBOR_TEXT, into *T): the count, 0 when absent, -1 when the field is
- * not such an array. */
-static int farr(const argus_record *r, const char *key, unsigned major,
-                uint64_t **u, const char ***t)
-{
-    const argus_field *f = argus_get_named(r, key);
-    if (!f)
-        return 0;
-    if (f->kind != ARGUS_V_ARRAY)
-        return -1;
-    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
-    argus_cbor_head_info h;
-    if (!argus_cbor_read_head(p, (size_t)(end - p), &h))
-        return -1;
-    bool indef = h.info == 31;
-    p += h.len;
-    int n = 0, cap = 0;
-    uint64_t *uv = NULL;
-    const char **tv = NULL;
-    for (uint64_t i = 0; indef ? (p < end && *p != 0xff) : i < h.arg; i++) {
-        argus_cbor_head_info e;
-        size_t len = argus_cbor_item_len(p, (size_t)(end - p));
-        if (!len || !argus_cbor_read_head(p, (size_t)(end - p), &e) ||
-            e.major != major || e.info == 31) {
-            free(uv);
-            free(tv);
-            return -1;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 8;
-            if (major == CBOR_UINT)
-                uv = realloc(uv, (size_t)cap * sizeof *uv);
-            else
-                tv = realloc(tv, (size_t)cap * sizeof *tv);
-            if (!uv && !tv)
-                argus_die(ARGUS_EX_IOERR, "out of memory");
-        }
-        if (major == CBOR_UINT)
-            uv[n++] = e.arg;
-        else
-            tv[n++] = keep(strndup((const char *)p + e.len, e.arg));
-        p += len;
-    }
-    if (major == CBOR_UINT)
-        *u = uv ? keep(uv) : NULL;
-    else
-        *t = tv ? keep(tv) : NULL;
-    return n;
-}
-
 /* The place in the stream of the findings record being read, for
  * bad_record's message. */
 static uint64_t record_number;
@@ -767,14 +598,6 @@ static void bad_record(const char *type, const char *fmt, ...)
               (unsigned long long)record_number, type, what);
 }
 
-static uint64_t need_u(const argus_record *r, const char *type, const char *key)
-{
-    uint64_t v = fu(r, key);
-    if (v == NONE)
-        bad_record(type, "\"%s\" is missing or not an unsigned integer", key);
-    return v;
-}
-
 static uint32_t need_seg(const char *type, uint64_t hang, uint64_t seg)
 {
     uint32_t si = argus_graph_find_seg(G, seg);
@@ -784,225 +607,87 @@ static uint32_t need_seg(const char *type, uint64_t hang, uint64_t seg)
     return si;
 }
 
-static int need_arr(const argus_record *r, const char *type, const char *key,
-                    unsigned major, uint64_t **u, const char ***t)
+/* The index in G of hang H's segment (read_extras checked it is there). */
+static uint32_t hang_si(const argus_hang_finding *h)
 {
-    int n = farr(r, key, major, u, t);
-    if (n < 0)
-        bad_record(type, "\"%s\" is not an array of %s", key,
-                   major == CBOR_UINT ? "unsigned integers" : "texts");
-    return n;
+    return argus_graph_find_seg(G, h->seg);
 }
 
+/* Each reads record R of its kind into its list, or exits 65 saying what
+ * is wrong with it; the records' segments must be G's. */
 static void read_hang(const argus_record *r)
 {
-    hang_rec *h = &PUSH(hangs);
-    memset(h, 0, sizeof *h);
-    h->hang = need_u(r, "hang", "hang");
-    h->seg = need_u(r, "hang", "seg");
-    h->si = need_seg("hang", h->hang, h->seg);
-    h->tid = fu(r, "tid");
-    h->pid = fu(r, "pid");
-    h->begin = fu(r, "begin");
-    h->end = fu(r, "end");
-    h->duration = fu(r, "duration");
-    h->at = fu(r, "at");
-    h->event = fu(r, "event");
-    h->events = fu(r, "events");
-    h->yields = fu(r, "yields");
-    h->blocked = fu(r, "blocked");
-    h->timeouts = fu(r, "timeouts");
-    h->waits = fu(r, "waits");
-    h->runnable = fu(r, "runnable");
-    h->wait = fu(r, "wait");
-    h->resource = fu(r, "resource");
-    h->proc = fs(r, "proc");
-    h->thread = fs(r, "thread");
-    h->cls = fs(r, "class");
-    h->indicator = fs(r, "indicator");
-    h->reason = fs(r, "reason");
-    h->result = fs(r, "result");
-    h->open = fb(r, "open");
+    argus_hang_finding *h = &PUSH(hangs);
+    if (!argus_read_hang(r, &mem, h))
+        bad_record("hang", "%s", mem.error);
+    need_seg("hang", h->hang, h->seg);
 }
 
-static void read_path(const argus_record *r, uint32_t order)
+static void read_path(const argus_record *r)
 {
-    path_rec *p = &PUSH(paths);
-    memset(p, 0, sizeof *p);
-    p->order = order;
-    p->hang = need_u(r, "path", "hang");
-    p->rank = fu(r, "rank");
+    argus_path_finding *p = &PUSH(paths);
+    if (!argus_read_path(r, &mem, p))
+        bad_record("path", "%s", mem.error);
     if (p->rank == NONE)
         p->rank = 1;          /* ranked by stream order */
-    if (!fi(r, "score", &p->score))
-        p->score = 0;
-    p->complete = fb(r, "complete");
-    p->nsegs = need_arr(r, "path", "segs", CBOR_UINT, &p->segs, NULL);
     if (p->nsegs == 0)
         bad_record("path", "hang %llu: \"segs\" is missing or empty",
                    (unsigned long long)p->hang);
     for (int i = 0; i < p->nsegs; i++)
         need_seg("path", p->hang, p->segs[i]);
-    p->nfrom = need_arr(r, "path", "edge_from", CBOR_UINT, &p->from, NULL);
-    p->nto = need_arr(r, "path", "edge_to", CBOR_UINT, &p->to, NULL);
-    p->nkinds = need_arr(r, "path", "edge_kinds", CBOR_TEXT, NULL, &p->kinds);
-    p->ui = fu(r, "ui");
-    p->ui_kind = fs(r, "ui_kind");
 }
 
 static void read_chain(const argus_record *r)
 {
-    chain_rec *c = &PUSH(chains);
-    memset(c, 0, sizeof *c);
-    c->hang = need_u(r, "wait_chain", "hang");
-    c->nsegs = need_arr(r, "wait_chain", "segs", CBOR_UINT, &c->segs, NULL);
+    argus_chain_finding *c = &PUSH(chains);
+    if (!argus_read_chain(r, &mem, c))
+        bad_record("wait_chain", "%s", mem.error);
     for (int i = 0; i < c->nsegs; i++)
         need_seg("wait_chain", c->hang, c->segs[i]);
-    c->ntids = need_arr(r, "wait_chain", "tids", CBOR_UINT, &c->tids, NULL);
-    /* "via" is a text array here (a text in ipc events) */
-    c->nvia = farr(r, "links", CBOR_TEXT, NULL, &c->via);
-    if (c->nvia < 0)
-        c->nvia = 0;
-    /* each link's state and stretch */
-    c->nstates = need_arr(r, "wait_chain", "states", CBOR_TEXT, NULL, &c->states);
-    c->nsince = need_arr(r, "wait_chain", "since", CBOR_UINT, &c->since, NULL);
-    c->nuntil = need_arr(r, "wait_chain", "until", CBOR_UINT, &c->until, NULL);
-    c->nwaits = need_arr(r, "wait_chain", "waits", CBOR_UINT, &c->waits, NULL);
-    c->end = fs(r, "end");
-    c->resource = fu(r, "resource");
-    c->reason = fs(r, "reason");
 }
 
-static void read_match(const argus_record *r, uint32_t order)
+static void read_match(const argus_record *r)
 {
-    if (fu(r, "hang") == NONE)
+    argus_match_finding m;
+    bool ok = argus_read_match(r, &mem, &m);
+    if (m.hang == NONE)
         return;                 /* a match for --seg: not a hang's */
-    match_rec *m = &PUSH(matches);
-    memset(m, 0, sizeof *m);
-    m->order = order;
-    m->hang = fu(r, "hang");
-    m->seg = fu(r, "seg");
-    m->rank = fu(r, "rank");
-    if (m->rank == NONE)
-        m->rank = 1;          /* ranked by stream order */
-    m->baseline_seg = need_u(r, "match", "baseline_seg");
-    m->distance = fu(r, "distance");
-    m->percent = fu(r, "percent");
-    m->size = fu(r, "size");
-    m->baseline_size = fu(r, "baseline_size");
-    m->baseline = fs(r, "baseline");
-    m->by = fs(r, "by");
+    if (!ok)
+        bad_record("match", "%s", mem.error);
+    if (m.rank == NONE)
+        m.rank = 1;           /* ranked by stream order */
+    PUSH(matches) = m;
 }
 
 static void read_no_match(const argus_record *r)
 {
-    if (fu(r, "hang") == NONE)
-        return;                 /* for --seg: not a hang's */
-    no_match_rec *m = &PUSH(no_matches);
-    m->hang = fu(r, "hang");
-    m->seg = fu(r, "seg");
-    m->nearest = fu(r, "nearest");
-    m->distance = fu(r, "distance");
-    m->percent = fu(r, "percent");
-    m->size = fu(r, "size");
-    m->baseline_size = fu(r, "baseline_size");
-    m->why = fs(r, "why");
+    argus_no_match_finding m;
+    argus_read_no_match(r, &mem, &m);
+    if (m.hang != NONE)         /* else for --seg: not a hang's */
+        PUSH(no_matches) = m;
 }
 
-static void read_culprit(const argus_record *r, uint32_t order)
+static void read_culprit(const argus_record *r)
 {
-    culprit_rec *c = &PUSH(culprits);
-    memset(c, 0, sizeof *c);
-    c->order = order;
-    c->hang = need_u(r, "culprit", "hang");
-    c->rank = fu(r, "rank");
+    argus_culprit_finding *c = &PUSH(culprits);
+    if (!argus_read_culprit(r, &mem, c))
+        bad_record("culprit", "%s", mem.error);
     if (c->rank == NONE)
         c->rank = 1;          /* ranked by stream order */
-    c->root = fb(r, "root");
-    c->depth = fu(r, "depth");
-    c->branch = fu(r, "branch");
-    c->tid = need_u(r, "culprit", "tid");
-    c->pid = fu(r, "pid");
-    c->seg = fu(r, "seg");
     if (c->seg != NONE)
         need_seg("culprit", c->hang, c->seg);
-    c->since = fu(r, "since");
-    c->until = fu(r, "until");
-    c->duration = fu(r, "duration");
-    c->wait = fu(r, "wait");
-    c->resource = fu(r, "resource");
-    c->waits_on = fu(r, "waits_on");
-    c->baseline_seg = fu(r, "baseline_seg");
-    c->proc = fs(r, "proc");
-    c->thread = fs(r, "thread");
-    c->state = fs(r, "state");
-    c->reason = fs(r, "reason");
-    c->missing = fs(r, "missing");
-    c->evidence = fs(r, "evidence");
 }
 
 static void read_branch(const argus_record *r)
 {
-    branch_rec *b = &PUSH(branches);
-    memset(b, 0, sizeof *b);
-    b->hang = need_u(r, "branch", "hang");
-    b->at = need_u(r, "branch", "at");
-    b->nchoices = need_arr(r, "branch", "choices", CBOR_UINT, &b->choices, NULL);
-    b->chosen = fu(r, "chosen");
+    if (!argus_read_branch(r, &mem, &PUSH(branches)))
+        bad_record("branch", "%s", mem.error);
 }
 
-/* A critical_path record: "steps", an array of maps {tid, from, to,
- * state}, each a uint but state (text). */
 static void read_cpath(const argus_record *r)
 {
-    cpath_rec *c = &PUSH(cpaths);
-    memset(c, 0, sizeof *c);
-    c->hang = need_u(r, "critical_path", "hang");
-    const argus_field *f = argus_get_named(r, "steps");
-    if (!f || f->kind != ARGUS_V_ARRAY)
-        bad_record("critical_path", "\"steps\" is not an array");
-    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
-    argus_cbor_head_info h;
-    if (!argus_cbor_read_head(p, (size_t)(end - p), &h) || h.info == 31 || h.major != 4 ||
-        h.arg > (size_t)(end - p))
-        bad_record("critical_path", "\"steps\" is not an array of known length");
-    p += h.len;
-    int n = (int)h.arg;
-    c->tid = keep(calloc((size_t)n + 1, sizeof *c->tid));
-    c->from = keep(calloc((size_t)n + 1, sizeof *c->from));
-    c->to = keep(calloc((size_t)n + 1, sizeof *c->to));
-    c->state = keep(calloc((size_t)n + 1, sizeof *c->state));
-    for (int i = 0; i < n; i++) {
-        argus_cbor_head_info m;
-        if (!argus_cbor_read_head(p, (size_t)(end - p), &m) || m.major != 5 || m.info == 31)
-            bad_record("critical_path", "step %d is not a map", i);
-        p += m.len;
-        c->tid[i] = c->from[i] = c->to[i] = NONE;
-        for (uint64_t k = 0; k < m.arg; k++) {
-            argus_cbor_head_info kh, vh;
-            if (!argus_cbor_read_head(p, (size_t)(end - p), &kh) || kh.major != 3 ||
-                kh.info == 31 || kh.arg > (size_t)(end - p) - kh.len)
-                bad_record("critical_path", "step %d has a key that is not a text", i);
-            const char *key = (const char *)p + kh.len;
-            size_t klen = kh.arg;
-            p += kh.len + kh.arg;
-            size_t vlen = argus_cbor_item_len(p, (size_t)(end - p));
-            if (!vlen || !argus_cbor_read_head(p, (size_t)(end - p), &vh))
-                bad_record("critical_path", "step %d is cut short", i);
-            uint64_t *u = klen == 3 && !memcmp(key, "tid", 3)    ? &c->tid[i]
-                          : klen == 4 && !memcmp(key, "from", 4) ? &c->from[i]
-                          : klen == 2 && !memcmp(key, "to", 2)   ? &c->to[i] : NULL;
-            if (u && vh.major == 0)
-                *u = vh.arg;
-            else if (klen == 5 && !memcmp(key, "state", 5) && vh.major == 3 && vh.info != 31)
-                c->state[i] = keep(strndup((const char *)p + vh.len, vh.arg));
-            p += vlen;
-        }
-        if (c->tid[i] == NONE || c->from[i] == NONE || c->to[i] == NONE || !c->state[i] ||
-            c->to[i] < c->from[i])
-            bad_record("critical_path", "step %d lacks tid, from, to or state", i);
-    }
-    c->n = n;
+    if (!argus_read_cpath(r, &mem, &PUSH(cpaths)))
+        bad_record("critical_path", "%s", mem.error);
 }
 
 /* ---- what the trace lost (decode's DEC-LOSS `loss` records) ---------------- */
@@ -1018,41 +703,39 @@ static struct {
 
 static void read_loss(const argus_record *r)
 {
-    const char *kind = fs(r, "kind");
-    uint64_t u;
-    if (!kind)
+    argus_loss_finding f;
+    if (!argus_read_loss(r, &mem, &f))
         return;
-    if (strcmp(kind, "overwritten") == 0) {
+    if (strcmp(f.kind, "overwritten") == 0) {
         loss.any = true;
-        if ((u = fu(r, "events")) != NONE)
-            loss.overwritten += u;
-        if ((u = fu(r, "written")) != NONE && u > loss.written)
-            loss.written = u;
-    } else if (strcmp(kind, "cpu_start") == 0 && (u = fu(r, "since")) != NONE) {
+        if (f.events != NONE)
+            loss.overwritten += f.events;
+        if (f.written != NONE && f.written > loss.written)
+            loss.written = f.written;
+    } else if (strcmp(f.kind, "cpu_start") == 0 && f.since != NONE) {
         loss.any = true;
-        if (!loss.have_start || u > loss.late_since) {
-            loss.late_since = u;
-            loss.late_cpu = fu(r, "cpu");
+        if (!loss.have_start || f.since > loss.late_since) {
+            loss.late_since = f.since;
+            loss.late_cpu = f.cpu;
             loss.have_start = true;
         }
-    } else if (strcmp(kind, "dropped") == 0) {
+    } else if (strcmp(f.kind, "dropped") == 0) {
         loss.any = true;
-        if ((u = fu(r, "events")) != NONE)
-            loss.dropped += u;
-        uint64_t from = fu(r, "from"), to = fu(r, "to");
-        if (from == NONE || to == NONE) {
+        if (f.events != NONE)
+            loss.dropped += f.events;
+        if (f.from == NONE || f.to == NONE) {
             loss.drop_any_time = true;
         } else {
-            if (!loss.drop_when || from < loss.drop_from)
-                loss.drop_from = from;
-            if (!loss.drop_when || to > loss.drop_to)
-                loss.drop_to = to;
+            if (!loss.drop_when || f.from < loss.drop_from)
+                loss.drop_from = f.from;
+            if (!loss.drop_when || f.to > loss.drop_to)
+                loss.drop_to = f.to;
             loss.drop_when = true;
         }
-    } else if (strcmp(kind, "cut") == 0) {
+    } else if (strcmp(f.kind, "cut") == 0) {
         loss.any = true;
-        loss.cut_line = fu(r, "line") != NONE ? fu(r, "line") : 1;
-    } else if (strcmp(kind, "no_end") == 0) {
+        loss.cut_line = f.line != NONE ? f.line : 1;
+    } else if (strcmp(f.kind, "no_end") == 0) {
         loss.any = true;
         loss.no_end = true;
     }
@@ -1067,7 +750,7 @@ static bool late_start(void)
 
 /* Whether hang H's window, or the stretch before it where its cause
  * would be, falls where the trace lost events. */
-static bool hang_in_loss(const hang_rec *h)
+static bool hang_in_loss(const argus_hang_finding *h)
 {
     uint64_t lo = h->begin > CAUSE_BEFORE ? h->begin - CAUSE_BEFORE : 0, hi = h->end;
     return (late_start() && lo < loss.late_since) || loss.drop_any_time ||
@@ -1147,29 +830,23 @@ static void read_extras(argus_graph *g)
 {
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
-        static const char *const types[] = {"hang", "path", "wait_chain", "match",
-                                            "culprit", "branch", "critical_path",
-                                            "no_match", "loss"};
-        int t = -1;
-        for (int k = 0; k < 9; k++)
-            if (argus_extra_is(x, types[k]))
-                t = k;
-        if (t < 0)
+        argus_finding_kind k = argus_finding_kind_of(x->type, strlen(x->type));
+        if (k == ARGUS_F_NONE)
             continue;
         record_number = x->number;
         const argus_record *r = argus_graph_parse_extra(g, i);
         if (!r)
-            bad_record(types[t], "cannot be parsed again");
-        switch (t) {
-        case 0: read_hang(r); break;
-        case 1: read_path(r, i); break;
-        case 2: read_chain(r); break;
-        case 3: read_match(r, i); break;
-        case 4: read_culprit(r, i); break;
-        case 5: read_branch(r); break;
-        case 7: read_no_match(r); break;
-        case 8: read_loss(r); break;
-        default: read_cpath(r); break;
+            bad_record(argus_finding_kind_name(k), "cannot be parsed again");
+        switch (k) {
+        case ARGUS_F_HANG: read_hang(r); break;
+        case ARGUS_F_PATH: read_path(r); break;
+        case ARGUS_F_WAIT_CHAIN: read_chain(r); break;
+        case ARGUS_F_CRITICAL_PATH: read_cpath(r); break;
+        case ARGUS_F_MATCH: read_match(r); break;
+        case ARGUS_F_NO_MATCH: read_no_match(r); break;
+        case ARGUS_F_CULPRIT: read_culprit(r); break;
+        case ARGUS_F_BRANCH: read_branch(r); break;
+        default: read_loss(r); break;
         }
     }
 }
@@ -1178,31 +855,31 @@ static int cmp_u(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
 static int by_hang(const void *a, const void *b)
 {
-    return cmp_u(((const hang_rec *)a)->hang, ((const hang_rec *)b)->hang);
+    return cmp_u(((const argus_hang_finding *)a)->hang, ((const argus_hang_finding *)b)->hang);
 }
 
 static int by_path_rank(const void *a, const void *b)
 {
-    const path_rec *x = a, *y = b;
+    const argus_path_finding *x = a, *y = b;
     int c = cmp_u(x->hang, y->hang);
     if (!c) c = cmp_u(x->rank, y->rank);
-    return c ? c : cmp_u(x->order, y->order);
+    return c ? c : cmp_u(x->number, y->number);
 }
 
 static int by_match_rank(const void *a, const void *b)
 {
-    const match_rec *x = a, *y = b;
+    const argus_match_finding *x = a, *y = b;
     int c = cmp_u(x->hang, y->hang);
     if (!c) c = cmp_u(x->rank, y->rank);
-    return c ? c : cmp_u(x->order, y->order);
+    return c ? c : cmp_u(x->number, y->number);
 }
 
 static int by_culprit_rank(const void *a, const void *b)
 {
-    const culprit_rec *x = a, *y = b;
+    const argus_culprit_finding *x = a, *y = b;
     int c = cmp_u(x->hang, y->hang);
     if (!c) c = cmp_u(x->rank, y->rank);
-    return c ? c : cmp_u(x->order, y->order);
+    return c ? c : cmp_u(x->number, y->number);
 }
 
 /* ---- layout -------------------------------------------------------------------------
@@ -1334,17 +1011,17 @@ static void trace_summary(sb *b)
     sb_puts(b, ".");
 }
 
-static uint64_t hang_begin(const hang_rec *h)
+static uint64_t hang_begin(const argus_hang_finding *h)
 {
-    return h->begin != NONE ? h->begin : G->segs[h->si].begin;
+    return h->begin != NONE ? h->begin : G->segs[hang_si(h)].begin;
 }
 
-static uint64_t hang_end(const hang_rec *h)
+static uint64_t hang_end(const argus_hang_finding *h)
 {
-    return h->end != NONE ? h->end : argus_seg_until(G, &G->segs[h->si]);
+    return h->end != NONE ? h->end : argus_seg_until(G, &G->segs[hang_si(h)]);
 }
 
-static uint64_t hang_duration(const hang_rec *h)
+static uint64_t hang_duration(const argus_hang_finding *h)
 {
     if (h->duration != NONE)
         return h->duration;
@@ -1353,16 +1030,16 @@ static uint64_t hang_duration(const hang_rec *h)
 }
 
 /* SPIN-CLASS, in words. */
-static void sb_class(sb *b, const hang_rec *h)
+static void sb_class(sb *b, const argus_hang_finding *h)
 {
-    const argus_seg *s = &G->segs[h->si];
+    const argus_seg *s = &G->segs[hang_si(h)];
     const char *cls = h->cls ? h->cls : "unknown";
     sb_sym(b, cls);
     sb_puts(b, NBS "- ");
     if (strcmp(cls, "wait") == 0) {
         uint64_t w = h->wait != NONE ? h->wait : s->wait_id;
-        const argus_key_event *k = key_of(h->si, w);
-        uint64_t from = k ? k->ts : ends_in_wait(s) ? wait_began(h->si) : hang_begin(h);
+        const argus_key_event *k = key_of(hang_si(h), w);
+        uint64_t from = k ? k->ts : ends_in_wait(s) ? wait_began(hang_si(h)) : hang_begin(h);
         uint64_t to = hang_end(h);
         const char *reason = h->reason ? h->reason
                              : s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL;
@@ -1413,7 +1090,7 @@ static void sb_class(sb *b, const hang_rec *h)
 }
 
 /* SPIN-INDICATOR / SPIN-HANG, in words. */
-static void sb_indicator(sb *b, const hang_rec *h)
+static void sb_indicator(sb *b, const argus_hang_finding *h)
 {
     const char *ind = h->indicator ? h->indicator : "";
     if (strcmp(ind, "anr") == 0) {
@@ -1484,13 +1161,13 @@ static void sb_indicator(sb *b, const hang_rec *h)
     }
 }
 
-static void section_hang(const hang_rec *h)
+static void section_hang(const argus_hang_finding *h)
 {
     sb_clear(&line);
     sb_printf(&line, "Hang %llu: ", (unsigned long long)h->hang);
-    sb_thread(&line, h->tid != NONE ? h->tid : G->threads[G->segs[h->si].thread].tid,
+    sb_thread(&line, h->tid != NONE ? h->tid : G->threads[G->segs[hang_si(h)].thread].tid,
               h->pid, h->proc, h->thread);
-    uint64_t pid = h->pid != NONE ? h->pid : G->threads[G->segs[h->si].thread].pid;
+    uint64_t pid = h->pid != NONE ? h->pid : G->threads[G->segs[hang_si(h)].thread].pid;
     sb_printf(&line, " (pid %llu)", (unsigned long long)pid);
     heading(2, sb_str(&line));
 
@@ -1530,7 +1207,7 @@ static void sb_ui(sb *b, uint64_t ui, const char *kind)
     sb_seg_thread(b, si);
 }
 
-static void section_ui(const path_rec *p, uint32_t np)
+static void section_ui(const argus_path_finding *p, uint32_t np)
 {
     heading(3, "UI events that led to it");
     /* each UI event once, in the order of the best path reaching it */
@@ -1548,7 +1225,7 @@ static void section_ui(const path_rec *p, uint32_t np)
             first[nseen++] = i;
     }
     for (uint32_t k = 0; k < nseen; k++) {
-        const path_rec *x = &p[first[k]];
+        const argus_path_finding *x = &p[first[k]];
         sb_clear(&line);
         sb_ui(&line, x->ui, x->ui_kind);
         if (nseen > 1 && details)
@@ -1561,7 +1238,7 @@ static void section_ui(const path_rec *p, uint32_t np)
                 : "None found: no causal path was recorded.");
 }
 
-static void sb_edge(sb *b, const path_rec *p, int i)
+static void sb_edge(sb *b, const argus_path_finding *p, int i)
 {
     sb_sym(b, i < p->nkinds ? p->kinds[i] : "edge");
     if (details && i < p->nfrom && i < p->nto)
@@ -1576,14 +1253,14 @@ static uint64_t seg_shown_end(const argus_seg *s)
     return ends_in_wait(s) && s->resume != NONE ? s->resume : s->end;
 }
 
-static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
+static void section_path(const argus_hang_finding *h, const argus_path_finding *p, uint32_t np)
 {
     heading(3, "Causal path");
     if (np == 0) {
         para("None recorded.");
         return;
     }
-    const path_rec *best = &p[0];
+    const argus_path_finding *best = &p[0];
     sb_clear(&line);
     if (!details) {
         /* the best path in words: from which UI event, through which threads */
@@ -1622,7 +1299,7 @@ static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
     for (int i = 0; i < best->nsegs; i++) {
         uint32_t si = argus_graph_find_seg(G, best->segs[i]);
         const argus_seg *s = &G->segs[si];
-        bool is_hang = si == h->si;
+        bool is_hang = si == hang_si(h);
         sb_clear(&line);
         if (md) {
             in_table = true;
@@ -1670,7 +1347,7 @@ static void section_path(const hang_rec *h, const path_rec *p, uint32_t np)
     para("Other paths:");
     md_gap();
     for (uint32_t k = 1; k < np; k++) {
-        const path_rec *o = &p[k];
+        const argus_path_finding *o = &p[k];
         sb_clear(&line);
         sb_printf(&line, "rank %llu, score %lld, %s", (unsigned long long)o->rank,
                   (long long)o->score, o->complete ? "complete" : "incomplete");
@@ -1759,7 +1436,7 @@ static const argus_ipc_info *ipc_by_id(uint64_t id)
  * (since[I-1]..until[I-1]). The process, not the thread: a GDBus or
  * QtDBus call is numbered on the calling thread, and its worker writes it.
  * NULL when there is none: the wakeup alone is what the trace shows. */
-static const argus_ipc_info *hop_message(const chain_rec *c, int i)
+static const argus_ipc_info *hop_message(const argus_chain_finding *c, int i)
 {
     if (i < 1 || i >= c->nsegs || i - 1 >= c->nsince || i - 1 >= c->nuntil)
         return NULL;
@@ -1831,7 +1508,7 @@ static void sb_message(sb *b, const argus_ipc_info *m)
 }
 
 /* How link I of chain C was found from link I-1, in words. */
-static void sb_chain_via(sb *b, const chain_rec *c, int i)
+static void sb_chain_via(sb *b, const argus_chain_finding *c, int i)
 {
     const char *via = i - 1 < c->nvia ? c->via[i - 1] : "";
     const argus_ipc_info *m = strcmp(via, "wakeup") == 0 ? hop_message(c, i) : NULL;
@@ -1858,7 +1535,7 @@ static void sb_chain_via(sb *b, const chain_rec *c, int i)
 
 static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t *count);
 
-static const cpath_rec *cpath_of_hang(uint64_t hang)
+static const argus_cpath_finding *cpath_of_hang(uint64_t hang)
 {
     uint32_t first, count;
     of_hang(&ix_cpaths, hang, &first, &count);
@@ -1869,10 +1546,10 @@ static const cpath_rec *cpath_of_hang(uint64_t hang)
  * ("runnable") over its stretch: its steps in that state on the hang's
  * critical path (SPIN-SUM: a link's pieces summed, its stretch spanning
  * them); the stretch's length when the path is not in the stream. */
-static uint64_t link_held(const chain_rec *c, int i, const char *state, uint64_t from,
+static uint64_t link_held(const argus_chain_finding *c, int i, const char *state, uint64_t from,
                           uint64_t to)
 {
-    const cpath_rec *cp = cpath_of_hang(c->hang);
+    const argus_cpath_finding *cp = cpath_of_hang(c->hang);
     uint64_t tid = i < c->ntids ? c->tids[i] : NONE, held = 0;
     if (!cp || tid == NONE)
         return to > from ? to - from : 0;
@@ -1887,7 +1564,7 @@ static uint64_t link_held(const chain_rec *c, int i, const char *state, uint64_t
 
 /* Link I's own stretch (since 2026: blocked, running or runnable over
  * [since, until]); a chain without it shows its segment's final wait. */
-static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
+static void sb_chain_link(sb *b, const argus_chain_finding *c, int i, uint32_t si)
 {
     if (i >= c->nstates || i >= c->nsince || i >= c->nuntil) {
         sb_blocked(b, si);
@@ -1928,7 +1605,7 @@ static void sb_chain_link(sb *b, const chain_rec *c, int i, uint32_t si)
     }
 }
 
-static void section_chain(const chain_rec *c)
+static void section_chain(const argus_chain_finding *c)
 {
     heading(3, "What it waits on");
     for (int i = 0; i < c->nsegs; i++) {
@@ -1968,7 +1645,7 @@ static void section_chain(const chain_rec *c)
     para(sb_str(&line));
 }
 
-static void section_match(const match_rec *m, uint32_t nm)
+static void section_match(const argus_match_finding *m, uint32_t nm)
 {
     heading(3, "Similar node in the baseline");
     sb_clear(&line);
@@ -2021,7 +1698,7 @@ static const char *cp_state_words(const char *state)
 /* "Where the time went": the critical path summed per thread, the
  * threads that held the hang up longest first, each with its time by
  * state (at most 6 threads; the rest in one line). */
-static void section_time(const cpath_rec *c)
+static void section_time(const argus_cpath_finding *c)
 {
     enum { MAX_T = 64, MAX_S = 6, SHOWN = 6 };
     struct { uint64_t tid, total, by[MAX_S]; const char *state[MAX_S]; int ns; } t[MAX_T];
@@ -2088,11 +1765,11 @@ static void section_time(const cpath_rec *c)
 }
 
 
-static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch)
+static void section_culprits(const argus_culprit_finding *c, uint32_t nc, bool with_branch)
 {
     heading(3, "Culprits");
     for (uint32_t i = 0; i < nc; i++) {
-        const culprit_rec *x = &c[i];
+        const argus_culprit_finding *x = &c[i];
         sb_clear(&line);
         if (x->root && details)
             sb_puts(&line, md ? "**root:** " : "root: ");
@@ -2176,7 +1853,7 @@ static void section_culprits(const culprit_rec *c, uint32_t nc, bool with_branch
     }
 }
 
-static void section_branches(const branch_rec *b, uint32_t nb)
+static void section_branches(const argus_branch_finding *b, uint32_t nb)
 {
     heading(3, "Branch points");
     for (uint32_t i = 0; i < nb; i++) {
@@ -2201,7 +1878,7 @@ static void section_branches(const branch_rec *b, uint32_t nb)
  * One or two sentences a developer reads first: the hung thread and what
  * it did, what it waited on at the end of its wait chain, the UI event that
  * started it, the culprit. */
-static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t *res,
+static const char *chain_reason(const argus_chain_finding *c, int i, uint32_t si, uint64_t *res,
                                 uint64_t *wait)
 {
     argus_wait_info wi;
@@ -2216,7 +1893,7 @@ static const char *chain_reason(const chain_rec *c, int i, uint32_t si, uint64_t
 
 /* "was blocked 3.000 s in poll" of link I of chain C (its state over its
  * stretch), with how the chain ended when it is the last link. */
-static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
+static void sb_link_state(sb *b, const argus_chain_finding *c, int i, bool last)
 {
     uint32_t si = argus_graph_find_seg(G, c->segs[i]);
     const char *state = i < c->nstates ? c->states[i] : "blocked";
@@ -2264,7 +1941,7 @@ static void sb_link_state(sb *b, const chain_rec *c, int i, bool last)
 }
 
 /* Whether a link of chain C was a message via VIA (dbus, binder). */
-static bool chain_over(const chain_rec *c, const char *via)
+static bool chain_over(const argus_chain_finding *c, const char *via)
 {
     for (int i = 1; i < c->nsegs; i++) {
         const argus_ipc_info *m = i - 1 < c->nvia && strcmp(c->via[i - 1], "wakeup") == 0
@@ -2281,15 +1958,15 @@ static uint64_t seg_tid(uint64_t seg)
     return si == ARGUS_NONE ? NONE : G->threads[G->segs[si].thread].tid;
 }
 
-static void sb_verdict(sb *b, const hang_rec *h, const path_rec *best,
-                       const chain_rec *c, const culprit_rec *cul)
+static void sb_verdict(sb *b, const argus_hang_finding *h, const argus_path_finding *best,
+                       const argus_chain_finding *c, const argus_culprit_finding *cul)
 {
-    uint64_t htid = h->tid != NONE ? h->tid : G->threads[G->segs[h->si].thread].tid;
+    uint64_t htid = h->tid != NONE ? h->tid : G->threads[G->segs[hang_si(h)].thread].tid;
     sb_thread(b, htid, h->pid, h->proc, h->thread);
     if (h->indicator && strcmp(h->indicator, "anr") == 0) /* SPIN-ANR */
         sb_puts(b, " did not handle its input within 5 s (Android's ANR): it");
     const char *cls = h->cls ? h->cls : "";
-    const argus_seg *s = &G->segs[h->si];
+    const argus_seg *s = &G->segs[hang_si(h)];
     uint64_t etid = NONE;
     if (strcmp(cls, "busy") == 0) {
         sb_puts(b, " ran ");
@@ -2438,7 +2115,7 @@ static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t 
 }
 #define OF_HANG(l, h, first, count) of_hang(&ix_##l, (h), &(first), &(count))
 
-static const chain_rec *chain_of(const hang_rec *h)
+static const argus_chain_finding *chain_of(const argus_hang_finding *h)
 {
     /* SPIN-PATH follows the wait of a wait node only: a busy node's last
      * wait is not what held it up; a yield loop's chain is whom it gave
@@ -2449,7 +2126,7 @@ static const chain_rec *chain_of(const hang_rec *h)
     return is_wait && count ? &chains.v[first] : NULL;
 }
 
-static const no_match_rec *no_match_of(uint64_t hang)
+static const argus_no_match_finding *no_match_of(uint64_t hang)
 {
     uint32_t first, count;
     OF_HANG(no_matches, hang, first, count);
@@ -2457,9 +2134,9 @@ static const no_match_rec *no_match_of(uint64_t hang)
 }
 
 /* Why hang H has no similar node in the baseline (SIM-NONE), in words. */
-static void sb_no_match(sb *b, const hang_rec *h)
+static void sb_no_match(sb *b, const argus_hang_finding *h)
 {
-    const no_match_rec *m = no_match_of(h->hang);
+    const argus_no_match_finding *m = no_match_of(h->hang);
     unsigned long long hang = (unsigned long long)h->hang;
     if (m && m->why && strcmp(m->why, "program") == 0 && h->proc) {
         sb_printf(b, " Hang %llu's program, ", hang);
@@ -2503,7 +2180,7 @@ static void sb_baseline(sb *b)
     }
 }
 
-static void report_hang(const hang_rec *h)
+static void report_hang(const argus_hang_finding *h)
 {
     section_hang(h);
 
@@ -2512,13 +2189,13 @@ static void report_hang(const hang_rec *h)
     OF_HANG(matches, h->hang, m0, nm);
     OF_HANG(branches, h->hang, b0, nb);
     OF_HANG(culprits, h->hang, c0, nc);
-    const path_rec *mine = np ? paths.v + p0 : NULL;  /* none: paths.v may be NULL */
-    const chain_rec *chain = chain_of(h);
+    const argus_path_finding *mine = np ? paths.v + p0 : NULL;  /* none: paths.v may be NULL */
+    const argus_chain_finding *chain = chain_of(h);
     section_ui(mine, np);
     section_path(h, mine, np);
     if (chain)
         section_chain(chain);
-    const cpath_rec *cp = cpath_of_hang(h->hang);
+    const argus_cpath_finding *cp = cpath_of_hang(h->hang);
     if (cp)
         section_time(cp);
     if (nc)
@@ -2552,7 +2229,7 @@ static void report_hang(const hang_rec *h)
         sb_clear(&line);
         sb_puts(&line, "None in ");
         sb_free_text(&line, report_baseline);
-        const no_match_rec *nm0 = no_match_of(h->hang);
+        const argus_no_match_finding *nm0 = no_match_of(h->hang);
         if (nm0 && nm0->why && strcmp(nm0->why, "program") == 0)
             sb_puts(&line, ": the hang's program is not in it");
         else if (nm0 && nm0->why && strcmp(nm0->why, "role") == 0)
@@ -2595,7 +2272,7 @@ static void report_reset(void)
         free(indexes[i]->v);
         *indexes[i] = (hang_index){0};
     }
-    free_owned();
+    argus_findings_mem_free(&mem);
     memset(&line, 0, sizeof line);
     memset(&hangs, 0, sizeof hangs);
     memset(&paths, 0, sizeof paths);
@@ -2653,7 +2330,7 @@ void argus_report_write(argus_graph *g, bool markdown)
             md_gap();
         }
         for (uint32_t i = 0; i < hangs.n; i++) {
-            const hang_rec *h = &hangs.v[i];
+            const argus_hang_finding *h = &hangs.v[i];
             uint32_t p0, np, c0, nc;
             OF_HANG(paths, h->hang, p0, np);
             OF_HANG(culprits, h->hang, c0, nc);

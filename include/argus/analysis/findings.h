@@ -4,8 +4,8 @@
  * them through it; report, export and diff read them back through it, so
  * that a field is named in one place.
  *
- * An absent unsigned field is ARGUS_ABSENT, an absent text NULL, an
- * absent array a count of 0. A writer writes what is present, in the
+ * An absent unsigned field is ARGUS_ABSENT, an absent text or array NULL
+ * (an array present but empty is not NULL, its count 0). A writer writes what is present, in the
  * order of the struct; a reader fills every field it finds and fails only
  * when a field the kind needs is missing or a field has the wrong shape. */
 #ifndef ARGUS_FINDINGS_H
@@ -47,6 +47,7 @@ typedef struct argus_hang_finding {
     uint64_t wait, resource;
     const char *reason, *result;
     uint64_t runnable;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_hang_finding;
 
 /* find-spinning: a causal path from the hang back to its cause, its
@@ -61,6 +62,7 @@ typedef struct argus_path_finding {
     const char **kinds;                 /* "edge_kinds" */
     uint64_t ui;
     const char *ui_kind;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_path_finding;
 
 /* find-spinning: who the hang waited on, link by link: each link's
@@ -75,6 +77,7 @@ typedef struct argus_chain_finding {
     const char *end;
     uint64_t resource;
     const char *reason;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_chain_finding;
 
 /* find-spinning: the hang's critical path, its steps in time order. */
@@ -83,6 +86,7 @@ typedef struct argus_cpath_finding {
     int n;
     uint64_t *tid, *from, *to;
     const char **state;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_cpath_finding;
 
 /* similar: a node like SEG in the baseline (hang absent: a match for
@@ -90,6 +94,7 @@ typedef struct argus_cpath_finding {
 typedef struct argus_match_finding {
     uint64_t hang, seg, rank, baseline_seg, distance, percent, size, baseline_size;
     const char *baseline, *by;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_match_finding;
 
 /* similar: a node with no match (SIM-NONE), why ("program", "role",
@@ -99,6 +104,7 @@ typedef struct argus_no_match_finding {
     const char *why;
     uint64_t size, nearest, distance, percent, baseline_size;
     const char *baseline;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_no_match_finding;
 
 /* diff: a thread to blame for a hang, ranked. */
@@ -115,6 +121,7 @@ typedef struct argus_culprit_finding {
     const char *reason;
     uint64_t waits_on, baseline_seg;
     const char *missing, *evidence;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_culprit_finding;
 
 /* diff: a branch point of the baseline (DIFF-BRANCH): its choices and
@@ -124,6 +131,7 @@ typedef struct argus_branch_finding {
     int nchoices;
     uint64_t *choices;
     uint64_t chosen;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_branch_finding;
 
 /* decode (DEC-LOSS): what the trace lost. kind is "overwritten" (events,
@@ -132,6 +140,7 @@ typedef struct argus_branch_finding {
 typedef struct argus_loss_finding {
     const char *kind;
     uint64_t cpu, events, written, since, from, to, line;
+    uint64_t number;            /* read: its record number in the stream */
 } argus_loss_finding;
 
 void argus_write_hang(argus_writer *w, const argus_hang_finding *f);

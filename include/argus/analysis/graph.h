@@ -253,6 +253,8 @@ bool argus_graph_key_event(const argus_graph *g, uint32_t si, uint64_t id,
 void argus_graph_free(argus_graph *g);
 
 const char *argus_graph_str(const argus_graph *g, uint32_t off);
+/* The same, but NULL for none (off 0): a finding's optional text. */
+const char *argus_graph_opt_str(const argus_graph *g, uint32_t off);
 uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len);
 
 /* Index of the first of N items (SIZE bytes each, in order of the
@@ -395,11 +397,5 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
                          argus_writer *out);
 /* similar's --max value (at least 1; else a usage error). */
 uint64_t argus_similar_max(const char *arg);
-
-/* Writes {"type":..} records: the common "tid","pid","proc","thread"
- * fields of thread T. */
-void argus_put_thread_fields(argus_writer *w, const argus_graph *g, uint32_t t);
-/* Number of those fields (for argus_put_map). */
-int argus_thread_field_count(const argus_graph *g, uint32_t t);
 
 #endif
