@@ -3,7 +3,7 @@
  * one of the pipe of the four programs, byte for byte. */
 #include "argus/analysis/diff.h"
 #include "argus/analysis/find-spinning.h"
-#include "argus/analysis/report.h"
+#include "argus/view/report.h"
 #include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
 
@@ -170,11 +170,10 @@ int main(int argc, char **argv)
             argus_die(ARGUS_EX_IOERR, "%s: %s", keep_path, strerror(errno));
     }
 
-    if (baseline)
-        argus_report_baseline(baseline_name ? baseline_name : baseline);
-    argus_report_header(argus_reader_header(rd));
-    argus_report_verbose(common.verbose);
-    argus_report_write(&g, markdown);
+    argus_report_options ro = {.markdown = markdown, .verbose = common.verbose,
+                               .baseline = baseline && baseline_name ? baseline_name : baseline};
+    argus_report_clocks(&ro, argus_reader_header(rd));
+    argus_report_write(&g, &ro);
     if ((common.verbose && !status) || counts_only)
         for (int i = 0; i < 3; i++)
             if (i != 1 || baseline)

@@ -2,7 +2,7 @@
  * events and causal path that led to it, what it waits on, the similar
  * baseline node and the culprits) as text a developer reads in a minute
  * (docs/stages/report.md). */
-#include "argus/analysis/report.h"
+#include "argus/view/report.h"
 #include "argus/stream/cli.h"
 
 #include <getopt.h>
@@ -106,14 +106,13 @@ int main(int argc, char **argv)
 
     argus_reader *rd = argus_reader_open(input);
     char *baseline = similar_baseline(argus_reader_header(rd));
-    if (baseline)
-        argus_report_baseline(baseline);
-    argus_report_header(argus_reader_header(rd));
-    argus_report_verbose(common.verbose);
+    argus_report_options ro = {.markdown = markdown, .verbose = common.verbose,
+                               .baseline = baseline};
+    argus_report_clocks(&ro, argus_reader_header(rd));
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true,
                                                       .keys_lazily = true});
-    argus_report_write(&g, markdown);
+    argus_report_write(&g, &ro);
     argus_graph_free(&g);
     argus_reader_close(rd);
     free(baseline);

@@ -20,7 +20,7 @@
 #include "argus/analysis/diff.h"
 #include "argus/analysis/find-spinning.h"
 #include "argus/analysis/graph.h"
-#include "argus/analysis/report.h"
+#include "argus/view/report.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/stream.h"
 
@@ -144,8 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argus_diff_write(&g, &g, ix, &diff, out);
     argus_findings_add(&found, &g, NULL);
     argus_writer_close(out);
-    argus_report_write(&g, false);
-    argus_report_write(&g, true);
+    argus_report_write(&g, &(argus_report_options){.markdown = false});
+    argus_report_write(&g, &(argus_report_options){.markdown = true});
 
     argus_cli_on_die(NULL, NULL);
     argus_findings_free(&found);

@@ -2,7 +2,7 @@
  * causal path that led to it, what it waits on, the similar baseline node
  * and the culprits) as text a developer reads in a minute
  * (docs/stages/report.md; the command line is filters/report.c). */
-#include "argus/analysis/report.h"
+#include "argus/view/report.h"
 #include "argus/analysis/findings.h"
 #include "argus/analysis/causal.h"
 #include "argus/decode/android.h"
@@ -22,23 +22,62 @@
 #define NB '\x01'               /* a space where no line may break */
 #define NBS "\x01"
 
-static bool md;                 /* --format markdown */
-/* The baseline the findings were compared with (argus_report_baseline). */
-static const char *report_baseline;
-static bool verbose;            /* --verbose: the details section too */
-static bool details;            /* rendering the details section */
-/* The header's clocks (argus_report_header): "origin", the trace's own
- * timestamp of ts 0, and "t0", its wall clock (Unix epoch ns). */
-static bool have_origin, have_t0;
-static uint64_t origin, t0;
-static bool in_table;           /* escaping for a markdown table cell */
-static const argus_graph *G;
 
-/* ---- memory: everything parsed lives until the end ---------------------- */
 typedef struct sb {
     char *p;
     size_t len, cap;
 } sb;
+
+#define LIST(T) struct { T *v; uint32_t n; size_t cap; }
+/* A list's records by hang: (hang, position) pairs in that order, so that
+ * a hang's records are found by a binary search, not a pass over the list
+ * per hang (quadratic in hangs, and a trace can have a hang per thread). */
+typedef struct hang_pos {
+    uint64_t hang;
+    uint32_t pos;
+} hang_pos;
+typedef struct hang_index {
+    hang_pos *v;
+    uint32_t n;
+} hang_index;
+
+/* What the trace lost: the loss records summed. */
+typedef struct loss_summary {
+    uint64_t overwritten, written;
+    uint64_t late_cpu, late_since;  /* the CPU whose kept events start last */
+    uint64_t dropped, drop_from, drop_to;
+    uint64_t cut_line;
+    bool any, have_start, drop_when, drop_any_time, no_end;
+} loss_summary;
+
+/* One report's state: what it was asked, the findings read, the line
+ * being built. Every function that renders takes it as R. */
+typedef struct report {
+    bool md;                    /* --format markdown */
+    bool verbose;               /* --verbose: the details section too */
+    bool details;               /* rendering the details section */
+    const char *baseline;       /* what the findings were compared with */
+    /* The header's clocks: "origin", the trace's own timestamp of ts 0,
+     * and "t0", its wall clock (Unix epoch ns). */
+    bool have_origin, have_t0;
+    uint64_t origin, t0;
+    bool in_table;              /* escaping for a markdown table cell */
+    const argus_graph *g;
+    argus_findings_mem mem;     /* the findings' texts and arrays */
+    LIST(argus_hang_finding) hangs;
+    LIST(argus_path_finding) paths;
+    LIST(argus_chain_finding) chains;
+    LIST(argus_match_finding) matches;
+    LIST(argus_no_match_finding) no_matches;
+    LIST(argus_culprit_finding) culprits;
+    LIST(argus_branch_finding) branches;
+    LIST(argus_cpath_finding) cpaths;
+    hang_index ix_paths, ix_chains, ix_matches, ix_no_matches, ix_culprits, ix_branches,
+        ix_cpaths;
+    uint64_t record_number;     /* the findings record being read, for messages */
+    loss_summary loss;
+    sb line;                    /* the line being built */
+} report;
 
 static void sb_add(sb *b, const char *s, size_t n)
 {
@@ -90,7 +129,7 @@ static const char *sb_str(const sb *b) { return b->p ? b->p : ""; }
 
 /* Text of people and programs: markdown's special characters escaped.
  * Spaces become NB when KEEP is set (a name that should not break). */
-static void sb_text(sb *b, const char *s, size_t n, bool keep_together)
+static void sb_text(report *R, sb *b, const char *s, size_t n, bool keep_together)
 {
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -103,22 +142,22 @@ static void sb_text(sb *b, const char *s, size_t n, bool keep_together)
         /* an underscore inside a word never emphasizes (msg_id) */
         bool inner = c == '_' && i > 0 && i + 1 < n && isalnum((unsigned char)s[i - 1]) &&
                      isalnum((unsigned char)s[i + 1]);
-        if (md && !inner && strchr("\\`*_<>|#", c))
+        if (R->md && !inner && strchr("\\`*_<>|#", c))
             sb_add(b, "\\", 1);
         sb_add(b, &c, 1);
     }
 }
 
-static void sb_name(sb *b, const char *s) { sb_text(b, s, strlen(s), true); }
-static void sb_free_text(sb *b, const char *s) { sb_text(b, s, strlen(s), false); }
+static void sb_name(report *R, sb *b, const char *s) { sb_text(R, b, s, strlen(s), true); }
+static void sb_free_text(report *R, sb *b, const char *s) { sb_text(R, b, s, strlen(s), false); }
 
 /* A symbol (frame, function, syscall, flag, wait reason, ui kind): a code
  * span in markdown, kept on one line in text. */
-static void sb_sym(sb *b, const char *s)
+static void sb_sym(report *R, sb *b, const char *s)
 {
     size_t n = strlen(s);
-    if (!md) {
-        sb_text(b, s, n, true);
+    if (!R->md) {
+        sb_text(R, b, s, n, true);
         return;
     }
     const char *fence = strchr(s, '`') ? "``" : "`";
@@ -131,7 +170,7 @@ static void sb_sym(sb *b, const char *s)
             c = ' ';
         if (c == ' ')
             c = NB;
-        if (c == '|' && in_table)
+        if (c == '|' && R->in_table)
             sb_add(b, "\\", 1);
         sb_add(b, &c, 1);
     }
@@ -158,9 +197,9 @@ static void put_word(const char *s, size_t n)
 
 /* In markdown, a word that would open a block (list item, heading, quote)
  * at the start of a line stays on the line before. */
-static bool opens_block(const char *w, size_t n)
+static bool opens_block(report *R, const char *w, size_t n)
 {
-    if (!md)
+    if (!R->md)
         return false;
     if (strchr("-+*#>=|", w[0]))
         return true;
@@ -172,7 +211,7 @@ static bool opens_block(const char *w, size_t n)
 
 /* TEXT after FIRST on its first line, after CONT on the next ones, broken
  * at spaces so that no line passes WIDTH (a longer word stays whole). */
-static void emit(const char *first, const char *cont, const char *text)
+static void emit(report *R, const char *first, const char *cont, const char *text)
 {
     fputs(first, stdout);
     size_t col = columns(first, strlen(first));
@@ -187,7 +226,7 @@ static void emit(const char *first, const char *cont, const char *text)
         while (*p && *p != ' ')
             p++;
         size_t n = (size_t)(p - w), wc = columns(w, n);
-        if (any && col + 1 + wc > WIDTH && !opens_block(w, n)) {
+        if (any && col + 1 + wc > WIDTH && !opens_block(R, w, n)) {
             putchar('\n');
             fputs(cont, stdout);
             col = columns(cont, strlen(cont));
@@ -208,33 +247,33 @@ static void blank(void) { putchar('\n'); }
 
 /* ---- numbers, times ------------------------------------------------------- */
 /* A moment (argus_moment_text). */
-static void sb_secs(sb *b, uint64_t ns)
+static void sb_secs(report *R, sb *b, uint64_t ns)
 {
     char m[24];
-    argus_moment_text(m, sizeof m, ns, have_origin, origin);
+    argus_moment_text(m, sizeof m, ns, R->have_origin, R->origin);
     sb_puts(b, m);
 }
 
-static void sb_time(sb *b, uint64_t ns)
+static void sb_time(report *R, sb *b, uint64_t ns)
 {
-    sb_secs(b, ns);
+    sb_secs(R, b, ns);
     sb_puts(b, NBS "s");
 }
 
-static void sb_range(sb *b, uint64_t from, uint64_t to)
+static void sb_range(report *R, sb *b, uint64_t from, uint64_t to)
 {
-    sb_secs(b, from);
+    sb_secs(R, b, from);
     sb_puts(b, "..");
-    sb_time(b, to);
+    sb_time(R, b, to);
 }
 
 /* The wall clock of a moment, where the header's t0 says it: " (UTC
  * 2026-11-26 10:41:07.120)", else nothing. */
-static void sb_wall(sb *b, uint64_t ns)
+static void sb_wall(report *R, sb *b, uint64_t ns)
 {
-    if (!have_t0)
+    if (!R->have_t0)
         return;
-    uint64_t t = t0 + ns;
+    uint64_t t = R->t0 + ns;
     time_t sec = (time_t)(t / 1000000000u);
     struct tm tm;
     if (!gmtime_r(&sec, &tm))
@@ -262,82 +301,82 @@ static void sb_dur(sb *b, uint64_t ns)
     }
 }
 
-static void sb_addr(sb *b, uint64_t a)
+static void sb_addr(report *R, sb *b, uint64_t a)
 {
     char tmp[24];
     snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)a);
-    if (md)
-        sb_sym(b, tmp);
+    if (R->md)
+        sb_sym(R, b, tmp);
     else
         sb_puts(b, tmp);
 }
 
 /* ---- threads, processes ------------------------------------------------------ */
-static const char *proc_of_pid(uint64_t pid)
+static const char *proc_of_pid(report *R, uint64_t pid)
 {
-    for (uint32_t i = 0; i < G->nthreads; i++)
-        if (G->threads[i].pid == pid && G->threads[i].proc)
-            return argus_graph_str(G, G->threads[i].proc);
+    for (uint32_t i = 0; i < R->g->nthreads; i++)
+        if (R->g->threads[i].pid == pid && R->g->threads[i].proc)
+            return argus_graph_str(R->g, R->g->threads[i].proc);
     return NULL;
 }
 
 /* "App/main [1001]": process and thread names from the graph, else from
  * the record (PROC, NAME), else the pid. */
-static void sb_thread_names(sb *b, uint64_t tid, uint64_t pid, const char *proc,
+static void sb_thread_names(report *R, sb *b, uint64_t tid, uint64_t pid, const char *proc,
                             const char *name)
 {
     if (proc && *proc)
-        sb_name(b, proc);
+        sb_name(R, b, proc);
     else if (pid != NONE)
         sb_printf(b, "pid" NBS "%llu", (unsigned long long)pid);
     else
         sb_puts(b, "thread");
     if (name && *name) {
         sb_puts(b, "/");
-        sb_name(b, name);
+        sb_name(R, b, name);
     }
     sb_printf(b, NBS "[%llu]", (unsigned long long)tid);
 }
 
-static void sb_thread(sb *b, uint64_t tid, uint64_t pid, const char *proc,
+static void sb_thread(report *R, sb *b, uint64_t tid, uint64_t pid, const char *proc,
                       const char *name)
 {
-    uint32_t t = tid == NONE ? ARGUS_NONE : argus_graph_thread(G, tid);
+    uint32_t t = tid == NONE ? ARGUS_NONE : argus_graph_thread(R->g, tid);
     if (t != ARGUS_NONE) {
-        const argus_gthread *th = &G->threads[t];
-        const char *p = th->proc ? argus_graph_str(G, th->proc) : proc_of_pid(th->pid);
-        const char *n = th->name ? argus_graph_str(G, th->name) : name;
+        const argus_gthread *th = &R->g->threads[t];
+        const char *p = th->proc ? argus_graph_str(R->g, th->proc) : proc_of_pid(R, th->pid);
+        const char *n = th->name ? argus_graph_str(R->g, th->name) : name;
         /* a main thread named as its process (Linux: both the comm) */
         if (th->main && p && n && strcmp(p, n) == 0)
             n = "main";
-        sb_thread_names(b, th->tid, th->pid, p ? p : proc, n);
+        sb_thread_names(R, b, th->tid, th->pid, p ? p : proc, n);
         return;
     }
     if (tid == NONE) {
         sb_puts(b, "an unknown thread");
         return;
     }
-    sb_thread_names(b, tid, pid, proc ? proc : pid != NONE ? proc_of_pid(pid) : NULL,
+    sb_thread_names(R, b, tid, pid, proc ? proc : pid != NONE ? proc_of_pid(R, pid) : NULL,
                     name);
 }
 
-static void sb_thread_ix(sb *b, uint32_t t)
+static void sb_thread_ix(report *R, sb *b, uint32_t t)
 {
-    sb_thread(b, G->threads[t].tid, G->threads[t].pid, NULL, NULL);
+    sb_thread(R, b, R->g->threads[t].tid, R->g->threads[t].pid, NULL, NULL);
 }
 
-static void sb_seg_thread(sb *b, uint32_t si)
+static void sb_seg_thread(report *R, sb *b, uint32_t si)
 {
-    sb_thread_ix(b, G->segs[si].thread);
+    sb_thread_ix(R, b, R->g->segs[si].thread);
 }
 
 /* ---- key events ---------------------------------------------------------------- */
-static const argus_key_event *key_of(uint32_t si, uint64_t id)
+static const argus_key_event *key_of(report *R, uint32_t si, uint64_t id)
 {
     if (si == ARGUS_NONE || id == NONE)
         return NULL;
     uint32_t n;
-    const argus_key_event *keys = argus_graph_seg_keys(G, si, &n);
+    const argus_key_event *keys = argus_graph_seg_keys(R->g, si, &n);
     for (uint32_t k = 0; k < n; k++)
         if (keys[k].id == id)
             return &keys[k];
@@ -346,10 +385,10 @@ static const argus_key_event *key_of(uint32_t si, uint64_t id)
 
 /* When the segment's final wait began (its key event, else the segment's
  * last event). */
-static uint64_t wait_began(uint32_t si)
+static uint64_t wait_began(report *R, uint32_t si)
 {
-    const argus_seg *s = &G->segs[si];
-    const argus_key_event *k = key_of(si, s->wait_id);
+    const argus_seg *s = &R->g->segs[si];
+    const argus_key_event *k = key_of(R, si, s->wait_id);
     return k ? k->ts : s->end;
 }
 
@@ -359,12 +398,12 @@ static bool ends_in_wait(const argus_seg *s) { return s->wait_id != NONE; }
  * fd_origin): " (a socket it connected at 498.036807 s)", the moment
  * being that of the syscall that showed it; nothing when the trace did
  * not show it, or in words this report does not know: never a guess. */
-static void sb_fd_origin(sb *b, uint64_t wait, uint64_t fd)
+static void sb_fd_origin(report *R, sb *b, uint64_t wait, uint64_t fd)
 {
-    const argus_fd_info *f = wait != NONE ? argus_graph_fd_info(G, wait) : NULL;
+    const argus_fd_info *f = wait != NONE ? argus_graph_fd_info(R->g, wait) : NULL;
     if (!f || f->fd != fd)
         return;
-    const char *how = argus_graph_str(G, f->how);
+    const char *how = argus_graph_str(R->g, f->how);
     const char *what, *did;
     if (strcmp(how, "connect") == 0)
         what = "a socket", did = "connected";
@@ -376,25 +415,25 @@ static void sb_fd_origin(sb *b, uint64_t wait, uint64_t fd)
         what = "a file", did = "locked";
     else
         return; /* a value this report does not know: nothing said */
-    uint32_t si = argus_graph_seg_of(G, wait);
-    uint64_t waiter = si != ARGUS_NONE ? G->threads[G->segs[si].thread].tid : NONE;
+    uint32_t si = argus_graph_seg_of(R->g, wait);
+    uint64_t waiter = si != ARGUS_NONE ? R->g->threads[R->g->segs[si].thread].tid : NONE;
     sb_printf(b, " (%s ", what);
     if (f->tid == waiter)
         sb_puts(b, "it");
     else
-        sb_thread(b, f->tid, NONE, NULL, NULL);
+        sb_thread(R, b, f->tid, NONE, NULL, NULL);
     sb_printf(b, " %s", did);
     if (strcmp(how, "accept") == 0 && f->listen < 1u << 31)
         sb_printf(b, " on fd" NBS "%llu", (unsigned long long)f->listen);
     sb_puts(b, " at ");
-    sb_time(b, f->ts);
+    sb_time(R, b, f->ts);
     sb_puts(b, ")");
 }
 
 /* "REASON on 0xRES" of a wait: "read on fd 5" for a file descriptor,
  * with what the trace showed it to be when WAIT (the wait event's id, or
  * NONE) says it, "futex on 0x7f..." for an address or a port. */
-static void sb_wait_what(sb *b, const char *reason, uint64_t resource, uint64_t wait)
+static void sb_wait_what(report *R, sb *b, const char *reason, uint64_t resource, uint64_t wait)
 {
     uint64_t txn;
     if (reason && strcmp(reason, "binder") == 0 && argus_binder_call_of(resource, &txn)) {
@@ -405,27 +444,27 @@ static void sb_wait_what(sb *b, const char *reason, uint64_t resource, uint64_t 
     if (reason && strcmp(reason, "disk") == 0)  /* D state, no traced syscall */
         sb_puts(b, "uninterruptible disk waits (no system call traced: page faults or I/O)");
     else if (reason && *reason)
-        sb_sym(b, reason);
+        sb_sym(R, b, reason);
     else
         sb_puts(b, "a" NBS "wait");
     if (resource != NONE && resource != 0) {
         sb_puts(b, " on ");
         if (argus_ft_fd_syscall(reason) && resource < 1u << 31) {
             sb_printf(b, "fd" NBS "%llu", (unsigned long long)resource);
-            sb_fd_origin(b, wait, resource);
+            sb_fd_origin(R, b, wait, resource);
         } else {
-            sb_addr(b, resource);
+            sb_addr(R, b, resource);
         }
     }
 }
 
-static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
+static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k)
 {
-    const char *text = argus_graph_str(G, k->text);
-    const argus_seg *s = &G->segs[si];
+    const char *text = argus_graph_str(R->g, k->text);
+    const argus_seg *s = &R->g->segs[si];
     switch (k->type) {
     case ARGUS_T_SYSCALL:
-        sb_sym(b, *text ? text : "syscall");
+        sb_sym(R, b, *text ? text : "syscall");
         break;
     case ARGUS_T_BACKTRACE: {
         sb_puts(b, "backtrace ");
@@ -439,7 +478,7 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
                 argus_die(ARGUS_EX_IOERR, "out of memory");
             if (!first)
                 sb_puts(b, NBS "< ");
-            sb_sym(b, frame);
+            sb_sym(R, b, frame);
             free(frame);
             first = false;
             p += n;
@@ -450,19 +489,19 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
     }
     case ARGUS_T_UI_EVENT:
         sb_puts(b, "ui ");
-        sb_sym(b, *text ? text : "event");
+        sb_sym(R, b, *text ? text : "event");
         break;
     case ARGUS_T_RUNLOOP_INVOKE:
         sb_puts(b, "runloop ");
         if (*text)
-            sb_sym(b, text);
+            sb_sym(R, b, text);
         else
             sb_puts(b, "callout");
         break;
     case ARGUS_T_DISPATCH_INVOKE:
         sb_puts(b, "dispatch ");
         if (*text)
-            sb_sym(b, text);
+            sb_sym(R, b, text);
         else
             sb_puts(b, "block");
         break;
@@ -470,12 +509,12 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
         sb_puts(b, "timer_arm");
         if (*text) {
             sb_puts(b, " ");
-            sb_sym(b, text);
+            sb_sym(R, b, text);
         }
         break;
     case ARGUS_T_WAIT:
         sb_puts(b, "wait ");
-        sb_wait_what(b, text, k->aux, NONE);
+        sb_wait_what(R, b, text, k->aux, NONE);
         if (k->id == s->wait_id && s->resume == NONE) {
             sb_puts(b, " (not woken in the trace)");
         } else if (k->id == s->wait_id) {
@@ -487,12 +526,12 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
     case ARGUS_T_IPC: {
         /* "send msg_id 4242" -> syncd(200) */
         bool send = strncmp(text, "send", 4) == 0;
-        sb_text(b, text, strlen(text), true);
+        sb_text(R, b, text, strlen(text), true);
         if (k->aux != NONE) {
-            const char *peer = proc_of_pid(k->aux);
+            const char *peer = proc_of_pid(R, k->aux);
             sb_puts(b, send ? NBS "->" NBS : NBS "<-" NBS);
             if (peer) {
-                sb_name(b, peer);
+                sb_name(R, b, peer);
                 sb_printf(b, "(%llu)", (unsigned long long)k->aux);
             } else {
                 sb_printf(b, "pid" NBS "%llu", (unsigned long long)k->aux);
@@ -509,10 +548,10 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
             char *name = strndup(text, n);
             if (!name)
                 argus_die(ARGUS_EX_IOERR, "out of memory");
-            sb_sym(b, name);
+            sb_sym(R, b, name);
             free(name);
         } else {
-            sb_addr(b, k->aux);
+            sb_addr(R, b, k->aux);
         }
         if (eq)
             sb_printf(b, NBS "=" NBS "%s", eq + 3);
@@ -520,13 +559,13 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
     }
     case ARGUS_T_WAKEUP:
         sb_puts(b, "wakes ");
-        sb_thread(b, k->aux, NONE, NULL, NULL);
+        sb_thread(R, b, k->aux, NONE, NULL, NULL);
         break;
     case ARGUS_T_WOKEN:
         sb_puts(b, "woken");
         if (*text && strcmp(text, "awakened") != 0) {
             sb_puts(b, " ");
-            sb_sym(b, text);
+            sb_sym(R, b, text);
         }
         break;
     default:
@@ -537,316 +576,283 @@ static void sb_key_event(sb *b, uint32_t si, const argus_key_event *k)
         sb_printf(b, NBS "×%u", (unsigned)k->extra);
 }
 
-static void sb_seg_events(sb *b, uint32_t si)
+static void sb_seg_events(report *R, sb *b, uint32_t si)
 {
     uint32_t n;
-    const argus_key_event *keys = argus_graph_seg_keys(G, si, &n);
+    const argus_key_event *keys = argus_graph_seg_keys(R->g, si, &n);
     if (n == 0) {
-        sb_printf(b, "%u" NBS "events", G->segs[si].nevents);
+        sb_printf(b, "%u" NBS "events", R->g->segs[si].nevents);
         return;
     }
     for (uint32_t k = 0; k < n; k++) {
         if (k)
             sb_puts(b, "; ");
-        sb_key_event(b, si, &keys[k]);
+        sb_key_event(R, b, si, &keys[k]);
     }
 }
 
 /* ---- the analysis records (read through lib/analysis/findings.c) ------------------ */
-static argus_findings_mem mem;  /* their texts and arrays */
 
-#define LIST(T) struct { T *v; uint32_t n; size_t cap; }
-static LIST(argus_hang_finding) hangs;
-static LIST(argus_path_finding) paths;
-static LIST(argus_chain_finding) chains;
-static LIST(argus_match_finding) matches;
-static LIST(argus_no_match_finding) no_matches;
-static LIST(argus_culprit_finding) culprits;
-static LIST(argus_branch_finding) branches;
-static LIST(argus_cpath_finding) cpaths;
 
-/* A list's records by hang: (hang, position) pairs in that order, so that
- * a hang's records are found by a binary search, not a pass over the list
- * per hang (quadratic in hangs, and a trace can have a hang per thread). */
-typedef struct hang_pos {
-    uint64_t hang;
-    uint32_t pos;
-} hang_pos;
-typedef struct hang_index {
-    hang_pos *v;
-    uint32_t n;
-} hang_index;
-static hang_index ix_paths, ix_chains, ix_matches, ix_no_matches, ix_culprits, ix_branches,
-    ix_cpaths;
 
 #define PUSH(l) (*ARGUS_PUSH((l).v, (l).n, (l).cap))
 
 
-/* The place in the stream of the findings record being read, for
- * bad_record's message. */
-static uint64_t record_number;
 
-__attribute__((format(printf, 2, 3), noreturn))
-static void bad_record(const char *type, const char *fmt, ...)
+__attribute__((format(printf, 3, 4), noreturn))
+static void bad_record(report *R, const char *type, const char *fmt, ...)
 {
     char what[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %s record: %s", G->name,
-              (unsigned long long)record_number, type, what);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %s record: %s", R->g->name,
+              (unsigned long long)R->record_number, type, what);
 }
 
-static uint32_t need_seg(const char *type, uint64_t hang, uint64_t seg)
+static uint32_t need_seg(report *R, const char *type, uint64_t hang, uint64_t seg)
 {
-    uint32_t si = argus_graph_find_seg(G, seg);
+    uint32_t si = argus_graph_find_seg(R->g, seg);
     if (si == ARGUS_NONE)
-        bad_record(type, "hang %llu: seg %llu is not in the graph",
+        bad_record(R, type, "hang %llu: seg %llu is not in the graph",
                    (unsigned long long)hang, (unsigned long long)seg);
     return si;
 }
 
 /* The index in G of hang H's segment (read_extras checked it is there). */
-static uint32_t hang_si(const argus_hang_finding *h)
+static uint32_t hang_si(report *R, const argus_hang_finding *h)
 {
-    return argus_graph_find_seg(G, h->seg);
+    return argus_graph_find_seg(R->g, h->seg);
 }
 
 /* Each reads record R of its kind into its list, or exits 65 saying what
  * is wrong with it; the records' segments must be G's. */
-static void read_hang(const argus_record *r)
+static void read_hang(report *R, const argus_record *r)
 {
-    argus_hang_finding *h = &PUSH(hangs);
-    if (!argus_read_hang(r, &mem, h))
-        bad_record("hang", "%s", mem.error);
-    need_seg("hang", h->hang, h->seg);
+    argus_hang_finding *h = &PUSH(R->hangs);
+    if (!argus_read_hang(r, &R->mem, h))
+        bad_record(R, "hang", "%s", R->mem.error);
+    need_seg(R, "hang", h->hang, h->seg);
 }
 
-static void read_path(const argus_record *r)
+static void read_path(report *R, const argus_record *r)
 {
-    argus_path_finding *p = &PUSH(paths);
-    if (!argus_read_path(r, &mem, p))
-        bad_record("path", "%s", mem.error);
+    argus_path_finding *p = &PUSH(R->paths);
+    if (!argus_read_path(r, &R->mem, p))
+        bad_record(R, "path", "%s", R->mem.error);
     if (p->rank == NONE)
         p->rank = 1;          /* ranked by stream order */
     if (p->nsegs == 0)
-        bad_record("path", "hang %llu: \"segs\" is missing or empty",
+        bad_record(R, "path", "hang %llu: \"segs\" is missing or empty",
                    (unsigned long long)p->hang);
     for (int i = 0; i < p->nsegs; i++)
-        need_seg("path", p->hang, p->segs[i]);
+        need_seg(R, "path", p->hang, p->segs[i]);
 }
 
-static void read_chain(const argus_record *r)
+static void read_chain(report *R, const argus_record *r)
 {
-    argus_chain_finding *c = &PUSH(chains);
-    if (!argus_read_chain(r, &mem, c))
-        bad_record("wait_chain", "%s", mem.error);
+    argus_chain_finding *c = &PUSH(R->chains);
+    if (!argus_read_chain(r, &R->mem, c))
+        bad_record(R, "wait_chain", "%s", R->mem.error);
     for (int i = 0; i < c->nsegs; i++)
-        need_seg("wait_chain", c->hang, c->segs[i]);
+        need_seg(R, "wait_chain", c->hang, c->segs[i]);
 }
 
-static void read_match(const argus_record *r)
+static void read_match(report *R, const argus_record *r)
 {
     argus_match_finding m;
-    bool ok = argus_read_match(r, &mem, &m);
+    bool ok = argus_read_match(r, &R->mem, &m);
     if (m.hang == NONE)
         return;                 /* a match for --seg: not a hang's */
     if (!ok)
-        bad_record("match", "%s", mem.error);
+        bad_record(R, "match", "%s", R->mem.error);
     if (m.rank == NONE)
         m.rank = 1;           /* ranked by stream order */
-    PUSH(matches) = m;
+    PUSH(R->matches) = m;
 }
 
-static void read_no_match(const argus_record *r)
+static void read_no_match(report *R, const argus_record *r)
 {
     argus_no_match_finding m;
-    argus_read_no_match(r, &mem, &m);
+    argus_read_no_match(r, &R->mem, &m);
     if (m.hang != NONE)         /* else for --seg: not a hang's */
-        PUSH(no_matches) = m;
+        PUSH(R->no_matches) = m;
 }
 
-static void read_culprit(const argus_record *r)
+static void read_culprit(report *R, const argus_record *r)
 {
-    argus_culprit_finding *c = &PUSH(culprits);
-    if (!argus_read_culprit(r, &mem, c))
-        bad_record("culprit", "%s", mem.error);
+    argus_culprit_finding *c = &PUSH(R->culprits);
+    if (!argus_read_culprit(r, &R->mem, c))
+        bad_record(R, "culprit", "%s", R->mem.error);
     if (c->rank == NONE)
         c->rank = 1;          /* ranked by stream order */
     if (c->seg != NONE)
-        need_seg("culprit", c->hang, c->seg);
+        need_seg(R, "culprit", c->hang, c->seg);
 }
 
-static void read_branch(const argus_record *r)
+static void read_branch(report *R, const argus_record *r)
 {
-    if (!argus_read_branch(r, &mem, &PUSH(branches)))
-        bad_record("branch", "%s", mem.error);
+    if (!argus_read_branch(r, &R->mem, &PUSH(R->branches)))
+        bad_record(R, "branch", "%s", R->mem.error);
 }
 
-static void read_cpath(const argus_record *r)
+static void read_cpath(report *R, const argus_record *r)
 {
-    if (!argus_read_cpath(r, &mem, &PUSH(cpaths)))
-        bad_record("critical_path", "%s", mem.error);
+    if (!argus_read_cpath(r, &R->mem, &PUSH(R->cpaths)))
+        bad_record(R, "critical_path", "%s", R->mem.error);
 }
 
 /* ---- what the trace lost (decode's DEC-LOSS `loss` records) ---------------- */
 #define CAUSE_BEFORE 3000000000ull  /* the stretch before a hang where its cause would be */
 
-static struct {
-    uint64_t overwritten, written;
-    uint64_t late_cpu, late_since;  /* the CPU whose kept events start last */
-    uint64_t dropped, drop_from, drop_to;
-    uint64_t cut_line;
-    bool any, have_start, drop_when, drop_any_time, no_end;
-} loss;
 
-static void read_loss(const argus_record *r)
+static void read_loss(report *R, const argus_record *r)
 {
     argus_loss_finding f;
-    if (!argus_read_loss(r, &mem, &f))
+    if (!argus_read_loss(r, &R->mem, &f))
         return;
     if (strcmp(f.kind, "overwritten") == 0) {
-        loss.any = true;
+        R->loss.any = true;
         if (f.events != NONE)
-            loss.overwritten += f.events;
-        if (f.written != NONE && f.written > loss.written)
-            loss.written = f.written;
+            R->loss.overwritten += f.events;
+        if (f.written != NONE && f.written > R->loss.written)
+            R->loss.written = f.written;
     } else if (strcmp(f.kind, "cpu_start") == 0 && f.since != NONE) {
-        loss.any = true;
-        if (!loss.have_start || f.since > loss.late_since) {
-            loss.late_since = f.since;
-            loss.late_cpu = f.cpu;
-            loss.have_start = true;
+        R->loss.any = true;
+        if (!R->loss.have_start || f.since > R->loss.late_since) {
+            R->loss.late_since = f.since;
+            R->loss.late_cpu = f.cpu;
+            R->loss.have_start = true;
         }
     } else if (strcmp(f.kind, "dropped") == 0) {
-        loss.any = true;
+        R->loss.any = true;
         if (f.events != NONE)
-            loss.dropped += f.events;
+            R->loss.dropped += f.events;
         if (f.from == NONE || f.to == NONE) {
-            loss.drop_any_time = true;
+            R->loss.drop_any_time = true;
         } else {
-            if (!loss.drop_when || f.from < loss.drop_from)
-                loss.drop_from = f.from;
-            if (!loss.drop_when || f.to > loss.drop_to)
-                loss.drop_to = f.to;
-            loss.drop_when = true;
+            if (!R->loss.drop_when || f.from < R->loss.drop_from)
+                R->loss.drop_from = f.from;
+            if (!R->loss.drop_when || f.to > R->loss.drop_to)
+                R->loss.drop_to = f.to;
+            R->loss.drop_when = true;
         }
     } else if (strcmp(f.kind, "cut") == 0) {
-        loss.any = true;
-        loss.cut_line = f.line != NONE ? f.line : 1;
+        R->loss.any = true;
+        R->loss.cut_line = f.line != NONE ? f.line : 1;
     } else if (strcmp(f.kind, "no_end") == 0) {
-        loss.any = true;
-        loss.no_end = true;
+        R->loss.any = true;
+        R->loss.no_end = true;
     }
 }
 
 /* Whether some CPU's kept events start later than the trace's first (by
  * more than 1 ms): before then the trace misses that CPU's. */
-static bool late_start(void)
+static bool late_start(report *R)
 {
-    return loss.have_start && loss.late_since > G->t_first + 1000000u;
+    return R->loss.have_start && R->loss.late_since > R->g->t_first + 1000000u;
 }
 
 /* Whether hang H's window, or the stretch before it where its cause
  * would be, falls where the trace lost events. */
-static bool hang_in_loss(const argus_hang_finding *h)
+static bool hang_in_loss(report *R, const argus_hang_finding *h)
 {
     uint64_t lo = h->begin > CAUSE_BEFORE ? h->begin - CAUSE_BEFORE : 0, hi = h->end;
-    return (late_start() && lo < loss.late_since) || loss.drop_any_time ||
-           (loss.drop_when && loss.drop_from <= hi && loss.drop_to >= lo) ||
-           ((loss.cut_line || loss.no_end) && (h->open || h->end + 1000000u >= G->t_last));
+    return (late_start(R) && lo < R->loss.late_since) || R->loss.drop_any_time ||
+           (R->loss.drop_when && R->loss.drop_from <= hi && R->loss.drop_to >= lo) ||
+           ((R->loss.cut_line || R->loss.no_end) && (h->open || h->end + 1000000u >= R->g->t_last));
 }
 
 /* "Incomplete trace: ..." (empty when nothing was lost): what was lost,
  * what share of the events the answer rests on, and which hangs' windows
  * fall where events were lost. */
-static void sb_losses(sb *b)
+static void sb_losses(report *R, sb *b)
 {
-    if (!loss.any)
+    if (!R->loss.any)
         return;
-    sb_puts(b, md ? "**Incomplete trace:** " : "Incomplete trace: ");
+    sb_puts(b, R->md ? "**Incomplete trace:** " : "Incomplete trace: ");
     const char *sep = "";
-    if (loss.overwritten && loss.written >= loss.overwritten) {
-        uint64_t kept = loss.written - loss.overwritten;
-        uint64_t pct = kept * 100 / loss.written;
+    if (R->loss.overwritten && R->loss.written >= R->loss.overwritten) {
+        uint64_t kept = R->loss.written - R->loss.overwritten;
+        uint64_t pct = kept * 100 / R->loss.written;
         sb_printf(b, "the ring buffer overwrote %llu of the %llu events written, so this answer "
-                     "rests on %s%llu%% of them", (unsigned long long)loss.overwritten,
-                  (unsigned long long)loss.written, pct ? "" : "under ",
+                     "rests on %s%llu%% of them", (unsigned long long)R->loss.overwritten,
+                  (unsigned long long)R->loss.written, pct ? "" : "under ",
                   (unsigned long long)(pct ? pct : 1));
         sep = "; ";
     }
-    if (late_start()) {
+    if (late_start(R)) {
         sb_printf(b, "%sthe events kept of CPU %llu start only at ", sep,
-                  (unsigned long long)loss.late_cpu);
-        sb_time(b, loss.late_since);
+                  (unsigned long long)R->loss.late_cpu);
+        sb_time(R, b, R->loss.late_since);
         sb_puts(b, " (");
-        sb_dur(b, loss.late_since - G->t_first);
+        sb_dur(b, R->loss.late_since - R->g->t_first);
         sb_puts(b, " after the trace's first)");
         sep = "; ";
     }
-    if (loss.dropped || loss.drop_when || loss.drop_any_time) {
-        sb_printf(b, "%sthe tracer dropped %llu events", sep, (unsigned long long)loss.dropped);
-        if (loss.drop_when) {
+    if (R->loss.dropped || R->loss.drop_when || R->loss.drop_any_time) {
+        sb_printf(b, "%sthe tracer dropped %llu events", sep, (unsigned long long)R->loss.dropped);
+        if (R->loss.drop_when) {
             sb_puts(b, " (about ");
-            if (loss.drop_to > loss.drop_from)
-                sb_range(b, loss.drop_from, loss.drop_to);
+            if (R->loss.drop_to > R->loss.drop_from)
+                sb_range(R, b, R->loss.drop_from, R->loss.drop_to);
             else
-                sb_time(b, loss.drop_from);
+                sb_time(R, b, R->loss.drop_from);
             sb_puts(b, ")");
         }
         sep = "; ";
     }
-    if (loss.cut_line) {
+    if (R->loss.cut_line) {
         sb_printf(b, "%sits last line (line %llu) is cut short: the recording stopped while "
-                     "writing", sep, (unsigned long long)loss.cut_line);
+                     "writing", sep, (unsigned long long)R->loss.cut_line);
         sep = "; ";
     }
-    if (loss.no_end)
+    if (R->loss.no_end)
         sb_printf(b, "%sit lacks argus-record's end mark: the recording did not finish (killed, "
                      "or its disk full), and what it had not written is missing", sep);
     sb_puts(b, ".");
     uint32_t n = 0, first = 0;
-    for (uint32_t i = 0; i < hangs.n; i++)
-        if (hang_in_loss(&hangs.v[i]) && !n++)
+    for (uint32_t i = 0; i < R->hangs.n; i++)
+        if (hang_in_loss(R, &R->hangs.v[i]) && !n++)
             first = i;
-    if (n == 1 && hangs.n == 1)
+    if (n == 1 && R->hangs.n == 1)
         sb_puts(b, " The hang's window, or the 3 s before it where its cause would be, falls "
                    "where events were lost: its cause may be among them.");
     else if (n == 1)
         sb_printf(b, " The window of hang %llu, or the 3 s before it where its cause would be, "
                      "falls where events were lost: its cause may be among them.",
-                  (unsigned long long)hangs.v[first].hang);
-    else if (n > 1 && n == hangs.n)
+                  (unsigned long long)R->hangs.v[first].hang);
+    else if (n > 1 && n == R->hangs.n)
         sb_printf(b, " The windows of all %u hangs, or the 3 s before them where their causes "
                      "would be, fall where events were lost: their causes may be among them.", n);
     else if (n > 1)
         sb_printf(b, " The windows of %u of the %u hangs, or the 3 s before them where their "
                      "causes would be, fall where events were lost: their causes may be among "
-                     "them.", n, hangs.n);
+                     "them.", n, R->hangs.n);
 }
 
-static void read_extras(argus_graph *g)
+static void read_extras(report *R, argus_graph *g)
 {
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
         argus_finding_kind k = argus_finding_kind_of(x->type, strlen(x->type));
         if (k == ARGUS_F_NONE)
             continue;
-        record_number = x->number;
+        R->record_number = x->number;
         const argus_record *r = argus_graph_parse_extra(g, i);
         if (!r)
-            bad_record(argus_finding_kind_name(k), "cannot be parsed again");
+            bad_record(R, argus_finding_kind_name(k), "cannot be parsed again");
         switch (k) {
-        case ARGUS_F_HANG: read_hang(r); break;
-        case ARGUS_F_PATH: read_path(r); break;
-        case ARGUS_F_WAIT_CHAIN: read_chain(r); break;
-        case ARGUS_F_CRITICAL_PATH: read_cpath(r); break;
-        case ARGUS_F_MATCH: read_match(r); break;
-        case ARGUS_F_NO_MATCH: read_no_match(r); break;
-        case ARGUS_F_CULPRIT: read_culprit(r); break;
-        case ARGUS_F_BRANCH: read_branch(r); break;
-        default: read_loss(r); break;
+        case ARGUS_F_HANG: read_hang(R, r); break;
+        case ARGUS_F_PATH: read_path(R, r); break;
+        case ARGUS_F_WAIT_CHAIN: read_chain(R, r); break;
+        case ARGUS_F_CRITICAL_PATH: read_cpath(R, r); break;
+        case ARGUS_F_MATCH: read_match(R, r); break;
+        case ARGUS_F_NO_MATCH: read_no_match(R, r); break;
+        case ARGUS_F_CULPRIT: read_culprit(R, r); break;
+        case ARGUS_F_BRANCH: read_branch(R, r); break;
+        default: read_loss(R, r); break;
         }
     }
 }
@@ -885,81 +891,80 @@ static int by_culprit_rank(const void *a, const void *b)
 /* ---- layout -------------------------------------------------------------------------
  * Text: a hang is a heading at column 0, its sections are indented by 2,
  * their lines by 4. Markdown: ## for a hang, ### for a section, lists. */
-static sb line;                 /* the line being built */
 
-static void heading(int level, const char *text)
+static void heading(report *R, int level, const char *text)
 {
-    if (md) {
+    if (R->md) {
         blank();
-        emit(level == 1 ? "# " : level == 2 ? "## " : "### ", "", text);
+        emit(R, level == 1 ? "# " : level == 2 ? "## " : "### ", "", text);
         blank();
     } else if (level == 2) {
         blank();
-        emit("", "  ", text);
+        emit(R, "", "  ", text);
     } else {
         blank();
         char t[200];
         snprintf(t, sizeof t, "%s:", text);
-        emit("  ", "    ", t);
+        emit(R, "  ", "    ", t);
     }
 }
 
 /* "Label:  value" under a hang heading. */
-static void field(const char *label, const char *value)
+static void field(report *R, const char *label, const char *value)
 {
     char first[64];
-    if (md) {
+    if (R->md) {
         snprintf(first, sizeof first, "- **%s:** ", label);
-        emit(first, "  ", value);
+        emit(R, first, "  ", value);
     } else {
         char lab[32];
         snprintf(lab, sizeof lab, "%s:", label);
         snprintf(first, sizeof first, "  %-11s", lab);
-        emit(first, "             ", value);
+        emit(R, first, "             ", value);
     }
 }
 
-static void item(const char *text)
+static void item(report *R, const char *text)
 {
-    if (md)
-        emit("- ", "  ", text);
+    if (R->md)
+        emit(R, "- ", "  ", text);
     else
-        emit("    ", "      ", text);
+        emit(R, "    ", "      ", text);
 }
 
-static void numbered(unsigned n, const char *text)
+static void numbered(report *R, unsigned n, const char *text)
 {
     char first[16];
-    if (md) {
+    if (R->md) {
         snprintf(first, sizeof first, "%u. ", n);
-        emit(first, "   ", text);
+        emit(R, first, "   ", text);
     } else {
         snprintf(first, sizeof first, "    %u. ", n);
-        emit(first, "       ", text);
+        emit(R, first, "       ", text);
     }
 }
 
 /* A detail line under a numbered item. */
-static void detail(const char *text)
+static void detail(report *R, const char *text)
 {
-    if (md)
-        emit("   - ", "     ", text);
+    if (R->md)
+        emit(R, "   - ", "     ", text);
     else
-        emit("       ", "         ", text);
+        emit(R, "       ", "         ", text);
 }
 
-static void para(const char *text)
+static void para(report *R, const char *text)
 {
-    if (md)
-        emit("", "", text);
+    if (R->md)
+        emit(R, "", "", text);
     else
-        emit("    ", "    ", text);
+        emit(R, "    ", "    ", text);
 }
 
 /* Markdown lists and paragraphs need a blank line between them. */
-static void md_gap(void)
+static void md_gap(report *R)
 {
-    if (md)
+    if (R->md)
         blank();
 }
 
@@ -973,83 +978,83 @@ static int cmp_u64(const void *a, const void *b)
 /* The distinct pids of the graph's threads: sorted, then counted once
  * each (O(n log n); a search of the threads before each thread was
  * quadratic, 473 s for a million threads). */
-static uint32_t count_processes(void)
+static uint32_t count_processes(report *R)
 {
-    if (G->nthreads == 0)
+    if (R->g->nthreads == 0)
         return 0;
-    uint64_t *pids = malloc(G->nthreads * sizeof *pids);
+    uint64_t *pids = malloc(R->g->nthreads * sizeof *pids);
     if (!pids)
         argus_die(ARGUS_EX_IOERR, "out of memory");
-    for (uint32_t i = 0; i < G->nthreads; i++)
-        pids[i] = G->threads[i].pid;
-    qsort(pids, G->nthreads, sizeof *pids, cmp_u64);
+    for (uint32_t i = 0; i < R->g->nthreads; i++)
+        pids[i] = R->g->threads[i].pid;
+    qsort(pids, R->g->nthreads, sizeof *pids, cmp_u64);
     uint32_t procs = 1;
-    for (uint32_t i = 1; i < G->nthreads; i++)
+    for (uint32_t i = 1; i < R->g->nthreads; i++)
         procs += pids[i] != pids[i - 1];
     free(pids);
     return procs;
 }
 
-static void trace_summary(sb *b)
+static void trace_summary(report *R, sb *b)
 {
-    uint32_t procs = count_processes();
+    uint32_t procs = count_processes(R);
     sb_printf(b, "Trace: %u thread%s in %u process%s, %u segment%s, %llu event%s",
-              G->nthreads, G->nthreads == 1 ? "" : "s", procs, procs == 1 ? "" : "es",
-              G->nsegs, G->nsegs == 1 ? "" : "s", (unsigned long long)G->nevents,
-              G->nevents == 1 ? "" : "s");
-    if (G->nevents) {
+              R->g->nthreads, R->g->nthreads == 1 ? "" : "s", procs, procs == 1 ? "" : "es",
+              R->g->nsegs, R->g->nsegs == 1 ? "" : "s", (unsigned long long)R->g->nevents,
+              R->g->nevents == 1 ? "" : "s");
+    if (R->g->nevents) {
         sb_puts(b, ", ");
-        sb_time(b, G->t_first);
+        sb_time(R, b, R->g->t_first);
         sb_puts(b, " to ");
-        sb_time(b, G->t_last);
+        sb_time(R, b, R->g->t_last);
         sb_puts(b, " (");
-        sb_dur(b, G->t_last - G->t_first);
-        sb_puts(b, have_origin ? "), times on the trace's own clock" : "), times in seconds from the trace's zero");
-        if (have_t0)
+        sb_dur(b, R->g->t_last - R->g->t_first);
+        sb_puts(b, R->have_origin ? "), times on the trace's own clock" : "), times in seconds from the trace's zero");
+        if (R->have_t0)
             sb_puts(b, " (wall clock UTC in brackets)");
     }
     sb_puts(b, ".");
 }
 
-static uint64_t hang_begin(const argus_hang_finding *h)
+static uint64_t hang_begin(report *R, const argus_hang_finding *h)
 {
-    return h->begin != NONE ? h->begin : G->segs[hang_si(h)].begin;
+    return h->begin != NONE ? h->begin : R->g->segs[hang_si(R, h)].begin;
 }
 
-static uint64_t hang_end(const argus_hang_finding *h)
+static uint64_t hang_end(report *R, const argus_hang_finding *h)
 {
-    return h->end != NONE ? h->end : argus_seg_until(G, &G->segs[hang_si(h)]);
+    return h->end != NONE ? h->end : argus_seg_until(R->g, &R->g->segs[hang_si(R, h)]);
 }
 
-static uint64_t hang_duration(const argus_hang_finding *h)
+static uint64_t hang_duration(report *R, const argus_hang_finding *h)
 {
     if (h->duration != NONE)
         return h->duration;
-    uint64_t b = hang_begin(h), e = hang_end(h);
+    uint64_t b = hang_begin(R, h), e = hang_end(R, h);
     return e > b ? e - b : 0;
 }
 
 /* SPIN-CLASS, in words. */
-static void sb_class(sb *b, const argus_hang_finding *h)
+static void sb_class(report *R, sb *b, const argus_hang_finding *h)
 {
-    const argus_seg *s = &G->segs[hang_si(h)];
+    const argus_seg *s = &R->g->segs[hang_si(R, h)];
     const char *cls = h->cls ? h->cls : "unknown";
-    sb_sym(b, cls);
+    sb_sym(R, b, cls);
     sb_puts(b, NBS "- ");
     if (strcmp(cls, "wait") == 0) {
         uint64_t w = h->wait != NONE ? h->wait : s->wait_id;
-        const argus_key_event *k = key_of(hang_si(h), w);
-        uint64_t from = k ? k->ts : ends_in_wait(s) ? wait_began(hang_si(h)) : hang_begin(h);
-        uint64_t to = hang_end(h);
+        const argus_key_event *k = key_of(R, hang_si(R, h), w);
+        uint64_t from = k ? k->ts : ends_in_wait(s) ? wait_began(R, hang_si(R, h)) : hang_begin(R, h);
+        uint64_t to = hang_end(R, h);
         const char *reason = h->reason ? h->reason
-                             : s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL;
+                             : s->wait_reason ? argus_graph_str(R->g, s->wait_reason) : NULL;
         uint64_t res = h->resource != NONE ? h->resource
                        : ends_in_wait(s) ? s->wait_resource : NONE;
         uint64_t timeouts = h->timeouts != NONE ? h->timeouts : s->ntimeouts;
         sb_puts(b, "blocked ");
         sb_dur(b, h->blocked != NONE && h->blocked ? h->blocked : to > from ? to - from : 0);
         sb_puts(b, " in ");
-        sb_wait_what(b, reason, res, w);
+        sb_wait_what(R, b, reason, res, w);
         if (h->waits != NONE && h->waits > 1 && reason && strcmp(reason, "disk") == 0)
             sb_printf(b, ", %llu of them one after the other", (unsigned long long)h->waits);
         else if (h->waits != NONE && h->waits > 1)
@@ -1064,7 +1069,7 @@ static void sb_class(sb *b, const argus_hang_finding *h)
             sb_puts(b, ", then woken");
         else {
             sb_puts(b, ", ended ");
-            sb_sym(b, h->result);
+            sb_sym(R, b, h->result);
         }
         if (h->runnable != NONE && h->blocked != NONE && h->runnable * 10 >= h->blocked) {
             sb_puts(b, "; the last ");
@@ -1076,28 +1081,28 @@ static void sb_class(sb *b, const argus_hang_finding *h)
         uint64_t y = h->yields != NONE ? h->yields : s->nyields;
         sb_printf(b, "yield loop: %llu of %llu events are yields, over ",
                   (unsigned long long)y, (unsigned long long)ev);
-        sb_dur(b, hang_duration(h));
+        sb_dur(b, hang_duration(R, h));
     } else if (strcmp(cls, "busy") == 0) {
         sb_puts(b, "ran ");
-        sb_dur(b, hang_duration(h));
+        sb_dur(b, hang_duration(R, h));
         sb_puts(b, " without blocking");
         if (h->events != NONE)
             sb_printf(b, " (%llu events)", (unsigned long long)h->events);
     } else {
         sb_puts(b, "lasted ");
-        sb_dur(b, hang_duration(h));
+        sb_dur(b, hang_duration(R, h));
     }
 }
 
 /* SPIN-INDICATOR / SPIN-HANG, in words. */
-static void sb_indicator(sb *b, const argus_hang_finding *h)
+static void sb_indicator(report *R, sb *b, const argus_hang_finding *h)
 {
     const char *ind = h->indicator ? h->indicator : "";
     if (strcmp(ind, "anr") == 0) {
         sb_puts(b, "input not handled within 5 s: Android's ANR (SPIN-ANR)");
         if (h->at != NONE) {
             sb_puts(b, ", at ");
-            sb_time(b, h->at);
+            sb_time(R, b, h->at);
         }
         if (h->open)
             sb_puts(b, "; not back at its wait when the trace ends");
@@ -1106,9 +1111,9 @@ static void sb_indicator(sb *b, const argus_hang_finding *h)
     if (strcmp(ind, "loop") == 0) {
         sb_puts(b, "its main loop away from its wait (SPIN-LOOP)");
         if (h->at != NONE) {
-            uint64_t begin = hang_begin(h);
+            uint64_t begin = hang_begin(R, h);
             sb_puts(b, " past the limit at ");
-            sb_time(b, h->at);
+            sb_time(R, b, h->at);
             if (h->at > begin) {
                 sb_puts(b, " (");
                 sb_dur(b, h->at - begin);
@@ -1123,8 +1128,8 @@ static void sb_indicator(sb *b, const argus_hang_finding *h)
         sb_puts(b, "the --hang threshold");
         if (h->at != NONE) {
             sb_puts(b, ", crossed at ");
-            sb_time(b, h->at);
-            uint64_t begin = hang_begin(h);
+            sb_time(R, b, h->at);
+            uint64_t begin = hang_begin(R, h);
             if (h->at > begin) {
                 sb_puts(b, " (");
                 sb_dur(b, h->at - begin);
@@ -1137,79 +1142,79 @@ static void sb_indicator(sb *b, const argus_hang_finding *h)
         sb_puts(b, "not recorded");
     } else if (strstr(ind, "ConnectionSetSpinning")) {
         sb_puts(b, "spinning cursor, ");
-        sb_sym(b, ind);
+        sb_sym(R, b, ind);
     } else if (strcmp(ind, "sCGEventIsMainThreadSpinning") == 0) {
         sb_puts(b, "spinning-cursor flag ");
-        sb_sym(b, ind);
+        sb_sym(R, b, ind);
         sb_puts(b, " set");
     } else {
         sb_puts(b, "indicator ");
-        sb_sym(b, ind);
+        sb_sym(R, b, ind);
     }
     if (h->at != NONE) {
         sb_puts(b, " at ");
-        sb_time(b, h->at);
+        sb_time(R, b, h->at);
     }
     if (h->event != NONE) {
         sb_printf(b, " (event %llu", (unsigned long long)h->event);
-        uint32_t si = argus_graph_seg_of(G, h->event);
+        uint32_t si = argus_graph_seg_of(R->g, h->event);
         if (si != ARGUS_NONE) {
             sb_puts(b, " on ");
-            sb_seg_thread(b, si);
+            sb_seg_thread(R, b, si);
         }
         sb_puts(b, ")");
     }
 }
 
-static void section_hang(const argus_hang_finding *h)
+static void section_hang(report *R, const argus_hang_finding *h)
 {
-    sb_clear(&line);
-    sb_printf(&line, "Hang %llu: ", (unsigned long long)h->hang);
-    sb_thread(&line, h->tid != NONE ? h->tid : G->threads[G->segs[hang_si(h)].thread].tid,
+    sb_clear(&R->line);
+    sb_printf(&R->line, "Hang %llu: ", (unsigned long long)h->hang);
+    sb_thread(R, &R->line, h->tid != NONE ? h->tid : R->g->threads[R->g->segs[hang_si(R, h)].thread].tid,
               h->pid, h->proc, h->thread);
-    uint64_t pid = h->pid != NONE ? h->pid : G->threads[G->segs[hang_si(h)].thread].pid;
-    sb_printf(&line, " (pid %llu)", (unsigned long long)pid);
-    heading(2, sb_str(&line));
+    uint64_t pid = h->pid != NONE ? h->pid : R->g->threads[R->g->segs[hang_si(R, h)].thread].pid;
+    sb_printf(&R->line, " (pid %llu)", (unsigned long long)pid);
+    heading(R, 2, sb_str(&R->line));
 
-    sb_clear(&line);
-    sb_time(&line, hang_begin(h));
-    sb_wall(&line, hang_begin(h));
-    sb_puts(&line, " to ");
-    sb_time(&line, hang_end(h));
-    sb_puts(&line, " (");
-    sb_dur(&line, hang_duration(h));
-    sb_puts(&line, ")");
-    field("When", sb_str(&line));
-    sb_clear(&line);
-    sb_class(&line, h);
-    field("Class", sb_str(&line));
-    sb_clear(&line);
-    sb_indicator(&line, h);
-    field("Found by", sb_str(&line));
+    sb_clear(&R->line);
+    sb_time(R, &R->line, hang_begin(R, h));
+    sb_wall(R, &R->line, hang_begin(R, h));
+    sb_puts(&R->line, " to ");
+    sb_time(R, &R->line, hang_end(R, h));
+    sb_puts(&R->line, " (");
+    sb_dur(&R->line, hang_duration(R, h));
+    sb_puts(&R->line, ")");
+    field(R, "When", sb_str(&R->line));
+    sb_clear(&R->line);
+    sb_class(R, &R->line, h);
+    field(R, "Class", sb_str(&R->line));
+    sb_clear(&R->line);
+    sb_indicator(R, &R->line, h);
+    field(R, "Found by", sb_str(&R->line));
 }
 
-static void sb_ui(sb *b, uint64_t ui, const char *kind)
+static void sb_ui(report *R, sb *b, uint64_t ui, const char *kind)
 {
-    uint32_t si = argus_graph_seg_of(G, ui);
-    const argus_key_event *k = key_of(si, ui);
+    uint32_t si = argus_graph_seg_of(R->g, ui);
+    const argus_key_event *k = key_of(R, si, ui);
     const char *kd = kind ? kind
-                     : si != ARGUS_NONE && G->segs[si].ui_id == ui && G->segs[si].ui_kind
-                         ? argus_graph_str(G, G->segs[si].ui_kind)
+                     : si != ARGUS_NONE && R->g->segs[si].ui_id == ui && R->g->segs[si].ui_kind
+                         ? argus_graph_str(R->g, R->g->segs[si].ui_kind)
                          : "ui_event";
-    sb_sym(b, kd);
-    if (details || si == ARGUS_NONE)
+    sb_sym(R, b, kd);
+    if (R->details || si == ARGUS_NONE)
         sb_printf(b, ", event %llu", (unsigned long long)ui);
     if (si == ARGUS_NONE)
         return;
     sb_puts(b, " at ");
-    sb_time(b, k ? k->ts : G->segs[si].begin);
+    sb_time(R, b, k ? k->ts : R->g->segs[si].begin);
     sb_puts(b, " on ");
-    sb_seg_thread(b, si);
+    sb_seg_thread(R, b, si);
 }
 
-static void section_ui(const argus_path_finding *p, uint32_t np)
+static void section_ui(report *R, const argus_path_finding *p, uint32_t np)
 {
-    heading(3, "UI events that led to it");
+    heading(R, 3, "UI events that led to it");
     /* each UI event once, in the order of the best path reaching it */
     uint32_t *first = malloc((np + 1) * sizeof *first);
     if (!first)
@@ -1226,22 +1231,22 @@ static void section_ui(const argus_path_finding *p, uint32_t np)
     }
     for (uint32_t k = 0; k < nseen; k++) {
         const argus_path_finding *x = &p[first[k]];
-        sb_clear(&line);
-        sb_ui(&line, x->ui, x->ui_kind);
-        if (nseen > 1 && details)
-            sb_printf(&line, " (path rank %llu)", (unsigned long long)x->rank);
-        item(sb_str(&line));
+        sb_clear(&R->line);
+        sb_ui(R, &R->line, x->ui, x->ui_kind);
+        if (nseen > 1 && R->details)
+            sb_printf(&R->line, " (path rank %llu)", (unsigned long long)x->rank);
+        item(R, sb_str(&R->line));
     }
     free(first);
     if (nseen == 0)
-        para(np ? "None found: no causal path reaches a UI event."
+        para(R, np ? "None found: no causal path reaches a UI event."
                 : "None found: no causal path was recorded.");
 }
 
-static void sb_edge(sb *b, const argus_path_finding *p, int i)
+static void sb_edge(report *R, sb *b, const argus_path_finding *p, int i)
 {
-    sb_sym(b, i < p->nkinds ? p->kinds[i] : "edge");
-    if (details && i < p->nfrom && i < p->nto)
+    sb_sym(R, b, i < p->nkinds ? p->kinds[i] : "edge");
+    if (R->details && i < p->nfrom && i < p->nto)
         sb_printf(b, ", event %llu" NBS "->" NBS "%llu", (unsigned long long)p->from[i],
                   (unsigned long long)p->to[i]);
 }
@@ -1253,138 +1258,138 @@ static uint64_t seg_shown_end(const argus_seg *s)
     return ends_in_wait(s) && s->resume != NONE ? s->resume : s->end;
 }
 
-static void section_path(const argus_hang_finding *h, const argus_path_finding *p, uint32_t np)
+static void section_path(report *R, const argus_hang_finding *h, const argus_path_finding *p, uint32_t np)
 {
-    heading(3, "Causal path");
+    heading(R, 3, "Causal path");
     if (np == 0) {
-        para("None recorded.");
+        para(R, "None recorded.");
         return;
     }
     const argus_path_finding *best = &p[0];
-    sb_clear(&line);
-    if (!details) {
+    sb_clear(&R->line);
+    if (!R->details) {
         /* the best path in words: from which UI event, through which threads */
         if (best->complete && best->ui != NONE) {
-            sb_puts(&line, "From the ");
-            sb_ui(&line, best->ui, best->ui_kind);
-            sb_puts(&line, " to the hang, the work went through:");
+            sb_puts(&R->line, "From the ");
+            sb_ui(R, &R->line, best->ui, best->ui_kind);
+            sb_puts(&R->line, " to the hang, the work went through:");
         } else if (best->complete) {
-            sb_puts(&line, "From a UI event to the hang, the work went through:");
+            sb_puts(&R->line, "From a UI event to the hang, the work went through:");
         } else {
-            sb_puts(&line, "It does not reach back to a UI event; the work went through:");
+            sb_puts(&R->line, "It does not reach back to a UI event; the work went through:");
         }
     } else {
-        sb_printf(&line, "Rank %llu of %u, score %lld, ", (unsigned long long)best->rank,
+        sb_printf(&R->line, "Rank %llu of %u, score %lld, ", (unsigned long long)best->rank,
                   np, (long long)best->score);
         if (best->complete) {
-            sb_puts(&line, "complete: from ");
+            sb_puts(&R->line, "complete: from ");
             if (best->ui != NONE)
-                sb_printf(&line, "the UI event (event %llu)", (unsigned long long)best->ui);
+                sb_printf(&R->line, "the UI event (event %llu)", (unsigned long long)best->ui);
             else
-                sb_puts(&line, "a UI event");
-            sb_puts(&line, " to the hang.");
+                sb_puts(&R->line, "a UI event");
+            sb_puts(&R->line, " to the hang.");
         } else {
-            sb_puts(&line, "incomplete: it stops before any UI event.");
+            sb_puts(&R->line, "incomplete: it stops before any UI event.");
         }
     }
-    para(sb_str(&line));
-    md_gap();
-    if (md && details) {
+    para(R, sb_str(&R->line));
+    md_gap(R);
+    if (R->md && R->details) {
         puts("| seg | thread | time | key events | next edge |");
         puts("|---:|---|---|---|---|");
-    } else if (md) {
+    } else if (R->md) {
         puts("| thread | time | key events | next edge |");
         puts("|---|---|---|---|");
     }
     for (int i = 0; i < best->nsegs; i++) {
-        uint32_t si = argus_graph_find_seg(G, best->segs[i]);
-        const argus_seg *s = &G->segs[si];
-        bool is_hang = si == hang_si(h);
-        sb_clear(&line);
-        if (md) {
-            in_table = true;
-            if (details)
-                sb_printf(&line, "| %llu%s | ", (unsigned long long)s->seg,
+        uint32_t si = argus_graph_find_seg(R->g, best->segs[i]);
+        const argus_seg *s = &R->g->segs[si];
+        bool is_hang = si == hang_si(R, h);
+        sb_clear(&R->line);
+        if (R->md) {
+            R->in_table = true;
+            if (R->details)
+                sb_printf(&R->line, "| %llu%s | ", (unsigned long long)s->seg,
                           is_hang ? " (hang)" : "");
             else
-                sb_puts(&line, "| ");
-            sb_seg_thread(&line, si);
-            if (!details && is_hang)
-                sb_puts(&line, " (hang)");
-            sb_puts(&line, " | ");
-            sb_range(&line, s->begin, seg_shown_end(s));
-            sb_puts(&line, " | ");
-            sb_seg_events(&line, si);
-            sb_puts(&line, " | ");
+                sb_puts(&R->line, "| ");
+            sb_seg_thread(R, &R->line, si);
+            if (!R->details && is_hang)
+                sb_puts(&R->line, " (hang)");
+            sb_puts(&R->line, " | ");
+            sb_range(R, &R->line, s->begin, seg_shown_end(s));
+            sb_puts(&R->line, " | ");
+            sb_seg_events(R, &R->line, si);
+            sb_puts(&R->line, " | ");
             if (i + 1 < best->nsegs)
-                sb_edge(&line, best, i);
-            sb_puts(&line, " |");
-            in_table = false;
-            put_word(sb_str(&line), line.len);
+                sb_edge(R, &R->line, best, i);
+            sb_puts(&R->line, " |");
+            R->in_table = false;
+            put_word(sb_str(&R->line), R->line.len);
             putchar('\n');
             continue;
         }
-        if (details)
-            sb_printf(&line, "seg" NBS "%llu" NBS NBS, (unsigned long long)s->seg);
-        sb_seg_thread(&line, si);
-        sb_puts(&line, NBS NBS);
-        sb_range(&line, s->begin, seg_shown_end(s));
+        if (R->details)
+            sb_printf(&R->line, "seg" NBS "%llu" NBS NBS, (unsigned long long)s->seg);
+        sb_seg_thread(R, &R->line, si);
+        sb_puts(&R->line, NBS NBS);
+        sb_range(R, &R->line, s->begin, seg_shown_end(s));
         if (is_hang)
-            sb_puts(&line, NBS "(hang)");
-        sb_puts(&line, ": ");
-        sb_seg_events(&line, si);
-        emit("    ", "        ", sb_str(&line));
+            sb_puts(&R->line, NBS "(hang)");
+        sb_puts(&R->line, ": ");
+        sb_seg_events(R, &R->line, si);
+        emit(R, "    ", "        ", sb_str(&R->line));
         if (i + 1 < best->nsegs) {
-            sb_clear(&line);
-            sb_puts(&line, "-> ");
-            sb_edge(&line, best, i);
-            emit("      ", "        ", sb_str(&line));
+            sb_clear(&R->line);
+            sb_puts(&R->line, "-> ");
+            sb_edge(R, &R->line, best, i);
+            emit(R, "      ", "        ", sb_str(&R->line));
         }
     }
-    if (np < 2 || !details)
+    if (np < 2 || !R->details)
         return;
-    md_gap();
-    para("Other paths:");
-    md_gap();
+    md_gap(R);
+    para(R, "Other paths:");
+    md_gap(R);
     for (uint32_t k = 1; k < np; k++) {
         const argus_path_finding *o = &p[k];
-        sb_clear(&line);
-        sb_printf(&line, "rank %llu, score %lld, %s", (unsigned long long)o->rank,
+        sb_clear(&R->line);
+        sb_printf(&R->line, "rank %llu, score %lld, %s", (unsigned long long)o->rank,
                   (long long)o->score, o->complete ? "complete" : "incomplete");
         if (o->complete && o->ui_kind) {
-            sb_puts(&line, " (");
-            sb_sym(&line, o->ui_kind);
-            sb_puts(&line, ")");
+            sb_puts(&R->line, " (");
+            sb_sym(R, &R->line, o->ui_kind);
+            sb_puts(&R->line, ")");
         }
-        sb_puts(&line, ": ");
+        sb_puts(&R->line, ": ");
         for (int i = 0; i < o->nsegs; i++) {
-            sb_printf(&line, "seg" NBS "%llu", (unsigned long long)o->segs[i]);
+            sb_printf(&R->line, "seg" NBS "%llu", (unsigned long long)o->segs[i]);
             if (i + 1 < o->nsegs)
-                sb_printf(&line, " -%s-> ", i < o->nkinds ? o->kinds[i] : "");
+                sb_printf(&R->line, " -%s-> ", i < o->nkinds ? o->kinds[i] : "");
         }
-        if (md)
-            emit("- ", "  ", sb_str(&line));
+        if (R->md)
+            emit(R, "- ", "  ", sb_str(&R->line));
         else
-            emit("      ", "        ", sb_str(&line));
+            emit(R, "      ", "        ", sb_str(&R->line));
     }
 }
 
 /* A segment in a wait chain or a culprit: what it did at the end. */
-static void sb_blocked(sb *b, uint32_t si)
+static void sb_blocked(report *R, sb *b, uint32_t si)
 {
-    const argus_seg *s = &G->segs[si];
+    const argus_seg *s = &R->g->segs[si];
     if (!ends_in_wait(s)) {
         sb_puts(b, "running ");
-        sb_range(b, s->begin, s->end);
+        sb_range(R, b, s->begin, s->end);
         return;
     }
-    uint64_t from = wait_began(si), to = argus_seg_until(G, s);
+    uint64_t from = wait_began(R, si), to = argus_seg_until(R->g, s);
     sb_puts(b, "blocked ");
     sb_dur(b, to > from ? to - from : 0);
     if (s->resume == NONE)
         sb_puts(b, " to the end of the trace");
     sb_puts(b, " in ");
-    sb_wait_what(b, s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
+    sb_wait_what(R, b, s->wait_reason ? argus_graph_str(R->g, s->wait_reason) : NULL,
                  s->wait_resource, s->wait_id);
 }
 
@@ -1422,11 +1427,11 @@ static const chain_end_words *chain_end(const char *end)
 }
 
 /* The ipc event ID of the graph (argus_ipc_info), or NULL. */
-static const argus_ipc_info *ipc_by_id(uint64_t id)
+static const argus_ipc_info *ipc_by_id(report *R, uint64_t id)
 {
-    uint32_t at = argus_lower_bound(G->ipcs, G->nipcs, sizeof *G->ipcs,
+    uint32_t at = argus_lower_bound(R->g->ipcs, R->g->nipcs, sizeof *R->g->ipcs,
                                     offsetof(argus_ipc_info, id), sizeof(uint64_t), id);
-    return at < G->nipcs && G->ipcs[at].id == id ? &G->ipcs[at] : NULL;
+    return at < R->g->nipcs && R->g->ipcs[at].id == id ? &R->g->ipcs[at] : NULL;
 }
 
 /* The message that explains link I of chain C, found from link I-1 by
@@ -1436,31 +1441,31 @@ static const argus_ipc_info *ipc_by_id(uint64_t id)
  * (since[I-1]..until[I-1]). The process, not the thread: a GDBus or
  * QtDBus call is numbered on the calling thread, and its worker writes it.
  * NULL when there is none: the wakeup alone is what the trace shows. */
-static const argus_ipc_info *hop_message(const argus_chain_finding *c, int i)
+static const argus_ipc_info *hop_message(report *R, const argus_chain_finding *c, int i)
 {
     if (i < 1 || i >= c->nsegs || i - 1 >= c->nsince || i - 1 >= c->nuntil)
         return NULL;
-    uint32_t woken = argus_graph_find_seg(G, c->segs[i - 1]);
-    uint32_t waker = argus_graph_find_seg(G, c->segs[i]);
-    uint64_t tid = G->threads[G->segs[woken].thread].tid;
-    uint64_t pid = G->threads[G->segs[waker].thread].pid;
+    uint32_t woken = argus_graph_find_seg(R->g, c->segs[i - 1]);
+    uint32_t waker = argus_graph_find_seg(R->g, c->segs[i]);
+    uint64_t tid = R->g->threads[R->g->segs[woken].thread].tid;
+    uint64_t pid = R->g->threads[R->g->segs[waker].thread].pid;
     uint64_t since = c->since[i - 1], until = c->until[i - 1];
     /* from the first ipc event at or after until */
-    uint32_t lo = argus_lower_bound(G->ipcs, G->nipcs, sizeof *G->ipcs,
+    uint32_t lo = argus_lower_bound(R->g->ipcs, R->g->nipcs, sizeof *R->g->ipcs,
                                     offsetof(argus_ipc_info, ts), sizeof(uint64_t), until);
     const argus_ipc_info *recv = NULL;
-    for (uint32_t k = lo; k < G->nipcs && !recv; k++)
-        if (G->ipcs[k].recv && G->ipcs[k].tid == tid)
-            recv = &G->ipcs[k];
-    uint32_t si = recv ? argus_graph_seg_of(G, recv->id) : ARGUS_NONE;
+    for (uint32_t k = lo; k < R->g->nipcs && !recv; k++)
+        if (R->g->ipcs[k].recv && R->g->ipcs[k].tid == tid)
+            recv = &R->g->ipcs[k];
+    uint32_t si = recv ? argus_graph_seg_of(R->g, recv->id) : ARGUS_NONE;
     if (si == ARGUS_NONE)
         return NULL;
-    const argus_seg *s = &G->segs[si];
+    const argus_seg *s = &R->g->segs[si];
     for (uint32_t k = 0; k < s->in_len; k++) {
-        const argus_gedge *e = &G->edges[G->in_edges[s->in_off + k]];
-        if (e->to != recv->id || strcmp(argus_graph_str(G, e->kind), "ipc") != 0)
+        const argus_gedge *e = &R->g->edges[R->g->in_edges[s->in_off + k]];
+        if (e->to != recv->id || strcmp(argus_graph_str(R->g, e->kind), "ipc") != 0)
             continue;
-        const argus_ipc_info *send = ipc_by_id(e->from);
+        const argus_ipc_info *send = ipc_by_id(R, e->from);
         if (send && !send->recv && send->pid == pid && send->ts >= since && send->ts <= until)
             return send;
     }
@@ -1469,9 +1474,9 @@ static const argus_ipc_info *hop_message(const argus_chain_finding *c, int i)
 
 /* Message M in words: "a D-Bus method call (serial 4)", "a message over
  * a socket", "a Mach message (msg_id 4242)". */
-static void sb_message(sb *b, const argus_ipc_info *m)
+static void sb_message(report *R, sb *b, const argus_ipc_info *m)
 {
-    const char *via = m->via ? argus_graph_str(G, m->via) : "";
+    const char *via = m->via ? argus_graph_str(R->g, m->via) : "";
     if (strcmp(via, "binder") == 0) {
         sb_puts(b, m->reply ? "a binder reply" : "a binder call");
         if (m->msg != NONE)
@@ -1480,12 +1485,12 @@ static void sb_message(sb *b, const argus_ipc_info *m)
     }
     if (strcmp(via, "dbus") == 0) {
         char t[256];            /* method_call: as dbus-monitor says it */
-        snprintf(t, sizeof t, "%s", m->dbus_type ? argus_graph_str(G, m->dbus_type) : "");
+        snprintf(t, sizeof t, "%s", m->dbus_type ? argus_graph_str(R->g, m->dbus_type) : "");
         for (char *u = t; *u; u++)
             if (*u == '_')
                 *u = ' ';
         sb_puts(b, "a D-Bus ");
-        sb_free_text(b, *t ? t : "message");
+        sb_free_text(R, b, *t ? t : "message");
         if (m->serial != NONE)
             sb_printf(b, " (serial %llu)", (unsigned long long)m->serial);
         return;
@@ -1498,7 +1503,7 @@ static void sb_message(sb *b, const argus_ipc_info *m)
         sb_puts(b, "a Mach message");
     } else if (*via) {
         sb_puts(b, "a message (via ");
-        sb_free_text(b, via);
+        sb_free_text(R, b, via);
         sb_puts(b, ")");
     } else {
         sb_puts(b, "a message");
@@ -1508,13 +1513,13 @@ static void sb_message(sb *b, const argus_ipc_info *m)
 }
 
 /* How link I of chain C was found from link I-1, in words. */
-static void sb_chain_via(sb *b, const argus_chain_finding *c, int i)
+static void sb_chain_via(report *R, sb *b, const argus_chain_finding *c, int i)
 {
     const char *via = i - 1 < c->nvia ? c->via[i - 1] : "";
-    const argus_ipc_info *m = strcmp(via, "wakeup") == 0 ? hop_message(c, i) : NULL;
+    const argus_ipc_info *m = strcmp(via, "wakeup") == 0 ? hop_message(R, c, i) : NULL;
     if (m) {
         sb_printf(b, ", which sent %d ", i);
-        sb_message(b, m);
+        sb_message(R, b, m);
     } else if (strcmp(via, "wakeup") == 0)
         sb_printf(b, ", which woke %d", i);
     else if (strcmp(via, "ipc") == 0)
@@ -1535,21 +1540,21 @@ static void sb_chain_via(sb *b, const argus_chain_finding *c, int i)
 
 static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t *count);
 
-static const argus_cpath_finding *cpath_of_hang(uint64_t hang)
+static const argus_cpath_finding *cpath_of_hang(report *R, uint64_t hang)
 {
     uint32_t first, count;
-    of_hang(&ix_cpaths, hang, &first, &count);
-    return count ? &cpaths.v[first] : NULL;
+    of_hang(&R->ix_cpaths, hang, &first, &count);
+    return count ? &R->cpaths.v[first] : NULL;
 }
 
 /* How long link I of chain C ran (STATE "running") or waited for a CPU
  * ("runnable") over its stretch: its steps in that state on the hang's
  * critical path (SPIN-SUM: a link's pieces summed, its stretch spanning
  * them); the stretch's length when the path is not in the stream. */
-static uint64_t link_held(const argus_chain_finding *c, int i, const char *state, uint64_t from,
+static uint64_t link_held(report *R, const argus_chain_finding *c, int i, const char *state, uint64_t from,
                           uint64_t to)
 {
-    const argus_cpath_finding *cp = cpath_of_hang(c->hang);
+    const argus_cpath_finding *cp = cpath_of_hang(R, c->hang);
     uint64_t tid = i < c->ntids ? c->tids[i] : NONE, held = 0;
     if (!cp || tid == NONE)
         return to > from ? to - from : 0;
@@ -1564,117 +1569,117 @@ static uint64_t link_held(const argus_chain_finding *c, int i, const char *state
 
 /* Link I's own stretch (since 2026: blocked, running or runnable over
  * [since, until]); a chain without it shows its segment's final wait. */
-static void sb_chain_link(sb *b, const argus_chain_finding *c, int i, uint32_t si)
+static void sb_chain_link(report *R, sb *b, const argus_chain_finding *c, int i, uint32_t si)
 {
     if (i >= c->nstates || i >= c->nsince || i >= c->nuntil) {
-        sb_blocked(b, si);
+        sb_blocked(R, b, si);
         return;
     }
     uint64_t from = c->since[i], to = c->until[i];
     uint64_t waits = i < c->nwaits ? c->waits[i] : 1;
-    const argus_seg *s = &G->segs[si];
+    const argus_seg *s = &R->g->segs[si];
     if (strcmp(c->states[i], "running") == 0) {
         sb_puts(b, "running ");
-        sb_dur(b, link_held(c, i, "running", from, to));
+        sb_dur(b, link_held(R, c, i, "running", from, to));
         sb_puts(b, ", ");
-        sb_range(b, from, to);
+        sb_range(R, b, from, to);
     } else if (strcmp(c->states[i], "runnable") == 0) {
         sb_puts(b, "runnable ");
-        sb_dur(b, link_held(c, i, "runnable", from, to));
+        sb_dur(b, link_held(R, c, i, "runnable", from, to));
         sb_puts(b, " (woken, waiting for a CPU), ");
-        sb_range(b, from, to);
+        sb_range(R, b, from, to);
     } else if (strcmp(c->states[i], "unknown") == 0) {
         sb_puts(b, "not yet in the trace: its wakeup is its first event, ");
-        sb_range(b, from, to);
+        sb_range(R, b, from, to);
     } else {
         sb_puts(b, "blocked ");
         sb_dur(b, to > from ? to - from : 0);
-        if (to == G->t_last && s->resume == NONE)
+        if (to == R->g->t_last && s->resume == NONE)
             sb_puts(b, " to the end of the trace");
         sb_puts(b, " in ");
         /* the wait it was in then: inside the segment (a callout's), or
          * its final one */
         argus_wait_info wi;
-        if (!argus_wait_at(G, si, from, &wi))
+        if (!argus_wait_at(R->g, si, from, &wi))
             wi = (argus_wait_info){.id = s->wait_id, .reason = s->wait_reason,
                                .resource = s->wait_resource};
-        sb_wait_what(b, wi.reason ? argus_graph_str(G, wi.reason) : NULL, wi.resource, wi.id);
+        sb_wait_what(R, b, wi.reason ? argus_graph_str(R->g, wi.reason) : NULL, wi.resource, wi.id);
         if (waits > 1)
             sb_printf(b, " (%llu waits, taken up again one after the other)",
                       (unsigned long long)waits);
     }
 }
 
-static void section_chain(const argus_chain_finding *c)
+static void section_chain(report *R, const argus_chain_finding *c)
 {
-    heading(3, "What it waits on");
+    heading(R, 3, "What it waits on");
     for (int i = 0; i < c->nsegs; i++) {
-        uint32_t si = argus_graph_find_seg(G, c->segs[i]);
-        sb_clear(&line);
-        sb_seg_thread(&line, si);
-        if (details)
-            sb_printf(&line, ", seg %llu", (unsigned long long)c->segs[i]);
+        uint32_t si = argus_graph_find_seg(R->g, c->segs[i]);
+        sb_clear(&R->line);
+        sb_seg_thread(R, &R->line, si);
+        if (R->details)
+            sb_printf(&R->line, ", seg %llu", (unsigned long long)c->segs[i]);
         if (i > 0)
-            sb_chain_via(&line, c, i);
-        sb_puts(&line, ": ");
-        sb_chain_link(&line, c, i, si);
-        numbered((unsigned)i + 1, sb_str(&line));
+            sb_chain_via(R, &R->line, c, i);
+        sb_puts(&R->line, ": ");
+        sb_chain_link(R, &R->line, c, i, si);
+        numbered(R, (unsigned)i + 1, sb_str(&R->line));
     }
-    md_gap();
-    sb_clear(&line);
-    sb_puts(&line, "Ends: ");
+    md_gap(R);
+    sb_clear(&R->line);
+    sb_puts(&R->line, "Ends: ");
     const char *end = c->end ? c->end : "unknown";
     const chain_end_words *w = chain_end(end);
     const char *meaning = w ? w->meaning : NULL;
-    if (details || !meaning)
-        sb_sym(&line, end);
+    if (R->details || !meaning)
+        sb_sym(R, &R->line, end);
     if (meaning) {
-        if (details)
-            sb_puts(&line, ", ");
-        sb_puts(&line, meaning);
+        if (R->details)
+            sb_puts(&R->line, ", ");
+        sb_puts(&R->line, meaning);
     }
-    uint32_t last = c->nsegs ? argus_graph_find_seg(G, c->segs[c->nsegs - 1]) : ARGUS_NONE;
-    bool shown = last != ARGUS_NONE && ends_in_wait(&G->segs[last]) &&
-                 G->segs[last].wait_resource == c->resource;
+    uint32_t last = c->nsegs ? argus_graph_find_seg(R->g, c->segs[c->nsegs - 1]) : ARGUS_NONE;
+    bool shown = last != ARGUS_NONE && ends_in_wait(&R->g->segs[last]) &&
+                 R->g->segs[last].wait_resource == c->resource;
     if (!shown && (c->reason || (c->resource != NONE && c->resource != 0))) {
-        sb_puts(&line, " (");
-        sb_wait_what(&line, c->reason, c->resource, NONE);
-        sb_puts(&line, ")");
+        sb_puts(&R->line, " (");
+        sb_wait_what(R, &R->line, c->reason, c->resource, NONE);
+        sb_puts(&R->line, ")");
     }
-    sb_puts(&line, ".");
-    para(sb_str(&line));
+    sb_puts(&R->line, ".");
+    para(R, sb_str(&R->line));
 }
 
-static void section_match(const argus_match_finding *m, uint32_t nm)
+static void section_match(report *R, const argus_match_finding *m, uint32_t nm)
 {
-    heading(3, "Similar node in the baseline");
-    sb_clear(&line);
-    sb_printf(&line, "Seg %llu", (unsigned long long)m->baseline_seg);
+    heading(R, 3, "Similar node in the baseline");
+    sb_clear(&R->line);
+    sb_printf(&R->line, "Seg %llu", (unsigned long long)m->baseline_seg);
     if (m->baseline) {
-        sb_puts(&line, " of ");
-        sb_free_text(&line, m->baseline);
+        sb_puts(&R->line, " of ");
+        sb_free_text(R, &R->line, m->baseline);
     }
-    sb_printf(&line, " (rank %llu of %u)", (unsigned long long)m->rank, nm);
+    sb_printf(&R->line, " (rank %llu of %u)", (unsigned long long)m->rank, nm);
     if (m->distance != NONE && m->by && strcmp(m->by, "kinds") == 0) {
         /* SIM-KINDS: no signature was within SIM-MATCH's edits */
-        sb_printf(&line, ", alike by kinds of event (SIM-KINDS): %llu kind%s in one and not "
+        sb_printf(&R->line, ", alike by kinds of event (SIM-KINDS): %llu kind%s in one and not "
                   "the other", (unsigned long long)m->distance, m->distance == 1 ? "" : "s");
         if (m->percent != NONE)
-            sb_printf(&line, " (%llu%% of the kinds of both)", (unsigned long long)m->percent);
+            sb_printf(&R->line, " (%llu%% of the kinds of both)", (unsigned long long)m->percent);
         if (m->size != NONE && m->baseline_size != NONE)
-            sb_printf(&line, ", signatures of %llu and %llu elements",
+            sb_printf(&R->line, ", signatures of %llu and %llu elements",
                       (unsigned long long)m->size, (unsigned long long)m->baseline_size);
     } else if (m->distance != NONE) {
-        sb_printf(&line, ": %llu edit%s", (unsigned long long)m->distance,
+        sb_printf(&R->line, ": %llu edit%s", (unsigned long long)m->distance,
                   m->distance == 1 ? "" : "s");
         if (m->size != NONE && m->baseline_size != NONE)
-            sb_printf(&line, " between signatures of %llu and %llu elements",
+            sb_printf(&R->line, " between signatures of %llu and %llu elements",
                       (unsigned long long)m->size, (unsigned long long)m->baseline_size);
         if (m->percent != NONE)
-            sb_printf(&line, " (%llu%%)", (unsigned long long)m->percent);
+            sb_printf(&R->line, " (%llu%%)", (unsigned long long)m->percent);
     }
-    sb_puts(&line, ".");
-    para(sb_str(&line));
+    sb_puts(&R->line, ".");
+    para(R, sb_str(&R->line));
 }
 
 /* A critical path's state in plain words. */
@@ -1698,7 +1703,7 @@ static const char *cp_state_words(const char *state)
 /* "Where the time went": the critical path summed per thread, the
  * threads that held the hang up longest first, each with its time by
  * state (at most 6 threads; the rest in one line). */
-static void section_time(const argus_cpath_finding *c)
+static void section_time(report *R, const argus_cpath_finding *c)
 {
     enum { MAX_T = 64, MAX_S = 6, SHOWN = 6 };
     struct { uint64_t tid, total, by[MAX_S]; const char *state[MAX_S]; int ns; } t[MAX_T];
@@ -1736,140 +1741,140 @@ static void section_time(const argus_cpath_finding *c)
             t[k] = t[k - 1];
             t[k - 1] = x;
         }
-    heading(3, "Where the time went");
+    heading(R, 3, "Where the time went");
     for (int i = 0; i < nt; i++) {
         if (i >= SHOWN) {
             rest += t[i].total;
             rest_n++;
             continue;
         }
-        sb_clear(&line);
-        sb_thread(&line, t[i].tid, NONE, NULL, NULL);
-        sb_puts(&line, ": ");
-        sb_dur(&line, t[i].total);
-        sb_printf(&line, " (%d%%)", (int)(t[i].total * 100 / all));
+        sb_clear(&R->line);
+        sb_thread(R, &R->line, t[i].tid, NONE, NULL, NULL);
+        sb_puts(&R->line, ": ");
+        sb_dur(&R->line, t[i].total);
+        sb_printf(&R->line, " (%d%%)", (int)(t[i].total * 100 / all));
         for (int j = 0; j < t[i].ns; j++) {
-            sb_puts(&line, j ? ", " : ": ");
-            sb_dur(&line, t[i].by[j]);
-            sb_puts(&line, " ");
-            sb_puts(&line, cp_state_words(t[i].state[j]));
+            sb_puts(&R->line, j ? ", " : ": ");
+            sb_dur(&R->line, t[i].by[j]);
+            sb_puts(&R->line, " ");
+            sb_puts(&R->line, cp_state_words(t[i].state[j]));
         }
-        item(sb_str(&line));
+        item(R, sb_str(&R->line));
     }
     if (rest) {
-        sb_clear(&line);
-        sb_printf(&line, "%d other thread%s: ", rest_n, rest_n == 1 ? "" : "s");
-        sb_dur(&line, rest);
-        item(sb_str(&line));
+        sb_clear(&R->line);
+        sb_printf(&R->line, "%d other thread%s: ", rest_n, rest_n == 1 ? "" : "s");
+        sb_dur(&R->line, rest);
+        item(R, sb_str(&R->line));
     }
 }
 
 
-static void section_culprits(const argus_culprit_finding *c, uint32_t nc, bool with_branch)
+static void section_culprits(report *R, const argus_culprit_finding *c, uint32_t nc, bool with_branch)
 {
-    heading(3, "Culprits");
+    heading(R, 3, "Culprits");
     for (uint32_t i = 0; i < nc; i++) {
         const argus_culprit_finding *x = &c[i];
-        sb_clear(&line);
-        if (x->root && details)
-            sb_puts(&line, md ? "**root:** " : "root: ");
-        sb_thread(&line, x->tid, x->pid, x->proc, x->thread);
-        if (x->root && !details)
-            sb_puts(&line, md ? " (**the root cause**)" : " (the root cause)");
-        if (x->seg != NONE && details)
-            sb_printf(&line, ", seg %llu", (unsigned long long)x->seg);
+        sb_clear(&R->line);
+        if (x->root && R->details)
+            sb_puts(&R->line, R->md ? "**root:** " : "root: ");
+        sb_thread(R, &R->line, x->tid, x->pid, x->proc, x->thread);
+        if (x->root && !R->details)
+            sb_puts(&R->line, R->md ? " (**the root cause**)" : " (the root cause)");
+        if (x->seg != NONE && R->details)
+            sb_printf(&R->line, ", seg %llu", (unsigned long long)x->seg);
         const char *state = x->state ? x->state : "blocked";
-        sb_puts(&line, ": ");
-        sb_free_text(&line, state);
+        sb_puts(&R->line, ": ");
+        sb_free_text(R, &R->line, state);
         uint64_t dur = x->duration != NONE ? x->duration
                        : x->since != NONE && x->until != NONE && x->until > x->since
                            ? x->until - x->since : NONE;
         if (dur != NONE) {
-            sb_puts(&line, " ");
-            sb_dur(&line, dur);
+            sb_puts(&R->line, " ");
+            sb_dur(&R->line, dur);
         }
         if (x->reason || (x->resource != NONE && x->resource != 0)) {
-            sb_puts(&line, " in ");
-            sb_wait_what(&line, x->reason, x->resource, x->wait);
+            sb_puts(&R->line, " in ");
+            sb_wait_what(R, &R->line, x->reason, x->resource, x->wait);
         }
         if (x->since != NONE && x->until != NONE) {
-            sb_puts(&line, " (");
-            sb_time(&line, x->since);
-            sb_puts(&line, " to ");
-            sb_time(&line, x->until);
-            sb_puts(&line, ")");
+            sb_puts(&R->line, " (");
+            sb_time(R, &R->line, x->since);
+            sb_puts(&R->line, " to ");
+            sb_time(R, &R->line, x->until);
+            sb_puts(&R->line, ")");
         }
         if (x->waits_on != NONE) {
-            sb_puts(&line, ", waiting on ");
-            sb_thread(&line, x->waits_on, NONE, NULL, NULL);
+            sb_puts(&R->line, ", waiting on ");
+            sb_thread(R, &R->line, x->waits_on, NONE, NULL, NULL);
         }
-        numbered(x->rank != NONE ? (unsigned)x->rank : i + 1, sb_str(&line));
+        numbered(R, x->rank != NONE ? (unsigned)x->rank : i + 1, sb_str(&R->line));
 
-        if (!details) {
+        if (!R->details) {
             /* DIFF-MISSING in words: what the baseline has that this run lacks */
             if (x->missing && x->baseline_seg != NONE) {
-                sb_clear(&line);
+                sb_clear(&R->line);
                 const char *k = x->missing;
-                sb_puts(&line, "in the baseline it handed the work on by ");
-                sb_puts(&line, strcmp(k, "wakeup") == 0   ? "waking the next thread"
+                sb_puts(&R->line, "in the baseline it handed the work on by ");
+                sb_puts(&R->line, strcmp(k, "wakeup") == 0   ? "waking the next thread"
                                : strcmp(k, "ipc") == 0    ? "a message"
                                : strcmp(k, "dispatch") == 0 ? "a dispatched block"
                                : strcmp(k, "runloop") == 0 ? "a run-loop callout"
                                : strcmp(k, "timer") == 0  ? "a timer"
                                : strcmp(k, "flag") == 0   ? "a shared flag"
                                                           : "an event");
-                sb_puts(&line, "; here that never came before the hang");
-                detail(sb_str(&line));
+                sb_puts(&R->line, "; here that never came before the hang");
+                detail(R, sb_str(&R->line));
             }
             continue;
         }
-        sb_clear(&line);
+        sb_clear(&R->line);
         bool any = false;
         if (x->baseline_seg != NONE) {
-            sb_printf(&line, "baseline seg %llu", (unsigned long long)x->baseline_seg);
+            sb_printf(&R->line, "baseline seg %llu", (unsigned long long)x->baseline_seg);
             any = true;
         }
         if (x->missing) {
-            sb_puts(&line, any ? ", missing edge: " : "missing edge: ");
-            sb_sym(&line, x->missing);
+            sb_puts(&R->line, any ? ", missing edge: " : "missing edge: ");
+            sb_sym(R, &R->line, x->missing);
             any = true;
         }
         if (x->depth != NONE) {
-            sb_printf(&line, "%sdepth %llu", any ? ", " : "", (unsigned long long)x->depth);
+            sb_printf(&R->line, "%sdepth %llu", any ? ", " : "", (unsigned long long)x->depth);
             any = true;
         }
         if (with_branch && x->branch != NONE) {
-            sb_printf(&line, "%sbranch %llu", any ? ", " : "", (unsigned long long)x->branch);
+            sb_printf(&R->line, "%sbranch %llu", any ? ", " : "", (unsigned long long)x->branch);
             any = true;
         }
         if (any)
-            detail(sb_str(&line));
+            detail(R, sb_str(&R->line));
         if (x->evidence) {
-            sb_clear(&line);
-            sb_puts(&line, "evidence: ");
-            sb_free_text(&line, x->evidence);
-            detail(sb_str(&line));
+            sb_clear(&R->line);
+            sb_puts(&R->line, "evidence: ");
+            sb_free_text(R, &R->line, x->evidence);
+            detail(R, sb_str(&R->line));
         }
     }
 }
 
-static void section_branches(const argus_branch_finding *b, uint32_t nb)
+static void section_branches(report *R, const argus_branch_finding *b, uint32_t nb)
 {
-    heading(3, "Branch points");
+    heading(R, 3, "Branch points");
     for (uint32_t i = 0; i < nb; i++) {
-        sb_clear(&line);
-        sb_printf(&line, "at baseline seg %llu", (unsigned long long)b[i].at);
+        sb_clear(&R->line);
+        sb_printf(&R->line, "at baseline seg %llu", (unsigned long long)b[i].at);
         if (b[i].nchoices)
-            sb_puts(&line, ", the path goes on ");
+            sb_puts(&R->line, ", the path goes on ");
         for (int k = 0; k < b[i].nchoices; k++)
-            sb_printf(&line, "%sseg" NBS "%llu", k ? (k + 1 == b[i].nchoices ? " or " : ", ")
+            sb_printf(&R->line, "%sseg" NBS "%llu", k ? (k + 1 == b[i].nchoices ? " or " : ", ")
                                                 : "from ",
                       (unsigned long long)b[i].choices[k]);
         if (b[i].chosen != NONE)
-            sb_printf(&line, "; chose seg %llu", (unsigned long long)b[i].chosen);
+            sb_printf(&R->line, "; chose seg %llu", (unsigned long long)b[i].chosen);
         else
-            sb_puts(&line, "; every branch reported");
-        item(sb_str(&line));
+            sb_puts(&R->line, "; every branch reported");
+        item(R, sb_str(&R->line));
     }
 }
 
@@ -1878,38 +1883,38 @@ static void section_branches(const argus_branch_finding *b, uint32_t nb)
  * One or two sentences a developer reads first: the hung thread and what
  * it did, what it waited on at the end of its wait chain, the UI event that
  * started it, the culprit. */
-static const char *chain_reason(const argus_chain_finding *c, int i, uint32_t si, uint64_t *res,
+static const char *chain_reason(report *R, const argus_chain_finding *c, int i, uint32_t si, uint64_t *res,
                                 uint64_t *wait)
 {
     argus_wait_info wi;
-    const argus_seg *s = &G->segs[si];
-    if (i >= c->nsince || !argus_wait_at(G, si, c->since[i], &wi))
+    const argus_seg *s = &R->g->segs[si];
+    if (i >= c->nsince || !argus_wait_at(R->g, si, c->since[i], &wi))
         wi = (argus_wait_info){.id = s->wait_id, .reason = s->wait_reason,
                                .resource = s->wait_resource};
     *res = wi.resource;
     *wait = wi.id;
-    return wi.reason ? argus_graph_str(G, wi.reason) : NULL;
+    return wi.reason ? argus_graph_str(R->g, wi.reason) : NULL;
 }
 
 /* "was blocked 3.000 s in poll" of link I of chain C (its state over its
  * stretch), with how the chain ended when it is the last link. */
-static void sb_link_state(sb *b, const argus_chain_finding *c, int i, bool last)
+static void sb_link_state(report *R, sb *b, const argus_chain_finding *c, int i, bool last)
 {
-    uint32_t si = argus_graph_find_seg(G, c->segs[i]);
+    uint32_t si = argus_graph_find_seg(R->g, c->segs[i]);
     const char *state = i < c->nstates ? c->states[i] : "blocked";
-    uint64_t from = i < c->nsince ? c->since[i] : wait_began(si);
-    uint64_t to = i < c->nuntil ? c->until[i] : argus_seg_until(G, &G->segs[si]);
+    uint64_t from = i < c->nsince ? c->since[i] : wait_began(R, si);
+    uint64_t to = i < c->nuntil ? c->until[i] : argus_seg_until(R->g, &R->g->segs[si]);
     uint64_t d = to > from ? to - from : 0;
     const char *end = c->end ? c->end : "";
     if (strcmp(state, "running") == 0) {
         sb_puts(b, "was running ");
-        sb_dur(b, link_held(c, i, "running", from, to));
+        sb_dur(b, link_held(R, c, i, "running", from, to));
         sb_puts(b, " on the CPU");
         return;
     }
     if (strcmp(state, "runnable") == 0) {
         sb_puts(b, "was runnable ");
-        sb_dur(b, link_held(c, i, "runnable", from, to));
+        sb_dur(b, link_held(R, c, i, "runnable", from, to));
         /* last: no one thread held its CPU (SPIN-HOLDER) */
         sb_puts(b, last ? ", waiting for a CPU that no one thread held (the load of many, or "
                           "a CPU quota of its own)" : ", waiting for a CPU");
@@ -1920,18 +1925,18 @@ static void sb_link_state(sb *b, const argus_chain_finding *c, int i, bool last)
         return;
     }
     uint64_t res, wait;
-    const char *reason = chain_reason(c, i, si, &res, &wait);
+    const char *reason = chain_reason(R, c, i, si, &res, &wait);
     bool sleep = last && strcmp(end, "timeout") == 0 && argus_sleep_reason(reason);
     sb_puts(b, sleep ? "slept " : "was blocked ");
     sb_dur(b, d);
     sb_puts(b, " in ");
-    sb_wait_what(b, reason, res, wait);
+    sb_wait_what(R, b, reason, res, wait);
     if (!last || sleep)
         return;
     if (i > 0 && i - 1 < c->nvia && strcmp(c->via[i - 1], "deadlock") == 0 &&
         strcmp(end, "cycle") == 0) {
         sb_puts(b, ", for a lock that ");
-        sb_seg_thread(b, argus_graph_find_seg(G, c->segs[i - 1]));
+        sb_seg_thread(R, b, argus_graph_find_seg(R->g, c->segs[i - 1]));
         sb_puts(b, " held (a deadlock; that thread's timeout broke it)");
         return;
     }
@@ -1941,94 +1946,94 @@ static void sb_link_state(sb *b, const argus_chain_finding *c, int i, bool last)
 }
 
 /* Whether a link of chain C was a message via VIA (dbus, binder). */
-static bool chain_over(const argus_chain_finding *c, const char *via)
+static bool chain_over(report *R, const argus_chain_finding *c, const char *via)
 {
     for (int i = 1; i < c->nsegs; i++) {
         const argus_ipc_info *m = i - 1 < c->nvia && strcmp(c->via[i - 1], "wakeup") == 0
-                                      ? hop_message(c, i) : NULL;
-        if (m && m->via && strcmp(argus_graph_str(G, m->via), via) == 0)
+                                      ? hop_message(R, c, i) : NULL;
+        if (m && m->via && strcmp(argus_graph_str(R->g, m->via), via) == 0)
             return true;
     }
     return false;
 }
 
-static uint64_t seg_tid(uint64_t seg)
+static uint64_t seg_tid(report *R, uint64_t seg)
 {
-    uint32_t si = argus_graph_find_seg(G, seg);
-    return si == ARGUS_NONE ? NONE : G->threads[G->segs[si].thread].tid;
+    uint32_t si = argus_graph_find_seg(R->g, seg);
+    return si == ARGUS_NONE ? NONE : R->g->threads[R->g->segs[si].thread].tid;
 }
 
-static void sb_verdict(sb *b, const argus_hang_finding *h, const argus_path_finding *best,
+static void sb_verdict(report *R, sb *b, const argus_hang_finding *h, const argus_path_finding *best,
                        const argus_chain_finding *c, const argus_culprit_finding *cul)
 {
-    uint64_t htid = h->tid != NONE ? h->tid : G->threads[G->segs[hang_si(h)].thread].tid;
-    sb_thread(b, htid, h->pid, h->proc, h->thread);
+    uint64_t htid = h->tid != NONE ? h->tid : R->g->threads[R->g->segs[hang_si(R, h)].thread].tid;
+    sb_thread(R, b, htid, h->pid, h->proc, h->thread);
     if (h->indicator && strcmp(h->indicator, "anr") == 0) /* SPIN-ANR */
         sb_puts(b, " did not handle its input within 5 s (Android's ANR): it");
     const char *cls = h->cls ? h->cls : "";
-    const argus_seg *s = &G->segs[hang_si(h)];
+    const argus_seg *s = &R->g->segs[hang_si(R, h)];
     uint64_t etid = NONE;
     if (strcmp(cls, "busy") == 0) {
         sb_puts(b, " ran ");
-        sb_dur(b, hang_duration(h));
+        sb_dur(b, hang_duration(R, h));
         sb_puts(b, " on the CPU without blocking");
     } else if (strcmp(cls, "yield") == 0) {
         sb_puts(b, " spun ");
-        sb_dur(b, hang_duration(h));
+        sb_dur(b, hang_duration(R, h));
         sb_puts(b, " in a yield loop");
         if (c && c->nsegs == 2 && c->nvia >= 1 && strcmp(c->via[0], "yield") == 0) {
             sb_puts(b, ", giving its CPU to ");  /* SPIN-YIELD */
-            etid = seg_tid(c->segs[1]);
-            sb_thread(b, etid, NONE, NULL, NULL);
+            etid = seg_tid(R, c->segs[1]);
+            sb_thread(R, b, etid, NONE, NULL, NULL);
             sb_puts(b, ", which ran meanwhile (no event shows what ended the loop: most likely "
                        "what that thread did)");
         }
     } else if (c && c->nsegs >= 2) {
         sb_puts(b, " ");
-        sb_link_state(b, c, 0, false);
+        sb_link_state(R, b, c, 0, false);
         if (c->nvia >= 1 && strcmp(c->via[0], "cpu") == 0) {
             sb_puts(b, ", held off it by ");    /* the thread that held its CPU */
         } else {
             sb_puts(b, ", waiting");
-            if (chain_over(c, "dbus"))
+            if (chain_over(R, c, "dbus"))
                 sb_puts(b, " over D-Bus");
-            else if (chain_over(c, "binder"))
+            else if (chain_over(R, c, "binder"))
                 sb_puts(b, " over binder");
             sb_puts(b, " on ");
         }
         int last = c->nsegs - 1;
-        etid = seg_tid(c->segs[last]);
-        sb_thread(b, etid, NONE, NULL, NULL);
+        etid = seg_tid(R, c->segs[last]);
+        sb_thread(R, b, etid, NONE, NULL, NULL);
         if (last > 1)
             sb_printf(b, " (through %d other thread%s)", last - 1, last > 2 ? "s" : "");
         sb_puts(b, ", which ");
-        sb_link_state(b, c, last, true);
+        sb_link_state(R, b, c, last, true);
     } else if (c && c->nsegs == 1) {
         sb_puts(b, " ");
-        sb_link_state(b, c, 0, true);
+        sb_link_state(R, b, c, 0, true);
     } else if (strcmp(cls, "wait") == 0 && ends_in_wait(s)) {
         sb_puts(b, " was blocked ");
-        sb_dur(b, h->blocked != NONE ? h->blocked : hang_duration(h));
+        sb_dur(b, h->blocked != NONE ? h->blocked : hang_duration(R, h));
         sb_puts(b, " in ");
-        sb_wait_what(b, h->reason ? h->reason
-                        : s->wait_reason ? argus_graph_str(G, s->wait_reason) : NULL,
+        sb_wait_what(R, b, h->reason ? h->reason
+                        : s->wait_reason ? argus_graph_str(R->g, s->wait_reason) : NULL,
                      h->resource != NONE ? h->resource : s->wait_resource,
                      h->wait != NONE ? h->wait : s->wait_id);
     } else {
         sb_puts(b, " hung ");
-        sb_dur(b, hang_duration(h));
+        sb_dur(b, hang_duration(R, h));
     }
     if (best && best->complete && best->ui != NONE) {
-        uint32_t si = argus_graph_seg_of(G, best->ui);
-        const argus_key_event *k = key_of(si, best->ui);
+        uint32_t si = argus_graph_seg_of(R->g, best->ui);
+        const argus_key_event *k = key_of(R, si, best->ui);
         const char *kd = best->ui_kind ? best->ui_kind
-                         : si != ARGUS_NONE && G->segs[si].ui_kind
-                             ? argus_graph_str(G, G->segs[si].ui_kind) : "UI event";
+                         : si != ARGUS_NONE && R->g->segs[si].ui_kind
+                             ? argus_graph_str(R->g, R->g->segs[si].ui_kind) : "UI event";
         sb_puts(b, "; the ");
-        sb_sym(b, kd);
+        sb_sym(R, b, kd);
         if (si != ARGUS_NONE) {
             sb_puts(b, " at ");
-            sb_time(b, k ? k->ts : G->segs[si].begin);
+            sb_time(R, b, k ? k->ts : R->g->segs[si].begin);
         }
         sb_puts(b, " started it.");
     } else {
@@ -2038,8 +2043,8 @@ static void sb_verdict(sb *b, const argus_hang_finding *h, const argus_path_find
         sb_puts(b, " No culprit named.");
         return;
     }
-    sb_puts(b, md ? " **Culprit:** " : " Culprit: ");
-    sb_thread(b, cul->tid, cul->pid, cul->proc, cul->thread);
+    sb_puts(b, R->md ? " **Culprit:** " : " Culprit: ");
+    sb_thread(R, b, cul->tid, cul->pid, cul->proc, cul->thread);
     if (cul->tid == htid) {
         sb_puts(b, " itself");
         if (strcmp(cls, "busy") == 0)
@@ -2048,7 +2053,7 @@ static void sb_verdict(sb *b, const argus_hang_finding *h, const argus_path_find
         sb_puts(b, ", the thread at the end of that wait");
     } else {
         sb_puts(b, ", ");
-        sb_free_text(b, cul->state ? cul->state : "blocked");
+        sb_free_text(R, b, cul->state ? cul->state : "blocked");
         uint64_t dur = cul->duration != NONE ? cul->duration
                        : cul->since != NONE && cul->until != NONE && cul->until > cul->since
                            ? cul->until - cul->since : NONE;
@@ -2058,7 +2063,7 @@ static void sb_verdict(sb *b, const argus_hang_finding *h, const argus_path_find
         }
         if (cul->reason || (cul->resource != NONE && cul->resource != 0)) {
             sb_puts(b, " in ");
-            sb_wait_what(b, cul->reason, cul->resource, cul->wait);
+            sb_wait_what(R, b, cul->reason, cul->resource, cul->wait);
         }
     }
     sb_puts(b, ".");
@@ -2088,8 +2093,8 @@ static void index_hangs(hang_index *ix, const void *v, size_t size, uint32_t n)
 }
 #define INDEX_HANGS(l)                                                                    \
     do {                                                                                  \
-        _Static_assert(offsetof(__typeof__(*(l).v), hang) == 0, "hang comes first");     \
-        index_hangs(&ix_##l, (l).v, sizeof *(l).v, (l).n);                                \
+        _Static_assert(offsetof(__typeof__(*R->l.v), hang) == 0, "hang comes first");     \
+        index_hangs(&R->ix_##l, R->l.v, sizeof *R->l.v, R->l.n);                                  \
     } while (0)
 
 /* The first of hang H's records in the indexed list, and how many it has
@@ -2113,9 +2118,9 @@ static void of_hang(const hang_index *ix, uint64_t h, uint32_t *first, uint32_t 
         lo++;
     }
 }
-#define OF_HANG(l, h, first, count) of_hang(&ix_##l, (h), &(first), &(count))
+#define OF_HANG(l, h, first, count) of_hang(&R->ix_##l, (h), &(first), &(count))
 
-static const argus_chain_finding *chain_of(const argus_hang_finding *h)
+static const argus_chain_finding *chain_of(report *R, const argus_hang_finding *h)
 {
     /* SPIN-PATH follows the wait of a wait node only: a busy node's last
      * wait is not what held it up; a yield loop's chain is whom it gave
@@ -2123,33 +2128,33 @@ static const argus_chain_finding *chain_of(const argus_hang_finding *h)
     bool is_wait = !h->cls || strcmp(h->cls, "wait") == 0 || strcmp(h->cls, "yield") == 0;
     uint32_t first, count;
     OF_HANG(chains, h->hang, first, count);
-    return is_wait && count ? &chains.v[first] : NULL;
+    return is_wait && count ? &R->chains.v[first] : NULL;
 }
 
-static const argus_no_match_finding *no_match_of(uint64_t hang)
+static const argus_no_match_finding *no_match_of(report *R, uint64_t hang)
 {
     uint32_t first, count;
     OF_HANG(no_matches, hang, first, count);
-    return count ? &no_matches.v[first] : NULL;
+    return count ? &R->no_matches.v[first] : NULL;
 }
 
 /* Why hang H has no similar node in the baseline (SIM-NONE), in words. */
-static void sb_no_match(sb *b, const argus_hang_finding *h)
+static void sb_no_match(report *R, sb *b, const argus_hang_finding *h)
 {
-    const argus_no_match_finding *m = no_match_of(h->hang);
+    const argus_no_match_finding *m = no_match_of(R, h->hang);
     unsigned long long hang = (unsigned long long)h->hang;
     if (m && m->why && strcmp(m->why, "program") == 0 && h->proc) {
         sb_printf(b, " Hang %llu's program, ", hang);
-        sb_free_text(b, h->proc);
+        sb_free_text(R, b, h->proc);
         sb_puts(b, ", is not in it, so that hang is diagnosed without it.");
     } else {
         sb_printf(b, " No part of it is like hang %llu, so that hang's culprits are named "
                      "from this trace alone.", hang);
         if (m && m->why && strcmp(m->why, "role") == 0 && h->proc) {
             sb_puts(b, " No thread of its role (");
-            sb_free_text(b, h->proc);
+            sb_free_text(R, b, h->proc);
             sb_puts(b, "/");
-            sb_free_text(b, h->thread ? h->thread : "?");
+            sb_free_text(R, b, h->thread ? h->thread : "?");
             sb_puts(b, ") ran in it.");
         } else if (m && m->nearest != NONE && m->percent != NONE) {
             sb_printf(b, " The nearest node of its role, seg %llu, has %llu%% of their kinds "
@@ -2160,145 +2165,132 @@ static void sb_no_match(sb *b, const argus_hang_finding *h)
 }
 
 /* "Baseline: compared with NAME." or why there was none. */
-static void sb_baseline(sb *b)
+static void sb_baseline(report *R, sb *b)
 {
-    sb_puts(b, md ? "**Baseline:** " : "Baseline: ");
-    if (!report_baseline) {
+    sb_puts(b, R->md ? "**Baseline:** " : "Baseline: ");
+    if (!R->baseline) {
         sb_puts(b, "none given (--baseline), so the culprits are named from this trace alone.");
         return;
     }
     sb_puts(b, "compared with ");
-    sb_free_text(b, report_baseline);
+    sb_free_text(R, b, R->baseline);
     sb_puts(b, ", a normal run.");
-    for (uint32_t i = 0; i < hangs.n; i++) {
+    for (uint32_t i = 0; i < R->hangs.n; i++) {
         uint32_t m0, nm;
-        OF_HANG(matches, hangs.v[i].hang, m0, nm);
+        OF_HANG(matches, R->hangs.v[i].hang, m0, nm);
         (void)m0;
         if (nm)
             continue;
-        sb_no_match(b, &hangs.v[i]);
+        sb_no_match(R, b, &R->hangs.v[i]);
     }
 }
 
-static void report_hang(const argus_hang_finding *h)
+static void report_hang(report *R, const argus_hang_finding *h)
 {
-    section_hang(h);
+    section_hang(R, h);
 
     uint32_t p0, np, m0, nm, b0, nb, c0, nc;
     OF_HANG(paths, h->hang, p0, np);
     OF_HANG(matches, h->hang, m0, nm);
     OF_HANG(branches, h->hang, b0, nb);
     OF_HANG(culprits, h->hang, c0, nc);
-    const argus_path_finding *mine = np ? paths.v + p0 : NULL;  /* none: paths.v may be NULL */
-    const argus_chain_finding *chain = chain_of(h);
-    section_ui(mine, np);
-    section_path(h, mine, np);
+    const argus_path_finding *mine = np ? R->paths.v + p0 : NULL;  /* none: paths.v may be NULL */
+    const argus_chain_finding *chain = chain_of(R, h);
+    section_ui(R, mine, np);
+    section_path(R, h, mine, np);
     if (chain)
-        section_chain(chain);
-    const argus_cpath_finding *cp = cpath_of_hang(h->hang);
+        section_chain(R, chain);
+    const argus_cpath_finding *cp = cpath_of_hang(R, h->hang);
     if (cp)
-        section_time(cp);
+        section_time(R, cp);
     if (nc)
-        section_culprits(&culprits.v[c0], nc, nb > 0);
-    if (!verbose)
+        section_culprits(R, &R->culprits.v[c0], nc, nb > 0);
+    if (!R->verbose)
         return;
 
     /* the details: the paper's terms, segment ids, ranks and scores */
-    details = true;
-    heading(3, "Details (--verbose)");
-    sb_clear(&line);
-    sb_printf(&line, "The hang is seg %llu (hang %llu).", (unsigned long long)h->seg,
+    R->details = true;
+    heading(R, 3, "Details (--verbose)");
+    sb_clear(&R->line);
+    sb_printf(&R->line, "The hang is seg %llu (hang %llu).", (unsigned long long)h->seg,
               (unsigned long long)h->hang);
-    para(sb_str(&line));
+    para(R, sb_str(&R->line));
     if (np) {
-        sb_clear(&line);
-        sb_puts(&line, "UI event: ");
+        sb_clear(&R->line);
+        sb_puts(&R->line, "UI event: ");
         if (mine->complete && mine->ui != NONE)
-            sb_ui(&line, mine->ui, mine->ui_kind);
+            sb_ui(R, &R->line, mine->ui, mine->ui_kind);
         else
-            sb_puts(&line, "none reached");
-        para(sb_str(&line));
+            sb_puts(&R->line, "none reached");
+        para(R, sb_str(&R->line));
     }
-    section_path(h, mine, np);
+    section_path(R, h, mine, np);
     if (chain)
-        section_chain(chain);
+        section_chain(R, chain);
     if (nm)
-        section_match(&matches.v[m0], nm);
-    else if (report_baseline) { /* compared, but nothing to compare with */
-        heading(3, "Similar node in the baseline");
-        sb_clear(&line);
-        sb_puts(&line, "None in ");
-        sb_free_text(&line, report_baseline);
-        const argus_no_match_finding *nm0 = no_match_of(h->hang);
+        section_match(R, &R->matches.v[m0], nm);
+    else if (R->baseline) { /* compared, but nothing to compare with */
+        heading(R, 3, "Similar node in the baseline");
+        sb_clear(&R->line);
+        sb_puts(&R->line, "None in ");
+        sb_free_text(R, &R->line, R->baseline);
+        const argus_no_match_finding *nm0 = no_match_of(R, h->hang);
         if (nm0 && nm0->why && strcmp(nm0->why, "program") == 0)
-            sb_puts(&line, ": the hang's program is not in it");
+            sb_puts(&R->line, ": the hang's program is not in it");
         else if (nm0 && nm0->why && strcmp(nm0->why, "role") == 0)
-            sb_puts(&line, ": no thread of the hang's role ran in it");
+            sb_puts(&R->line, ": no thread of the hang's role ran in it");
         else if (nm0 && nm0->nearest != NONE && nm0->distance != NONE)
-            sb_printf(&line, ": no node of it is like this one (another action?); the nearest, "
+            sb_printf(&R->line, ": no node of it is like this one (another action?); the nearest, "
                              "seg %llu, has %llu of their kinds of event not in both (%llu%%), "
                              "signatures of %llu and %llu elements",
                       (unsigned long long)nm0->nearest, (unsigned long long)nm0->distance,
                       (unsigned long long)nm0->percent, (unsigned long long)nm0->size,
                       (unsigned long long)nm0->baseline_size);
         else
-            sb_puts(&line, ": no node of it is like this one (another action?)");
-        sb_puts(&line, "; the culprits are named without it.");
-        para(sb_str(&line));
+            sb_puts(&R->line, ": no node of it is like this one (another action?)");
+        sb_puts(&R->line, "; the culprits are named without it.");
+        para(R, sb_str(&R->line));
     }
     if (nc)
-        section_culprits(&culprits.v[c0], nc, nb > 0);
+        section_culprits(R, &R->culprits.v[c0], nc, nb > 0);
     if (nb)
-        section_branches(&branches.v[b0], nb);
-    details = false;
+        section_branches(R, &R->branches.v[b0], nb);
+    R->details = false;
 }
 
 /* Empties the report's state: after a report, and before one (a report
  * cut short by a bad record, where a caller goes on, as the fuzzer does). */
-static void report_reset(void)
+static void report_free(report *R)
 {
-    free(line.p);
-    free(hangs.v);
-    free(paths.v);
-    free(chains.v);
-    free(matches.v);
-    free(no_matches.v);
-    free(culprits.v);
-    free(branches.v);
-    free(cpaths.v);
-    hang_index *indexes[] = {&ix_paths, &ix_chains, &ix_matches, &ix_no_matches,
-                             &ix_culprits, &ix_branches, &ix_cpaths};
-    for (size_t i = 0; i < sizeof indexes / sizeof *indexes; i++) {
+    free(R->line.p);
+    free(R->hangs.v);
+    free(R->paths.v);
+    free(R->chains.v);
+    free(R->matches.v);
+    free(R->no_matches.v);
+    free(R->culprits.v);
+    free(R->branches.v);
+    free(R->cpaths.v);
+    hang_index *indexes[] = {&R->ix_paths, &R->ix_chains, &R->ix_matches, &R->ix_no_matches,
+                             &R->ix_culprits, &R->ix_branches, &R->ix_cpaths};
+    for (size_t i = 0; i < sizeof indexes / sizeof *indexes; i++)
         free(indexes[i]->v);
-        *indexes[i] = (hang_index){0};
-    }
-    argus_findings_mem_free(&mem);
-    memset(&line, 0, sizeof line);
-    memset(&hangs, 0, sizeof hangs);
-    memset(&paths, 0, sizeof paths);
-    memset(&chains, 0, sizeof chains);
-    memset(&matches, 0, sizeof matches);
-    memset(&no_matches, 0, sizeof no_matches);
-    memset(&culprits, 0, sizeof culprits);
-    memset(&branches, 0, sizeof branches);
-    memset(&cpaths, 0, sizeof cpaths);
-    in_table = false;
-    details = false;
-    memset(&loss, 0, sizeof loss);
-    G = NULL;
+    argus_findings_mem_free(&R->mem);
 }
 
-void argus_report_write(argus_graph *g, bool markdown)
+void argus_report_write(argus_graph *g, const argus_report_options *o)
 {
-    report_reset();
-    md = markdown;
-    G = g;
-    read_extras(g);
+    report state = {
+        .md = o->markdown, .verbose = o->verbose, .baseline = o->baseline,
+        .have_origin = o->have_origin, .have_t0 = o->have_t0, .origin = o->origin, .t0 = o->t0,
+        .g = g,
+    }, *R = &state;
+    read_extras(R, g);
 #define SORT(l, cmp) do { if ((l).n > 1) qsort((l).v, (l).n, sizeof *(l).v, cmp); } while (0)
-    SORT(hangs, by_hang);
-    SORT(paths, by_path_rank);
-    SORT(matches, by_match_rank);
-    SORT(culprits, by_culprit_rank);
+    SORT(R->hangs, by_hang);
+    SORT(R->paths, by_path_rank);
+    SORT(R->matches, by_match_rank);
+    SORT(R->culprits, by_culprit_rank);
 #undef SORT
     INDEX_HANGS(paths);
     INDEX_HANGS(chains);
@@ -2308,71 +2300,66 @@ void argus_report_write(argus_graph *g, bool markdown)
     INDEX_HANGS(branches);
     INDEX_HANGS(cpaths);
 
-    sb_clear(&line);
-    trace_summary(&line);
+    sb_clear(&R->line);
+    trace_summary(R, &R->line);
     sb lost = {0};
-    sb_losses(&lost);
-    if (hangs.n == 0) {
-        if (md)
+    sb_losses(R, &lost);
+    if (R->hangs.n == 0) {
+        if (R->md)
             puts("# No hang found\n");
         else
             puts("no hang found");
         if (lost.p) {
-            emit("", "", sb_str(&lost));
+            emit(R, "", "", sb_str(&lost));
             blank();
         }
-        emit("", "", sb_str(&line));
+        emit(R, "", "", sb_str(&R->line));
     } else {
-        if (md)
+        if (R->md)
             puts("# Hang report\n");
         if (lost.p) {           /* before the verdicts it qualifies */
-            emit("", "", sb_str(&lost));
-            md_gap();
+            emit(R, "", "", sb_str(&lost));
+            md_gap(R);
         }
-        for (uint32_t i = 0; i < hangs.n; i++) {
-            const argus_hang_finding *h = &hangs.v[i];
+        for (uint32_t i = 0; i < R->hangs.n; i++) {
+            const argus_hang_finding *h = &R->hangs.v[i];
             uint32_t p0, np, c0, nc;
             OF_HANG(paths, h->hang, p0, np);
             OF_HANG(culprits, h->hang, c0, nc);
             sb v = {0};
-            if (hangs.n > 1)
-                sb_printf(&v, md ? "**Verdict (hang %llu):** " : "Verdict (hang %llu): ",
+            if (R->hangs.n > 1)
+                sb_printf(&v, R->md ? "**Verdict (hang %llu):** " : "Verdict (hang %llu): ",
                           (unsigned long long)h->hang);
             else
-                sb_puts(&v, md ? "**Verdict:** " : "Verdict: ");
-            sb_verdict(&v, h, np ? &paths.v[p0] : NULL, chain_of(h),
-                       nc ? &culprits.v[c0] : NULL);
-            emit("", "", sb_str(&v));
-            md_gap();
+                sb_puts(&v, R->md ? "**Verdict:** " : "Verdict: ");
+            sb_verdict(R, &v, h, np ? &R->paths.v[p0] : NULL, chain_of(R, h),
+                       nc ? &R->culprits.v[c0] : NULL);
+            emit(R, "", "", sb_str(&v));
+            md_gap(R);
             free(v.p);
         }
         sb v = {0};
-        sb_baseline(&v);
-        emit("", "", sb_str(&v));
+        sb_baseline(R, &v);
+        emit(R, "", "", sb_str(&v));
         free(v.p);
         blank();
-        emit("", "", sb_str(&line));
-        for (uint32_t i = 0; i < hangs.n; i++)
-            report_hang(&hangs.v[i]);
+        emit(R, "", "", sb_str(&R->line));
+        for (uint32_t i = 0; i < R->hangs.n; i++)
+            report_hang(R, &R->hangs.v[i]);
     }
     free(lost.p);
     argus_close_stdout();
-
-    report_reset();
+    report_free(R);
 }
 
-void argus_report_baseline(const char *name) { report_baseline = name; }
-
-void argus_report_verbose(bool on) { verbose = on; }
-
-void argus_report_header(const argus_record *hdr)
+void argus_report_clocks(argus_report_options *o, const argus_record *hdr)
 {
     const argus_field *f = argus_get_named(hdr, "origin");
-    have_origin = f && f->kind == ARGUS_V_UINT;
-    origin = have_origin ? f->u : 0;
+    o->have_origin = f && f->kind == ARGUS_V_UINT;
+    o->origin = o->have_origin ? f->u : 0;
     f = argus_get_named(hdr, "t0");
-    have_t0 = f && f->kind == ARGUS_V_UINT;
-    t0 = have_t0 ? f->u : 0;
+    o->have_t0 = f && f->kind == ARGUS_V_UINT;
+    o->t0 = o->have_t0 ? f->u : 0;
 }
 
 bool argus_report_format(const char *arg)
