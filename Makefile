@@ -26,7 +26,8 @@ PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus
 # The library in its layers, each a folder of lib/ and of include/argus/:
 # stream (CBOR, reader, writer, input, tables, command line), decode (the
 # trace decoders), stages (the link stages' plumbing), analysis (the
-# graph, its searches); a layer uses only the ones before it.
+# graph, its searches, the findings), view (the report); a layer uses
+# only the ones before it.
 LIB_SRC := $(wildcard lib/*/*.c)
 HEADERS := $(wildcard include/argus/*/*.h filters/*/*.h)
 # Each object's headers, as the compiler found them (-MMD: OBJ.d beside
@@ -79,17 +80,14 @@ build/gen/export-page.c: share/export-page.html
 build/gen/export-page.o: build/gen/export-page.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-bin/argus-export: build/filters/export.o build/gen/export-page.o build/libargus.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+# argus-export is a folder program (filters/export/), with the page
+bin/argus-export: build/gen/export-page.o
 
 build-san/gen/export-page.o: build/gen/export-page.c
 	@mkdir -p $(@D)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-build-san/bin/argus-export: build-san/filters/export.o build-san/gen/export-page.o $(SAN_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+build-san/bin/argus-export: build-san/gen/export-page.o
 
 define folder_program
 bin/argus-$(1): $(call folder_objects,build,$(1)) build/libargus.a

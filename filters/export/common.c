@@ -1,0 +1,404 @@
+/* What argus-export's three formats share: JSON strings, what a segment
+ * did in a few words, the findings to draw, standard input read twice. */
+#include "export.h"
+
+#include "argus/stream/cli.h"
+#include "argus/stream/text.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- output ------------------------------------------------------------- */
+void out(const char *s) { fputs(s, stdout); }
+
+/* A JSON (or DOT, QUOTE '"' too) string body: escapes, and bytes that are
+ * not UTF-8 as U+FFFD so that any reader takes it. In an HTML page's
+ * script (in_script) '<' is written \u003c, so that no string can close
+ * the script element. */
+bool in_script;
+void put_escaped(const char *s, size_t n, bool dot)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            putchar('\\');
+            putchar(c);
+            i++;
+        } else if (c == '\n') {
+            out("\\n");
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            if (dot)
+                putchar(' ');
+            else
+                printf("\\u%04x", c);
+            i++;
+        } else if (c == '<' && in_script) {
+            out("\\u003c");
+            i++;
+        } else if (c < 0x80) {
+            putchar(c);
+            i++;
+        } else {
+            size_t len = argus_utf8_char((const uint8_t *)s + i, n - i);
+            if (len) {
+                fwrite(s + i, 1, len, stdout);
+                i += len;
+            } else {
+                out("\xef\xbf\xbd");
+                i++;
+            }
+        }
+    }
+}
+
+void put_str(const char *s)
+{
+    putchar('"');
+    put_escaped(s, strlen(s), false);
+    putchar('"');
+}
+
+/* ns as microseconds with the nanoseconds as three decimals. */
+void put_us(uint64_t ns)
+{
+    printf("%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+}
+
+static bool first_event = true;
+void begin_event(void)
+{
+    out(first_event ? "\n" : ",\n");
+    first_event = false;
+}
+
+/* SRC cut to fit DST of SIZE bytes. */
+void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = argus_utf8_cut(src, strlen(src), size - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* ---- what a segment did ---------------------------------------------------- */
+/* An event in words, from what the graph keeps of it (lib's key event text). */
+void describe(char *dst, size_t size, int type, const char *text, uint64_t aux)
+{
+    switch (type) {
+    case ARGUS_T_SYSCALL: snprintf(dst, size, "%s", *text ? text : "syscall"); break;
+    case ARGUS_T_UI_EVENT: snprintf(dst, size, "ui %s", *text ? text : "event"); break;
+    case ARGUS_T_RUNLOOP_INVOKE: snprintf(dst, size, "runloop %s", *text ? text : "callout"); break;
+    case ARGUS_T_DISPATCH_INVOKE: snprintf(dst, size, "dispatch %s", *text ? text : "block"); break;
+    case ARGUS_T_TIMER_ARM: snprintf(dst, size, "timer_arm%s%s", *text ? " " : "", text); break;
+    case ARGUS_T_WAIT: snprintf(dst, size, "wait %s", *text ? text : "(no reason)"); break;
+    case ARGUS_T_FLAG_WRITE: snprintf(dst, size, "write flag %s", text); break;
+    case ARGUS_T_FLAG_READ: snprintf(dst, size, "read flag %s", text); break;
+    case ARGUS_T_WAKEUP: snprintf(dst, size, "wakes tid %llu", (unsigned long long)aux); break;
+    case ARGUS_T_WOKEN: snprintf(dst, size, "woken%s%s", *text ? " " : "", text); break;
+    case ARGUS_T_BACKTRACE: snprintf(dst, size, "backtrace %s", text); break;
+    case ARGUS_T_IPC:
+        if (aux != NONE64)
+            snprintf(dst, size, "%s %s pid %llu", text,
+                     strncmp(text, "send", 4) == 0 ? "->" : "<-", (unsigned long long)aux);
+        else
+            snprintf(dst, size, "%s", text);
+        break;
+    default:
+        snprintf(dst, size, "%s", argus_type_name(type < ARGUS_T_COUNT ? type : 0));
+    }
+    dst[argus_utf8_whole(dst, strlen(dst))] = 0;   /* as snprintf may cut it */
+}
+
+/* The most telling event: a UI event, else a callout (run loop, dispatch),
+ * else the final wait, else a message, else a system call, else the
+ * first key event. */
+
+static int rank_of(int type)
+{
+    switch (type) {
+    case ARGUS_T_UI_EVENT: return 6;
+    case ARGUS_T_RUNLOOP_INVOKE: case ARGUS_T_DISPATCH_INVOKE: return 5;
+    case ARGUS_T_IPC: return 3;
+    case ARGUS_T_SYSCALL: case ARGUS_T_WAIT: return 2;
+    default: return 1;
+    }
+}
+
+void namer_add(namer *nm, int type, const char *desc)
+{
+    int r = rank_of(type);
+    if (r > nm->rank) {
+        nm->rank = r;
+        copy_text(nm->text, sizeof nm->text, desc);
+    }
+}
+
+void namer_final_wait(namer *nm, const char *desc)
+{
+    if (nm->rank < 4) {
+        nm->rank = 4;
+        copy_text(nm->text, sizeof nm->text, desc);
+    }
+}
+
+/* ---- findings ------------------------------------------------------------------- */
+
+argus_table marks;       /* seg -> mark */
+hang_info *hangs;
+size_t nhangs, cap_hangs;
+bool have_findings;
+/* The segments of the --around hang (or of every hang): cores[] */
+uint64_t *cores;
+size_t ncores, cap_cores;
+long around = -1;
+/* --window: times as the report prints them, in ns: on the trace's own
+ * clock (ts + the header's origin), or ts where there is no origin */
+bool windowed;
+uint64_t window_from, window_to;
+
+/* SECONDS[.FRACTION] of S (LEN bytes) in *NS, to the nanosecond, with no
+ * rounding through a double (a trace clock's 13507.243398 is exact). */
+bool parse_secs(const char *s, size_t len, uint64_t *ns)
+{
+    uint64_t whole = 0, frac = 0, scale = 1000000000u;
+    size_t i = 0, digits = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+        whole = whole * 10 + (uint64_t)(s[i] - '0');
+        if (whole > 10000000000u)       /* 317 years: no trace's clock */
+            return false;
+    }
+    if (i < len && s[i] == '.')
+        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+            if (scale > 1) {
+                scale /= 10;
+                frac += (uint64_t)(s[i] - '0') * scale;
+            }
+    *ns = whole * 1000000000u + frac;
+    return digits > 0 && i == len;
+}
+
+bool want_hang(uint64_t h) { return around < 0 || (uint64_t)around == h; }
+
+/* Marks SEG as BIT of hang HANG. With --around, only hang N's path,
+ * chain and culprits are marked: another hang's culprit drawn beside hang
+ * N is not hang N's; a segment that is another hang stays marked one (it
+ * says which). */
+static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
+{
+    if (bit != M_HANG && !want_hang(hang))
+        return;
+    bool created;
+    mark *m = argus_table_put(&marks, seg, &created);
+    if (created)
+        m->culprit_rank = NONE32;
+    m->bits |= bit;
+    if (bit == M_HANG)
+        m->hang = (uint32_t)hang;
+    if (bit == M_CULPRIT && rank < m->culprit_rank)
+        m->culprit_rank = (uint32_t)rank;
+    if (want_hang(hang)) {
+        *(uint64_t *)ARGUS_PUSH(cores, ncores, cap_cores) = seg;
+    }
+}
+
+/* Where a finding read back from a loaded graph came from (the graph
+ * keeps its record number, not its offset). */
+static const char *extra_input;
+static uint64_t extra_number;
+
+/* A finding export cannot take: exits 65 naming the record and WHAT is
+ * wrong (RD: the reader, for its place; NULL from a graph). */
+static void bad_finding(const argus_reader *rd, const argus_record *r, const char *what)
+{
+    if (rd)
+        argus_record_fail(rd, r, "%.*s record: %s", (int)r->type_len, r->type_name, what);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record: %s", extra_input,
+              (unsigned long long)extra_number, (int)r->type_len, r->type_name, what);
+}
+
+/* V, or DFLT where the finding has none. */
+uint64_t value_or(uint64_t v, uint64_t dflt) { return v != ARGUS_ABSENT ? v : dflt; }
+
+/* Text S (NULL: none) in DST of SIZE bytes, cut at a character. */
+void copy_finding_text(char *dst, size_t size, const char *s)
+{
+    dst[0] = 0;
+    if (s)
+        snprintf(dst, size, "%.*s", (int)argus_utf8_cut(s, strlen(s), size - 1), s);
+}
+
+/* A wait chain's links (dot draws them: link I, segs[I] waits on
+ * segs[I+1]). */
+chain_link *links;
+size_t nlinks, cap_links;
+
+static void mark_segs(const uint64_t *segs, int n, uint8_t bit, uint64_t hang)
+{
+    if (bit == M_CHAIN && n > 1 && want_hang(hang)) {
+        for (int i = 0; i + 1 < n; i++) {
+            chain_link *l = ARGUS_PUSH(links, nlinks, cap_links);
+            l->from = segs[i];
+            l->to = segs[i + 1];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        add_mark(segs[i], bit, hang, NONE64);
+}
+
+/* One analysis record (RD: the reader, for messages; NULL from a graph):
+ * the hangs, and the marks of their paths, chains and culprits. */
+void take_finding(const argus_reader *rd, const argus_record *r)
+{
+    argus_findings_mem mem = {0};
+    union {
+        argus_hang_finding hang;
+        argus_path_finding path;
+        argus_chain_finding chain;
+        argus_culprit_finding culprit;
+    } f;
+    bool ok = true;
+    switch (argus_finding_kind_of(r->type_name, r->type_len)) {
+    case ARGUS_F_HANG:
+        if (!(ok = argus_read_hang(r, &mem, &f.hang)))
+            break;
+        hang_info *h = ARGUS_PUSH(hangs, nhangs, cap_hangs);
+        h->hang = f.hang.hang;
+        h->seg = f.hang.seg;
+        h->first_seg = value_or(f.hang.first_seg, h->seg);
+        h->tid = value_or(f.hang.tid, 0);
+        h->pid = value_or(f.hang.pid, 0);
+        h->begin = value_or(f.hang.begin, 0);
+        h->end = value_or(f.hang.end, h->begin);
+        h->duration = value_or(f.hang.duration, h->end - h->begin);
+        copy_finding_text(h->cls, sizeof h->cls, f.hang.cls);
+        copy_finding_text(h->indicator, sizeof h->indicator, f.hang.indicator);
+        have_findings = true;
+        add_mark(h->seg, M_HANG, h->hang, NONE64);
+        if (h->first_seg != h->seg)
+            add_mark(h->first_seg, M_HANG, h->hang, NONE64);
+        break;
+    case ARGUS_F_PATH:
+        /* the best path; the others are ranked alternatives */
+        if ((ok = argus_read_path(r, &mem, &f.path)) && value_or(f.path.rank, 1) == 1)
+            mark_segs(f.path.segs, f.path.nsegs, M_PATH, f.path.hang);
+        break;
+    case ARGUS_F_WAIT_CHAIN:
+        if ((ok = argus_read_chain(r, &mem, &f.chain)))
+            mark_segs(f.chain.segs, f.chain.nsegs, M_CHAIN, f.chain.hang);
+        break;
+    case ARGUS_F_CULPRIT:
+        if (!(ok = argus_read_culprit(r, &mem, &f.culprit)))
+            break;
+        if (f.culprit.seg == ARGUS_ABSENT)
+            bad_finding(rd, r, "\"seg\" is missing or not an unsigned integer");
+        add_mark(f.culprit.seg, M_CULPRIT, f.culprit.hang, value_or(f.culprit.rank, 1));
+        break;
+    default:
+        break;
+    }
+    if (!ok)
+        bad_finding(rd, r, mem.error);
+    argus_findings_mem_free(&mem);
+}
+
+void findings_from_graph(argus_graph *g, const argus_reader *rd)
+{
+    extra_input = argus_reader_name(rd);
+    for (uint32_t i = 0; i < g->nextras; i++) {
+        const argus_extra *x = &g->extras[i];
+        if (!argus_extra_is(x, "hang") && !argus_extra_is(x, "path") &&
+            !argus_extra_is(x, "wait_chain") && !argus_extra_is(x, "culprit"))
+            continue;
+        const argus_record *r = argus_graph_parse_extra(g, i);
+        extra_number = x->number;
+        if (r)
+            take_finding(NULL, r);
+    }
+}
+
+void check_around(void)
+{
+    if (around < 0)
+        return;
+    for (size_t i = 0; i < nhangs; i++)
+        if (hangs[i].hang == (uint64_t)around)
+            return;
+    argus_die(1, "no hang %ld in the stream (it has %zu hang record%s)", around, nhangs,
+              nhangs == 1 ? "" : "s");
+}
+
+/* Standard input read twice: a pipe is copied to an unlinked temporary
+ * file first, which becomes standard input. */
+void make_stdin_seekable(void)
+{
+    struct stat st;
+    if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) >= 0)
+        return;
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/argus-export.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        argus_die(ARGUS_EX_IOERR, "%s: %s", path, strerror(errno));
+    unlink(path);
+    static char buf[1 << 16];
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            argus_die(ARGUS_EX_IOERR, "<stdin>: read error: %s", strerror(errno));
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(fd, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                argus_die(ARGUS_EX_IOERR, "%s: write error: %s", path, strerror(errno));
+            off += w;
+        }
+    }
+    if (dup2(fd, 0) < 0)
+        argus_die(ARGUS_EX_IOERR, "dup2: %s", strerror(errno));
+    close(fd);
+    lseek(0, 0, SEEK_SET);
+}
+
+void rewind_input(const char *input)
+{
+    if (!input || strcmp(input, "-") == 0)
+        lseek(0, 0, SEEK_SET);
+}
+
+void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size)
+{
+    namer nm = {0, ""};
+    char desc[200];
+    if (s->ui_id != NONE64) {   /* the keys may have dropped it (the middle) */
+        describe(desc, sizeof desc, ARGUS_T_UI_EVENT,
+                 s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0);
+        namer_add(&nm, ARGUS_T_UI_EVENT, desc);
+    }
+    uint32_t nkeys;
+    const argus_key_event *keys = argus_graph_seg_keys(g, (uint32_t)(s - g->segs), &nkeys);
+    for (uint32_t k = 0; k < nkeys; k++) {
+        const argus_key_event *ke = &keys[k];
+        describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux);
+        namer_add(&nm, ke->type, desc);
+    }
+    if (s->wait_id != NONE64) {
+        const char *reason = s->wait_reason ? argus_graph_str(g, s->wait_reason) : "";
+        describe(desc, sizeof desc, ARGUS_T_WAIT, reason, 0);
+        namer_final_wait(&nm, desc);
+    }
+    if (nm.rank)
+        copy_text(dst, size, nm.text);
+    else
+        snprintf(dst, size, "%u events", s->nevents);
+}

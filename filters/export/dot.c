@@ -1,0 +1,137 @@
+/* argus-export --output-format dot: Graphviz of the hangs' causal
+ * paths, wait chains and culprits. */
+#include "export.h"
+
+#include "argus/stream/cli.h"
+#include "argus/stream/text.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void dot_str(const char *s)
+{
+    put_escaped(s, strlen(s), true);
+}
+
+static void put_dur(uint64_t ns)
+{
+    if (ns >= 1000000000)
+        printf("%.2f s", (double)ns / 1e9);
+    else if (ns >= 1000000)
+        printf("%.1f ms", (double)ns / 1e6);
+    else
+        printf("%.1f us", (double)ns / 1e3);
+}
+
+int export_dot(const char *input)
+{
+    argus_reader *rd = argus_reader_open(input);
+    argus_graph g;
+    argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
+    findings_from_graph(&g, rd);
+    argus_reader_close(rd);
+    check_around();
+    uint8_t *in = calloc(g.nsegs ? g.nsegs : 1, 1);
+    if (!in)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    if (!have_findings) {
+        if (g.nsegs > 200) {
+            argus_warn("no findings in the stream (argus-find-spinning writes them) and %u "
+                       "segments: too many to draw; export --format perfetto shows them all",
+                       g.nsegs);
+            free(in);
+            argus_graph_free(&g);
+            return 1;
+        }
+        memset(in, 1, g.nsegs);
+    } else {
+        for (size_t i = 0; i < ncores; i++) {
+            uint32_t si = argus_graph_find_seg(&g, cores[i]);
+            if (si != ARGUS_NONE)
+                in[si] = 1;
+        }
+    }
+    out("digraph argus {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
+        "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+    /* one cluster per process, in order of first appearance */
+    uint8_t *done = calloc(g.nthreads ? g.nthreads : 1, 1);
+    if (!done)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    for (uint32_t t0 = 0; t0 < g.nthreads; t0++) {
+        if (done[t0])
+            continue;
+        uint64_t pid = g.threads[t0].pid;
+        bool any = false;
+        for (uint32_t t = t0; t < g.nthreads; t++) {
+            if (g.threads[t].pid != pid)
+                continue;
+            done[t] = 1;
+            for (uint32_t k = g.seg_first[t]; k < g.seg_first[t + 1]; k++) {
+                uint32_t si = g.thread_segs[k];
+                if (!in[si])
+                    continue;
+                if (!any) {
+                    const char *proc = g.threads[t0].proc ? argus_graph_str(&g, g.threads[t0].proc) : "";
+                    printf("  subgraph cluster_%llu {\n    label=\"", (unsigned long long)pid);
+                    dot_str(*proc ? proc : "pid");
+                    printf(" (%llu)\";\n", (unsigned long long)pid);
+                    any = true;
+                }
+                const argus_seg *s = &g.segs[si];
+                const argus_gthread *th = &g.threads[t];
+                char name[200];
+                seg_name(&g, s, name, sizeof name);
+                mark *m = argus_table_get(&marks, s->seg);
+                printf("    s%llu [label=\"", (unsigned long long)s->seg);
+                dot_str(th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");
+                printf(" [%llu]\\nseg %llu: ", (unsigned long long)th->tid, (unsigned long long)s->seg);
+                dot_str(name);
+                out("\\n");
+                put_dur(argus_seg_until(&g, s) - s->begin);
+                if (m && (m->bits & M_HANG))
+                    printf("\\nHANG %u", (unsigned)m->hang);
+                if (m && (m->bits & M_CULPRIT))
+                    printf("\\nCULPRIT (rank %u)", (unsigned)m->culprit_rank);
+                out("\"");
+                if (m && (m->bits & M_HANG))
+                    out(", style=filled, fillcolor=\"#f4a6a6\"");
+                else if (m && (m->bits & M_CULPRIT))
+                    out(", style=filled, fillcolor=\"#ffd27f\"");
+                if (m && (m->bits & M_PATH))
+                    out(", penwidth=2");
+                out("];\n");
+            }
+        }
+        if (any)
+            out("  }\n");
+    }
+    for (uint32_t e = 0; e < g.nedges; e++) {
+        const argus_gedge *ed = &g.edges[e];
+        if (ed->from_seg == ARGUS_NONE || ed->to_seg == ARGUS_NONE || ed->from_seg == ed->to_seg ||
+            !in[ed->from_seg] || !in[ed->to_seg])
+            continue;
+        printf("  s%llu -> s%llu [label=\"", (unsigned long long)g.segs[ed->from_seg].seg,
+               (unsigned long long)g.segs[ed->to_seg].seg);
+        dot_str(ed->kind ? argus_graph_str(&g, ed->kind) : "edge");
+        printf("\"%s];\n", ed->weak ? ", style=dashed" : "");
+    }
+    for (size_t i = 0; i < nlinks; i++) {
+        uint32_t a = argus_graph_find_seg(&g, links[i].from);
+        uint32_t b = argus_graph_find_seg(&g, links[i].to);
+        if (a == ARGUS_NONE || b == ARGUS_NONE || !in[a] || !in[b])
+            continue;
+        printf("  s%llu -> s%llu [label=\"waits on\"", (unsigned long long)links[i].from,
+               (unsigned long long)links[i].to);
+        out(", style=dotted, color=\"#c03030\", constraint=false];\n");
+    }
+    out("}\n");
+    free(done);
+    free(in);
+    argus_graph_free(&g);
+    return 0;
+}
