@@ -1,13 +1,15 @@
 /* The findings: one writer and one reader per analysis record kind
  * (include/argus/analysis/findings.h; docs/stream-format.md, "Analysis
- * records"). The writers put a struct's present fields in its order; the
- * readers take them back, so that a field is added here once and the
- * round trip (tests/findings.bats) checks the two against each other. */
+ * records"). Each kind is a table of its fields (key, type, place in the
+ * struct, whether needed or optional) that one generic writer and one
+ * generic reader walk: a field is added to the struct and to its table,
+ * and the round trip (tests/findings.bats) checks the two agree. */
 #include "argus/analysis/findings.h"
 #include "argus/stream/cbor.h"
 #include "argus/stream/cli.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,278 +37,217 @@ const char *argus_finding_kind_name(argus_finding_kind k)
     return k >= 0 && k < ARGUS_F_KINDS ? kind_names[k] : NULL;
 }
 
+
+/* ---- the kinds' fields ------------------------------------------------------- */
+
+enum field_type {
+    FT_UINT, FT_INT, FT_BOOL, FT_TEXT,
+    FT_UINTS, FT_TEXTS,         /* arrays, their count an int beside them */
+    FT_STEPS,                   /* a critical path's steps */
+};
+enum {
+    NEEDED = 1,                 /* read: refused when missing */
+    OPTIONAL = 2,               /* written only when present */
+    TRUE_ONLY = 4,              /* a bool written only when true */
+    LENIENT = 8,                /* an array of the wrong shape is read as none */
+};
+typedef struct field_def {
+    const char *key;
+    unsigned char type, flags;
+    unsigned short off, count;  /* the value's place in the struct; an array's count's */
+} field_def;
+
+#define F(T, key, type, member, flags) {key, type, flags, offsetof(T, member), 0}
+#define A(T, key, type, member, count, flags) \
+    {key, type, flags, offsetof(T, member), offsetof(T, count)}
+
+#define T argus_hang_finding
+static const field_def hang_fields[] = {
+    F(T, "hang", FT_UINT, hang, NEEDED), F(T, "seg", FT_UINT, seg, NEEDED),
+    F(T, "first_seg", FT_UINT, first_seg, OPTIONAL), F(T, "waits", FT_UINT, waits, OPTIONAL),
+    F(T, "tid", FT_UINT, tid, 0), F(T, "pid", FT_UINT, pid, 0),
+    F(T, "proc", FT_TEXT, proc, OPTIONAL), F(T, "thread", FT_TEXT, thread, OPTIONAL),
+    F(T, "begin", FT_UINT, begin, 0), F(T, "end", FT_UINT, end, 0),
+    F(T, "duration", FT_UINT, duration, 0), F(T, "class", FT_TEXT, cls, 0),
+    F(T, "indicator", FT_TEXT, indicator, 0), F(T, "at", FT_UINT, at, 0),
+    F(T, "event", FT_UINT, event, OPTIONAL), F(T, "open", FT_BOOL, open, TRUE_ONLY),
+    F(T, "events", FT_UINT, events, 0), F(T, "yields", FT_UINT, yields, 0),
+    F(T, "blocked", FT_UINT, blocked, 0), F(T, "timeouts", FT_UINT, timeouts, 0),
+    F(T, "wait", FT_UINT, wait, OPTIONAL), F(T, "resource", FT_UINT, resource, OPTIONAL),
+    F(T, "reason", FT_TEXT, reason, OPTIONAL), F(T, "result", FT_TEXT, result, OPTIONAL),
+    F(T, "runnable", FT_UINT, runnable, OPTIONAL),
+};
+#undef T
+#define T argus_path_finding
+static const field_def path_fields[] = {
+    F(T, "hang", FT_UINT, hang, NEEDED), F(T, "rank", FT_UINT, rank, 0),
+    F(T, "score", FT_INT, score, 0), F(T, "complete", FT_BOOL, complete, 0),
+    A(T, "segs", FT_UINTS, segs, nsegs, 0), A(T, "edge_from", FT_UINTS, from, nfrom, 0),
+    A(T, "edge_to", FT_UINTS, to, nto, 0), A(T, "edge_kinds", FT_TEXTS, kinds, nkinds, 0),
+    F(T, "ui", FT_UINT, ui, OPTIONAL), F(T, "ui_kind", FT_TEXT, ui_kind, OPTIONAL),
+};
+#undef T
+#define T argus_chain_finding
+static const field_def chain_fields[] = {
+    F(T, "hang", FT_UINT, hang, NEEDED),
+    A(T, "segs", FT_UINTS, segs, nsegs, 0), A(T, "tids", FT_UINTS, tids, ntids, 0),
+    /* the links' kinds are words for the report: a bad one is left out */
+    A(T, "links", FT_TEXTS, via, nvia, LENIENT),
+    A(T, "states", FT_TEXTS, states, nstates, 0), A(T, "since", FT_UINTS, since, nsince, 0),
+    A(T, "until", FT_UINTS, until, nuntil, 0), A(T, "waits", FT_UINTS, waits, nwaits, 0),
+    F(T, "end", FT_TEXT, end, 0), F(T, "resource", FT_UINT, resource, OPTIONAL),
+    F(T, "reason", FT_TEXT, reason, OPTIONAL),
+};
+#undef T
+#define T argus_cpath_finding
+static const field_def cpath_fields[] = {
+    F(T, "hang", FT_UINT, hang, NEEDED), F(T, "steps", FT_STEPS, n, NEEDED),
+};
+#undef T
+#define T argus_match_finding
+static const field_def match_fields[] = {
+    F(T, "hang", FT_UINT, hang, OPTIONAL), F(T, "seg", FT_UINT, seg, 0),
+    F(T, "rank", FT_UINT, rank, 0), F(T, "baseline_seg", FT_UINT, baseline_seg, NEEDED),
+    F(T, "distance", FT_UINT, distance, 0), F(T, "percent", FT_UINT, percent, 0),
+    F(T, "size", FT_UINT, size, 0), F(T, "baseline_size", FT_UINT, baseline_size, 0),
+    F(T, "baseline", FT_TEXT, baseline, 0), F(T, "by", FT_TEXT, by, OPTIONAL),
+};
+#undef T
+#define T argus_no_match_finding
+static const field_def no_match_fields[] = {
+    F(T, "hang", FT_UINT, hang, OPTIONAL), F(T, "seg", FT_UINT, seg, 0),
+    F(T, "why", FT_TEXT, why, 0), F(T, "size", FT_UINT, size, 0),
+    F(T, "nearest", FT_UINT, nearest, OPTIONAL), F(T, "distance", FT_UINT, distance, OPTIONAL),
+    F(T, "percent", FT_UINT, percent, OPTIONAL),
+    F(T, "baseline_size", FT_UINT, baseline_size, OPTIONAL),
+    F(T, "baseline", FT_TEXT, baseline, 0),
+};
+#undef T
+#define T argus_culprit_finding
+static const field_def culprit_fields[] = {
+    F(T, "hang", FT_UINT, hang, NEEDED), F(T, "rank", FT_UINT, rank, 0),
+    F(T, "root", FT_BOOL, root, 0), F(T, "depth", FT_UINT, depth, 0),
+    F(T, "branch", FT_UINT, branch, 0), F(T, "tid", FT_UINT, tid, NEEDED),
+    F(T, "pid", FT_UINT, pid, 0), F(T, "proc", FT_TEXT, proc, OPTIONAL),
+    F(T, "thread", FT_TEXT, thread, OPTIONAL), F(T, "seg", FT_UINT, seg, 0),
+    F(T, "state", FT_TEXT, state, 0), F(T, "since", FT_UINT, since, 0),
+    F(T, "until", FT_UINT, until, 0), F(T, "duration", FT_UINT, duration, 0),
+    F(T, "wait", FT_UINT, wait, OPTIONAL), F(T, "resource", FT_UINT, resource, OPTIONAL),
+    F(T, "reason", FT_TEXT, reason, OPTIONAL), F(T, "waits_on", FT_UINT, waits_on, OPTIONAL),
+    F(T, "baseline_seg", FT_UINT, baseline_seg, OPTIONAL),
+    F(T, "missing", FT_TEXT, missing, OPTIONAL), F(T, "evidence", FT_TEXT, evidence, 0),
+};
+#undef T
+#define T argus_branch_finding
+static const field_def branch_fields[] = {
+    F(T, "hang", FT_UINT, hang, NEEDED), F(T, "at", FT_UINT, at, NEEDED),
+    A(T, "choices", FT_UINTS, choices, nchoices, 0), F(T, "chosen", FT_UINT, chosen, OPTIONAL),
+};
+#undef T
+#define T argus_loss_finding
+static const field_def loss_fields[] = {
+    F(T, "kind", FT_TEXT, kind, NEEDED), F(T, "cpu", FT_UINT, cpu, OPTIONAL),
+    F(T, "events", FT_UINT, events, OPTIONAL), F(T, "written", FT_UINT, written, OPTIONAL),
+    F(T, "since", FT_UINT, since, OPTIONAL), F(T, "from", FT_UINT, from, OPTIONAL),
+    F(T, "to", FT_UINT, to, OPTIONAL), F(T, "line", FT_UINT, line, OPTIONAL),
+};
+#undef T
+#undef F
+#undef A
+
+typedef struct kind_def {
+    const field_def *fields;
+    size_t nfields, size, number;  /* the struct's size, where its number is */
+} kind_def;
+#define KIND(k, fields, T) [k] = {fields, sizeof fields / sizeof *fields, sizeof(T), offsetof(T, number)}
+static const kind_def kinds[ARGUS_F_KINDS] = {
+    KIND(ARGUS_F_HANG, hang_fields, argus_hang_finding),
+    KIND(ARGUS_F_PATH, path_fields, argus_path_finding),
+    KIND(ARGUS_F_WAIT_CHAIN, chain_fields, argus_chain_finding),
+    KIND(ARGUS_F_CRITICAL_PATH, cpath_fields, argus_cpath_finding),
+    KIND(ARGUS_F_MATCH, match_fields, argus_match_finding),
+    KIND(ARGUS_F_NO_MATCH, no_match_fields, argus_no_match_finding),
+    KIND(ARGUS_F_CULPRIT, culprit_fields, argus_culprit_finding),
+    KIND(ARGUS_F_BRANCH, branch_fields, argus_branch_finding),
+    KIND(ARGUS_F_LOSS, loss_fields, argus_loss_finding),
+};
+#undef KIND
+
+#define AT(f, d, type) ((type *)((char *)(f) + (d)->off))
+#define CAT(f, d, type) ((const type *)((const char *)(f) + (d)->off))
+
 /* ---- writing ------------------------------------------------------------- */
 
-/* Each kind's fields are put by one function, run twice: first into a
- * sink that only counts the pairs (the map's head comes first), then
- * into the writer; so no count is kept by hand beside the fields. */
-typedef struct sink {
-    argus_writer *w;            /* NULL: counting */
-    unsigned pairs;
-} sink;
-
-static bool put_key(sink *o, const char *key)
+/* Whether field D of F is written: an optional one only when present. */
+static bool written(const void *f, const field_def *d)
 {
-    o->pairs++;
-    if (o->w)
-        argus_put_key(o->w, key);
-    return o->w != NULL;
-}
-
-static void put_u(sink *o, const char *key, uint64_t v)
-{
-    if (put_key(o, key))
-        argus_put_uint(o->w, v);
-}
-
-static void put_s(sink *o, const char *key, const char *s)
-{
-    if (put_key(o, key))
-        argus_put_cstr(o->w, s);
-}
-
-static void put_b(sink *o, const char *key, bool v)
-{
-    if (put_key(o, key))
-        argus_put_bool(o->w, v);
-}
-
-static void put_uints(sink *o, const char *key, const uint64_t *v, int n)
-{
-    if (!v || !put_key(o, key))
-        return;
-    argus_put_array(o->w, (uint64_t)n);
-    for (int i = 0; i < n; i++)
-        argus_put_uint(o->w, v[i]);
-}
-
-static void put_texts(sink *o, const char *key, const char *const *v, int n)
-{
-    if (!v || !put_key(o, key))
-        return;
-    argus_put_array(o->w, (uint64_t)n);
-    for (int i = 0; i < n; i++)
-        argus_put_cstr(o->w, v[i]);
-}
-
-/* One record of kind K: FIELDS(sink, F) puts its fields after "type". */
-#define WRITE_RECORD(w, k, fields, f)                                          \
-    do {                                                                       \
-        sink count_ = {NULL, 1};                                               \
-        fields(&count_, f);                                                    \
-        argus_put_map(w, count_.pairs);                                        \
-        argus_put_key(w, "type");                                              \
-        argus_put_cstr(w, kind_names[k]);                                      \
-        fields(&(sink){w, 0}, f);                                              \
-        argus_end_record(w);                                                   \
-    } while (0)
-
-#define HAS(v) ((v) != ABSENT)
-
-static void hang_fields(sink *o, const argus_hang_finding *f)
-{
-    put_u(o, "hang", f->hang);
-    put_u(o, "seg", f->seg);
-    if (HAS(f->first_seg))
-        put_u(o, "first_seg", f->first_seg);
-    if (HAS(f->waits))
-        put_u(o, "waits", f->waits);
-    put_u(o, "tid", f->tid);
-    put_u(o, "pid", f->pid);
-    if (f->proc)
-        put_s(o, "proc", f->proc);
-    if (f->thread)
-        put_s(o, "thread", f->thread);
-    put_u(o, "begin", f->begin);
-    put_u(o, "end", f->end);
-    put_u(o, "duration", f->duration);
-    put_s(o, "class", f->cls);
-    put_s(o, "indicator", f->indicator);
-    put_u(o, "at", f->at);
-    if (HAS(f->event))
-        put_u(o, "event", f->event);
-    if (f->open)
-        put_b(o, "open", true);
-    put_u(o, "events", f->events);
-    put_u(o, "yields", f->yields);
-    put_u(o, "blocked", f->blocked);
-    put_u(o, "timeouts", f->timeouts);
-    if (HAS(f->wait))
-        put_u(o, "wait", f->wait);
-    if (HAS(f->resource))
-        put_u(o, "resource", f->resource);
-    if (f->reason)
-        put_s(o, "reason", f->reason);
-    if (f->result)
-        put_s(o, "result", f->result);
-    if (HAS(f->runnable))
-        put_u(o, "runnable", f->runnable);
-}
-
-void argus_write_hang(argus_writer *w, const argus_hang_finding *f)
-{
-    WRITE_RECORD(w, ARGUS_F_HANG, hang_fields, f);
-}
-
-static void path_fields(sink *o, const argus_path_finding *f)
-{
-    bool ui = HAS(f->ui);
-    put_u(o, "hang", f->hang);
-    put_u(o, "rank", f->rank);
-    if (put_key(o, "score"))
-        argus_put_int(o->w, f->score);
-    put_b(o, "complete", f->complete);
-    put_uints(o, "segs", f->segs, f->nsegs);
-    put_uints(o, "edge_from", f->from, f->nfrom);
-    put_uints(o, "edge_to", f->to, f->nto);
-    put_texts(o, "edge_kinds", f->kinds, f->nkinds);
-    if (ui) {
-        put_u(o, "ui", f->ui);
-        put_s(o, "ui_kind", f->ui_kind ? f->ui_kind : "");
+    switch (d->type) {
+    case FT_UINT: return !(d->flags & OPTIONAL) || *CAT(f, d, uint64_t) != ARGUS_ABSENT;
+    case FT_TEXT: return !(d->flags & OPTIONAL) || *CAT(f, d, const char *) != NULL;
+    case FT_BOOL: return !(d->flags & TRUE_ONLY) || *CAT(f, d, bool);
+    case FT_UINTS: return *CAT(f, d, uint64_t *) != NULL;
+    case FT_TEXTS: return *CAT(f, d, const char **) != NULL;
+    default: return true;
     }
 }
 
-void argus_write_path(argus_writer *w, const argus_path_finding *f)
+static void put_value(argus_writer *w, const void *f, const field_def *d)
 {
-    WRITE_RECORD(w, ARGUS_F_PATH, path_fields, f);
-}
-
-static void chain_fields(sink *o, const argus_chain_finding *f)
-{
-    put_u(o, "hang", f->hang);
-    put_uints(o, "segs", f->segs, f->nsegs);
-    put_uints(o, "tids", f->tids, f->ntids);
-    put_texts(o, "links", f->via, f->nvia);
-    put_texts(o, "states", f->states, f->nstates);
-    put_uints(o, "since", f->since, f->nsince);
-    put_uints(o, "until", f->until, f->nuntil);
-    put_uints(o, "waits", f->waits, f->nwaits);
-    put_s(o, "end", f->end ? f->end : "");
-    if (HAS(f->resource))
-        put_u(o, "resource", f->resource);
-    if (f->reason)
-        put_s(o, "reason", f->reason);
-}
-
-void argus_write_chain(argus_writer *w, const argus_chain_finding *f)
-{
-    WRITE_RECORD(w, ARGUS_F_WAIT_CHAIN, chain_fields, f);
-}
-
-static void cpath_fields(sink *o, const argus_cpath_finding *f)
-{
-    put_u(o, "hang", f->hang);
-    if (!put_key(o, "steps"))
-        return;
-    argus_put_array(o->w, (uint64_t)f->n);
-    for (int i = 0; i < f->n; i++) {
-        sink step = {o->w, 0};
-        argus_put_map(o->w, 4);
-        put_u(&step, "tid", f->tid[i]);
-        put_u(&step, "from", f->from[i]);
-        put_u(&step, "to", f->to[i]);
-        put_s(&step, "state", f->state[i]);
+    int n = d->type == FT_UINTS || d->type == FT_TEXTS ? *(const int *)((const char *)f + d->count) : 0;
+    switch (d->type) {
+    case FT_UINT: argus_put_uint(w, *CAT(f, d, uint64_t)); break;
+    case FT_INT: argus_put_int(w, *CAT(f, d, int64_t)); break;
+    case FT_BOOL: argus_put_bool(w, *CAT(f, d, bool)); break;
+    case FT_TEXT: {
+        const char *s = *CAT(f, d, const char *);
+        argus_put_cstr(w, s ? s : "");
+        break;
+    }
+    case FT_UINTS:
+        argus_put_array(w, (uint64_t)n);
+        for (int i = 0; i < n; i++)
+            argus_put_uint(w, (*CAT(f, d, uint64_t *))[i]);
+        break;
+    case FT_TEXTS:
+        argus_put_array(w, (uint64_t)n);
+        for (int i = 0; i < n; i++)
+            argus_put_cstr(w, (*CAT(f, d, const char **))[i]);
+        break;
+    case FT_STEPS: {
+        const argus_cpath_finding *c = f;
+        argus_put_array(w, (uint64_t)c->n);
+        for (int i = 0; i < c->n; i++) {
+            argus_put_map(w, 4);
+            argus_put_key(w, "tid");
+            argus_put_uint(w, c->tid[i]);
+            argus_put_key(w, "from");
+            argus_put_uint(w, c->from[i]);
+            argus_put_key(w, "to");
+            argus_put_uint(w, c->to[i]);
+            argus_put_key(w, "state");
+            argus_put_cstr(w, c->state[i]);
+        }
+        break;
+    }
     }
 }
 
-void argus_write_cpath(argus_writer *w, const argus_cpath_finding *f)
+/* Record F of kind K: "type", then its fields in the table's order. */
+static void write_kind(argus_writer *w, argus_finding_kind k, const void *f)
 {
-    WRITE_RECORD(w, ARGUS_F_CRITICAL_PATH, cpath_fields, f);
-}
-
-static void match_fields(sink *o, const argus_match_finding *f)
-{
-    if (HAS(f->hang))
-        put_u(o, "hang", f->hang);
-    put_u(o, "seg", f->seg);
-    put_u(o, "rank", f->rank);
-    put_u(o, "baseline_seg", f->baseline_seg);
-    put_u(o, "distance", f->distance);
-    put_u(o, "percent", f->percent);
-    put_u(o, "size", f->size);
-    put_u(o, "baseline_size", f->baseline_size);
-    put_s(o, "baseline", f->baseline);
-    if (f->by)
-        put_s(o, "by", f->by);
-}
-
-void argus_write_match(argus_writer *w, const argus_match_finding *f)
-{
-    WRITE_RECORD(w, ARGUS_F_MATCH, match_fields, f);
-}
-
-static void no_match_fields(sink *o, const argus_no_match_finding *f)
-{
-    bool near = HAS(f->nearest);
-    if (HAS(f->hang))
-        put_u(o, "hang", f->hang);
-    put_u(o, "seg", f->seg);
-    put_s(o, "why", f->why);
-    put_u(o, "size", f->size);
-    if (near) {
-        put_u(o, "nearest", f->nearest);
-        put_u(o, "distance", f->distance);
-        put_u(o, "percent", f->percent);
-        put_u(o, "baseline_size", f->baseline_size);
-    }
-    put_s(o, "baseline", f->baseline);
-}
-
-void argus_write_no_match(argus_writer *w, const argus_no_match_finding *f)
-{
-    WRITE_RECORD(w, ARGUS_F_NO_MATCH, no_match_fields, f);
-}
-
-static void culprit_fields(sink *o, const argus_culprit_finding *f)
-{
-    put_u(o, "hang", f->hang);
-    put_u(o, "rank", f->rank);
-    put_b(o, "root", f->root);
-    put_u(o, "depth", f->depth);
-    put_u(o, "branch", f->branch);
-    put_u(o, "tid", f->tid);
-    put_u(o, "pid", f->pid);
-    if (f->proc)
-        put_s(o, "proc", f->proc);
-    if (f->thread)
-        put_s(o, "thread", f->thread);
-    put_u(o, "seg", f->seg);
-    put_s(o, "state", f->state);
-    put_u(o, "since", f->since);
-    put_u(o, "until", f->until);
-    put_u(o, "duration", f->duration);
-    if (HAS(f->wait))
-        put_u(o, "wait", f->wait);
-    if (HAS(f->resource))
-        put_u(o, "resource", f->resource);
-    if (f->reason)
-        put_s(o, "reason", f->reason);
-    if (HAS(f->waits_on))
-        put_u(o, "waits_on", f->waits_on);
-    if (HAS(f->baseline_seg))
-        put_u(o, "baseline_seg", f->baseline_seg);
-    if (f->missing)
-        put_s(o, "missing", f->missing);
-    put_s(o, "evidence", f->evidence);
-}
-
-void argus_write_culprit(argus_writer *w, const argus_culprit_finding *f)
-{
-    WRITE_RECORD(w, ARGUS_F_CULPRIT, culprit_fields, f);
-}
-
-static void branch_fields(sink *o, const argus_branch_finding *f)
-{
-    put_u(o, "hang", f->hang);
-    put_u(o, "at", f->at);
-    put_uints(o, "choices", f->choices, f->nchoices);
-    if (HAS(f->chosen))
-        put_u(o, "chosen", f->chosen);
-}
-
-void argus_write_branch(argus_writer *w, const argus_branch_finding *f)
-{
-    WRITE_RECORD(w, ARGUS_F_BRANCH, branch_fields, f);
+    const kind_def *kd = &kinds[k];
+    unsigned pairs = 1;
+    for (size_t i = 0; i < kd->nfields; i++)
+        pairs += written(f, &kd->fields[i]);
+    argus_put_map(w, pairs);
+    argus_put_key(w, "type");
+    argus_put_cstr(w, kind_names[k]);
+    for (size_t i = 0; i < kd->nfields; i++)
+        if (written(f, &kd->fields[i])) {
+            argus_put_key(w, kd->fields[i].key);
+            put_value(w, f, &kd->fields[i]);
+        }
+    argus_end_record(w);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -376,26 +317,6 @@ static bool fail(argus_findings_mem *m, const char *fmt, ...)
     return false;
 }
 
-static uint64_t get_u(const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    return f && f->kind == ARGUS_V_UINT ? f->u : ABSENT;
-}
-
-static bool need_u(const argus_record *r, argus_findings_mem *m, const char *key,
-                   uint64_t *out)
-{
-    *out = get_u(r, key);
-    return *out != ABSENT ||
-           fail(m, "\"%s\" is missing or not an unsigned integer", key);
-}
-
-static bool get_b(const argus_record *r, const char *key)
-{
-    const argus_field *f = argus_get_named(r, key);
-    return f && f->kind == ARGUS_V_BOOL && f->u;
-}
-
 static const char *get_s(const argus_record *r, argus_findings_mem *m, const char *key)
 {
     const argus_field *f = argus_get_named(r, key);
@@ -447,96 +368,10 @@ static int get_array(const argus_record *r, argus_findings_mem *m, const char *k
     return (int)n;
 }
 
-static bool need_array(const argus_record *r, argus_findings_mem *m, const char *key,
-                       unsigned major, uint64_t **u, const char ***t, int *n)
+/* A critical path's "steps": an array of maps {tid, from, to, state},
+ * each a uint but state (a text); other keys are left. */
+static bool read_steps(const argus_record *r, argus_findings_mem *m, argus_cpath_finding *f)
 {
-    *n = get_array(r, m, key, major, u, t);
-    return *n >= 0 || fail(m, "\"%s\" is not an array of %s", key,
-                           major == CBOR_UINT ? "unsigned integers" : "texts");
-}
-
-bool argus_read_hang(const argus_record *r, argus_findings_mem *m, argus_hang_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    if (!need_u(r, m, "hang", &f->hang) || !need_u(r, m, "seg", &f->seg))
-        return false;
-    f->first_seg = get_u(r, "first_seg");
-    f->waits = get_u(r, "waits");
-    f->tid = get_u(r, "tid");
-    f->pid = get_u(r, "pid");
-    f->proc = get_s(r, m, "proc");
-    f->thread = get_s(r, m, "thread");
-    f->begin = get_u(r, "begin");
-    f->end = get_u(r, "end");
-    f->duration = get_u(r, "duration");
-    f->cls = get_s(r, m, "class");
-    f->indicator = get_s(r, m, "indicator");
-    f->at = get_u(r, "at");
-    f->event = get_u(r, "event");
-    f->open = get_b(r, "open");
-    f->events = get_u(r, "events");
-    f->yields = get_u(r, "yields");
-    f->blocked = get_u(r, "blocked");
-    f->timeouts = get_u(r, "timeouts");
-    f->wait = get_u(r, "wait");
-    f->resource = get_u(r, "resource");
-    f->reason = get_s(r, m, "reason");
-    f->result = get_s(r, m, "result");
-    f->runnable = get_u(r, "runnable");
-    return true;
-}
-
-bool argus_read_path(const argus_record *r, argus_findings_mem *m, argus_path_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    if (!need_u(r, m, "hang", &f->hang))
-        return false;
-    f->rank = get_u(r, "rank");
-    const argus_field *score = argus_get_named(r, "score");
-    if (score && score->kind == ARGUS_V_UINT && score->u <= INT64_MAX)
-        f->score = (int64_t)score->u;
-    else if (score && score->kind == ARGUS_V_NEGINT && score->u < INT64_MAX)
-        f->score = -1 - (int64_t)score->u;
-    f->complete = get_b(r, "complete");
-    f->ui = get_u(r, "ui");
-    f->ui_kind = get_s(r, m, "ui_kind");
-    return need_array(r, m, "segs", CBOR_UINT, &f->segs, NULL, &f->nsegs) &&
-           need_array(r, m, "edge_from", CBOR_UINT, &f->from, NULL, &f->nfrom) &&
-           need_array(r, m, "edge_to", CBOR_UINT, &f->to, NULL, &f->nto) &&
-           need_array(r, m, "edge_kinds", CBOR_TEXT, NULL, &f->kinds, &f->nkinds);
-}
-
-bool argus_read_chain(const argus_record *r, argus_findings_mem *m, argus_chain_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    if (!need_u(r, m, "hang", &f->hang))
-        return false;
-    f->end = get_s(r, m, "end");
-    f->resource = get_u(r, "resource");
-    f->reason = get_s(r, m, "reason");
-    /* the links' kinds are words for the report: a bad one is left out */
-    f->nvia = get_array(r, m, "links", CBOR_TEXT, NULL, &f->via);
-    if (f->nvia < 0)
-        f->nvia = 0;
-    return need_array(r, m, "segs", CBOR_UINT, &f->segs, NULL, &f->nsegs) &&
-           need_array(r, m, "tids", CBOR_UINT, &f->tids, NULL, &f->ntids) &&
-           need_array(r, m, "states", CBOR_TEXT, NULL, &f->states, &f->nstates) &&
-           need_array(r, m, "since", CBOR_UINT, &f->since, NULL, &f->nsince) &&
-           need_array(r, m, "until", CBOR_UINT, &f->until, NULL, &f->nuntil) &&
-           need_array(r, m, "waits", CBOR_UINT, &f->waits, NULL, &f->nwaits);
-}
-
-/* "steps": an array of maps {tid, from, to, state}, each a uint but
- * state (a text); other keys are left. */
-bool argus_read_cpath(const argus_record *r, argus_findings_mem *m, argus_cpath_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    if (!need_u(r, m, "hang", &f->hang))
-        return false;
     const argus_field *steps = argus_get_named(r, "steps");
     if (!steps || steps->kind != ARGUS_V_ARRAY)
         return fail(m, "\"steps\" is not an array");
@@ -586,88 +421,80 @@ bool argus_read_cpath(const argus_record *r, argus_findings_mem *m, argus_cpath_
     return true;
 }
 
-bool argus_read_match(const argus_record *r, argus_findings_mem *m, argus_match_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    f->hang = get_u(r, "hang");
-    f->seg = get_u(r, "seg");
-    f->rank = get_u(r, "rank");
-    f->distance = get_u(r, "distance");
-    f->percent = get_u(r, "percent");
-    f->size = get_u(r, "size");
-    f->baseline_size = get_u(r, "baseline_size");
-    f->baseline = get_s(r, m, "baseline");
-    f->by = get_s(r, m, "by");
-    return need_u(r, m, "baseline_seg", &f->baseline_seg);
-}
 
-bool argus_read_no_match(const argus_record *r, argus_findings_mem *m,
-                         argus_no_match_finding *f)
+/* Record R into F of kind K: every field of the table, absent as
+ * ARGUS_ABSENT, NULL or 0; false, M->error saying why, when a needed one
+ * is missing or one has the wrong shape (the first, in the table's order). */
+static bool read_kind(const argus_record *r, argus_findings_mem *m, argus_finding_kind k,
+                      void *f)
 {
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    f->hang = get_u(r, "hang");
-    f->seg = get_u(r, "seg");
-    f->why = get_s(r, m, "why");
-    f->size = get_u(r, "size");
-    f->nearest = get_u(r, "nearest");
-    f->distance = get_u(r, "distance");
-    f->percent = get_u(r, "percent");
-    f->baseline_size = get_u(r, "baseline_size");
-    f->baseline = get_s(r, m, "baseline");
+    const kind_def *kd = &kinds[k];
+    memset(f, 0, kd->size);
+    *(uint64_t *)((char *)f + kd->number) = r->number;
+    for (size_t i = 0; i < kd->nfields; i++) {
+        const field_def *d = &kd->fields[i];
+        const argus_field *v = argus_get_named(r, d->key);
+        bool missing = false;
+        switch (d->type) {
+        case FT_UINT:
+            *AT(f, d, uint64_t) = v && v->kind == ARGUS_V_UINT ? v->u : ARGUS_ABSENT;
+            missing = *AT(f, d, uint64_t) == ARGUS_ABSENT;
+            break;
+        case FT_INT:
+            if (v && v->kind == ARGUS_V_UINT && v->u <= INT64_MAX)
+                *AT(f, d, int64_t) = (int64_t)v->u;
+            else if (v && v->kind == ARGUS_V_NEGINT && v->u < INT64_MAX)
+                *AT(f, d, int64_t) = -1 - (int64_t)v->u;
+            break;
+        case FT_BOOL:
+            *AT(f, d, bool) = v && v->kind == ARGUS_V_BOOL && v->u;
+            break;
+        case FT_TEXT:
+            *AT(f, d, const char *) = get_s(r, m, d->key);
+            missing = !*AT(f, d, const char *);
+            break;
+        case FT_UINTS:
+        case FT_TEXTS: {
+            unsigned major = d->type == FT_UINTS ? CBOR_UINT : CBOR_TEXT;
+            int *count = (int *)((char *)f + d->count);
+            *count = get_array(r, m, d->key, major,
+                               d->type == FT_UINTS ? AT(f, d, uint64_t *) : NULL,
+                               d->type == FT_TEXTS ? AT(f, d, const char **) : NULL);
+            if (*count < 0 && (d->flags & LENIENT)) {
+                *count = 0;
+                *AT(f, d, void *) = NULL;
+            } else if (*count < 0) {
+                return fail(m, "\"%s\" is not an array of %s", d->key,
+                            major == CBOR_UINT ? "unsigned integers" : "texts");
+            }
+            break;
+        }
+        case FT_STEPS:
+            if (!read_steps(r, m, f))
+                return false;
+            break;
+        }
+        if (missing && (d->flags & NEEDED))
+            return fail(m, d->type == FT_TEXT ? "\"%s\" is missing or not a text"
+                                              : "\"%s\" is missing or not an unsigned integer",
+                        d->key);
+    }
     return true;
 }
 
-bool argus_read_culprit(const argus_record *r, argus_findings_mem *m,
-                        argus_culprit_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    if (!need_u(r, m, "hang", &f->hang))
-        return false;
-    f->rank = get_u(r, "rank");
-    f->root = get_b(r, "root");
-    f->depth = get_u(r, "depth");
-    f->branch = get_u(r, "branch");
-    f->pid = get_u(r, "pid");
-    f->proc = get_s(r, m, "proc");
-    f->thread = get_s(r, m, "thread");
-    f->seg = get_u(r, "seg");
-    f->state = get_s(r, m, "state");
-    f->since = get_u(r, "since");
-    f->until = get_u(r, "until");
-    f->duration = get_u(r, "duration");
-    f->wait = get_u(r, "wait");
-    f->resource = get_u(r, "resource");
-    f->reason = get_s(r, m, "reason");
-    f->waits_on = get_u(r, "waits_on");
-    f->baseline_seg = get_u(r, "baseline_seg");
-    f->missing = get_s(r, m, "missing");
-    f->evidence = get_s(r, m, "evidence");
-    return need_u(r, m, "tid", &f->tid);
-}
-
-bool argus_read_branch(const argus_record *r, argus_findings_mem *m, argus_branch_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    f->chosen = get_u(r, "chosen");
-    return need_u(r, m, "hang", &f->hang) && need_u(r, m, "at", &f->at) &&
-           need_array(r, m, "choices", CBOR_UINT, &f->choices, NULL, &f->nchoices);
-}
-
-bool argus_read_loss(const argus_record *r, argus_findings_mem *m, argus_loss_finding *f)
-{
-    memset(f, 0, sizeof *f);
-    f->number = r->number;
-    f->kind = get_s(r, m, "kind");
-    f->cpu = get_u(r, "cpu");
-    f->events = get_u(r, "events");
-    f->written = get_u(r, "written");
-    f->since = get_u(r, "since");
-    f->from = get_u(r, "from");
-    f->to = get_u(r, "to");
-    f->line = get_u(r, "line");
-    return f->kind || fail(m, "\"kind\" is missing or not a text");
-}
+#define KIND_IO(name, T, k)                                                    \
+    void argus_write_##name(argus_writer *w, const T *f) { write_kind(w, k, f); } \
+    bool argus_read_##name(const argus_record *r, argus_findings_mem *m, T *f) \
+    {                                                                          \
+        return read_kind(r, m, k, f);                                          \
+    }
+KIND_IO(hang, argus_hang_finding, ARGUS_F_HANG)
+KIND_IO(path, argus_path_finding, ARGUS_F_PATH)
+KIND_IO(chain, argus_chain_finding, ARGUS_F_WAIT_CHAIN)
+KIND_IO(cpath, argus_cpath_finding, ARGUS_F_CRITICAL_PATH)
+KIND_IO(match, argus_match_finding, ARGUS_F_MATCH)
+KIND_IO(no_match, argus_no_match_finding, ARGUS_F_NO_MATCH)
+KIND_IO(culprit, argus_culprit_finding, ARGUS_F_CULPRIT)
+KIND_IO(branch, argus_branch_finding, ARGUS_F_BRANCH)
+KIND_IO(loss, argus_loss_finding, ARGUS_F_LOSS)
+#undef KIND_IO

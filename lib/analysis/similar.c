@@ -455,7 +455,8 @@ static void put_no_match(argus_writer *w, const query *q, const argus_seg *s,
     bool near = why == ARGUS_SIM_UNLIKE;
     argus_no_match_finding f = {
         .hang = q->has_hang ? q->hang : ARGUS_ABSENT, .seg = s->seg, .why = whys[why],
-        .size = s->sig_len, .nearest = ARGUS_ABSENT, .baseline = base_name};
+        .size = s->sig_len, .nearest = ARGUS_ABSENT, .distance = ARGUS_ABSENT,
+        .percent = ARGUS_ABSENT, .baseline_size = ARGUS_ABSENT, .baseline = base_name};
     if (near) {
         f.nearest = base->segs[m->seg].seg;
         f.distance = m->distance;
