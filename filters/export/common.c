@@ -20,8 +20,7 @@ void out(const char *s) { fputs(s, stdout); }
  * not UTF-8 as U+FFFD so that any reader takes it. In an HTML page's
  * script (in_script) '<' is written \u003c, so that no string can close
  * the script element. */
-bool in_script;
-void put_escaped(const char *s, size_t n, bool dot)
+void put_escaped(export_state *X, const char *s, size_t n, bool dot)
 {
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
@@ -38,7 +37,7 @@ void put_escaped(const char *s, size_t n, bool dot)
             else
                 printf("\\u%04x", c);
             i++;
-        } else if (c == '<' && in_script) {
+        } else if (c == '<' && X->in_script) {
             out("\\u003c");
             i++;
         } else if (c < 0x80) {
@@ -57,10 +56,10 @@ void put_escaped(const char *s, size_t n, bool dot)
     }
 }
 
-void put_str(const char *s)
+void put_str(export_state *X, const char *s)
 {
     putchar('"');
-    put_escaped(s, strlen(s), false);
+    put_escaped(X, s, strlen(s), false);
     putchar('"');
 }
 
@@ -70,11 +69,10 @@ void put_us(uint64_t ns)
     printf("%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
-static bool first_event = true;
-void begin_event(void)
+void begin_event(export_state *X)
 {
-    out(first_event ? "\n" : ",\n");
-    first_event = false;
+    out(X->first_event ? "\n" : ",\n");
+    X->first_event = false;
 }
 
 /* SRC cut to fit DST of SIZE bytes. */
@@ -148,18 +146,9 @@ void namer_final_wait(namer *nm, const char *desc)
 
 /* ---- findings ------------------------------------------------------------------- */
 
-argus_table marks;       /* seg -> mark */
-hang_info *hangs;
-size_t nhangs, cap_hangs;
-bool have_findings;
 /* The segments of the --around hang (or of every hang): cores[] */
-uint64_t *cores;
-size_t ncores, cap_cores;
-long around = -1;
 /* --window: times as the report prints them, in ns: on the trace's own
  * clock (ts + the header's origin), or ts where there is no origin */
-bool windowed;
-uint64_t window_from, window_to;
 
 /* SECONDS[.FRACTION] of S (LEN bytes) in *NS, to the nanosecond, with no
  * rounding through a double (a trace clock's 13507.243398 is exact). */
@@ -182,18 +171,18 @@ bool parse_secs(const char *s, size_t len, uint64_t *ns)
     return digits > 0 && i == len;
 }
 
-bool want_hang(uint64_t h) { return around < 0 || (uint64_t)around == h; }
+bool want_hang(export_state *X, uint64_t h) { return X->around < 0 || (uint64_t)X->around == h; }
 
 /* Marks SEG as BIT of hang HANG. With --around, only hang N's path,
  * chain and culprits are marked: another hang's culprit drawn beside hang
  * N is not hang N's; a segment that is another hang stays marked one (it
  * says which). */
-static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
+static void add_mark(export_state *X, uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
 {
-    if (bit != M_HANG && !want_hang(hang))
+    if (bit != M_HANG && !want_hang(X, hang))
         return;
     bool created;
-    mark *m = argus_table_put(&marks, seg, &created);
+    mark *m = argus_table_put(&X->marks, seg, &created);
     if (created)
         m->culprit_rank = NONE32;
     m->bits |= bit;
@@ -201,24 +190,22 @@ static void add_mark(uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
         m->hang = (uint32_t)hang;
     if (bit == M_CULPRIT && rank < m->culprit_rank)
         m->culprit_rank = (uint32_t)rank;
-    if (want_hang(hang)) {
-        *(uint64_t *)ARGUS_PUSH(cores, ncores, cap_cores) = seg;
+    if (want_hang(X, hang)) {
+        *(uint64_t *)ARGUS_PUSH(X->cores, X->ncores, X->cap_cores) = seg;
     }
 }
 
 /* Where a finding read back from a loaded graph came from (the graph
  * keeps its record number, not its offset). */
-static const char *extra_input;
-static uint64_t extra_number;
 
 /* A finding export cannot take: exits 65 naming the record and WHAT is
  * wrong (RD: the reader, for its place; NULL from a graph). */
-static void bad_finding(const argus_reader *rd, const argus_record *r, const char *what)
+static void bad_finding(export_state *X, const argus_reader *rd, const argus_record *r, const char *what)
 {
     if (rd)
         argus_record_fail(rd, r, "%.*s record: %s", (int)r->type_len, r->type_name, what);
-    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record: %s", extra_input,
-              (unsigned long long)extra_number, (int)r->type_len, r->type_name, what);
+    argus_die(ARGUS_EX_DATAERR, "%s: record %llu: %.*s record: %s", X->extra_input,
+              (unsigned long long)X->extra_number, (int)r->type_len, r->type_name, what);
 }
 
 /* V, or DFLT where the finding has none. */
@@ -234,25 +221,23 @@ void copy_finding_text(char *dst, size_t size, const char *s)
 
 /* A wait chain's links (dot draws them: link I, segs[I] waits on
  * segs[I+1]). */
-chain_link *links;
-size_t nlinks, cap_links;
 
-static void mark_segs(const uint64_t *segs, int n, uint8_t bit, uint64_t hang)
+static void mark_segs(export_state *X, const uint64_t *segs, int n, uint8_t bit, uint64_t hang)
 {
-    if (bit == M_CHAIN && n > 1 && want_hang(hang)) {
+    if (bit == M_CHAIN && n > 1 && want_hang(X, hang)) {
         for (int i = 0; i + 1 < n; i++) {
-            chain_link *l = ARGUS_PUSH(links, nlinks, cap_links);
+            chain_link *l = ARGUS_PUSH(X->links, X->nlinks, X->cap_links);
             l->from = segs[i];
             l->to = segs[i + 1];
         }
     }
     for (int i = 0; i < n; i++)
-        add_mark(segs[i], bit, hang, NONE64);
+        add_mark(X, segs[i], bit, hang, NONE64);
 }
 
 /* One analysis record (RD: the reader, for messages; NULL from a graph):
  * the hangs, and the marks of their paths, chains and culprits. */
-void take_finding(const argus_reader *rd, const argus_record *r)
+void take_finding(export_state *X, const argus_reader *rd, const argus_record *r)
 {
     argus_findings_mem mem = {0};
     union {
@@ -266,7 +251,7 @@ void take_finding(const argus_reader *rd, const argus_record *r)
     case ARGUS_F_HANG:
         if (!(ok = argus_read_hang(r, &mem, &f.hang)))
             break;
-        hang_info *h = ARGUS_PUSH(hangs, nhangs, cap_hangs);
+        hang_info *h = ARGUS_PUSH(X->hangs, X->nhangs, X->cap_hangs);
         h->hang = f.hang.hang;
         h->seg = f.hang.seg;
         h->first_seg = value_or(f.hang.first_seg, h->seg);
@@ -277,59 +262,59 @@ void take_finding(const argus_reader *rd, const argus_record *r)
         h->duration = value_or(f.hang.duration, h->end - h->begin);
         copy_finding_text(h->cls, sizeof h->cls, f.hang.cls);
         copy_finding_text(h->indicator, sizeof h->indicator, f.hang.indicator);
-        have_findings = true;
-        add_mark(h->seg, M_HANG, h->hang, NONE64);
+        X->have_findings = true;
+        add_mark(X, h->seg, M_HANG, h->hang, NONE64);
         if (h->first_seg != h->seg)
-            add_mark(h->first_seg, M_HANG, h->hang, NONE64);
+            add_mark(X, h->first_seg, M_HANG, h->hang, NONE64);
         break;
     case ARGUS_F_PATH:
         /* the best path; the others are ranked alternatives */
         if ((ok = argus_read_path(r, &mem, &f.path)) && value_or(f.path.rank, 1) == 1)
-            mark_segs(f.path.segs, f.path.nsegs, M_PATH, f.path.hang);
+            mark_segs(X, f.path.segs, f.path.nsegs, M_PATH, f.path.hang);
         break;
     case ARGUS_F_WAIT_CHAIN:
         if ((ok = argus_read_chain(r, &mem, &f.chain)))
-            mark_segs(f.chain.segs, f.chain.nsegs, M_CHAIN, f.chain.hang);
+            mark_segs(X, f.chain.segs, f.chain.nsegs, M_CHAIN, f.chain.hang);
         break;
     case ARGUS_F_CULPRIT:
         if (!(ok = argus_read_culprit(r, &mem, &f.culprit)))
             break;
         if (f.culprit.seg == ARGUS_ABSENT)
-            bad_finding(rd, r, "\"seg\" is missing or not an unsigned integer");
-        add_mark(f.culprit.seg, M_CULPRIT, f.culprit.hang, value_or(f.culprit.rank, 1));
+            bad_finding(X, rd, r, "\"seg\" is missing or not an unsigned integer");
+        add_mark(X, f.culprit.seg, M_CULPRIT, f.culprit.hang, value_or(f.culprit.rank, 1));
         break;
     default:
         break;
     }
     if (!ok)
-        bad_finding(rd, r, mem.error);
+        bad_finding(X, rd, r, mem.error);
     argus_findings_mem_free(&mem);
 }
 
-void findings_from_graph(argus_graph *g, const argus_reader *rd)
+void findings_from_graph(export_state *X, argus_graph *g, const argus_reader *rd)
 {
-    extra_input = argus_reader_name(rd);
+    X->extra_input = argus_reader_name(rd);
     for (uint32_t i = 0; i < g->nextras; i++) {
         const argus_extra *x = &g->extras[i];
         if (!argus_extra_is(x, "hang") && !argus_extra_is(x, "path") &&
             !argus_extra_is(x, "wait_chain") && !argus_extra_is(x, "culprit"))
             continue;
         const argus_record *r = argus_graph_parse_extra(g, i);
-        extra_number = x->number;
+        X->extra_number = x->number;
         if (r)
-            take_finding(NULL, r);
+            take_finding(X, NULL, r);
     }
 }
 
-void check_around(void)
+void check_around(export_state *X)
 {
-    if (around < 0)
+    if (X->around < 0)
         return;
-    for (size_t i = 0; i < nhangs; i++)
-        if (hangs[i].hang == (uint64_t)around)
+    for (size_t i = 0; i < X->nhangs; i++)
+        if (X->hangs[i].hang == (uint64_t)X->around)
             return;
-    argus_die(1, "no hang %ld in the stream (it has %zu hang record%s)", around, nhangs,
-              nhangs == 1 ? "" : "s");
+    argus_die(1, "no hang %ld in the stream (it has %zu hang record%s)", X->around, X->nhangs,
+              X->nhangs == 1 ? "" : "s");
 }
 
 /* Standard input read twice: a pipe is copied to an unlinked temporary

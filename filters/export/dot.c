@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static void dot_str(const char *s)
+static void dot_str(export_state *X, const char *s)
 {
-    put_escaped(s, strlen(s), true);
+    put_escaped(X, s, strlen(s), true);
 }
 
 static void put_dur(uint64_t ns)
@@ -28,18 +28,18 @@ static void put_dur(uint64_t ns)
         printf("%.1f us", (double)ns / 1e3);
 }
 
-int export_dot(const char *input)
+int export_dot(export_state *X, const char *input)
 {
     argus_reader *rd = argus_reader_open(input);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
-    findings_from_graph(&g, rd);
+    findings_from_graph(X, &g, rd);
     argus_reader_close(rd);
-    check_around();
+    check_around(X);
     uint8_t *in = calloc(g.nsegs ? g.nsegs : 1, 1);
     if (!in)
         argus_die(ARGUS_EX_IOERR, "out of memory");
-    if (!have_findings) {
+    if (!X->have_findings) {
         if (g.nsegs > 200) {
             argus_warn("no findings in the stream (argus-find-spinning writes them) and %u "
                        "segments: too many to draw; export --format perfetto shows them all",
@@ -50,8 +50,8 @@ int export_dot(const char *input)
         }
         memset(in, 1, g.nsegs);
     } else {
-        for (size_t i = 0; i < ncores; i++) {
-            uint32_t si = argus_graph_find_seg(&g, cores[i]);
+        for (size_t i = 0; i < X->ncores; i++) {
+            uint32_t si = argus_graph_find_seg(&g, X->cores[i]);
             if (si != ARGUS_NONE)
                 in[si] = 1;
         }
@@ -78,7 +78,7 @@ int export_dot(const char *input)
                 if (!any) {
                     const char *proc = g.threads[t0].proc ? argus_graph_str(&g, g.threads[t0].proc) : "";
                     printf("  subgraph cluster_%llu {\n    label=\"", (unsigned long long)pid);
-                    dot_str(*proc ? proc : "pid");
+                    dot_str(X, *proc ? proc : "pid");
                     printf(" (%llu)\";\n", (unsigned long long)pid);
                     any = true;
                 }
@@ -86,11 +86,11 @@ int export_dot(const char *input)
                 const argus_gthread *th = &g.threads[t];
                 char name[200];
                 seg_name(&g, s, name, sizeof name);
-                mark *m = argus_table_get(&marks, s->seg);
+                mark *m = argus_table_get(&X->marks, s->seg);
                 printf("    s%llu [label=\"", (unsigned long long)s->seg);
-                dot_str(th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");
+                dot_str(X, th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");
                 printf(" [%llu]\\nseg %llu: ", (unsigned long long)th->tid, (unsigned long long)s->seg);
-                dot_str(name);
+                dot_str(X, name);
                 out("\\n");
                 put_dur(argus_seg_until(&g, s) - s->begin);
                 if (m && (m->bits & M_HANG))
@@ -117,16 +117,16 @@ int export_dot(const char *input)
             continue;
         printf("  s%llu -> s%llu [label=\"", (unsigned long long)g.segs[ed->from_seg].seg,
                (unsigned long long)g.segs[ed->to_seg].seg);
-        dot_str(ed->kind ? argus_graph_str(&g, ed->kind) : "edge");
+        dot_str(X, ed->kind ? argus_graph_str(&g, ed->kind) : "edge");
         printf("\"%s];\n", ed->weak ? ", style=dashed" : "");
     }
-    for (size_t i = 0; i < nlinks; i++) {
-        uint32_t a = argus_graph_find_seg(&g, links[i].from);
-        uint32_t b = argus_graph_find_seg(&g, links[i].to);
+    for (size_t i = 0; i < X->nlinks; i++) {
+        uint32_t a = argus_graph_find_seg(&g, X->links[i].from);
+        uint32_t b = argus_graph_find_seg(&g, X->links[i].to);
         if (a == ARGUS_NONE || b == ARGUS_NONE || !in[a] || !in[b])
             continue;
-        printf("  s%llu -> s%llu [label=\"waits on\"", (unsigned long long)links[i].from,
-               (unsigned long long)links[i].to);
+        printf("  s%llu -> s%llu [label=\"waits on\"", (unsigned long long)X->links[i].from,
+               (unsigned long long)X->links[i].to);
         out(", style=dotted, color=\"#c03030\", constraint=false];\n");
     }
     out("}\n");

@@ -39,48 +39,57 @@ typedef struct chain_link {
     uint64_t from, to;
 } chain_link;
 
-/* The findings to draw (take_finding, findings_from_graph): each marked
- * segment's mark, the hangs, the segments of the --around hang (or of
- * every hang), the wait chains' links; and what --around and --window
- * chose (main.c sets them). */
-extern bool in_script;
-extern argus_table marks;
-extern hang_info *hangs;
-extern size_t nhangs, cap_hangs;
-extern bool have_findings;
-extern uint64_t *cores;
-extern size_t ncores, cap_cores;
-extern long around;
-extern bool windowed;
-extern uint64_t window_from, window_to;
-extern chain_link *links;
-extern size_t nlinks, cap_links;
+/* What one export holds, whatever its format: what the command line
+ * chose (main.c sets it), the findings to draw (take_finding,
+ * findings_from_graph), and the output's state. Each format's own state
+ * is a struct of its file that points here. */
+typedef struct export_state {
+    long around;                /* --around N: hang N only; -1: every hang */
+    /* --window: times as the report prints them, in ns: on the trace's own
+     * clock (ts + the header's origin), or ts where there is no origin */
+    bool windowed;
+    uint64_t window_from, window_to;
+    argus_table marks;          /* seg -> mark */
+    hang_info *hangs;
+    size_t nhangs, cap_hangs;
+    bool have_findings;
+    uint64_t *cores;            /* the segments of the --around hang (or of every hang) */
+    size_t ncores, cap_cores;
+    chain_link *links;          /* the wait chains' links, for dot */
+    size_t nlinks, cap_links;
+    /* where a finding read back from a loaded graph came from (the graph
+     * keeps its record number, not its offset) */
+    const char *extra_input;
+    uint64_t extra_number;
+    bool in_script;             /* writing strings into the page's script */
+    bool first_event;           /* no trace event written yet */
+} export_state;
 
-void begin_event(void);
-void check_around(void);
+void begin_event(export_state *X);
+void check_around(export_state *X);
 void copy_finding_text(char *dst, size_t size, const char *s);
 void copy_text(char *dst, size_t size, const char *src);
 void describe(char *dst, size_t size, int type, const char *text, uint64_t aux);
-void findings_from_graph(argus_graph *g, const argus_reader *rd);
+void findings_from_graph(export_state *X, argus_graph *g, const argus_reader *rd);
 void make_stdin_seekable(void);
 void namer_add(namer *nm, int type, const char *desc);
 void namer_final_wait(namer *nm, const char *desc);
 uint64_t value_or(uint64_t v, uint64_t dflt);
 void out(const char *s);
 bool parse_secs(const char *s, size_t len, uint64_t *ns);
-void put_escaped(const char *s, size_t n, bool dot);
-void put_str(const char *s);
+void put_escaped(export_state *X, const char *s, size_t n, bool dot);
+void put_str(export_state *X, const char *s);
 void put_us(uint64_t ns);
 void rewind_input(const char *input);
 void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size);
-void take_finding(const argus_reader *rd, const argus_record *r);
-bool want_hang(uint64_t h);
+void take_finding(export_state *X, const argus_reader *rd, const argus_record *r);
+bool want_hang(export_state *X, uint64_t h);
 
-/* The three formats; each reads INPUT (NULL or "-": standard input,
- * seekable by then) and writes stdout. */
-void export_perfetto(const char *input);
-int export_dot(const char *input);
-int export_html(const char *input, const char *report, const char *baseline,
+/* The three formats, for X; each reads INPUT (NULL or "-": standard
+ * input, seekable by then) and writes stdout. */
+void export_perfetto(export_state *x, const char *input);
+int export_dot(export_state *X, const char *input);
+int export_html(export_state *x, const char *input, const char *report, const char *baseline,
                 const char *baseline_name);
 
 #endif

@@ -72,7 +72,7 @@ typedef struct panel {
     page_clock clock;           /* its trace's clock, from its header */
 } panel;
 
-static struct {
+typedef struct html_page {
     const char *report;         /* file of the report text, or NULL */
     const hang_info *hang;      /* the hang drawn, or NULL */
     panel trace, base;
@@ -80,7 +80,7 @@ static struct {
     const char *base_name;
     uint64_t *chain;            /* the wait chain's links, pairs */
     size_t nchain;
-} page;
+} html_page;
 
 /* Match and culprit records of the hang drawn, for the verdict and the
  * baseline's timeline. */
@@ -88,11 +88,19 @@ typedef struct html_culprit {
     uint64_t rank, seg, tid, duration, baseline_seg;
     char who[160], state[32], reason[96];
 } html_culprit;
-static html_culprit *culprits;
-static size_t nculprits, cap_culprits;
-static uint64_t match_seg = NONE64, match_distance, match_percent, hang_at = NONE64;
-static char match_name[256];
-static char hang_who[160], hang_reason[96], hang_indicator[64];
+/* One page: its timelines, and what it says of the hang drawn; over the
+ * export's findings (x). */
+typedef struct html {
+    export_state *x;
+    html_page page;
+    html_culprit *culprits;
+    size_t nculprits, cap_culprits;
+    uint64_t match_seg, match_distance, match_percent, hang_at;  /* NONE64: none */
+    char match_name[256];
+    char hang_who[160], hang_reason[96], hang_indicator[64];
+    uint64_t note_hang;         /* the hang drawn */
+    const char *note_base;      /* what the page calls the baseline */
+} html;
 
 /* "proc/name [tid]", as the report names a thread: a main thread named
  * as its process (Linux: both the comm) is "main". */
@@ -126,7 +134,7 @@ static void who(const argus_graph *g, uint64_t tid, const char *proc, const char
 
 /* What the page says of hang HANG: the hang, its best match, its
  * culprits (records that do not read are left to take_finding). */
-static void html_findings(argus_graph *g, uint64_t hang)
+static void html_findings(html *H, argus_graph *g, uint64_t hang)
 {
     argus_findings_mem mem = {0};
     for (uint32_t i = 0; i < g->nextras; i++) {
@@ -141,23 +149,23 @@ static void html_findings(argus_graph *g, uint64_t hang)
             argus_hang_finding h;
             if (!argus_read_hang(r, &mem, &h) || h.hang != hang)
                 continue;
-            hang_at = h.at;
-            who(g, value_or(h.tid, 0), h.proc, h.thread, hang_who, sizeof hang_who);
-            copy_finding_text(hang_reason, sizeof hang_reason, h.reason);
-            copy_finding_text(hang_indicator, sizeof hang_indicator, h.indicator);
+            H->hang_at = h.at;
+            who(g, value_or(h.tid, 0), h.proc, h.thread, H->hang_who, sizeof H->hang_who);
+            copy_finding_text(H->hang_reason, sizeof H->hang_reason, h.reason);
+            copy_finding_text(H->hang_indicator, sizeof H->hang_indicator, h.indicator);
         } else if (k == ARGUS_F_MATCH) {
             argus_match_finding m;
             if (!argus_read_match(r, &mem, &m) || m.hang != hang || value_or(m.rank, 1) != 1)
                 continue;
-            match_seg = m.baseline_seg;
-            match_distance = value_or(m.distance, 0);
-            match_percent = value_or(m.percent, 0);
-            copy_finding_text(match_name, sizeof match_name, m.baseline);
+            H->match_seg = m.baseline_seg;
+            H->match_distance = value_or(m.distance, 0);
+            H->match_percent = value_or(m.percent, 0);
+            copy_finding_text(H->match_name, sizeof H->match_name, m.baseline);
         } else {
             argus_culprit_finding f;
             if (!argus_read_culprit(r, &mem, &f) || f.hang != hang)
                 continue;
-            html_culprit *c = ARGUS_PUSH(culprits, nculprits, cap_culprits);
+            html_culprit *c = ARGUS_PUSH(H->culprits, H->nculprits, H->cap_culprits);
             c->rank = value_or(f.rank, 1);
             c->seg = f.seg;
             c->tid = f.tid;
@@ -337,31 +345,29 @@ static void put_rel(const panel *p, uint64_t t)
 
 
 /* CLS(SEG): the page's classes of a segment beyond "seg" ("hang path"...) */
-typedef void (*seg_classes)(uint64_t seg, char *dst, size_t size, uint32_t *rank);
+typedef void (*seg_classes)(html *H, uint64_t seg, char *dst, size_t size, uint32_t *rank);
 
-static void trace_classes(uint64_t seg, char *dst, size_t size, uint32_t *rank)
+static void trace_classes(html *H, uint64_t seg, char *dst, size_t size, uint32_t *rank)
 {
-    const mark *m = argus_table_get(&marks, seg);
+    const mark *m = argus_table_get(&H->x->marks, seg);
     snprintf(dst, size, "%s%s%s%s", m && (m->bits & M_HANG) ? " hang" : "",
              m && (m->bits & M_PATH) ? " path" : "", m && (m->bits & M_CHAIN) ? " chain" : "",
              m && (m->bits & M_CULPRIT) ? " culprit" : "");
     *rank = m && (m->bits & M_CULPRIT) ? m->culprit_rank : 0;
 }
 
-static void baseline_classes(uint64_t seg, char *dst, size_t size, uint32_t *rank)
+static void baseline_classes(html *H, uint64_t seg, char *dst, size_t size, uint32_t *rank)
 {
     *rank = 0;
-    for (size_t i = 0; i < nculprits; i++)
-        if (culprits[i].baseline_seg == seg && (!*rank || culprits[i].rank < *rank))
-            *rank = (uint32_t)culprits[i].rank;
-    snprintf(dst, size, "%s%s", seg == match_seg ? " similar" : "", *rank ? " counterpart" : "");
+    for (size_t i = 0; i < H->nculprits; i++)
+        if (H->culprits[i].baseline_seg == seg && (!*rank || H->culprits[i].rank < *rank))
+            *rank = (uint32_t)H->culprits[i].rank;
+    snprintf(dst, size, "%s%s", seg == H->match_seg ? " similar" : "", *rank ? " counterpart" : "");
 }
 
 /* What a timeline past HTML_SEGS_MAX leaves out, and how to see it all,
  * as the page says it above the timeline. */
-static uint64_t note_hang;       /* the hang drawn */
-static const char *note_base;   /* what the page calls the baseline */
-static void put_left_note(const panel *p, bool trace)
+static void put_left_note(html *H, const panel *p, bool trace)
 {
     char text[4096], who[256];
     size_t n = 0, nthr = 0;
@@ -389,7 +395,7 @@ static void put_left_note(const panel *p, bool trace)
         SAY(". To see every segment, open the Perfetto export of this hang in "
             "ui.perfetto.dev: argus export --output-format perfetto --around %llu FINDINGS "
             "> hang.json, FINDINGS being the findings stream (argus diagnose --keep FILE "
-            "keeps it).", (unsigned long long)note_hang);
+            "keeps it).", (unsigned long long)H->note_hang);
     } else {
         /* the panel's time as the report prints times (--window),
            widened to whole microseconds */
@@ -404,22 +410,22 @@ static void put_left_note(const panel *p, bool trace)
             "of %s (argus graph).",
             (unsigned long long)(from / 1000000), (unsigned long long)(from % 1000000),
             (unsigned long long)(to / 1000000), (unsigned long long)(to % 1000000),
-            note_base ? note_base : "the baseline");
+            H->note_base ? H->note_base : "the baseline");
     }
 #undef SAY
-    put_str(text);
+    put_str(H->x, text);
 }
 
-static void put_panel(panel *p, const char *id, const char *title, seg_classes classes,
+static void put_panel(html *H, panel *p, const char *id, const char *title, seg_classes classes,
                       const uint64_t *chain, size_t nchain)
 {
     const argus_graph *g = p->g;
     char buf[256];
     qsort(p->ev, p->nev, sizeof *p->ev, cmp_event);
     out("{\"id\":");
-    put_str(id);
+    put_str(H->x, id);
     out(",\"title\":");
-    put_str(title);
+    put_str(H->x, title);
     printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu",
            (unsigned long long)p->lo, (unsigned long long)(p->hi - p->lo), p->left_out);
     /* the clock split where a double would round it (an origin or t0 past
@@ -434,14 +440,14 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
                (unsigned long long)(p->clock.t0 % 1000000u));
     if (p->left_out) {
         out(",\"left_note\":");
-        put_left_note(p, classes == trace_classes);
+        put_left_note(H, p, classes == trace_classes);
     }
     out(",\"threads\":[");
     for (size_t i = 0; i < p->nthreads; i++) {
         thread_label(g, p->threads[i], buf, sizeof buf);
         printf("%s{\"tid\":%llu,\"label\":", i ? "," : "",
                (unsigned long long)g->threads[p->threads[i]].tid);
-        put_str(buf);
+        put_str(H->x, buf);
         out("}");
     }
     out("],\n\"segs\":[");
@@ -452,10 +458,10 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         while (p->threads[row] != s->thread)
             row++;
         uint32_t rank;
-        classes(s->seg, buf, sizeof buf, &rank);
+        classes(H, s->seg, buf, sizeof buf, &rank);
         printf("%s{\"seg\":%llu,\"row\":%zu,\"cls\":", k ? ",\n" : "",
                (unsigned long long)s->seg, row);
-        put_str(buf);
+        put_str(H->x, buf);
         if (rank)
             printf(",\"rank\":%u", rank);
         out(",\"b\":");
@@ -477,7 +483,7 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         }
         seg_name(g, s, buf, sizeof buf);
         out(",\"name\":");
-        put_str(buf);
+        put_str(H->x, buf);
         printf(",\"n\":%u,\"more\":%u", s->nevents, p->more[k]);
         /* runnable stretches inside it (preempted), and waits inside it */
         out(",\"pre\":[");
@@ -509,7 +515,7 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
             printf("%s[%llu,", first ? "" : ",", (unsigned long long)p->ev[e].id);
             put_rel(p, p->ev[e].ts < p->lo ? p->lo : p->ev[e].ts);
             out(",");
-            put_str(p->pool + p->ev[e].text);
+            put_str(H->x, p->pool + p->ev[e].text);
             out("]");
         }
         out("]}");
@@ -533,7 +539,7 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         out(",\"tt\":");
         put_rel(p, *tt < p->lo ? p->lo : *tt);
         out(",\"kind\":");
-        put_str(ed->kind ? argus_graph_str(g, ed->kind) : "edge");
+        put_str(H->x, ed->kind ? argus_graph_str(g, ed->kind) : "edge");
         printf(",\"weak\":%s}", ed->weak ? "true" : "false");
         first = false;
     }
@@ -554,21 +560,21 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
     if (classes == trace_classes) {
         out(",\"hang_tags\":[");
         bool any = false;
-        for (size_t i = 0; i < nhangs; i++) {
-            if (!want_hang(hangs[i].hang))
+        for (size_t i = 0; i < H->x->nhangs; i++) {
+            if (!want_hang(H->x, H->x->hangs[i].hang))
                 continue;
-            printf("%s%llu", any ? "," : "", (unsigned long long)hangs[i].seg);
+            printf("%s%llu", any ? "," : "", (unsigned long long)H->x->hangs[i].seg);
             any = true;
         }
         out("]");
     }
-    if (classes == trace_classes && hang_at != NONE64 && hang_at >= p->lo && hang_at <= p->hi) {
-        const char *ind = hang_indicator;
+    if (classes == trace_classes && H->hang_at != NONE64 && H->hang_at >= p->lo && H->hang_at <= p->hi) {
+        const char *ind = H->hang_indicator;
         out(",\"marker\":{\"t\":");
-        put_rel(p, hang_at);
+        put_rel(p, H->hang_at);
         /* the threshold the hang crossed there: a loop's at is its
            begin + the limit */
-        uint64_t after = hang_at > page.hang->begin ? hang_at - page.hang->begin : 0;
+        uint64_t after = H->hang_at > H->page.hang->begin ? H->hang_at - H->page.hang->begin : 0;
         char label[96];
         if (strcmp(ind, "loop") == 0)
             snprintf(label, sizeof label, "main loop away %llu ms", (unsigned long long)(after / 1000000u));
@@ -579,7 +585,7 @@ static void put_panel(panel *p, const char *id, const char *title, seg_classes c
         else
             snprintf(label, sizeof label, "spinning cursor");
         out(",\"label\":");
-        put_str(label);
+        put_str(H->x, label);
         out("}");
     }
     out("}");
@@ -617,9 +623,9 @@ static void put_seconds(uint64_t ns) { printf("%.3f s", (double)ns / 1e9); }
 /* A moment of the hang's trace as the report prints it (argus_moment_text):
  * on the trace's own clock, and with WALL its wall clock in brackets
  * where the header's t0 says it. */
-static void put_moment(uint64_t ts, bool wall)
+static void put_moment(html *H, uint64_t ts, bool wall)
 {
-    const page_clock *c = &page.trace.clock;
+    const page_clock *c = &H->page.trace.clock;
     char m[24];
     argus_moment_text(m, sizeof m, ts, c->have_origin, c->origin);
     printf("%s s", m);
@@ -637,11 +643,11 @@ static void put_moment(uint64_t ts, bool wall)
 /* The report's own verdict and baseline paragraphs (its first lines,
  * "Verdict: ..." and "Baseline: ...", markdown's bold marks dropped), each
  * as one paragraph, so that the page says what the report says. */
-static void put_report_verdict(void)
+static void put_report_verdict(html *H)
 {
-    if (!page.report)
+    if (!H->page.report)
         return;
-    FILE *f = fopen(page.report, "r");
+    FILE *f = fopen(H->page.report, "r");
     if (!f)
         return;
     char *ln = NULL;
@@ -689,13 +695,13 @@ static void put_report_verdict(void)
     fclose(f);
 }
 
-static void put_verdict(void)
+static void put_verdict(html *H)
 {
-    put_report_verdict();
-    const hang_info *h = page.hang;
+    put_report_verdict(H);
+    const hang_info *h = H->page.hang;
     if (!h) {
         out("<p class=\"verdict none\" id=\"verdict\">No hang found");
-        if (!have_findings && !page.report) /* not from argus diagnose */
+        if (!H->x->have_findings && !H->page.report) /* not from argus diagnose */
             out(" (the stream has no findings: argus diagnose, or argus-find-spinning, "
                 "writes them)");
         out(".</p>\n");
@@ -703,20 +709,20 @@ static void put_verdict(void)
     }
     printf("<p class=\"verdict\" id=\"verdict\"><span class=\"tag hang\">Hang %llu</span> <b>",
            (unsigned long long)h->hang);
-    put_html_str(hang_who);
+    put_html_str(H->hang_who);
     out("</b> hung <b>");
     put_seconds(h->duration);
     out("</b> (");
     put_html_str(h->cls);
-    if (*hang_reason) {
+    if (*H->hang_reason) {
         out(": ");
         put_html_str(strcmp(h->cls, "wait") == 0 ? "blocked in " : "");
-        put_html_str(hang_reason);
+        put_html_str(H->hang_reason);
     }
     out("), from ");
-    put_moment(h->begin, true);
+    put_moment(H, h->begin, true);
     out(" to ");
-    put_moment(h->end, false);
+    put_moment(H, h->end, false);
     if (*h->indicator) {
         out("; found by ");
         put_html_str(strcmp(h->indicator, "loop") == 0   ? "its main loop away from its wait"
@@ -728,14 +734,14 @@ static void put_verdict(void)
             put_html_str(h->indicator);
     }
     out(".");
-    if (nhangs > 1)
+    if (H->x->nhangs > 1)
         printf(" (%zu hangs in the trace; argus export --format html --around N draws hang N.)",
-               nhangs);
+               H->x->nhangs);
     out("</p>\n");
     const html_culprit *best = NULL;
-    for (size_t i = 0; i < nculprits; i++)
-        if (!best || culprits[i].rank < best->rank)
-            best = &culprits[i];
+    for (size_t i = 0; i < H->nculprits; i++)
+        if (!best || H->culprits[i].rank < best->rank)
+            best = &H->culprits[i];
     if (best) {
         printf("<p class=\"verdict\" id=\"verdict-culprit\"><span class=\"tag culprit\">Culprit"
                "</span> <b>");
@@ -752,32 +758,32 @@ static void put_verdict(void)
             }
         }
         out(".");
-        if (nculprits > 1)
-            printf(" %zu culprits in all, ranked in the report.", nculprits);
+        if (H->nculprits > 1)
+            printf(" %zu culprits in all, ranked in the report.", H->nculprits);
         out("</p>\n");
     } else {
         out("<p class=\"verdict\" id=\"verdict-culprit\">No culprit named.</p>\n");
     }
-    if (match_seg != NONE64) {
+    if (H->match_seg != NONE64) {
         printf("<p class=\"verdict\" id=\"verdict-similar\"><span class=\"tag similar\">"
                "Baseline</span> similar node: seg %llu of ",
-               (unsigned long long)match_seg);
-        put_html_str(*match_name ? match_name : "the baseline");
+               (unsigned long long)H->match_seg);
+        put_html_str(*H->match_name ? H->match_name : "the baseline");
         printf(" (%llu edits between signatures, %llu%%).</p>\n",
-               (unsigned long long)match_distance, (unsigned long long)match_percent);
+               (unsigned long long)H->match_distance, (unsigned long long)H->match_percent);
     }
 }
 
-static void put_report(void)
+static void put_report(html *H)
 {
-    if (!page.report) {
+    if (!H->page.report) {
         out("<p class=\"note\">No report given (argus export --report FILE puts the text of "
             "argus report here; argus diagnose --html does).</p>");
         return;
     }
-    FILE *f = fopen(page.report, "r");
+    FILE *f = fopen(H->page.report, "r");
     if (!f)
-        argus_die(ARGUS_EX_NOINPUT, "%s: %s", page.report, strerror(errno));
+        argus_die(ARGUS_EX_NOINPUT, "%s: %s", H->page.report, strerror(errno));
     out("<pre id=\"report\">");
     char buf[1 << 14];
     size_t n, keep = 0;
@@ -803,46 +809,46 @@ static void put_report(void)
     bool bad = ferror(f);
     fclose(f);
     if (bad)
-        argus_die(ARGUS_EX_IOERR, "%s: read error", page.report);
+        argus_die(ARGUS_EX_IOERR, "%s: read error", H->page.report);
     out("</pre>");
 }
 
-static void put_title(void)
+static void put_title(html *H)
 {
-    if (!page.hang) {
+    if (!H->page.hang) {
         out("argus: no hang");
         return;
     }
     out("argus: ");
-    put_html_str(hang_who);
+    put_html_str(H->hang_who);
     out(" hung ");
-    put_seconds(page.hang->duration);
+    put_seconds(H->page.hang->duration);
 }
 
-static void put_data(void)
+static void put_data(html *H)
 {
-    in_script = true;
+    H->x->in_script = true;
     out("{\"panels\":[");
-    if (page.hang) {
+    if (H->page.hang) {
         char title[256];
         snprintf(title, sizeof title, "Hang %llu: its threads",
-                 (unsigned long long)page.hang->hang);
-        note_hang = page.hang->hang;
-        note_base = page.base_name;
-        put_panel(&page.trace, "trace", title, trace_classes, page.chain, page.nchain);
-        if (page.have_base) {
+                 (unsigned long long)H->page.hang->hang);
+        H->note_hang = H->page.hang->hang;
+        H->note_base = H->page.base_name;
+        put_panel(H, &H->page.trace, "trace", title, trace_classes, H->page.chain, H->page.nchain);
+        if (H->page.have_base) {
             snprintf(title, sizeof title, "Baseline (%s): the similar node and the culprits' "
-                     "counterparts", page.base_name);
+                     "counterparts", H->page.base_name);
             out(",\n");
-            put_panel(&page.base, "baseline", title, baseline_classes, NULL, 0);
+            put_panel(H, &H->page.base, "baseline", title, baseline_classes, NULL, 0);
         }
     }
     out("]}");
-    in_script = false;
+    H->x->in_script = false;
 }
 
 /* The template with its {{NAME}} markers filled. */
-static void put_page(void)
+static void put_page(html *H)
 {
     const char *t = argus_export_page;
     const char *m;
@@ -853,13 +859,13 @@ static void put_page(void)
             argus_die(ARGUS_EX_SOFTWARE, "page template: {{ without }}");
 #define IS(name) ((size_t)(e - m - 2) == sizeof name - 1 && memcmp(m + 2, name, sizeof name - 1) == 0)
         if (IS("TITLE"))
-            put_title();
+            put_title(H);
         else if (IS("VERDICT"))
-            put_verdict();
+            put_verdict(H);
         else if (IS("REPORT"))
-            put_report();
+            put_report(H);
         else if (IS("DATA"))
-            put_data();
+            put_data(H);
         else
             argus_die(ARGUS_EX_SOFTWARE, "page template: unknown marker %.*s", (int)(e - m + 2), m);
 #undef IS
@@ -868,64 +874,65 @@ static void put_page(void)
     out(t);
 }
 
-int export_html(const char *input, const char *report, const char *baseline,
-                       const char *base_name)
+int export_html(export_state *x, const char *input, const char *report, const char *baseline,
+                const char *base_name)
 {
+    html state = {.x = x, .match_seg = NONE64, .hang_at = NONE64}, *H = &state;
     argus_reader *rd = argus_reader_open(input);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
-    page.trace.clock = clock_of(argus_reader_header(rd));
-    findings_from_graph(&g, rd);
-    check_around();
-    if (around < 0 && nhangs) {
+    H->page.trace.clock = clock_of(argus_reader_header(rd));
+    findings_from_graph(H->x, &g, rd);
+    check_around(H->x);
+    if (H->x->around < 0 && H->x->nhangs) {
         /* the first hang, and the core segments of that hang only (cores[]
            holds every hang's without --around) */
-        around = (long)hangs[0].hang;
-        ncores = nlinks = nhangs = 0;
-        argus_table_free(&marks);
-        argus_table_init(&marks, sizeof(mark));
-        findings_from_graph(&g, rd);
+        H->x->around = (long)H->x->hangs[0].hang;
+        H->x->ncores = H->x->nlinks = H->x->nhangs = 0;
+        argus_table_free(&H->x->marks);
+        argus_table_init(&H->x->marks, sizeof(mark));
+        findings_from_graph(H->x, &g, rd);
     }
-    for (size_t i = 0; i < nhangs && !page.hang; i++)
-        if (hangs[i].hang == (uint64_t)around)
-            page.hang = &hangs[i];
-    if (page.hang)
-        html_findings(&g, page.hang->hang);
+    for (size_t i = 0; i < H->x->nhangs && !H->page.hang; i++)
+        if (H->x->hangs[i].hang == (uint64_t)H->x->around)
+            H->page.hang = &H->x->hangs[i];
+    if (H->page.hang)
+        html_findings(H, &g, H->page.hang->hang);
     argus_reader_close(rd);
-    page.report = report;
+    H->page.report = report;
     if (report && access(report, R_OK) != 0)
         argus_die(ARGUS_EX_NOINPUT, "%s: %s", report, strerror(errno));
     argus_graph bg;
-    if (page.hang) {
-        page.chain = malloc((nlinks ? nlinks : 1) * 2 * sizeof *page.chain);
-        if (!page.chain)
+    if (H->page.hang) {
+        H->page.chain = malloc((H->x->nlinks ? H->x->nlinks : 1) * 2 * sizeof *H->page.chain);
+        if (!H->page.chain)
             argus_die(ARGUS_EX_IOERR, "out of memory");
-        for (size_t i = 0; i < nlinks; i++) {
-            page.chain[page.nchain++] = links[i].from;
-            page.chain[page.nchain++] = links[i].to;
+        for (size_t i = 0; i < H->x->nlinks; i++) {
+            H->page.chain[H->page.nchain++] = H->x->links[i].from;
+            H->page.chain[H->page.nchain++] = H->x->links[i].to;
         }
-        panel_plan(&page.trace, &g, cores, ncores);
-        panel_events(&page.trace, input);
+        panel_plan(&H->page.trace, &g, H->x->cores, H->x->ncores);
+        panel_events(&H->page.trace, input);
         if (baseline) {
             argus_graph_load_file(&bg, baseline, true);
             argus_reader *brd = argus_reader_open(baseline);
-            page.base.clock = clock_of(argus_reader_header(brd));
+            H->page.base.clock = clock_of(argus_reader_header(brd));
             argus_reader_close(brd);
-            uint64_t *bsegs = malloc((nculprits + 1) * sizeof *bsegs);
+            uint64_t *bsegs = malloc((H->nculprits + 1) * sizeof *bsegs);
             size_t nb = 0;
             if (!bsegs)
                 argus_die(ARGUS_EX_IOERR, "out of memory");
-            if (match_seg != NONE64)
-                bsegs[nb++] = match_seg;
-            for (size_t i = 0; i < nculprits; i++)
-                if (culprits[i].baseline_seg != NONE64)
-                    bsegs[nb++] = culprits[i].baseline_seg;
+            if (H->match_seg != NONE64)
+                bsegs[nb++] = H->match_seg;
+            for (size_t i = 0; i < H->nculprits; i++)
+                if (H->culprits[i].baseline_seg != NONE64)
+                    bsegs[nb++] = H->culprits[i].baseline_seg;
             if (nb) {
-                page.base_name = base_name ? base_name : baseline;
-                panel_plan(&page.base, &bg, bsegs, nb);
-                page.have_base = page.base.nthreads > 0;
-                if (page.have_base)
-                    panel_events(&page.base, baseline);
+                H->page.base_name = base_name ? base_name : baseline;
+                panel_plan(&H->page.base, &bg, bsegs, nb);
+                H->page.have_base = H->page.base.nthreads > 0;
+                if (H->page.have_base)
+                    panel_events(&H->page.base, baseline);
                 else            /* another run's graph than the findings' */
                     argus_warn("%s: none of the baseline segments the findings name "
                                "(seg %llu, ...): the baseline is not drawn",
@@ -934,16 +941,16 @@ int export_html(const char *input, const char *report, const char *baseline,
             free(bsegs);
         }
     }
-    put_page();
-    if (page.hang) {
-        panel_free(&page.trace);
+    put_page(H);
+    if (H->page.hang) {
+        panel_free(&H->page.trace);
         if (baseline) {
-            if (page.base.row_of_seg)   /* planned */
-                panel_free(&page.base);
+            if (H->page.base.row_of_seg)   /* planned */
+                panel_free(&H->page.base);
             argus_graph_free(&bg);
         }
     }
-    free(page.chain);
+    free(H->page.chain);
     argus_graph_free(&g);
     return 0;
 }

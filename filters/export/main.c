@@ -85,6 +85,7 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     argus_cli_init(argc, argv);
+    export_state X = {.around = -1, .first_event = true};
     static const struct option opts[] = {
         {"output-format", required_argument, 0, 'f'},
         {"format", required_argument, 0, 'f'}, /* the old spelling, as -f */
@@ -119,17 +120,17 @@ int main(int argc, char **argv)
         case 'B': base_name = optarg; break;
         case 'w': {
             const char *dots = strstr(optarg, "..");
-            windowed = true;
-            if (!dots || !parse_secs(optarg, (size_t)(dots - optarg), &window_from) ||
-                !parse_secs(dots + 2, strlen(dots + 2), &window_to) ||
-                window_to <= window_from)
+            X.windowed = true;
+            if (!dots || !parse_secs(optarg, (size_t)(dots - optarg), &X.window_from) ||
+                !parse_secs(dots + 2, strlen(dots + 2), &X.window_to) ||
+                X.window_to <= X.window_from)
                 argus_usage_error("--window must be FROM..TO, times as the report "
                                   "prints them, FROM < TO (as 0.5..2.5), not '%s'",
                                   optarg);
             break;
         }
         case 'a': {
-            around = (long)argus_parse_uint_option("--around", optarg, 0, INT32_MAX, NULL);
+            X.around = (long)argus_parse_uint_option("--around", optarg, 0, INT32_MAX, NULL);
             break;
         }
         case '?': argus_bad_option(argv);
@@ -137,23 +138,23 @@ int main(int argc, char **argv)
         }
     }
     const char *input = argus_input_arg(argc, argv);
-    if (windowed && (format != PERFETTO || around >= 0))
+    if (X.windowed && (format != PERFETTO || X.around >= 0))
         argus_usage_error("--window is for --output-format perfetto, without --around");
     if (format != HTML && (report || baseline || base_name))
         argus_usage_error("--report, --baseline and --baseline-name are for --format html");
-    argus_table_init(&marks, sizeof(mark));
+    argus_table_init(&X.marks, sizeof(mark));
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     int status = 0;
     if (format == DOT) {
-        status = export_dot(input);
+        status = export_dot(&X, input);
     } else {
         if (!input || strcmp(input, "-") == 0)
             make_stdin_seekable();
         if (format == HTML)
-            status = export_html(input, report, baseline, base_name);
+            status = export_html(&X, input, report, baseline, base_name);
         else
-            export_perfetto(input);
+            export_perfetto(&X, input);
     }
     argus_close_stdout();
     return status;

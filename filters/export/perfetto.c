@@ -48,12 +48,6 @@ typedef struct thread_state {
     uint32_t depth;
 } thread_state;
 
-static argus_table threads;     /* tid -> thread_state */
-static argus_table keep_segs;   /* --around, --window: seg -> 1 */
-static argus_table keep_tids;   /* --around, --window: tid -> 1 */
-static char **kinds;
-static size_t nkinds, cap_kinds;
-static uint64_t last_ts;
 
 /* ---- where each event was, for the edges that name it later ------------------------------ */
 /* An edge comes after both its events (right after the later one), but
@@ -71,7 +65,7 @@ typedef struct event_place {
 } event_place;
 
 #define PLACE_BLOCK 32768       /* events written to the file at a time */
-static struct {
+typedef struct event_places {
     event_place recent[2 * PLACE_BLOCK];    /* the latest, by id */
     size_t nrecent;
     int fd;                     /* the file, -1 until the first block */
@@ -82,102 +76,115 @@ static struct {
     } *thr;                     /* the threads events were on, by index */
     size_t nthr, cap_thr;
     argus_table thr_of;         /* tid -> its latest index */
-} places = {.fd = -1};
+} event_places;
 
-static uint32_t place_thread(uint64_t tid, uint64_t pid)
+/* One Perfetto export: its threads and events, over the export's
+ * findings (x). */
+typedef struct perfetto {
+    export_state *x;
+    argus_table threads;        /* tid -> thread_state */
+    argus_table keep_segs;      /* --around, --window: seg -> 1 */
+    argus_table keep_tids;      /* --around, --window: tid -> 1 */
+    char **kinds;
+    size_t nkinds, cap_kinds;
+    uint64_t last_ts;
+    event_places places;
+} perfetto;
+
+static uint32_t place_thread(perfetto *P, uint64_t tid, uint64_t pid)
 {
     bool created;
-    uint32_t *t = argus_table_put(&places.thr_of, tid, &created);
-    if (created || places.thr[*t].pid != pid) {   /* a tid used again */
-        struct thr *th = ARGUS_PUSH(places.thr, places.nthr, places.cap_thr);
+    uint32_t *t = argus_table_put(&P->places.thr_of, tid, &created);
+    if (created || P->places.thr[*t].pid != pid) {   /* a tid used again */
+        struct thr *th = ARGUS_PUSH(P->places.thr, P->places.nthr, P->places.cap_thr);
         th->tid = tid;
         th->pid = pid;
-        *t = (uint32_t)(places.nthr - 1);
+        *t = (uint32_t)(P->places.nthr - 1);
     }
     return *t;
 }
 
-static void place_flush(void)
+static void place_flush(perfetto *P)
 {
-    if (places.fd < 0) {
+    if (P->places.fd < 0) {
         const char *dir = getenv("TMPDIR");
-        snprintf(places.path, sizeof places.path, "%s/argus-export-places.XXXXXX",
+        snprintf(P->places.path, sizeof P->places.path, "%s/argus-export-places.XXXXXX",
                  dir && *dir ? dir : "/tmp");
-        places.fd = mkstemp(places.path);
-        if (places.fd < 0)
-            argus_die(ARGUS_EX_IOERR, "%s: %s", places.path, strerror(errno));
-        unlink(places.path);
-        places.file_first = places.recent[0].id;
+        P->places.fd = mkstemp(P->places.path);
+        if (P->places.fd < 0)
+            argus_die(ARGUS_EX_IOERR, "%s: %s", P->places.path, strerror(errno));
+        unlink(P->places.path);
+        P->places.file_first = P->places.recent[0].id;
     }
-    const char *p = (const char *)places.recent;
-    size_t left = PLACE_BLOCK * sizeof *places.recent;
+    const char *p = (const char *)P->places.recent;
+    size_t left = PLACE_BLOCK * sizeof *P->places.recent;
     while (left) {
-        ssize_t w = write(places.fd, p, left);
+        ssize_t w = write(P->places.fd, p, left);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
-            argus_die(ARGUS_EX_IOERR, "%s: write error: %s", places.path, strerror(errno));
+            argus_die(ARGUS_EX_IOERR, "%s: write error: %s", P->places.path, strerror(errno));
         p += w;
         left -= (size_t)w;
     }
-    places.nfile += PLACE_BLOCK;
-    memmove(places.recent, places.recent + PLACE_BLOCK, PLACE_BLOCK * sizeof *places.recent);
-    places.nrecent -= PLACE_BLOCK;
+    P->places.nfile += PLACE_BLOCK;
+    memmove(P->places.recent, P->places.recent + PLACE_BLOCK, PLACE_BLOCK * sizeof *P->places.recent);
+    P->places.nrecent -= PLACE_BLOCK;
 }
 
-static void place_add(uint64_t id, uint64_t ts, uint64_t seg, uint64_t begin, uint64_t tid,
+static void place_add(perfetto *P, uint64_t id, uint64_t ts, uint64_t seg, uint64_t begin, uint64_t tid,
                       uint64_t pid)
 {
-    if (places.nrecent == 2 * PLACE_BLOCK)
-        place_flush();
-    event_place *e = &places.recent[places.nrecent++];
+    if (P->places.nrecent == 2 * PLACE_BLOCK)
+        place_flush(P);
+    event_place *e = &P->places.recent[P->places.nrecent++];
     e->id = id;
     e->ts = ts;
     e->seg = seg;
     e->begin = begin;
-    e->thr = place_thread(tid, pid);
+    e->thr = place_thread(P, tid, pid);
     e->unused = 0;
 }
 
-static void place_read(uint64_t i, event_place *e)
+static void place_read(perfetto *P, uint64_t i, event_place *e)
 {
     off_t at = (off_t)(i * sizeof *e);
     for (size_t got = 0; got < sizeof *e;) {
-        ssize_t n = pread(places.fd, (char *)e + got, sizeof *e - got, at + (off_t)got);
+        ssize_t n = pread(P->places.fd, (char *)e + got, sizeof *e - got, at + (off_t)got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", places.path,
+            argus_die(ARGUS_EX_IOERR, "%s: read error: %s", P->places.path,
                       n < 0 ? strerror(errno) : "short file");
         got += (size_t)n;
     }
 }
 
 /* The place of event ID, or false when the stream had no such event. */
-static bool place_find(uint64_t id, event_place *out)
+static bool place_find(perfetto *P, uint64_t id, event_place *out)
 {
-    if (places.nrecent && id >= places.recent[0].id) {
-        size_t lo = 0, hi = places.nrecent;
+    if (P->places.nrecent && id >= P->places.recent[0].id) {
+        size_t lo = 0, hi = P->places.nrecent;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (places.recent[mid].id < id)
+            if (P->places.recent[mid].id < id)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo == places.nrecent || places.recent[lo].id != id)
+        if (lo == P->places.nrecent || P->places.recent[lo].id != id)
             return false;
-        *out = places.recent[lo];
+        *out = P->places.recent[lo];
         return true;
     }
-    if (!places.nfile || id < places.file_first)
+    if (!P->places.nfile || id < P->places.file_first)
         return false;
     /* ids strictly increase: entry I's id is at least file_first + I, so ID
        is at index id - file_first or before, there when ids are dense */
-    uint64_t lo = 0, hi = places.nfile;
-    if (id - places.file_first < hi)
-        hi = id - places.file_first + 1;
-    place_read(hi - 1, out);
+    uint64_t lo = 0, hi = P->places.nfile;
+    if (id - P->places.file_first < hi)
+        hi = id - P->places.file_first + 1;
+    place_read(P, hi - 1, out);
     if (out->id == id)
         return true;
     if (out->id < id)
@@ -185,7 +192,7 @@ static bool place_find(uint64_t id, event_place *out)
     hi--;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        place_read(mid, out);
+        place_read(P, mid, out);
         if (out->id == id)
             return true;
         if (out->id < id)
@@ -197,16 +204,16 @@ static bool place_find(uint64_t id, event_place *out)
 }
 
 /* ---- slices and flows ------------------------------------------------------------------- */
-static uint32_t kind_index(const char *s, size_t len)
+static uint32_t kind_index(perfetto *P, const char *s, size_t len)
 {
-    for (size_t i = 0; i < nkinds; i++)
-        if (strlen(kinds[i]) == len && memcmp(kinds[i], s, len) == 0)
+    for (size_t i = 0; i < P->nkinds; i++)
+        if (strlen(P->kinds[i]) == len && memcmp(P->kinds[i], s, len) == 0)
             return (uint32_t)i;
-    char **k = ARGUS_PUSH(kinds, nkinds, cap_kinds);
+    char **k = ARGUS_PUSH(P->kinds, P->nkinds, P->cap_kinds);
     *k = strndup(s, len);
     if (!*k)
         argus_die(ARGUS_EX_IOERR, "out of memory");
-    return (uint32_t)(nkinds - 1);
+    return (uint32_t)(P->nkinds - 1);
 }
 
 /* A flow's two events, "s" then "f" (bound to the enclosing slice, bp e).
@@ -214,43 +221,43 @@ static uint32_t kind_index(const char *s, size_t len)
  * to the slice of its thread that starts at its ts in its category, and
  * pairs "s" with "f" by category, name and id; Perfetto pairs them by id,
  * category and name too. A weak edge says so in its name. */
-static void write_flow_pair(const flow_pair *p)
+static void write_flow_pair(perfetto *P, const flow_pair *p)
 {
     for (int e = 0; e < 2; e++) {
-        begin_event();
+        begin_event(P->x);
         printf("{\"ph\":\"%s\",\"id\":%llu,\"pid\":%llu,\"tid\":%llu,\"ts\":", e ? "f" : "s",
                (unsigned long long)p->id, (unsigned long long)p->end[e].pid,
                (unsigned long long)p->end[e].tid);
         put_us(p->end[e].ts);
         out(",\"name\":\"");
-        put_escaped(kinds[p->kind], strlen(kinds[p->kind]), false);
+        put_escaped(P->x, P->kinds[p->kind], strlen(P->kinds[p->kind]), false);
         printf("%s\",\"cat\":\"segment\"%s}", p->weak ? " (weak)" : "", e ? ",\"bp\":\"e\"" : "");
     }
 }
 
-static open_seg *open_seg_of(uint64_t tid, uint64_t seg);
+static open_seg *open_seg_of(perfetto *P, uint64_t tid, uint64_t seg);
 
 /* A flow waits with a slice of its not written yet (it is written after
  * it: Perfetto binds a flow event to the slice open at its ts, which a
  * viewer reading in file order must have read), else is written. */
-static void hold_or_write(const flow_pair *p)
+static void hold_or_write(perfetto *P, const flow_pair *p)
 {
     for (int e = 0; e < 2; e++) {
-        open_seg *o = open_seg_of(p->end[e].tid, p->end[e].seg);
+        open_seg *o = open_seg_of(P, p->end[e].tid, p->end[e].seg);
         if (o) {
             *ARGUS_PUSH(o->flows, o->nflows, o->cap_flows) = *p;
             return;
         }
     }
-    write_flow_pair(p);
+    write_flow_pair(P, p);
 }
 
-static void put_key_line(const key_line *k, bool *first)
+static void put_key_line(perfetto *P, const key_line *k, bool *first)
 {
     out(*first ? "" : ",");
     *first = false;
     putchar('"');
-    put_escaped(k->text, strlen(k->text), false);
+    put_escaped(P->x, k->text, strlen(k->text), false);
     if (k->count > 1)
         printf(" x%u", (unsigned)k->count);
     putchar('"');
@@ -266,37 +273,37 @@ static void put_key_line(const key_line *k, bool *first)
 /* An instant on thread TID's track at TS, named NAME, in category CAT,
  * with its args opened by "seg": the caller adds any more and closes
  * them and the event ("}}"). */
-static void open_instant(uint64_t pid, uint64_t tid, uint64_t ts, const char *name,
+static void open_instant(perfetto *P, uint64_t pid, uint64_t tid, uint64_t ts, const char *name,
                          const char *cat, uint64_t seg)
 {
-    begin_event();
+    begin_event(P->x);
     printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
            (unsigned long long)pid, (unsigned long long)tid);
     put_us(ts);
     out(",\"name\":");
-    put_str(name);
+    put_str(P->x, name);
     printf(",\"cat\":\"%s\",\"args\":{\"seg\":%llu", cat, (unsigned long long)seg);
 }
 
 /* An instant at segment O's start, in category CAT, named NAME. */
-static void put_seg_instant(const open_seg *o, const char *cat, const char *name)
+static void put_seg_instant(perfetto *P, const open_seg *o, const char *cat, const char *name)
 {
-    open_instant(o->pid, o->tid, o->begin, name, cat, o->seg);
+    open_instant(P, o->pid, o->tid, o->begin, name, cat, o->seg);
     out("}}");
 }
 
-static void write_mark_instants(const open_seg *o, const mark *m)
+static void write_mark_instants(perfetto *P, const open_seg *o, const mark *m)
 {
     if (m->bits & M_PATH)
-        put_seg_instant(o, "path", "path");
+        put_seg_instant(P, o, "path", "path");
     if (m->bits & M_CULPRIT) {
         char name[32];
         snprintf(name, sizeof name, "culprit %u", (unsigned)m->culprit_rank);
-        put_seg_instant(o, "culprit", name);
+        put_seg_instant(P, o, "culprit", name);
     }
 }
 
-static void close_seg(open_seg *o, uint64_t end)
+static void close_seg(perfetto *P, open_seg *o, uint64_t end)
 {
     if (!o)
         return;
@@ -305,15 +312,15 @@ static void close_seg(open_seg *o, uint64_t end)
             namer_final_wait(&o->nm, o->wait_desc);
         if (end < o->last_ts)
             end = o->last_ts;
-        mark *m = argus_table_get(&marks, o->seg);
-        begin_event();
+        mark *m = argus_table_get(&P->x->marks, o->seg);
+        begin_event(P->x);
         printf("{\"ph\":\"X\",\"pid\":%llu,\"tid\":%llu,\"ts\":", (unsigned long long)o->pid,
                (unsigned long long)o->tid);
         put_us(o->begin);
         out(",\"dur\":");
         put_us(end - o->begin);
         out(",\"name\":");
-        put_str(o->nm.rank ? o->nm.text : "segment");
+        put_str(P->x, o->nm.rank ? o->nm.text : "segment");
         /* one category for every slice: a flow binds in DevTools only
          * where its two slices have the same (write_flow_pair) */
         printf(",\"cat\":\"segment\",\"args\":{\"seg\":%llu", (unsigned long long)o->seg);
@@ -339,19 +346,19 @@ static void close_seg(open_seg *o, uint64_t end)
         out(",\"key_events\":[");
         bool first = true;
         for (uint32_t k = 0; k < o->nfirst; k++)
-            put_key_line(&o->first[k], &first);
+            put_key_line(P, &o->first[k], &first);
         uint32_t nl = o->nlast_total < KEEP_KEYS ? o->nlast_total : KEEP_KEYS;
         if (o->nlast_total > KEEP_KEYS) {
             key_line gap = {"...", 1};
-            put_key_line(&gap, &first);
+            put_key_line(P, &gap, &first);
         }
         for (uint32_t k = 0; k < nl; k++)
-            put_key_line(&o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
+            put_key_line(P, &o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
         out("]}}");
         if (m)
-            write_mark_instants(o, m);
+            write_mark_instants(P, o, m);
         for (size_t k = 0; k < o->nflows; k++)
-            hold_or_write(&o->flows[k]);
+            hold_or_write(P, &o->flows[k]);
     }
     free(o->flows);
     free(o);
@@ -374,24 +381,24 @@ static void add_key_line(open_seg *o, const char *desc)
     k->count = 1;
 }
 
-static bool seg_exported(uint64_t seg)
+static bool seg_exported(perfetto *P, uint64_t seg)
 {
-    return (around < 0 && !windowed) || argus_table_get(&keep_segs, seg);
+    return (P->x->around < 0 && !P->x->windowed) || argus_table_get(&P->keep_segs, seg);
 }
 
-static void take_event(const argus_reader *rd, const argus_record *r)
+static void take_event(perfetto *P, const argus_reader *rd, const argus_record *r)
 {
     uint64_t seg;
     if (!argus_get_uint(r, ARGUS_K_SEG, &seg))
         argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
                           "(argus graph) first", (unsigned long long)r->id);
     bool created;
-    thread_state *ts = argus_table_put(&threads, r->tid, &created);
+    thread_state *ts = argus_table_put(&P->threads, r->tid, &created);
     open_seg *o = NULL;
     for (uint32_t d = ts->depth; d-- > 0;)
         if (ts->stack[d]->seg == seg) {
             while (ts->depth > d + 1)
-                close_seg(ts->stack[--ts->depth], r->ts);
+                close_seg(P, ts->stack[--ts->depth], r->ts);
             o = ts->stack[d];
             break;
         }
@@ -399,7 +406,7 @@ static void take_event(const argus_reader *rd, const argus_record *r)
         bool window = argus_get(r, ARGUS_K_CTX) != NULL;
         if (!window || ts->depth == STACK_MAX)
             while (ts->depth)
-                close_seg(ts->stack[--ts->depth], r->ts);
+                close_seg(P, ts->stack[--ts->depth], r->ts);
         o = calloc(1, sizeof *o);
         if (!o)
             argus_die(ARGUS_EX_IOERR, "out of memory");
@@ -408,15 +415,15 @@ static void take_event(const argus_reader *rd, const argus_record *r)
         o->first_id = r->id;
         o->tid = r->tid;
         o->pid = r->pid;
-        o->exported = seg_exported(seg);
+        o->exported = seg_exported(P, seg);
         ts->stack[ts->depth++] = o;
     }
     o->nevents++;
     o->last_ts = r->ts;
     o->last_wait = false;
-    place_add(r->id, r->ts, seg, o->begin, r->tid, r->pid);
-    if (r->ts > last_ts)
-        last_ts = r->ts;
+    place_add(P, r->id, r->ts, seg, o->begin, r->tid, r->pid);
+    if (r->ts > P->last_ts)
+        P->last_ts = r->ts;
     if (!o->exported)
         return;
     char text[256], desc[200];
@@ -433,30 +440,30 @@ static void take_event(const argus_reader *rd, const argus_record *r)
 }
 
 /* The open segment SEG of thread TID, or NULL once it has ended. */
-static open_seg *open_seg_of(uint64_t tid, uint64_t seg)
+static open_seg *open_seg_of(perfetto *P, uint64_t tid, uint64_t seg)
 {
-    thread_state *ts = argus_table_get(&threads, tid);
+    thread_state *ts = argus_table_get(&P->threads, tid);
     for (uint32_t d = 0; ts && d < ts->depth; d++)
         if (ts->stack[d]->seg == seg)
             return ts->stack[d];
     return NULL;
 }
 
-static void take_edge(const argus_record *r)
+static void take_edge(perfetto *P, const argus_record *r)
 {
     uint64_t from, to;
     argus_get_uint(r, ARGUS_K_FROM, &from);
     argus_get_uint(r, ARGUS_K_TO, &to);
     event_place at[2];
-    if (!place_find(from, &at[0]) || !place_find(to, &at[1]) || !seg_exported(at[0].seg) ||
-        !seg_exported(at[1].seg))
+    if (!place_find(P, from, &at[0]) || !place_find(P, to, &at[1]) || !seg_exported(P, at[0].seg) ||
+        !seg_exported(P, at[1].seg))
         return;
     size_t len;
     const char *k = argus_get_text(r, ARGUS_K_KIND, &len);
     bool weak = false;
     argus_get_bool(r, ARGUS_K_WEAK, &weak);
     static uint64_t next_flow;
-    flow_pair p = {++next_flow, kind_index(k ? k : "edge", k ? len : 4), weak, {{0}}};
+    flow_pair p = {++next_flow, kind_index(P, k ? k : "edge", k ? len : 4), weak, {{0}}};
     /* At its slices' starts, where both viewers bind it, when the "to"
      * slice starts later than the "from" one; else (the same start, or an
      * edge into a slice that began earlier) at its two events, where
@@ -464,19 +471,19 @@ static void take_edge(const argus_record *r)
     bool at_starts = at[0].begin < at[1].begin;
     for (int e = 0; e < 2; e++) {
         p.end[e].ts = at_starts ? at[e].begin : at[e].ts;
-        p.end[e].tid = places.thr[at[e].thr].tid;
-        p.end[e].pid = places.thr[at[e].thr].pid;
+        p.end[e].tid = P->places.thr[at[e].thr].tid;
+        p.end[e].pid = P->places.thr[at[e].thr].pid;
         p.end[e].seg = at[e].seg;
     }
-    hold_or_write(&p);
+    hold_or_write(P, &p);
 }
 
-static void take_thread(const argus_record *r)
+static void take_thread(perfetto *P, const argus_record *r)
 {
     uint64_t tid = 0, pid = 0;
     argus_get_uint(r, ARGUS_K_TID, &tid);
     argus_get_uint(r, ARGUS_K_PID, &pid);
-    if ((around >= 0 || windowed) && !argus_table_get(&keep_tids, tid))
+    if ((P->x->around >= 0 || P->x->windowed) && !argus_table_get(&P->keep_tids, tid))
         return;
     size_t plen = 0, nlen = 0;
     const char *proc = argus_get_text(r, ARGUS_K_PROC, &plen);
@@ -484,44 +491,44 @@ static void take_thread(const argus_record *r)
     bool main_thread = false;
     argus_get_bool(r, ARGUS_K_MAIN, &main_thread);
     if (proc) {
-        begin_event();
+        begin_event(P->x);
         printf("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%llu,\"tid\":%llu,"
                "\"args\":{\"name\":\"",
                (unsigned long long)pid, (unsigned long long)tid);
-        put_escaped(proc, plen, false);
+        put_escaped(P->x, proc, plen, false);
         out("\"}}");
     }
-    begin_event();
+    begin_event(P->x);
     printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"",
            (unsigned long long)pid, (unsigned long long)tid);
     if (name && nlen)
-        put_escaped(name, nlen, false);
+        put_escaped(P->x, name, nlen, false);
     else if (main_thread)
         out("main");
     else
         printf("%llu", (unsigned long long)tid);
     out("\"}}");
     if (main_thread) {          /* the main thread first in its process */
-        begin_event();
+        begin_event(P->x);
         printf("{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%llu,\"tid\":%llu,"
                "\"args\":{\"sort_index\":-1}}",
                (unsigned long long)pid, (unsigned long long)tid);
     }
 }
 
-static void write_hang_instants(void)
+static void write_hang_instants(perfetto *P)
 {
-    for (size_t i = 0; i < nhangs; i++) {
-        const hang_info *h = &hangs[i];
-        if (!want_hang(h->hang))
+    for (size_t i = 0; i < P->x->nhangs; i++) {
+        const hang_info *h = &P->x->hangs[i];
+        if (!want_hang(P->x, h->hang))
             continue;
         char name[32];
         snprintf(name, sizeof name, "hang %llu", (unsigned long long)h->hang);
-        open_instant(h->pid, h->tid, h->begin, name, "hang", h->seg);
+        open_instant(P, h->pid, h->tid, h->begin, name, "hang", h->seg);
         out(",\"class\":");
-        put_str(h->cls);
+        put_str(P->x, h->cls);
         out(",\"indicator\":");
-        put_str(h->indicator);
+        put_str(P->x, h->indicator);
         out(",\"duration_us\":");
         put_us(h->duration);
         out("}}");
@@ -530,16 +537,16 @@ static void write_hang_instants(void)
 
 /* --around: every segment of the core segments' threads that overlaps
  * their time span. */
-static void plan_around(argus_graph *g)
+static void plan_around(perfetto *P, argus_graph *g)
 {
     uint64_t lo = NONE64, hi = 0;
-    for (size_t i = 0; i < ncores; i++) {
-        uint32_t si = argus_graph_find_seg(g, cores[i]);
+    for (size_t i = 0; i < P->x->ncores; i++) {
+        uint32_t si = argus_graph_find_seg(g, P->x->cores[i]);
         if (si == ARGUS_NONE)
             continue;
         const argus_seg *s = &g->segs[si];
         bool created;
-        argus_table_put(&keep_tids, g->threads[s->thread].tid, &created);
+        argus_table_put(&P->keep_tids, g->threads[s->thread].tid, &created);
         if (s->begin < lo)
             lo = s->begin;
         uint64_t until = argus_seg_until(g, s);
@@ -548,50 +555,56 @@ static void plan_around(argus_graph *g)
     }
     for (uint32_t si = 0; si < g->nsegs; si++) {
         const argus_seg *s = &g->segs[si];
-        if (!argus_table_get(&keep_tids, g->threads[s->thread].tid))
+        if (!argus_table_get(&P->keep_tids, g->threads[s->thread].tid))
             continue;
         if (s->begin <= hi && argus_seg_until(g, s) >= lo) {
             bool created;
-            argus_table_put(&keep_segs, s->seg, &created);
+            argus_table_put(&P->keep_segs, s->seg, &created);
         }
     }
 }
 
 /* --window: every segment ongoing in it (from its start to its resume),
  * and the threads of those. */
-static void plan_window(argus_graph *g)
+static void plan_window(perfetto *P, argus_graph *g)
 {
-    if (window_to < g->origin)
+    if (P->x->window_to < g->origin)
         return;                 /* all of it before the trace */
-    uint64_t lo = window_from > g->origin ? window_from - g->origin : 0;
-    uint64_t hi = window_to - g->origin;
+    uint64_t lo = P->x->window_from > g->origin ? P->x->window_from - g->origin : 0;
+    uint64_t hi = P->x->window_to - g->origin;
     for (uint32_t si = 0; si < g->nsegs; si++) {
         const argus_seg *s = &g->segs[si];
         if (s->begin > hi || argus_seg_until(g, s) < lo)
             continue;
         bool created;
-        argus_table_put(&keep_segs, s->seg, &created);
-        argus_table_put(&keep_tids, g->threads[s->thread].tid, &created);
+        argus_table_put(&P->keep_segs, s->seg, &created);
+        argus_table_put(&P->keep_tids, g->threads[s->thread].tid, &created);
     }
 }
 
-void export_perfetto(const char *input)
+void export_perfetto(export_state *x, const char *input)
 {
-    argus_table_init(&threads, sizeof(thread_state));
-    argus_table_init(&places.thr_of, sizeof(uint32_t));
-    argus_table_init(&keep_segs, 1);
-    argus_table_init(&keep_tids, 1);
+    /* on the heap: the recent events' places are 2.6 MB */
+    perfetto *P = calloc(1, sizeof *P);
+    if (!P)
+        argus_die(ARGUS_EX_IOERR, "out of memory");
+    P->x = x;
+    P->places.fd = -1;
+    argus_table_init(&P->threads, sizeof(thread_state));
+    argus_table_init(&P->places.thr_of, sizeof(uint32_t));
+    argus_table_init(&P->keep_segs, 1);
+    argus_table_init(&P->keep_tids, 1);
     /* pass 1: the findings (at the stream's end) */
     argus_reader *rd = argus_reader_open(input);
-    if (around >= 0 || windowed) {
+    if (P->x->around >= 0 || P->x->windowed) {
         argus_graph g;
         argus_graph_load(&g, rd, NULL);
-        findings_from_graph(&g, rd);
-        if (windowed) {
-            plan_window(&g);
+        findings_from_graph(P->x, &g, rd);
+        if (P->x->windowed) {
+            plan_window(P, &g);
         } else {
-            check_around();
-            plan_around(&g);
+            check_around(P->x);
+            plan_around(P, &g);
         }
         argus_graph_free(&g);
     } else {
@@ -602,7 +615,7 @@ void export_perfetto(const char *input)
                 argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
                                   "(argus graph) first", (unsigned long long)r->id);
             else if (!r->is_event && r->type == ARGUS_T_OTHER)
-                take_finding(rd, r);
+                take_finding(P->x, rd, r);
     }
     argus_reader_close(rd);
 
@@ -615,31 +628,32 @@ void export_perfetto(const char *input)
     const char *src = argus_get_text(hdr, ARGUS_K_SOURCE, &len);
     if (src) {
         out(",\"source\":\"");
-        put_escaped(src, len, false);
+        put_escaped(P->x, src, len, false);
         out("\"");
     }
     out("},\"traceEvents\":[");
     const argus_record *r;
     while ((r = argus_read(rd))) {
         if (r->is_event)
-            take_event(rd, r);
+            take_event(P, rd, r);
         else if (r->type == ARGUS_T_EDGE)
-            take_edge(r);
+            take_edge(P, r);
         else if (r->type == ARGUS_T_THREAD)
-            take_thread(r);
+            take_thread(P, r);
     }
     size_t pos = 0;
     uint64_t key;
     void *val;
-    while (argus_table_next(&threads, &pos, &key, &val)) {
+    while (argus_table_next(&P->threads, &pos, &key, &val)) {
         thread_state *ts = val;
         while (ts->depth) {
             open_seg *o = ts->stack[--ts->depth];
             /* a segment still in its final wait lasts to the trace's end */
-            close_seg(o, o->last_wait ? last_ts : o->last_ts);
+            close_seg(P, o, o->last_wait ? P->last_ts : o->last_ts);
         }
     }
-    write_hang_instants();
+    write_hang_instants(P);
     out("\n]}\n");
     argus_reader_close(rd);
+    free(P);
 }
