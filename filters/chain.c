@@ -183,9 +183,7 @@ int main(int argc, char **argv)
     argus_decode_need_format(format, input);
     if (n == 0)
         argus_usage_error(decode ? "no stage given after decode" : "no stage given");
-    const argus_stage_def **defs = calloc((size_t)n, sizeof *defs);
-    if (!defs)
-        abort();
+    const argus_stage_def **defs = argus_xcalloc((size_t)n, sizeof *defs, "the stages");
     for (int i = 0; i < n; i++) {
         defs[i] = argus_builtin_stage(argv[optind + i]);
         if (!defs[i] && strcmp(argv[optind + i], "decode") == 0)

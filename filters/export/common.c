@@ -200,7 +200,8 @@ static void add_mark(export_state *X, uint64_t seg, uint8_t bit, uint64_t hang, 
 
 /* A finding export cannot take: exits 65 naming the record and WHAT is
  * wrong (RD: the reader, for its place; NULL from a graph). */
-static void bad_finding(export_state *X, const argus_reader *rd, const argus_record *r, const char *what)
+static void bad_finding(export_state *X, const argus_reader *rd, const argus_record *r,
+                        const char *what)
 {
     if (rd)
         argus_record_fail(rd, r, "%.*s record: %s", (int)r->type_len, r->type_name, what);

@@ -36,9 +36,7 @@ int export_dot(export_state *X, const char *input)
     findings_from_graph(X, &g, rd);
     argus_reader_close(rd);
     check_around(X);
-    uint8_t *in = calloc(g.nsegs ? g.nsegs : 1, 1);
-    if (!in)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    uint8_t *in = argus_xcalloc(g.nsegs ? g.nsegs : 1, 1, "segments drawn");
     if (!X->have_findings) {
         if (g.nsegs > 200) {
             argus_warn("no findings in the stream (argus-find-spinning writes them) and %u "
@@ -59,9 +57,7 @@ int export_dot(export_state *X, const char *input)
     out("digraph argus {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
         "  edge [fontname=\"Helvetica\", fontsize=9];\n");
     /* one cluster per process, in order of first appearance */
-    uint8_t *done = calloc(g.nthreads ? g.nthreads : 1, 1);
-    if (!done)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    uint8_t *done = argus_xcalloc(g.nthreads ? g.nthreads : 1, 1, "threads drawn");
     for (uint32_t t0 = 0; t0 < g.nthreads; t0++) {
         if (done[t0])
             continue;
@@ -76,7 +72,8 @@ int export_dot(export_state *X, const char *input)
                 if (!in[si])
                     continue;
                 if (!any) {
-                    const char *proc = g.threads[t0].proc ? argus_graph_str(&g, g.threads[t0].proc) : "";
+                    const char *proc =
+                        g.threads[t0].proc ? argus_graph_str(&g, g.threads[t0].proc) : "";
                     printf("  subgraph cluster_%llu {\n    label=\"", (unsigned long long)pid);
                     dot_str(X, *proc ? proc : "pid");
                     printf(" (%llu)\";\n", (unsigned long long)pid);
@@ -89,7 +86,8 @@ int export_dot(export_state *X, const char *input)
                 mark *m = argus_table_get(&X->marks, s->seg);
                 printf("    s%llu [label=\"", (unsigned long long)s->seg);
                 dot_str(X, th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");
-                printf(" [%llu]\\nseg %llu: ", (unsigned long long)th->tid, (unsigned long long)s->seg);
+                printf(" [%llu]\\nseg %llu: ", (unsigned long long)th->tid,
+                       (unsigned long long)s->seg);
                 dot_str(X, name);
                 out("\\n");
                 put_dur(argus_seg_until(&g, s) - s->begin);

@@ -198,9 +198,8 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
     p->g = g;
     p->lo = NONE64;
     argus_table_init(&p->ts_of, sizeof(uint64_t));
-    p->row_of_seg = malloc((g->nsegs ? g->nsegs : 1) * sizeof *p->row_of_seg);
-    if (!p->row_of_seg)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    p->row_of_seg =
+        argus_xmalloc((g->nsegs ? g->nsegs : 1) * sizeof *p->row_of_seg, "a timeline's rows");
     memset(p->row_of_seg, 0xff, (g->nsegs ? g->nsegs : 1) * sizeof *p->row_of_seg);
     for (size_t i = 0; i < nsegs; i++) {
         uint32_t si = argus_graph_find_seg(g, segs[i]);
@@ -226,9 +225,8 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
         p->row_of_seg[si] = CORE;
         p->ncore++;
     }
-    p->left_of = calloc(p->nthreads ? p->nthreads : 1, sizeof *p->left_of);
-    if (!p->left_of)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    p->left_of =
+        argus_xcalloc(p->nthreads ? p->nthreads : 1, sizeof *p->left_of, "a timeline's threads");
     size_t others = 0;
     for (size_t ti = 0; ti < p->nthreads; ti++) {
         uint32_t t = p->threads[ti];
@@ -371,7 +369,8 @@ static void put_left_note(html *H, const panel *p, bool trace)
 {
     char text[4096], who[256];
     size_t n = 0, nthr = 0;
-#define SAY(...) (n += (size_t)snprintf(text + n, n < sizeof text ? sizeof text - n : 0, __VA_ARGS__))
+#define SAY(...)                                                                                   \
+    (n += (size_t)snprintf(text + n, n < sizeof text ? sizeof text - n : 0, __VA_ARGS__))
     for (size_t i = 0; i < p->nthreads; i++)
         nthr += p->left_of[i] > 0;
     SAY("Not all drawn: these threads have %zu segments in this time, and a page draws "
@@ -568,7 +567,8 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
         }
         out("]");
     }
-    if (classes == trace_classes && H->hang_at != NONE64 && H->hang_at >= p->lo && H->hang_at <= p->hi) {
+    if (classes == trace_classes && H->hang_at != NONE64 && H->hang_at >= p->lo &&
+        H->hang_at <= p->hi) {
         const char *ind = H->hang_indicator;
         out(",\"marker\":{\"t\":");
         put_rel(p, H->hang_at);
@@ -577,7 +577,8 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
         uint64_t after = H->hang_at > H->page.hang->begin ? H->hang_at - H->page.hang->begin : 0;
         char label[96];
         if (strcmp(ind, "loop") == 0)
-            snprintf(label, sizeof label, "main loop away %llu ms", (unsigned long long)(after / 1000000u));
+            snprintf(label, sizeof label, "main loop away %llu ms",
+                     (unsigned long long)(after / 1000000u));
         else if (strcmp(ind, "anr") == 0)
             snprintf(label, sizeof label, "input not handled in time (ANR)");
         else if (strcmp(ind, "hang") == 0) /* retried waits: begin is the first's */
@@ -725,8 +726,9 @@ static void put_verdict(html *H)
     put_moment(H, h->end, false);
     if (*h->indicator) {
         out("; found by ");
-        put_html_str(strcmp(h->indicator, "loop") == 0   ? "its main loop away from its wait"
-                     : strcmp(h->indicator, "anr") == 0  ? "input not handled within 5 s (Android's ANR)"
+        put_html_str(strcmp(h->indicator, "loop") == 0 ? "its main loop away from its wait"
+                     : strcmp(h->indicator, "anr") == 0
+                         ? "input not handled within 5 s (Android's ANR)"
                      : strcmp(h->indicator, "hang") == 0 ? "a main thread blocked or busy too long"
                                                          : "the spinning cursor, ");
         if (strcmp(h->indicator, "loop") != 0 && strcmp(h->indicator, "hang") != 0 &&
@@ -857,7 +859,8 @@ static void put_page(html *H)
         const char *e = strstr(m, "}}");
         if (!e)
             argus_die(ARGUS_EX_SOFTWARE, "page template: {{ without }}");
-#define IS(name) ((size_t)(e - m - 2) == sizeof name - 1 && memcmp(m + 2, name, sizeof name - 1) == 0)
+#define IS(name)                                                                                   \
+    ((size_t)(e - m - 2) == sizeof name - 1 && memcmp(m + 2, name, sizeof name - 1) == 0)
         if (IS("TITLE"))
             put_title(H);
         else if (IS("VERDICT"))
@@ -904,9 +907,8 @@ int export_html(export_state *x, const char *input, const char *report, const ch
         argus_die(ARGUS_EX_NOINPUT, "%s: %s", report, strerror(errno));
     argus_graph bg;
     if (H->page.hang) {
-        H->page.chain = malloc((H->x->nlinks ? H->x->nlinks : 1) * 2 * sizeof *H->page.chain);
-        if (!H->page.chain)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
+        H->page.chain = argus_xmalloc((H->x->nlinks ? H->x->nlinks : 1) * 2 * sizeof *H->page.chain,
+                                      "the wait chain drawn");
         for (size_t i = 0; i < H->x->nlinks; i++) {
             H->page.chain[H->page.nchain++] = H->x->links[i].from;
             H->page.chain[H->page.nchain++] = H->x->links[i].to;

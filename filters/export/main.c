@@ -113,7 +113,8 @@ int main(int argc, char **argv)
             else if (strcmp(optarg, "html") == 0)
                 format = HTML;
             else
-                argus_usage_error("--output-format must be perfetto, dot or html, not '%s'", optarg);
+                argus_usage_error("--output-format must be perfetto, dot or html, not '%s'",
+                                  optarg);
             break;
         case 'r': report = optarg; break;
         case 'b': baseline = optarg; break;

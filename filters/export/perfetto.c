@@ -128,12 +128,13 @@ static void place_flush(perfetto *P)
         left -= (size_t)w;
     }
     P->places.nfile += PLACE_BLOCK;
-    memmove(P->places.recent, P->places.recent + PLACE_BLOCK, PLACE_BLOCK * sizeof *P->places.recent);
+    memmove(P->places.recent, P->places.recent + PLACE_BLOCK,
+            PLACE_BLOCK * sizeof *P->places.recent);
     P->places.nrecent -= PLACE_BLOCK;
 }
 
-static void place_add(perfetto *P, uint64_t id, uint64_t ts, uint64_t seg, uint64_t begin, uint64_t tid,
-                      uint64_t pid)
+static void place_add(perfetto *P, uint64_t id, uint64_t ts, uint64_t seg, uint64_t begin,
+                      uint64_t tid, uint64_t pid)
 {
     if (P->places.nrecent == 2 * PLACE_BLOCK)
         place_flush(P);
@@ -407,9 +408,7 @@ static void take_event(perfetto *P, const argus_reader *rd, const argus_record *
         if (!window || ts->depth == STACK_MAX)
             while (ts->depth)
                 close_seg(P, ts->stack[--ts->depth], r->ts);
-        o = calloc(1, sizeof *o);
-        if (!o)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
+        o = argus_xcalloc(1, sizeof *o, "an open segment");
         o->seg = seg;
         o->begin = r->ts;
         o->first_id = r->id;
@@ -585,9 +584,7 @@ static void plan_window(perfetto *P, argus_graph *g)
 void export_perfetto(export_state *x, const char *input)
 {
     /* on the heap: the recent events' places are 2.6 MB */
-    perfetto *P = calloc(1, sizeof *P);
-    if (!P)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    perfetto *P = argus_xcalloc(1, sizeof *P, "the Perfetto export");
     P->x = x;
     P->places.fd = -1;
     argus_table_init(&P->threads, sizeof(thread_state));

@@ -8,6 +8,7 @@
 #include "argus/analysis/find-spinning.h"
 #include "argus/decode/syscalls.h"
 #include "argus/stream/table.h"
+#include "argus/stream/cli.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -349,9 +350,7 @@ static bool *cpu_timer(int cpu)
         return NULL;
     if ((size_t)cpu >= n_cpus) {
         size_t n = (size_t)cpu + 1;
-        bool *v = realloc(in_timer, n * sizeof *v);
-        if (!v)
-            abort();
+        bool *v = argus_xrealloc(in_timer, n * sizeof *v, "threads in a timer");
         memset(v + n_cpus, 0, (n - n_cpus) * sizeof *v);
         in_timer = v;
         n_cpus = n;

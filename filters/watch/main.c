@@ -6,6 +6,7 @@
 #include "watch.h"
 
 #include "argus/stream/input.h"
+#include "argus/stream/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -125,15 +126,13 @@ static void parse_args(int argc, char **argv)
         case OPT_PROC:
             if (!*optarg)
                 argus_usage_error("--proc: expected a program's name");
-            wopt.procs = realloc(wopt.procs, (wopt.n_procs + 1) * sizeof *wopt.procs);
-            if (!wopt.procs)
-                abort();
+            wopt.procs =
+                argus_xrealloc(wopt.procs, (wopt.n_procs + 1) * sizeof *wopt.procs, "--proc names");
             wopt.procs[wopt.n_procs++] = optarg;
             break;
         case OPT_PID:
-            wopt.pids = realloc(wopt.pids, (wopt.n_pids + 1) * sizeof *wopt.pids);
-            if (!wopt.pids)
-                abort();
+            wopt.pids =
+                argus_xrealloc(wopt.pids, (wopt.n_pids + 1) * sizeof *wopt.pids, "--pid values");
             wopt.pids[wopt.n_pids++] = (int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, "");
             break;
         case OPT_HANG:
@@ -459,9 +458,7 @@ static void live(void)
                 argus_prog(), opt.instance_name, n_enabled, probes_n_defined, wopt.dir);
 
     size_t size = 4u << 20, kept = 0;
-    char *buf = malloc(size);
-    if (!buf)
-        abort();
+    char *buf = argus_xmalloc(size, "a trace window");
     const char *why = "SIGINT";
     for (;;) {
         bool child_ended = false;

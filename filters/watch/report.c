@@ -8,6 +8,7 @@
 #include "watch.h"
 
 #include "argus/stream/input.h"
+#include "argus/stream/cli.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -62,9 +63,7 @@ void report_hang(const struct hang_found *h)
 {
     if (n_queued == cap_queued) {
         cap_queued = cap_queued ? 2 * cap_queued : 8;
-        queue = realloc(queue, cap_queued * sizeof *queue);
-        if (!queue)
-            abort();
+        queue = argus_xrealloc(queue, cap_queued * sizeof *queue, "the diagnoses queued");
     }
     queue[n_queued++] = (queued){.h = *h, .due = h->open ? h->end : h->end + TAIL};
     if (wopt.verbose)

@@ -73,9 +73,7 @@ static argus_path make_path(const pool *p, uint32_t st, bool complete)
     path.len = p->v[st].depth + 1;
     path.score = p->v[st].score;
     path.complete = complete;
-    path.steps = malloc(path.len * sizeof *path.steps);
-    if (!path.steps)
-        argus_die(ARGUS_EX_IOERR, "out of memory (path search)");
+    path.steps = argus_xmalloc(path.len * sizeof *path.steps, "path search");
     for (uint32_t i = path.len; i-- > 0; st = p->v[st].parent)
         path.steps[i] = (argus_step){p->v[st].seg, p->v[st].edge};
     return path;
@@ -144,9 +142,7 @@ int argus_path_search(const argus_graph *g, uint32_t start,
     idlist *pick = complete ? &done : &dead;
     sort_states(&p, pick);
     int n = pick->n < (uint32_t)beam ? (int)pick->n : beam;
-    argus_path *paths = calloc((size_t)n + 1, sizeof *paths);
-    if (!paths)
-        argus_die(ARGUS_EX_IOERR, "out of memory (path search)");
+    argus_path *paths = argus_xcalloc((size_t)n + 1, sizeof *paths, "path search");
     for (int i = 0; i < n; i++) {
         uint32_t st = pick->v[i];
         paths[i] = make_path(&p, st, complete);
@@ -968,9 +964,7 @@ static void cp_walk(const argus_graph *g, const piece *v, int n, line *seen,
             cp_add(cp, thread, p->from, p->to, piece_state(p));
             continue;
         }
-        piece *sub = malloc(MAX_PIECES * sizeof *sub);
-        if (!sub)
-            argus_die(ARGUS_EX_IOERR, "out of memory (critical path)");
+        piece *sub = argus_xmalloc(MAX_PIECES * sizeof *sub, "critical path");
         const char *via = NULL, *end = NULL;
         uint64_t until = p->to;
         int k = blocked_next(g, p, seen, sub, &via, &end, &until);
@@ -993,9 +987,7 @@ void argus_critical_path(const argus_graph *g, uint32_t start, uint64_t from,
     const argus_seg *h = &g->segs[start];
     if (from > h->end)
         from = h->end;
-    piece *v = malloc(MAX_PIECES * sizeof *v);
-    if (!v)
-        argus_die(ARGUS_EX_IOERR, "out of memory (critical path)");
+    piece *v = argus_xmalloc(MAX_PIECES * sizeof *v, "critical path");
     uint64_t hi;
     int n = hang_window(g, start, from, v, &hi);
     line seen = {.thread = {h->thread}, .n = 1};

@@ -813,9 +813,8 @@ static void tie_seg(ctx *c, uint32_t si)
 static void index_paths(ctx *c)
 {
     argus_table_init(&c->first_path, sizeof(uint32_t));
-    c->next_path = malloc(((size_t)c->g->nextras + 1) * sizeof *c->next_path);
-    if (!c->next_path)
-        argus_die(ARGUS_EX_IOERR, "out of memory (path records)");
+    c->next_path =
+        argus_xmalloc(((size_t)c->g->nextras + 1) * sizeof *c->next_path, "path records");
     /* from the last record down: each hang's list in stream order */
     for (uint32_t i = c->g->nextras; i-- > 0;) {
         c->next_path[i] = ARGUS_NONE;

@@ -382,9 +382,7 @@ static void find_gui_processes(const argus_graph *g, loops *l, const watch *w)
  * trace shows (runloop events): one flag per thread. */
 static bool *loop_watched_threads(const argus_graph *g, const loops *l, const watch *w)
 {
-    bool *v = calloc(g->nthreads + 1, sizeof *v);
-    if (!v)
-        argus_die(ARGUS_EX_IOERR, "out of memory (loop threads)");
+    bool *v = argus_xcalloc(g->nthreads + 1, sizeof *v, "loop threads");
     for (uint32_t t = 0; t < g->nthreads; t++)
         v[t] = l->limit && g->threads[t].main && argus_table_get(&l->threads, g->threads[t].tid) &&
                proc_is(g, t, w->proc) && gui_process(l, g->threads[t].pid);
@@ -1042,9 +1040,7 @@ struct argus_spin {
 
 argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *header)
 {
-    argus_spin *sp = calloc(1, sizeof *sp);
-    if (!sp)
-        abort();
+    argus_spin *sp = argus_xcalloc(1, sizeof *sp, "find-spinning");
     sp->o = *o;
     sp->f.symbols = sp->o.symbols;
     sp->f.nsymbols = sp->o.nsymbols;
@@ -1137,9 +1133,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
         argus_table_free(&found.by_seg); /* positions change from here */
     if (found.n > 1)
         qsort(found.v, found.n, sizeof *found.v, by_severity);
-    argus_chain *chains = calloc(found.n + 1, sizeof *chains);
-    if (!chains)
-        argus_die(ARGUS_EX_IOERR, "out of memory (wait chains)");
+    argus_chain *chains = argus_xcalloc(found.n + 1, sizeof *chains, "wait chains");
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
         const char *cls = class_of(g, h);

@@ -159,7 +159,8 @@ typedef struct kind_def {
     const field_def *fields;
     size_t nfields, size, number;  /* the struct's size, where its number is */
 } kind_def;
-#define KIND(k, fields, T) [k] = {fields, sizeof fields / sizeof *fields, sizeof(T), offsetof(T, number)}
+#define KIND(k, fields, T)                                                                         \
+    [k] = {fields, sizeof fields / sizeof *fields, sizeof(T), offsetof(T, number)}
 static const kind_def kinds[ARGUS_F_KINDS] = {
     KIND(ARGUS_F_HANG, hang_fields, argus_hang_finding),
     KIND(ARGUS_F_PATH, path_fields, argus_path_finding),
@@ -193,7 +194,8 @@ static bool written(const void *f, const field_def *d)
 
 static void put_value(argus_writer *w, const void *f, const field_def *d)
 {
-    int n = d->type == FT_UINTS || d->type == FT_TEXTS ? *(const int *)((const char *)f + d->count) : 0;
+    int n =
+        d->type == FT_UINTS || d->type == FT_TEXTS ? *(const int *)((const char *)f + d->count) : 0;
     switch (d->type) {
     case FT_UINT: argus_put_uint(w, *CAT(f, d, uint64_t)); break;
     case FT_INT: argus_put_int(w, *CAT(f, d, int64_t)); break;

@@ -361,9 +361,7 @@ void argus_role_index_init(argus_role_index *ix, const argus_graph *g)
 {
     ix->g = g;
     argus_table_init(&ix->first, sizeof(uint32_t));
-    ix->next = malloc(((size_t)g->nthreads + 1) * sizeof *ix->next);
-    if (!ix->next)
-        argus_die(ARGUS_EX_IOERR, "out of memory (threads by process)");
+    ix->next = argus_xmalloc(((size_t)g->nthreads + 1) * sizeof *ix->next, "threads by process");
     /* from the last thread down: each list in thread order */
     for (uint32_t i = g->nthreads; i-- > 0;) {
         bool created;
@@ -910,9 +908,7 @@ static uint32_t lazy_intern(argus_graph *g, const char *s, size_t len)
         return 0;
     p->lazy_text = argus_grow(p->lazy_text, &p->cap_lazy_text, p->nlazy_text + 1,
                               sizeof *p->lazy_text);
-    char *copy = strndup(s, len);
-    if (!copy)
-        argus_die(ARGUS_EX_IOERR, "out of memory (a key event's text)");
+    char *copy = argus_xstrndup(s, len, "a key event's text");
     uint32_t at = (uint32_t)p->nlazy_text++;
     p->lazy_text[at] = copy;
     if (!slot) {
@@ -949,9 +945,7 @@ static struct lazy_keys *lazy_keys_make(argus_graph *g, uint32_t si)
         }
     }
     key_compact(&kb, ARGUS_KEY_EVENTS - ARGUS_KEY_EVENTS / 2);
-    struct lazy_keys *k = malloc(sizeof *k + kb.n * sizeof *kb.ev);
-    if (!k)
-        argus_die(ARGUS_EX_IOERR, "out of memory (key events)");
+    struct lazy_keys *k = argus_xmalloc(sizeof *k + kb.n * sizeof *kb.ev, "key events");
     k->n = kb.n;
     if (kb.n)
         memcpy(k->ev, kb.ev, kb.n * sizeof *kb.ev);
@@ -1600,9 +1594,7 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
                        int reread_fd)
 {
     memset(g, 0, sizeof *g);
-    g->p = calloc(1, sizeof *g->p);
-    if (!g->p)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    g->p = argus_xcalloc(1, sizeof *g->p, "a graph");
     g->p->reread_fd = reread_fd;
     g->name = argus_reader_name(rd);
     argus_reader_sparse(rd); /* a few fields of each event: GRAPH-LOAD */
@@ -1712,9 +1704,7 @@ void argus_graph_load_file_async(argus_graph *g, const char *path,
     /* the reader's name index is built on first use: build it here,
      * before two readers race for it */
     argus_key_lookup("type", 4);
-    async_load *a = malloc(sizeof *a);
-    if (!a)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    async_load *a = argus_xmalloc(sizeof *a, "async load");
     /* opened here, once: a missing file fails before the caller writes
      * anything, and a FIFO (a process substitution) is read by the
      * thread, not opened twice ("-" is a file of that name: stdin is the

@@ -115,9 +115,7 @@ static void sort_list(const argus_graph *g, role_list *l, sort_entry **tmp, size
 
 argus_sim_index *argus_sim_index_new(const argus_graph *base)
 {
-    argus_sim_index *ix = calloc(1, sizeof *ix);
-    if (!ix)
-        argus_die(ARGUS_EX_IOERR, "out of memory (similar index)");
+    argus_sim_index *ix = argus_xcalloc(1, sizeof *ix, "similar index");
     ix->g = base;
     argus_table_init(&ix->roles, sizeof(uint32_t));
     argus_table_init(&ix->procs, sizeof(uint32_t));
@@ -531,9 +529,7 @@ void argus_similar_write(argus_graph *g, const uint64_t *segs, size_t nsegs,
     /* never more matches than baseline nodes */
     uint64_t most = max < base->nsegs ? max : base->nsegs;
     int nmax = most == 0 ? 1 : most > INT_MAX ? INT_MAX : (int)most;
-    argus_match *found = malloc((size_t)nmax * sizeof *found);
-    if (!found)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    argus_match *found = argus_xmalloc((size_t)nmax * sizeof *found, "similar nodes");
     for (size_t i = 0; i < nodes->n; i++) {
         const query *q = &nodes->q[i];
         uint32_t si = argus_graph_find_seg(g, q->seg);

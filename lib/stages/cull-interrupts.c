@@ -3,6 +3,7 @@
  * command line is filters/cull-interrupts.c). */
 #include "argus/stages/builtin.h"
 #include "argus/stream/table.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 
@@ -20,9 +21,7 @@ static void *cull_start(const void *options, const argus_options *common)
 {
     static const argus_cull_options defaults = ARGUS_CULL_DEFAULTS;
     (void)common;
-    culler *k = calloc(1, sizeof *k);
-    if (!k)
-        abort();
+    culler *k = argus_xcalloc(1, sizeof *k, "culler");
     k->o = options ? *(const argus_cull_options *)options : defaults;
     argus_table_init(&k->threads, sizeof(thread_ctx));
     return k;

@@ -3,6 +3,7 @@
  * (docs/stages/link-dispatch.md; the command line is
  * filters/link-dispatch.c). */
 #include "argus/stages/builtin.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,9 +132,7 @@ typedef struct dispatcher {
 static void *link_dispatch_start(const void *options, const argus_options *common)
 {
     static const argus_link_dispatch_options defaults = ARGUS_LINK_DISPATCH_DEFAULTS;
-    dispatcher *k = calloc(1, sizeof *k);
-    if (!k)
-        abort();
+    dispatcher *k = argus_xcalloc(1, sizeof *k, "dispatcher");
     k->o = options ? *(const argus_link_dispatch_options *)options : defaults;
     const char *order[] = {C_DISPATCH, C_RUNLOOP, C_TIMER, C_INVOKE_ALONE,
                            C_RUNLOOP_ALONE, C_FIRE_ALONE, C_CANCEL_ALONE,

@@ -3,6 +3,7 @@
  * (docs/stages/link-flags.md; the command line is filters/link-flags.c). */
 #include "argus/stages/builtin.h"
 #include "argus/stream/table.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,9 +157,7 @@ static void flag_write_seen(flag_index *x, uint64_t pid, uint64_t addr,
     } else {
         if (x->used == x->cap) {
             x->cap = x->cap ? x->cap * 2 : 256;
-            x->slots = realloc(x->slots, (size_t)x->cap * sizeof *x->slots);
-            if (!x->slots)
-                abort();
+            x->slots = argus_xrealloc(x->slots, (size_t)x->cap * sizeof *x->slots, "flag slots");
         }
         i = x->used++;
     }
@@ -366,9 +365,7 @@ static void mark_push(mark_index *x, uint64_t pid, uint64_t obj, uint64_t id)
             s->start = 0;
         } else {
             s->cap = s->cap ? s->cap * 2 : 4;
-            s->ids = realloc(s->ids, (size_t)s->cap * sizeof *s->ids);
-            if (!s->ids)
-                abort();
+            s->ids = argus_xrealloc(s->ids, (size_t)s->cap * sizeof *s->ids, "flag writers");
         }
     }
     s->ids[s->start + s->count++] = id;
@@ -407,9 +404,7 @@ typedef struct flag_linker {
 static void *link_flags_start(const void *options, const argus_options *common)
 {
     static const argus_link_flags_options defaults = ARGUS_LINK_FLAGS_DEFAULTS;
-    flag_linker *k = calloc(1, sizeof *k);
-    if (!k)
-        abort();
+    flag_linker *k = argus_xcalloc(1, sizeof *k, "flag linker");
     k->o = options ? *(const argus_link_flags_options *)options : defaults;
     flag_index_init(&k->writes, common->max_pending);
     mark_index_init(&k->marks, common->max_pending);

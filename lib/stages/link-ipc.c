@@ -2,6 +2,7 @@
  * receive to the send of its reply (docs/stages/link-ipc.md; the command
  * line is filters/link-ipc.c). */
 #include "argus/stages/builtin.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -187,9 +188,7 @@ static void *link_ipc_start(const void *options, const argus_options *common)
 {
     static const argus_link_ipc_options defaults = ARGUS_LINK_IPC_DEFAULTS;
     const argus_link_ipc_options *o = options ? options : &defaults;
-    linker *k = calloc(1, sizeof *k);
-    if (!k)
-        abort();
+    linker *k = argus_xcalloc(1, sizeof *k, "linker");
     k->msg_match = o->msg_match;
     k->reply = o->reply;
     const char *order[] = {C_IPC, C_REPLY, C_RECV_ALONE, C_INCOMPLETE,

@@ -4,6 +4,7 @@
  * filters/link-wakeups.c). */
 #include "argus/stages/builtin.h"
 #include "argus/stream/table.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 
@@ -116,9 +117,7 @@ static void release_all_held(argus_writer *out, argus_table *threads)
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            held = realloc(held, cap * sizeof *held);
-            if (!held)
-                abort();
+            held = argus_xrealloc(held, cap * sizeof *held, "held wakeups");
         }
         held[n++] = t;
     }
@@ -172,9 +171,7 @@ typedef struct waker_linker {
 static void *link_wakeups_start(const void *options, const argus_options *common)
 {
     static const argus_link_wakeups_options defaults = ARGUS_LINK_WAKEUPS_DEFAULTS;
-    waker_linker *k = calloc(1, sizeof *k);
-    if (!k)
-        abort();
+    waker_linker *k = argus_xcalloc(1, sizeof *k, "waker linker");
     k->o = options ? *(const argus_link_wakeups_options *)options : defaults;
     argus_table_init(&k->threads, sizeof(thread_state));
     k->pending = argus_fifo_new(common->max_pending, "pending wakeups dropped (max-pending)");

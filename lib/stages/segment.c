@@ -3,6 +3,7 @@
  * (docs/stages/segment.md; the command line is filters/segment.c). */
 #include "argus/stages/builtin.h"
 #include "argus/stream/table.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 
@@ -235,9 +236,7 @@ static void *segment_start(const void *options, const argus_options *common)
 {
     static const argus_segment_options defaults = ARGUS_SEGMENT_DEFAULTS;
     (void)common;
-    segmenter *k = calloc(1, sizeof *k);
-    if (!k)
-        abort();
+    segmenter *k = argus_xcalloc(1, sizeof *k, "segmenter");
     k->o = options ? *(const argus_segment_options *)options : defaults;
     k->next_seg = 1;
     argus_table_init(&k->threads, sizeof(thread_state));

@@ -29,9 +29,7 @@ static argus_counters *counting = &own_counters;
 
 argus_counters *argus_counters_new(void)
 {
-    argus_counters *s = calloc(1, sizeof *s);
-    if (!s)
-        abort();
+    argus_counters *s = argus_xcalloc(1, sizeof *s, "counters");
     return s;
 }
 
@@ -134,9 +132,7 @@ int argus_stage_chain(const argus_stage_def *const *defs, int n,
 int argus_stage_chain_reader(const argus_stage_def *const *defs, int n,
                              argus_reader *in, const bool *verbose)
 {
-    chain_link *links = calloc((size_t)n, sizeof *links);
-    if (!links)
-        abort();
+    chain_link *links = argus_xcalloc((size_t)n, sizeof *links, "chain link");
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     common.verbose = *verbose;
     for (int i = n - 1; i >= 0; i--) {
@@ -222,9 +218,7 @@ struct argus_fifo {
 
 argus_fifo *argus_fifo_new(uint64_t max, const char *dropped_counter)
 {
-    argus_fifo *f = calloc(1, sizeof *f);
-    if (!f)
-        abort();
+    argus_fifo *f = argus_xcalloc(1, sizeof *f, "fifo");
     f->max = max ? max : 1;
     if (f->max > NIL - 1)
         f->max = NIL - 1;
@@ -277,9 +271,7 @@ uint64_t argus_fifo_push(argus_fifo *f, uint64_t key, uint64_t id,
     } else {
         if (f->used == f->cap) {
             f->cap = f->cap ? f->cap * 2 : 1024;
-            f->e = realloc(f->e, (size_t)f->cap * sizeof *f->e);
-            if (!f->e)
-                abort();
+            f->e = argus_xrealloc(f->e, (size_t)f->cap * sizeof *f->e, "a pending table");
         }
         i = f->used++;
         f->e[i].gen = 0;

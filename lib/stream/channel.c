@@ -1,4 +1,5 @@
 #include "argus/stream/channel.h"
+#include "argus/stream/cli.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,9 +23,7 @@ struct argus_channel {
 
 argus_channel *argus_channel_new(int slots)
 {
-    argus_channel *ch = calloc(1, sizeof *ch);
-    if (!ch)
-        abort();
+    argus_channel *ch = argus_xcalloc(1, sizeof *ch, "channel");
     ch->full = calloc((size_t)slots, sizeof *ch->full);
     ch->spare = calloc((size_t)slots + 1, sizeof *ch->spare);
     if (!ch->full || !ch->spare)

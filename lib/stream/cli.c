@@ -159,6 +159,30 @@ void argus_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The result of an allocation for WHAT: P, or the end of the program. */
+static void *got(void *p, const char *what)
+{
+    if (!p)
+        argus_die(ARGUS_EX_IOERR, "out of memory (%s)", what);
+    return p;
+}
+
+void *argus_xmalloc(size_t n, const char *what) { return got(malloc(n ? n : 1), what); }
+
+void *argus_xcalloc(size_t n, size_t size, const char *what)
+{
+    return got(calloc(n ? n : 1, size ? size : 1), what);
+}
+
+void *argus_xrealloc(void *p, size_t n, const char *what)
+{
+    return got(realloc(p, n ? n : 1), what);
+}
+
+char *argus_xstrdup(const char *s, const char *what) { return got(strdup(s), what); }
+
+char *argus_xstrndup(const char *s, size_t n, const char *what) { return got(strndup(s, n), what); }
+
 void argus_bad_option(char **argv)
 {
     extern int optind, optopt;

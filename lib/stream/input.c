@@ -108,9 +108,7 @@ static bool fill_from_channel(argus_input *in)
         return false;
     }
     if (in->lo > 0 || unread + len > in->cap) {
-        uint8_t *p = malloc(unread + len);
-        if (!p)
-            abort();
+        uint8_t *p = argus_xmalloc(unread + len, "the input block");
         memcpy(p, in->buf + in->lo, unread);
         free(in->buf);
         in->buf = p;
@@ -301,9 +299,7 @@ bool argus_input_fill(argus_input *in)
         if (in->cap >= in->max)
             return false;
         in->cap = in->cap * 2 < in->max ? in->cap * 2 : in->max;
-        in->buf = realloc(in->buf, in->cap);
-        if (!in->buf)
-            abort();
+        in->buf = argus_xrealloc(in->buf, in->cap, "the input buffer");
     }
     if (!in->sniffed) {
         sniff(in);

@@ -406,14 +406,10 @@ static const struct cbor_callbacks callbacks = {
 
 argus_parser *argus_parser_new(void)
 {
-    argus_parser *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
+    argus_parser *p = argus_xcalloc(1, sizeof *p, "parser");
     p->cap = 32;
     p->rec.parser = p;
-    p->rec.fields = malloc(p->cap * sizeof *p->rec.fields);
-    if (!p->rec.fields)
-        abort();
+    p->rec.fields = argus_xmalloc(p->cap * sizeof *p->rec.fields, "a record's fields");
     return p;
 }
 
@@ -469,9 +465,8 @@ static int field_item_start(argus_parser *p, uint32_t start, char *err,
         if (p->cap >= MAX_KEYS) /* also bounds the duplicate-key check */
             FAIL("more than %d keys in one record", MAX_KEYS);
         p->cap *= 2;
-        p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
-        if (!p->rec.fields)
-            abort();
+        p->rec.fields =
+            argus_xrealloc(p->rec.fields, p->cap * sizeof *p->rec.fields, "a record's fields");
     }
     argus_field *f = &p->rec.fields[p->rec.nfields];
     if (p->expect_key) {
@@ -799,9 +794,8 @@ static void grow_fields(argus_parser *p, unsigned n)
 {
     while (p->cap < n) {
         p->cap *= 2;
-        p->rec.fields = realloc(p->rec.fields, p->cap * sizeof *p->rec.fields);
-        if (!p->rec.fields)
-            abort();
+        p->rec.fields =
+            argus_xrealloc(p->rec.fields, p->cap * sizeof *p->rec.fields, "a record's fields");
     }
 }
 
@@ -1341,9 +1335,7 @@ argus_reader *argus_reader_open(const char *path)
 
 argus_reader *argus_reader_from_input(argus_input *in)
 {
-    argus_reader *rd = calloc(1, sizeof *rd);
-    if (!rd)
-        abort();
+    argus_reader *rd = argus_xcalloc(1, sizeof *rd, "reader");
     rd->in = *in;
     rd->in.max = ARGUS_MAX_RECORD;
     memset(in, 0, sizeof *in);
@@ -1358,9 +1350,7 @@ argus_reader *argus_reader_from_input(argus_input *in)
         reader_die(rd, msg);
     }
     /* keep the header in memory of its own, parsed again there */
-    rd->header_raw = malloc(h->raw_len);
-    if (!rd->header_raw)
-        abort();
+    rd->header_raw = argus_xmalloc(h->raw_len, "the stream header");
     memcpy(rd->header_raw, h->raw, h->raw_len);
     argus_record *hh;
     char err[256];
@@ -1467,9 +1457,7 @@ static void flush_before_exit(void *w) { argus_writer_flush(w); }
 
 argus_writer *argus_writer_fd(int fd)
 {
-    argus_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        abort();
+    argus_writer *w = argus_xcalloc(1, sizeof *w, "writer");
     w->fd = fd;
     argus_buf_reserve(&w->b, FLUSH_AT * 2);
     return w;
@@ -1499,9 +1487,7 @@ argus_writer *argus_writer_stdout(void)
 
 argus_writer *argus_writer_null(void)
 {
-    argus_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        abort();
+    argus_writer *w = argus_xcalloc(1, sizeof *w, "writer");
     w->fd = -1;
     return w;
 }
@@ -1510,9 +1496,7 @@ argus_writer *argus_writer_to(const char *name,
                               void (*deliver)(void *ctx, const argus_record *r),
                               void *ctx)
 {
-    argus_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        abort();
+    argus_writer *w = argus_xcalloc(1, sizeof *w, "writer");
     w->fd = -1;
     w->deliver = deliver;
     w->ctx = ctx;

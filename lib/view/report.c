@@ -83,9 +83,7 @@ static void sb_add(sb *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         b->cap = (b->len + n + 1) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p)
-            argus_die(ARGUS_EX_IOERR, "out of memory");
+        b->p = argus_xrealloc(b->p, b->cap, "a report line");
     }
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -108,9 +106,7 @@ static void sb_printf(sb *b, const char *fmt, ...)
         sb_add(b, tmp, (size_t)n);
         return;
     }
-    char *big = malloc((size_t)n + 1);
-    if (!big)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    char *big = argus_xmalloc((size_t)n + 1, "a report line");
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -473,9 +469,7 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         while (*p) {
             const char *sep = strstr(p, " < ");
             size_t n = sep ? (size_t)(sep - p) : strlen(p);
-            char *frame = strndup(p, n);
-            if (!frame)
-                argus_die(ARGUS_EX_IOERR, "out of memory");
+            char *frame = argus_xstrndup(p, n, "a backtrace frame");
             if (!first)
                 sb_puts(b, NBS "< ");
             sb_sym(R, b, frame);
@@ -545,9 +539,7 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         const char *eq = strstr(text, " = ");
         size_t n = eq ? (size_t)(eq - text) : strlen(text);
         if (n) {
-            char *name = strndup(text, n);
-            if (!name)
-                argus_die(ARGUS_EX_IOERR, "out of memory");
+            char *name = argus_xstrndup(text, n, "a name");
             sb_sym(R, b, name);
             free(name);
         } else {
@@ -982,9 +974,7 @@ static uint32_t count_processes(report *R)
 {
     if (R->g->nthreads == 0)
         return 0;
-    uint64_t *pids = malloc(R->g->nthreads * sizeof *pids);
-    if (!pids)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    uint64_t *pids = argus_xmalloc(R->g->nthreads * sizeof *pids, "the process count");
     for (uint32_t i = 0; i < R->g->nthreads; i++)
         pids[i] = R->g->threads[i].pid;
     qsort(pids, R->g->nthreads, sizeof *pids, cmp_u64);
@@ -1009,7 +999,8 @@ static void trace_summary(report *R, sb *b)
         sb_time(R, b, R->g->t_last);
         sb_puts(b, " (");
         sb_dur(b, R->g->t_last - R->g->t_first);
-        sb_puts(b, R->have_origin ? "), times on the trace's own clock" : "), times in seconds from the trace's zero");
+        sb_puts(b, R->have_origin ? "), times on the trace's own clock"
+                                  : "), times in seconds from the trace's zero");
         if (R->have_t0)
             sb_puts(b, " (wall clock UTC in brackets)");
     }
@@ -1044,7 +1035,9 @@ static void sb_class(report *R, sb *b, const argus_hang_finding *h)
     if (strcmp(cls, "wait") == 0) {
         uint64_t w = h->wait != NONE ? h->wait : s->wait_id;
         const argus_key_event *k = key_of(R, hang_si(R, h), w);
-        uint64_t from = k ? k->ts : ends_in_wait(s) ? wait_began(R, hang_si(R, h)) : hang_begin(R, h);
+        uint64_t from = k                 ? k->ts
+                        : ends_in_wait(s) ? wait_began(R, hang_si(R, h))
+                                          : hang_begin(R, h);
         uint64_t to = hang_end(R, h);
         const char *reason = h->reason ? h->reason
                              : s->wait_reason ? argus_graph_str(R->g, s->wait_reason) : NULL;
@@ -1170,8 +1163,9 @@ static void section_hang(report *R, const argus_hang_finding *h)
 {
     sb_clear(&R->line);
     sb_printf(&R->line, "Hang %llu: ", (unsigned long long)h->hang);
-    sb_thread(R, &R->line, h->tid != NONE ? h->tid : R->g->threads[R->g->segs[hang_si(R, h)].thread].tid,
-              h->pid, h->proc, h->thread);
+    sb_thread(R, &R->line,
+              h->tid != NONE ? h->tid : R->g->threads[R->g->segs[hang_si(R, h)].thread].tid, h->pid,
+              h->proc, h->thread);
     uint64_t pid = h->pid != NONE ? h->pid : R->g->threads[R->g->segs[hang_si(R, h)].thread].pid;
     sb_printf(&R->line, " (pid %llu)", (unsigned long long)pid);
     heading(R, 2, sb_str(&R->line));
@@ -1216,9 +1210,7 @@ static void section_ui(report *R, const argus_path_finding *p, uint32_t np)
 {
     heading(R, 3, "UI events that led to it");
     /* each UI event once, in the order of the best path reaching it */
-    uint32_t *first = malloc((np + 1) * sizeof *first);
-    if (!first)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    uint32_t *first = argus_xmalloc((np + 1) * sizeof *first, "the path's segments");
     uint32_t nseen = 0;
     for (uint32_t i = 0; i < np; i++) {
         if (!p[i].complete || p[i].ui == NONE)
@@ -1258,7 +1250,8 @@ static uint64_t seg_shown_end(const argus_seg *s)
     return ends_in_wait(s) && s->resume != NONE ? s->resume : s->end;
 }
 
-static void section_path(report *R, const argus_hang_finding *h, const argus_path_finding *p, uint32_t np)
+static void section_path(report *R, const argus_hang_finding *h, const argus_path_finding *p,
+                         uint32_t np)
 {
     heading(R, 3, "Causal path");
     if (np == 0) {
@@ -1551,8 +1544,8 @@ static const argus_cpath_finding *cpath_of_hang(report *R, uint64_t hang)
  * ("runnable") over its stretch: its steps in that state on the hang's
  * critical path (SPIN-SUM: a link's pieces summed, its stretch spanning
  * them); the stretch's length when the path is not in the stream. */
-static uint64_t link_held(report *R, const argus_chain_finding *c, int i, const char *state, uint64_t from,
-                          uint64_t to)
+static uint64_t link_held(report *R, const argus_chain_finding *c, int i, const char *state,
+                          uint64_t from, uint64_t to)
 {
     const argus_cpath_finding *cp = cpath_of_hang(R, c->hang);
     uint64_t tid = i < c->ntids ? c->tids[i] : NONE, held = 0;
@@ -1769,8 +1762,8 @@ static void section_time(report *R, const argus_cpath_finding *c)
     }
 }
 
-
-static void section_culprits(report *R, const argus_culprit_finding *c, uint32_t nc, bool with_branch)
+static void section_culprits(report *R, const argus_culprit_finding *c, uint32_t nc,
+                             bool with_branch)
 {
     heading(R, 3, "Culprits");
     for (uint32_t i = 0; i < nc; i++) {
@@ -1883,8 +1876,8 @@ static void section_branches(report *R, const argus_branch_finding *b, uint32_t 
  * One or two sentences a developer reads first: the hung thread and what
  * it did, what it waited on at the end of its wait chain, the UI event that
  * started it, the culprit. */
-static const char *chain_reason(report *R, const argus_chain_finding *c, int i, uint32_t si, uint64_t *res,
-                                uint64_t *wait)
+static const char *chain_reason(report *R, const argus_chain_finding *c, int i, uint32_t si,
+                                uint64_t *res, uint64_t *wait)
 {
     argus_wait_info wi;
     const argus_seg *s = &R->g->segs[si];
@@ -1963,8 +1956,9 @@ static uint64_t seg_tid(report *R, uint64_t seg)
     return si == ARGUS_NONE ? NONE : R->g->threads[R->g->segs[si].thread].tid;
 }
 
-static void sb_verdict(report *R, sb *b, const argus_hang_finding *h, const argus_path_finding *best,
-                       const argus_chain_finding *c, const argus_culprit_finding *cul)
+static void sb_verdict(report *R, sb *b, const argus_hang_finding *h,
+                       const argus_path_finding *best, const argus_chain_finding *c,
+                       const argus_culprit_finding *cul)
 {
     uint64_t htid = h->tid != NONE ? h->tid : R->g->threads[R->g->segs[hang_si(R, h)].thread].tid;
     sb_thread(R, b, htid, h->pid, h->proc, h->thread);
@@ -2081,9 +2075,7 @@ static int by_hang_pos(const void *a, const void *b)
  * uint64_t hang. */
 static void index_hangs(hang_index *ix, const void *v, size_t size, uint32_t n)
 {
-    ix->v = malloc(((size_t)n + 1) * sizeof *ix->v);
-    if (!ix->v)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    ix->v = argus_xmalloc(((size_t)n + 1) * sizeof *ix->v, "the hang index");
     for (uint32_t i = 0; i < n; i++) {
         memcpy(&ix->v[i].hang, (const char *)v + (size_t)i * size, sizeof(uint64_t));
         ix->v[i].pos = i;

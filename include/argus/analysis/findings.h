@@ -32,7 +32,7 @@ typedef enum argus_finding_kind {
 argus_finding_kind argus_finding_kind_of(const char *type, size_t len);
 const char *argus_finding_kind_name(argus_finding_kind k);
 
-/* find-spinning: a hang (FS-HANG). first_seg and waits come together,
+/* find-spinning: a hang. first_seg and waits come together,
  * for a wait retried after timeouts; wait, resource, reason, result and
  * runnable for a wait hang; open for a loop not back at its wait. */
 typedef struct argus_hang_finding {
@@ -124,7 +124,7 @@ typedef struct argus_culprit_finding {
     uint64_t number;            /* read: its record number in the stream */
 } argus_culprit_finding;
 
-/* diff: a branch point of the baseline (DIFF-BRANCH): its choices and
+/* diff: a branch point of the baseline (DIFF-ASK): its choices and
  * the one taken. */
 typedef struct argus_branch_finding {
     uint64_t hang, at;

@@ -5,6 +5,7 @@
 #define ARGUS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ARGUS_VERSION "0.1.0"
@@ -59,6 +60,15 @@ void argus_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 /* "PROGRAM: WHAT" on stderr, going on. */
 void argus_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that does not come back empty: out of memory ends the
+ * program as argus_die does, "PROGRAM: out of memory (WHAT)" and 74
+ * (docs/reliability.md), WHAT saying what was growing. */
+void *argus_xmalloc(size_t n, const char *what);
+void *argus_xcalloc(size_t n, size_t size, const char *what);
+void *argus_xrealloc(void *p, size_t n, const char *what);
+char *argus_xstrdup(const char *s, const char *what);
+char *argus_xstrndup(const char *s, size_t n, const char *what);
 
 /* Options every program shares. getopt_long returns 'h', 'v' and the
  * ARGUS_OPT_* values for them; a program's switch hands every value it
