@@ -28,7 +28,7 @@ graph_pairs() {
     done
 }
 
-@test "argus-analyze prints the report of find-spinning | similar | diff | report byte for byte, with and without baseline, text and markdown, on every diagnosis fixture and real recording" {
+@test "argus-analyze prints the analysis pipe's report byte for byte, everywhere" {
     local n=0 g b fmt
     while read -r g b; do
         for fmt in text markdown; do
@@ -48,7 +48,7 @@ graph_pairs() {
     [ "$n" -eq "$want" ] || { echo "$n pairs, not $want"; return 1; }
 }
 
-@test "argus-analyze --keep writes the pipe's findings stream: the graph, then each stage's records" {
+@test "argus-analyze --keep writes the pipe's findings stream" {
     argus graph fixtures/diagnose/textedit.bug.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     argus graph fixtures/diagnose/textedit.base.jsonl > "$BATS_TEST_TMPDIR/b.graph"
     cd "$BATS_TEST_TMPDIR"
@@ -67,7 +67,7 @@ graph_pairs() {
  1 culprit'
 }
 
-@test "argus-analyze reads each graph once: the graph on stdin and the baseline from a FIFO, both read a single time" {
+@test "argus-analyze reads the graph on stdin and a baseline FIFO once each" {
     argus graph fixtures/diagnose/copy-paste.bug.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     argus graph fixtures/diagnose/copy-paste.base.jsonl > "$BATS_TEST_TMPDIR/b.graph"
     argus-find-spinning "$BATS_TEST_TMPDIR/t.graph" | argus-similar --in "$BATS_TEST_TMPDIR/b.graph" \
@@ -81,7 +81,7 @@ graph_pairs() {
     assert_line --partial 'Culprits'
 }
 
-@test "argus-analyze -v prints find-spinning's, similar's and diff's counters as the programs' -v do" {
+@test "argus-analyze -v prints the stages' counters as the programs' -v do" {
     argus graph fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     argus graph fixtures/demo/normal.jsonl > "$BATS_TEST_TMPDIR/b.graph"
     cd "$BATS_TEST_TMPDIR"
@@ -94,7 +94,7 @@ graph_pairs() {
     assert_line 'argus-similar: matches: 1'
 }
 
-@test "argus-analyze: --baseline-name without --baseline, a bad --format or --hang is a usage error (64); a missing baseline is 66" {
+@test "argus-analyze: bad flags are usage errors (64); a missing baseline is 66" {
     argus graph fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/t.graph"
     run argus-analyze --baseline-name x "$BATS_TEST_TMPDIR/t.graph"
     assert_failure 64
@@ -133,7 +133,7 @@ hostile_ids() { # BIG_ID
 EOF2
 }
 
-@test "graph loader: two events whose ids are 1 and 2^30, 2^40 or 2^64-2 load in well under a second and 200 MB, not by the ids' value (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: ids 1 and 2^64-2 load fast and small, not by the ids' value" {
     # under the sanitizers address space is reserved in terabytes: the
     # memory bound is checked on the plain build only
     limit=unlimited
@@ -148,7 +148,7 @@ seconds from the trace's zero."
     done
 }
 
-@test "graph loader: edges join the segments of their events across a short id gap (filled) and a long one (a new run) (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: edges join their segments across short and long id gaps" {
     cbor_records > "$BATS_TEST_TMPDIR/in" <<EOF2
 $HEADER
 {'type':'syscall','id':1,'ts':10,'tid':2,'pid':2,'name':'read','phase':'begin','seg':1}
@@ -164,7 +164,7 @@ EOF2
   s3 -> s2 [label="wakeup"];'
 }
 
-@test "graph loader: segment ids out of order (a segmenting stage of one's own) are found as in order: edges join the right segments (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: segment ids out of order are found as in order" {
     cbor_records > "$BATS_TEST_TMPDIR/in" <<EOF2
 $HEADER
 {'type':'syscall','id':1,'ts':10,'tid':2,'pid':2,'name':'read','phase':'begin','seg':7}
@@ -181,7 +181,7 @@ EOF2
   s9 -> s4 [label="wakeup"];'
 }
 
-@test "graph loader: a process name of 4 MB is kept to its first 255 bytes, cut at a character boundary (127 two-byte characters), not written at each mention (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: a 4 MB process name is kept to 255 bytes, cut at a character" {
     /usr/bin/python3 - > "$BATS_TEST_TMPDIR/in" <<'PY'
 import cbor2, sys
 o = sys.stdout.buffer
@@ -196,7 +196,7 @@ PY
     assert_output "    label=\"$(printf '\303\251%.0s' $(seq 127)) (2)\";"
 }
 
-@test "a graph read from a file keeps no key events but reads a segment's again when the report asks: the same report as from stdin, with -v, on every diagnosis fixture and real recording (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: a graph from a file rereads key events: reports as from stdin" {
     local n=0 g b fmt t=$BATS_TEST_TMPDIR
     while read -r g b; do
         for fmt in text markdown; do
@@ -215,7 +215,7 @@ PY
     [ "$n" -ge 20 ] || { echo "only $n reports show a hang's key events"; return 1; }
 }
 
-@test "a segment that holds another thread's events shows its own thread's key events, whether its graph is read from a file or from stdin (GRAPH-LOAD, reproducer graph-segment-of-two-threads)" {
+@test "GRAPH-LOAD: a segment holding another thread's events shows its own's" {
     local f=tests/fuzz/crashes/graph-segment-of-two-threads
     argus-report -v "$f" > "$BATS_TEST_TMPDIR/read"
     argus-report -v < "$f" > "$BATS_TEST_TMPDIR/kept"
@@ -225,7 +225,7 @@ PY
     assert_output 1
 }
 
-@test "the graph loader decodes only the fields it reads: the same reports as when the reader decodes every field (ARGUS_READ_WHOLE=1), with -v, on every diagnosis fixture and real recording (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: decoding only the fields read gives the same reports" {
     local g b t=$BATS_TEST_TMPDIR
     while read -r g b; do
         argus-analyze -v --baseline "$b" "$g" > "$t/sparse" 2>&1
@@ -234,7 +234,7 @@ PY
     done < <(graph_pairs)
 }
 
-@test "the graph loader refuses a key twice among those it reads (65, the record and its byte) and passes one twice among those it does not, as a stage passes a record it does not look into (GRAPH-LOAD)" {
+@test "GRAPH-LOAD: a key twice among those read is refused (65); others pass" {
     /usr/bin/python3 -c '
 import sys, cbor2
 def record(*pairs):  # a map written pair by pair: a key may come twice

@@ -27,11 +27,11 @@ fixture() {
 
 # ---- Decoding (DEC-BINDER, DEC-LOOPER) ----------------------------------------
 
-@test "DEC-BINDER, DEC-LOOPER: a synchronous binder call and its reply, the Looper's messages and deliverInputEvent decode to the exact records" {
+@test "DEC-BINDER, DEC-LOOPER: a binder call, its reply and the Looper decode exactly" {
     fixture anr-binder-normal
 }
 
-@test "DEC-BINDER: a one-way call is a send with oneway and no reply port; its caller does not wait for it" {
+@test "DEC-BINDER: a one-way call is a send with oneway and no reply port" {
     fixture binder-oneway
     run bash -c "argus-decode $A/binder-oneway.txt | argus-to-json | jq -c 'select(.type == \"ipc\" and .dir == \"send\") | [.oneway, has(\"reply_port\")]'"
     assert_output '[true,false]'
@@ -39,13 +39,13 @@ fixture() {
     assert_output sleeping
 }
 
-@test "DEC-BINDER: the caller asleep during its synchronous call waits with reason binder on the call's reply port" {
+@test "DEC-BINDER: the caller of a synchronous call waits on its reply port" {
     run bash -c "argus-decode $A/anr-binder.txt | argus-to-json | jq -c 'select(.type == \"wait\" and .tid == 4000 and (.synth | not)) | [.reason, .resource]'"
     assert_output '["binder","0xb1d1000000011f28"]
 ["sleeping",null]'
 }
 
-@test "IPC-MSG, IPC-REPLY on binder: call -> receipt, receipt -> reply (sent by the thread that received the call), reply -> the caller's receipt" {
+@test "IPC-MSG, IPC-REPLY on binder: call, receipt, reply and receipt are linked" {
     run bash -c "argus-decode $A/anr-binder-normal.txt | argus-link-ipc | argus-to-json | jq -c 'select(.type == \"edge\") | [.kind, .from, .to]'"
     assert_output '["ipc",12,16]
 ["reply",16,19]
@@ -63,7 +63,7 @@ fixture() {
     assert_output '["ipc",4,7]'
 }
 
-@test "DEC-BINDER: a reply nested calls deep answers the call its own thread received last" {
+@test "DEC-BINDER: a reply nested calls deep answers its thread's last call" {
     # system_server's binder thread, in its handling of the app's call,
     # calls surfaceflinger and has its reply before it answers the app
     cat > "$T/nested.txt" <<'EOF'
@@ -85,7 +85,7 @@ EOF
 ["ipc",7,8]'
 }
 
-@test "DEC-BINDER, DEC-LOOPER: without a (TGID) column, a thread's process comes from its marks' pid and from the send that reached it" {
+@test "DEC-BINDER, DEC-LOOPER: without (TGID), marks and sends give the process" {
     sed -E 's/ \( *[0-9]+\) / (-----) /' $A/anr-binder-normal.txt > "$T/notgid.txt"
     run bash -c "argus-decode $T/notgid.txt | argus-to-json | jq -c 'select(.type == \"thread\") | [.tid, .pid, .main // false]' | tail -3"
     assert_output '[1020,1000,false]
@@ -93,13 +93,13 @@ EOF
 [1103,1000,false]'
 }
 
-@test "DEC-LOOPER: print's form of a mark (print: tracing_mark_write: B|...) decodes as tracing_mark_write's" {
+@test "DEC-LOOPER: print's form of a mark decodes as tracing_mark_write's" {
     sed 's/tracing_mark_write: /print: tracing_mark_write: /' $A/anr-binder-normal.txt > "$T/print.txt"
     run bash -c "argus-decode $T/print.txt | argus-to-json | jq -c 'select(.type != \"stream\" and .type != \"ftrace\")'"
     assert_output "$(jq -c 'select(.type != "stream" and .type != "ftrace")' $A/anr-binder-normal.expected.jsonl)"
 }
 
-@test "DEC-LOOPER: nested slices, other threads' slices and counters stay ftrace events; -v counts the Android lines" {
+@test "DEC-LOOPER: nested slices and counters stay ftrace events; -v counts" {
     run bash -c "argus-decode $A/anr-binder-normal.txt | argus-to-json | jq -r 'select(.type == \"ftrace\") | .text | sub(\".*tracing_mark_write: \"; \"\")'"
     assert_output 'C|1000|wq:5c0ffee com.example.app/com.example.app.MainActivity (server)|1
 B|4000|AIDL::java::IActivityManager::getRunningAppProcesses::client
@@ -116,14 +116,14 @@ C|1000|wq:5c0ffee com.example.app/com.example.app.MainActivity (server)|0'
 
 # ---- The ANR (SPIN-ANR) ---------------------------------------------------------
 
-@test "SPIN-ANR: input not handled within 5 s is the hang named anr, at the input + 5 s, its wait chain the binder thread that answered late" {
+@test "SPIN-ANR: input not handled within 5 s is an anr hang, chain to the binder" {
     run bash -c "argus graph $A/anr-binder.txt | argus find-spinning | argus to-json | jq -c 'select(.type == \"hang\") | [.tid, .indicator, .begin, .at, .class, .reason]'"
     assert_output '[4000,"anr",300000,5000300000,"wait","binder"]'
     run bash -c "argus graph $A/anr-binder.txt | argus find-spinning | argus to-json | jq -c 'select(.type == \"wait_chain\") | [.tids, .links, .states, .end]'"
     assert_output '[[4000,1103],["wakeup"],["blocked","running"],"running"]'
 }
 
-@test "SPIN-ANR: the same call answered after 4 s is a stretch of 2 s or more but no ANR: SPIN-LOOP's loop" {
+@test "SPIN-ANR: a call answered after 4 s is no ANR but SPIN-LOOP's loop" {
     sed -E 's/ 106\.0/ 104.0/' $A/anr-binder.txt > "$T/four.txt"
     run bash -c "argus graph $T/four.txt | argus find-spinning | argus to-json | jq -c 'select(.type == \"hang\") | [.tid, .indicator, .at]'"
     assert_output '[4000,"loop",2000300000]'
@@ -135,7 +135,7 @@ C|1000|wq:5c0ffee com.example.app/com.example.app.MainActivity (server)|0'
     assert_line --index 0 "no hang found"
 }
 
-@test "argus diagnose with no flag names the ANR, the binder call the main thread waited on and the server thread that held it" {
+@test "argus diagnose names the ANR, the binder call and the server thread" {
     run argus diagnose $A/anr-binder.txt
     assert_success
     assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
@@ -146,7 +146,7 @@ C|1000|wq:5c0ffee com.example.app/com.example.app.MainActivity (server)|0'
     assert_line "    2. binder:1000_3/binder:1000_3 [1103], which sent 1 a binder reply (transaction 73519):"
 }
 
-@test "argus diagnose --baseline with the normal run names the same ANR and culprit against it" {
+@test "argus diagnose --baseline names the same ANR and culprit against it" {
     run argus diagnose --baseline $A/anr-binder-normal.txt $A/anr-binder.txt
     assert_success
     assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
@@ -164,7 +164,7 @@ json() {
     argus-decode "$1" | argus-to-json | sed 1d | jq -c 'del(.text)'
 }
 
-@test "DEC-BINDER, DEC-LOOPER in Perfetto: the ANR as a Perfetto trace (print and binder_transaction ftrace events, a process tree) gives its atrace text's stream record for record, but for binder:1000_3's process name, system_server from the process tree" {
+@test "DEC-BINDER, DEC-LOOPER in Perfetto: the ANR gives its atrace text's stream" {
     json $A/anr-binder.txt > "$T/text.jsonl"
     run --separate-stderr json $A/anr-binder.pb
     assert_success
@@ -180,7 +180,7 @@ json() {
 > {"type":"thread","tid":1103,"pid":1000,"proc":"system_server","name":"binder:1000_3"}'
 }
 
-@test "DEC-BINDER, DEC-LOOPER in Perfetto: the normal run and the ANR as Perfetto recorded without a process tree (the atrace categories alone) give the streams of their atrace text without a TGID column, record for record" {
+@test "DEC-BINDER, DEC-LOOPER in Perfetto: without a process tree, the same streams" {
     for f in anr-binder anr-binder-normal; do
         sed -E 's/ \( *[0-9]+\) / (-----) /' $A/$f.txt > "$T/$f.txt"
         "$GEN" --no-tree < $A/$f.txt > "$T/$f.pb" 2> /dev/null
@@ -197,7 +197,7 @@ json() {
  1 ui_event'
 }
 
-@test "SPIN-ANR in Perfetto: argus diagnose of the Perfetto trace, with no --format, names the ANR, the binder call and the server thread: the text's report word for word, the server's process named system_server" {
+@test "SPIN-ANR in Perfetto: diagnose gives the text's report word for word" {
     run argus diagnose $A/anr-binder.pb
     assert_success
     assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
@@ -210,7 +210,7 @@ json() {
     assert_output "$(cat "$T/text.report")"
 }
 
-@test "SPIN-ANR in Perfetto: --baseline with the normal run as Perfetto names the same ANR; the normal run alone has no hang" {
+@test "SPIN-ANR in Perfetto: --baseline names the same ANR; the normal run none" {
     run argus diagnose --baseline $A/anr-binder-normal.pb $A/anr-binder.pb
     assert_success
     assert_line --index 0 "Verdict: com.example.app/main [4000] did not handle its input within 5 s (Android's ANR): it was"
@@ -221,7 +221,7 @@ json() {
     assert_line --index 0 "no hang found"
 }
 
-@test "SPIN-ANR in Perfetto: with compact_sched and zlib-compressed packets (a CPU's first switch has no previous task) the verdict is the same" {
+@test "SPIN-ANR in Perfetto: compact_sched and zlib packets give the same verdict" {
     "$GEN" --compact --zlib < $A/anr-binder.txt > "$T/c.pb" 2> /dev/null
     argus diagnose $A/anr-binder.pb | awk '/^Verdict/{v=1} v&&/^$/{v=0} v' > "$T/plain.verdict"
     [ "$(wc -l < "$T/plain.verdict")" -eq 6 ]
@@ -230,7 +230,7 @@ json() {
     assert_output "$(cat "$T/plain.verdict")"
 }
 
-@test "DEC-BINDER in Perfetto: a one-way call is a send with oneway and no reply port, and its ipc edge; the caller's first mark, before any switch names it, has no comm (Perfetto's print carries the tid alone)" {
+@test "DEC-BINDER in Perfetto: a one-way call is a send with oneway and its edge" {
     "$GEN" --no-tree < $A/binder-oneway.txt > "$T/oneway.pb" 2> /dev/null
     run bash -c "argus-decode '$T/oneway.pb' | argus-link-ipc | argus-to-json | jq -c 'select(.type == \"ipc\" or .type == \"edge\") | [.type, .dir, .oneway, has(\"reply_port\"), .kind]'"
     assert_output '["ipc","send",true,false,null]
@@ -241,7 +241,7 @@ json() {
 ["com.example.app","com.example.app"]'
 }
 
-@test "Perfetto's other binder events (set_priority, lock, locked, unlock, alloc_buf, binder_command, binder_return) are rendered as the lines tracefs prints for them: ftrace records, as in the text; -v counts them" {
+@test "Perfetto's other binder events render as tracefs lines, kept as ftrace" {
     cat > "$T/other.txt" <<'EOF'
  com.example.app-4000 ( 4000) [000] ...1   100.000100: binder_command: cmd=0x40406300 BC_TRANSACTION
  com.example.app-4000 ( 4000) [000] ...1   100.000110: binder_lock: tag=binder_ioctl

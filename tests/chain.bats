@@ -30,7 +30,7 @@ decoded_traces() {
     find "$dir" -type f -size +0 | sort
 }
 
-@test "argus-chain of the six graph stages writes the separate programs' pipe byte for byte, on every fixture and real recording" {
+@test "argus-chain of the six stages equals their pipe byte for byte, everywhere" {
     local n=0 f
     while read -r f; do
         # shellcheck disable=SC2086
@@ -44,7 +44,7 @@ decoded_traces() {
     [ "$n" -ge 80 ] || { echo "only $n traces"; return 1; }
 }
 
-@test "argus-chain of any run of stages, in any order, equals their pipe: one stage, two, a link stage before segment" {
+@test "argus-chain of any run of stages, in any order, equals their pipe" {
     zcat fixtures/real/gui-dbus/hang.txt.gz | argus-decode > "$BATS_TEST_TMPDIR/in"
     local run
     for run in "segment" "link-wakeups" "segment link-wakeups" "link-ipc segment" \
@@ -57,13 +57,13 @@ decoded_traces() {
     done
 }
 
-@test "argus-chain appends each stage's name to the header's stages, as its program would" {
+@test "argus-chain appends each stage's name to the header's stages" {
     run sh -c 'argus-decode fixtures/demo/hang.jsonl | argus-chain segment link-ipc | argus-to-json | head -1'
     assert_success
     assert_output '{"type":"stream","format":"argus","version":1,"source":"jsonl","stages":["decode fixtures/demo/hang.jsonl","segment","link-ipc"]}'
 }
 
-@test "argus-chain -v prints each stage's counters as argus-STAGE -v does, stage after stage" {
+@test "argus-chain -v prints each stage's counters, stage after stage" {
     argus-decode fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/in"
     argus-segment -v < "$BATS_TEST_TMPDIR/in" 2> "$BATS_TEST_TMPDIR/want" \
         | argus-link-ipc -v > /dev/null 2>> "$BATS_TEST_TMPDIR/want"
@@ -83,7 +83,7 @@ decoded_traces() {
     assert_line --index 0 "argus-chain: no stage given"
 }
 
-@test "argus-chain: bad input is refused with the record it stopped at (exit 65), the records before it written" {
+@test "argus-chain refuses bad input at its record (65); records before written" {
     cbor_records > "$BATS_TEST_TMPDIR/in" <<EOF
 $HEADER
 {'type':'wait','id':1,'ts':10,'tid':7,'pid':1}
@@ -113,7 +113,7 @@ EOF
     echo "$bin"
 }
 
-@test "argus graph runs the stages in one argus-chain; a stage given -S options runs as its own program in the pipe, the others chained around it" {
+@test "argus graph chains the stages; one given -S options runs as its program" {
     local bin
     bin=$(logging_bin)
     "$bin/argus" graph fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/chained"
@@ -138,7 +138,7 @@ EOF
     assert_success
 }
 
-@test "argus-chain: a record one stage wrote that the next refuses is named as that stage's output, numbered as the next program would number it" {
+@test "argus-chain names a record the next stage refuses as the stage's output" {
     /usr/bin/python3 -c '
 import sys, cbor2
 def record(*pairs):  # a map written pair by pair: a key may come twice
@@ -180,7 +180,7 @@ same_as_decode_pipe() { # same_as_decode_pipe TRACE [FORMAT]
     [ "$st" = "$got" ] || { echo "differs: status of $f: $st, fused $got"; return 1; }
 }
 
-@test "argus-chain decode STAGES TRACE decodes in a thread beside the stages: the pipe from argus-decode byte for byte, with its status and messages, on every fixture and real recording" {
+@test "argus-chain decode equals the pipe from argus-decode, status and messages" {
     local n=0 f
     for f in fixtures/*/*.jsonl fixtures/ftrace/*.txt fixtures/ftrace/*.html fixtures/kdebug/*.txt; do
         case $f in *.expected.jsonl) continue ;; esac
@@ -198,7 +198,7 @@ same_as_decode_pipe() { # same_as_decode_pipe TRACE [FORMAT]
     [ "$n" -ge 80 ] || { echo "only $n traces"; return 1; }
 }
 
-@test "argus-chain decode: when decoding fails, the stages finish the records decoded before the error; decode's message and status, the stages' none" {
+@test "argus-chain decode: on a decode error the stages finish what came before" {
     # a line cut short in the middle of the demo trace
     { head -30 fixtures/demo/hang.jsonl; echo '{"type":"wakeup"'; tail -n +31 fixtures/demo/hang.jsonl; } \
         > "$BATS_TEST_TMPDIR/cut.jsonl"
@@ -223,7 +223,7 @@ same_as_decode_pipe() { # same_as_decode_pipe TRACE [FORMAT]
     assert_output "argus-decode: $BATS_TEST_TMPDIR/empty: empty input: no trace in it (0 bytes)"
 }
 
-@test "argus-chain -v decode: decode's counters, then each stage's, as the pipe of the programs with -v prints them" {
+@test "argus-chain -v decode prints decode's counters, then each stage's" {
     bench/gen-kdebug --size-mb 1 --seed 2 > "$BATS_TEST_TMPDIR/k.bin"
     { argus-decode -v --format kdebug "$BATS_TEST_TMPDIR/k.bin" 2> "$BATS_TEST_TMPDIR/want" |
         argus-chain -v segment link-wakeups > /dev/null 2>> "$BATS_TEST_TMPDIR/want"; }
@@ -234,7 +234,7 @@ same_as_decode_pipe() { # same_as_decode_pipe TRACE [FORMAT]
     assert_equal "$(tail -1 <<< "$stderr" | cut -d: -f1)" "argus-link-wakeups"
 }
 
-@test "argus-chain: --format without decode first, decode elsewhere, an unknown format are usage errors (exit 64)" {
+@test "argus-chain: --format misplaced or unknown is a usage error (64)" {
     run argus-chain --format kdebug segment x.bin
     assert_failure 64
     assert_line --index 0 "argus-chain: --format is decode's: give decode as the first stage"
@@ -259,7 +259,7 @@ no_decode_bin() {
     echo "$bin"
 }
 
-@test "argus graph decodes in its argus-chain, no argus-decode process; with decode options other than the format, decode runs as its program" {
+@test "argus graph decodes in its chain; other decode options run argus-decode" {
     local bin
     bin=$(no_decode_bin)
     "$bin/argus" graph -f jsonl fixtures/graph/wake-daemon.jsonl > "$BATS_TEST_TMPDIR/fused"
@@ -273,7 +273,7 @@ no_decode_bin() {
     assert_failure 99
 }
 
-@test "argus-chain decode starts the stages' thread after a decoder's trial child is forked (perf.data, trace.dat, CTF): a child forked beside another thread can wait for ever on a lock that thread held (argus diagnose of a perf.data hung so on the sanitizer build)" {
+@test "argus-chain decode forks a decoder's trial child before the stages' thread" {
     command -v strace > /dev/null || skip "no strace"
     local T=$BATS_TEST_TMPDIR f
     zcat fixtures/perfdata/pipe-sleep.data.gz > "$T/sleep.data"

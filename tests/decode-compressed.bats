@@ -15,7 +15,7 @@ setup() {
 }
 
 
-@test "a gzip-compressed ftrace recording decodes to the stream of its text, with no flag and with --format ftrace (DEC-COMPRESSED)" {
+@test "DEC-COMPRESSED: a gzipped recording decodes to its text's stream" {
     gzip -dc "$REAL/hang.txt.gz" > "$T/hang.txt"
     same_stream "$REAL/hang.txt.gz" "$T/hang.txt"
     run --separate-stderr stream "$REAL/hang.txt.gz" --format ftrace
@@ -26,7 +26,7 @@ setup() {
     assert_output "[\"decode $REAL/hang.txt.gz\"]"
 }
 
-@test "zstd, several gzip members one after the other, and a compressed file on stdin decode as the plain text does (DEC-COMPRESSED)" {
+@test "DEC-COMPRESSED: zstd, gzip members in a row and stdin decode as plain text" {
     gzip -dc "$REAL/hang.txt.gz" > "$T/hang.txt"
     zstd -q -o "$T/hang.txt.zst" "$T/hang.txt"
     same_stream "$T/hang.txt.zst" "$T/hang.txt"
@@ -50,7 +50,7 @@ setup() {
     same_stream "$T/sleep-v7.dat.zst" fixtures/tracedat/sleep-v7.dat
 }
 
-@test "argus diagnose of a real recording as it is stored, gzip-compressed, says what it says of the text (DEC-COMPRESSED)" {
+@test "DEC-COMPRESSED: argus diagnose of a gzipped recording says what its text does" {
     gzip -dc "$REAL/hang.txt.gz" > "$T/hang.txt"
     gzip -dc "$REAL/normal.txt.gz" > "$T/normal.txt"
     argus diagnose --proc gz-waiter --baseline "$T/normal.txt" "$T/hang.txt" > "$T/plain.report"
@@ -60,7 +60,7 @@ setup() {
     assert_line --index 0 --regexp '^Verdict: gz-waiter/main \[30971\] was blocked 2\.122 s in wait4'
 }
 
-@test "a compressed argus stream is read by the programs that read streams (DEC-COMPRESSED)" {
+@test "DEC-COMPRESSED: the stream programs read a compressed argus stream" {
     argus-decode "$REAL/hang.txt.gz" > "$T/s.cbor"
     gzip -c "$T/s.cbor" > "$T/s.cbor.gz"
     run argus-validate "$T/s.cbor.gz"
@@ -69,7 +69,7 @@ setup() {
     assert_output "$(argus-to-json "$T/s.cbor" | sed 1d | md5sum)"
 }
 
-@test "compressed data cut short, corrupt, or followed by other bytes: exit 65 with the file and the compressed byte (DEC-COMPRESSED)" {
+@test "DEC-COMPRESSED: bad compressed data exits 65 naming the compressed byte" {
     head -c 60000 "$REAL/hang.txt.gz" > "$T/cut.gz"
     run --separate-stderr argus-decode "$T/cut.gz"
     assert_failure 65

@@ -83,7 +83,7 @@ EOF
     assert_output "$BATS_TEST_TMPDIR/real.cbor: valid: 16663 records, 15049 events, 1613 threads, 0 edges, 0 segments, ts 0..30283333 (0.030283333 s)"
 }
 
-@test "real V2 capture: the thread records after the header are the thread map's, in its order (kernel_task pid 0, main the lowest tid of a pid)" {
+@test "real V2 capture: thread records follow the thread map, in its order" {
     need_real
     run sh -c "argus-decode '$REAL' | argus-to-json | sed -n '2,1607p'"
     assert_success
@@ -118,7 +118,7 @@ EOF
     assert_output "$decoded"
 }
 
-@test "real V2 capture: the mapped event counts equal the counts of their debugids in the raw bytes" {
+@test "real V2 capture: mapped event counts equal their debugids' raw counts" {
     need_real
     run sh -c "argus-decode '$REAL' | argus-to-json | jq -r 'select(.type != \"thread\" and .type != \"stream\") | .type' | sort | uniq -c | grep -E ' (interrupt|syscall|voucher_set|wait|wakeup)\$'"
     assert_success
@@ -143,7 +143,7 @@ EOF
     assert_output "$decoded"
 }
 
-@test "real V2 capture: the first record, the first MACH_MKRUNNABLE and the first INTERRUPT START match the raw bytes (24 MHz clock)" {
+@test "real V2 capture: first record, MKRUNNABLE and INTERRUPT match the raw bytes" {
     need_real
     run sh -c "argus-decode '$REAL' | argus-to-json > '$BATS_TEST_TMPDIR/real.jsonl'"
     assert_success
@@ -197,7 +197,7 @@ EOF
     assert_output "$(cat fixtures/kdebug/v1.expected.jsonl)"
 }
 
-@test "RAW_VERSION1 with a CPU map in the padding behind zero thread entries (as xnu writes it); t0 from the TOD" {
+@test "RAW_VERSION1 with a CPU map behind zero thread entries; t0 from the TOD" {
     small_trace | mk --raw-version 1 --cpus 4 --zero-threads 3 --wall 1700000000.250000
     run json --format kdebug
     assert_success
@@ -211,7 +211,7 @@ EOF
     assert_output "$(cat fixtures/kdebug/v1-32bit.expected.jsonl)"
 }
 
-@test "RAW_VERSION1, 32-bit records: a file of one record is read as 32-bit (no 64-byte record fits)" {
+@test "RAW_VERSION1: a file of one record is read as 32-bit records" {
     mk --raw-version 1 --record-size 32 <<'EOF'
 thread 0x2001 300 Safari
 rec 1000 0x040c0011 1 0x1000 64 0 0x2001 3
@@ -223,28 +223,28 @@ EOF
 {"type":"syscall","id":1,"ts":0,"tid":8193,"pid":300,"cpu":3,"name":"write","phase":"begin","args":[1,4096,64,0]}'
 }
 
-@test "RAW_VERSION2, 32-bit records (flag clear), 24 MHz timebase: ts = (ticks - first) * 125 / 3; t0 from the TOD" {
+@test "RAW_VERSION2, 32-bit records, 24 MHz timebase: ts from ticks, t0 from TOD" {
     small_trace | mk --raw-version 2 --record-size 32 --hz 24000000 --wall 1700000000.250000
     run json --format kdebug
     assert_success
     assert_output "$(cat fixtures/kdebug/v2-32bit.expected.jsonl)"
 }
 
-@test "RAW_VERSION3 kernel-written (tag 0x1000), CPU map in the header: per-CPU event chunks merged in ts order, other chunks skipped" {
+@test "RAW_VERSION3 kernel-written: per-CPU chunks merged in ts order" {
     small_trace | mk --raw-version 3 --cpus 2 --timebase 125/3 --wall 1700000000.250000 --start 600
     run json --format kdebug
     assert_success
     assert_output "$(cat fixtures/kdebug/v3-kernel.expected.jsonl)"
 }
 
-@test "RAW_VERSION3 from libktrace (magic 0x55aa0300): the same, wall time after the first record" {
+@test "RAW_VERSION3 from libktrace: the same, wall time after the first record" {
     small_trace | mk --raw-version 3 --v3-magic lib --timebase 125/3 --wall 1700000000.250000 --start 1600
     run json --format kdebug
     assert_success
     assert_output "$(cat fixtures/kdebug/v3-libktrace.expected.jsonl)"
 }
 
-@test "32-bit strings: 4 characters an argument, a START record and an END record joined" {
+@test "32-bit strings: 4 characters an argument, START and END records joined" {
     mk --raw-version 1 --record-size 32 <<'EOF'
 thread 0x2001 300 TextEdit
 thread 0x2002 300 TextEdit
@@ -263,7 +263,7 @@ EOF
 
 # ---- Mapping (point 2) ----------------------------------------------
 
-@test "scheduler: syscall, MACH_WAIT (reason: the syscall), MACH_BLOCK; MKRUNNABLE timed_out; the switch back in is the woken (DEC-WOKEN)" {
+@test "DEC-WOKEN: syscall, MACH_WAIT, MACH_BLOCK, MKRUNNABLE and the switch back in" {
     mk <<'EOF'
 thread 0x101 0 kernel_task
 thread 0x200 50 launchd
@@ -293,7 +293,7 @@ EOF
 EOF
 }
 
-@test "DEC-WOKEN: no switch-in seen: the thread's own next record gets a synthetic woken; interrupts, timers, maintenance and unknown codes in a pending wait do not end it" {
+@test "DEC-WOKEN: without a switch-in, the thread's next record gets a synthetic woken" {
     mk <<'EOF'
 thread 0x10 0 kernel_task
 thread 0x2001 300 Safari
@@ -336,7 +336,7 @@ EOF
   2 woken events made before a thread'"'"'s next record (DEC-WOKEN, synth)'
 }
 
-@test "IPC: kmsg_info's dest pid is the peer of the thread's next send, its sender pid of the next recv; msg_id, voucher, kmsg_free, thread_set_voucher" {
+@test "kmsg_info names the peer of the next send or recv; msg_id and vouchers kept" {
     mk <<'EOF'
 thread 0x2001 300 TextEdit
 thread 0x3001 400 fontd
@@ -363,7 +363,7 @@ EOF
 EOF
 }
 
-@test "timers: TimerCallEnter START is timer_arm (deadline on the ts clock), TimerCallCancel START timer_cancel, TimerCallIntr timer_fire begin/end; ENDs of enter and cancel add nothing" {
+@test "TimerCallEnter, TimerCallCancel and TimerCallIntr are timer arm, cancel, fire" {
     mk <<'EOF'
 thread 0x2001 300 TextEdit
 thread 0x11 0 kernel_task
@@ -389,7 +389,7 @@ EOF
 EOF
 }
 
-@test "threads: a name over a START and an END record; NEWTHREAD + STRING_NEWTHREAD; exec (new command, main); a thread no record names" {
+@test "thread names over START and END, new threads, exec, a thread no record names" {
     mk <<'EOF'
 thread 0x200 1 launchd
 thread 0x2001 300 Safari
@@ -442,7 +442,7 @@ EOF
   5 strings reassembled (thread and process names)'
 }
 
-@test "lost events: a lost_events event kept in the stream, and a warning on stderr naming the byte" {
+@test "a lost_events event stays in the stream and warns naming the byte" {
     mk <<'EOF'
 thread 0x2001 300 Safari
 rec 1000 0x040c0019 5 0 0 0 0x2001 0
@@ -455,7 +455,7 @@ EOF
     assert_output "argus-decode: $T: byte 4160: events were lost here (TRACE_LOST_EVENTS); the graph has a gap"
 }
 
-@test "an unknown code is a kdebug event with the full debugid (function bits kept) and the 64-bit args" {
+@test "an unknown code is a kdebug event with its full debugid and 64-bit args" {
     mk <<'EOF'
 thread 0x2001 300 Safari
 rec 1000 0x31230007 0xffffffffffffffff 0x8000000000000000 0 1 0x2001 5
@@ -465,7 +465,7 @@ EOF
     assert_line --index 2 '{"type":"kdebug","id":1,"ts":0,"tid":8193,"pid":300,"cpu":5,"debugid":824377351,"args":[18446744073709551615,9223372036854775808,0,1]}'
 }
 
-@test "libdispatch (introspection): push is dispatch_enqueue, pop dispatch_invoke begin, item done its end (item arg1, func arg2, queue serial in arg3)" {
+@test "libdispatch push, pop and done are dispatch enqueue and invoke begin/end" {
     mk <<'EOF'
 thread 0x2001 300 Mail
 thread 0x2005 300 Mail
@@ -502,7 +502,7 @@ rec 1700 0x010c01f6 0xfffffffffffffffe 0 0 0 0x2001 0   # its END: kern_return_t
 EOF
 }
 
-@test "--codes: a type (ui_event), a type of its own with :begin, a name only, MACH_BLOCK overridden to kdebug, syscall names from BSC_/MSC_ entries (wait reasons too)" {
+@test "--codes: types, begin kinds, names and overrides come from the codes file" {
     codes_trace
     run sh -c "argus-decode --format kdebug --codes fixtures/kdebug/myapp.codes < '$T' | argus-to-json | tail -n +3"
     assert_success
@@ -520,7 +520,7 @@ EOF
 EOF
 }
 
-@test "without --codes the same records: kdebug events, MACH_BLOCK ignored, syscalls named bsd_N and mach_N (BSD ret -errno, Mach ret int32)" {
+@test "without --codes: kdebug events, MACH_BLOCK ignored, syscalls bsd_N and mach_N" {
     codes_trace
     run sh -c "argus-decode --format kdebug < '$T' | argus-to-json | tail -n +3"
     assert_success
@@ -574,7 +574,7 @@ rec 5 0x31230004 4 0 0 0 0x2001 0
 EOF
 }
 
-@test "DEC-ORDER: records out of order within the window are merged into ts order, ids in output order" {
+@test "DEC-ORDER: records out of order within the window are merged into ts order" {
     late_trace
     run sh -c "argus-decode --format kdebug < '$T' | argus-to-json | tail -n +3"
     assert_success
@@ -588,7 +588,7 @@ EOF
     assert_output "  2 records moved into ts order by the reorder window"
 }
 
-@test "DEC-ORDER: with --window 2 a record later than the window allows exits 65 naming its byte offset" {
+@test "DEC-ORDER: a record later than --window 2 allows exits 65 naming its byte" {
     late_trace
     run sh -c "argus-decode --format kdebug --window 2 '$T' > /dev/null"
     assert_failure 65
@@ -625,14 +625,14 @@ EOF
     run sh -c "argus-decode --format kdebug $* '$T' > '$OUT'"
 }
 
-@test "bad input: truncated inside the thread map (the count does not fit the file): exit 65, nothing written" {
+@test "a file cut inside the thread map exits 65 and writes nothing" {
     bad_file --truncate 70 --
     assert_failure 65
     assert_output "argus-decode: $T: byte 4: thread count 2 does not fit the file (70 bytes)"
     [ ! -s "$OUT" ]
 }
 
-@test "bad input: truncated inside the thread map, read from a pipe: exit 65 at the entry's byte" {
+@test "a pipe cut inside the thread map exits 65 at the entry's byte" {
     small_trace | mkkdebug --truncate 70 > "$T"
     run sh -c "cat '$T' | argus-decode --format kdebug > '$BATS_TEST_TMPDIR/out.cbor'"
     assert_failure 65
@@ -675,7 +675,7 @@ EOF
     [ ! -s "$OUT" ]
 }
 
-@test "bad input: a negative thread count (V1, V2, V0): exit 65 at the count's byte, nothing written" {
+@test "a negative thread count (V0, V1, V2) exits 65 at the count's byte" {
     bad_file --raw-version 1 --thread-count -1 --
     assert_failure 65
     assert_output "argus-decode: $T: byte 4: thread count -1 does not fit the file (4288 bytes)"
@@ -701,7 +701,7 @@ EOF
     [ ! -s "$OUT" ]
 }
 
-@test "bad input: a V3 chunk length past the end of the file: exit 65 at the chunk's byte" {
+@test "a V3 chunk length past the end of the file exits 65 at the chunk's byte" {
     # header 16 + 40, thread map 16 + 64, events 16 + 8 + 2 * 64: the second
     # events chunk at byte 288, 16 + 8 + 64 bytes
     bad_file --raw-version 3 --chunk-length 0x1e00=100000 --
@@ -709,7 +709,7 @@ EOF
     assert_output "argus-decode: $T: byte 288: chunk 0x1e00 of 100000 bytes goes past the end of the file (376 bytes)"
 }
 
-@test "bad input: a V3 chunk length past the end of the file: the records of the chunks before it stay, valid" {
+@test "a V3 chunk length past the end keeps the records of the chunks before it" {
     bad_file --raw-version 3 --chunk-length 0x1e00=100000 --
     assert_failure 65
     run argus-validate "$OUT"
@@ -717,7 +717,7 @@ EOF
     assert_output "$OUT: valid: 5 records, 2 events, 2 threads, 0 edges, 0 segments, ts 0..1000 (0.000001000 s)"
 }
 
-@test "bad input: a V3 header chunk length past the end, a thread map or events chunk not of whole entries: exit 65 naming the byte" {
+@test "a V3 chunk past the end or not of whole entries exits 65 naming the byte" {
     bad_file --raw-version 3 --chunk-length 0x1000=100000 --
     assert_failure 65
     assert_output "argus-decode: $T: byte 8: header chunk length 100000 does not fit the file"
@@ -733,7 +733,7 @@ EOF
 
 # ---- Detection, header, clock (point 1) -----------------------------
 
-@test "auto-detection: V1, V2 and V3 (kernel tag, libktrace magic) by their magic without --format; source names the version" {
+@test "auto-detection: V1, V2 and V3 are told by their magic; source names the version" {
     for v in "1 kdebug-v1" "2 kdebug-v2" "3 kdebug-v3"; do
         set -- $v
         small_trace | mk --raw-version "$1"
@@ -748,7 +748,7 @@ EOF
     assert_line --index 0 '{"type":"stream","format":"argus","version":1,"source":"kdebug-v3","stages":["decode"]}'
 }
 
-@test "auto-detection: RAW_VERSION0 has no magic: not told without --format; --kdebug-v0 alone names the format" {
+@test "auto-detection: RAW_VERSION0 has no magic: only --kdebug-v0 reads it" {
     small_trace | mk --raw-version 0
     run sh -c "argus-decode < '$T' > /dev/null"
     assert_failure 65
@@ -764,7 +764,7 @@ EOF
     assert_output '{"type":"stream","format":"argus","version":1,"source":"kdebug-v1","t0":1600000000000007000,"stages":["decode"]}'
 }
 
-@test "t0: V3's wall time names its start tick: t0 = wall + (first tick - start) * numer / denom, on either side of the first record" {
+@test "t0: V3's wall time names its start tick, on either side of the first record" {
     # 1000 - 600 = 400 ticks of 125/3 ns after the wall time: + 16666 ns
     small_trace | mk --raw-version 3 --timebase 125/3 --wall 1700000000.250000 --start 600
     run sh -c "argus-decode < '$T' | argus-to-json | head -1"

@@ -23,7 +23,7 @@ setup() {
 RECORD_VERDICT_HANG="hangui/main [24926] was blocked 599.5 ms in read on fd 6, waiting on"
 RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end of that"
 
-@test "a hang recorded by perf record names the hang thread and culprit that argus-record of the same run named" {
+@test "a perf record hang names the thread and culprit argus-record's named" {
     run --separate-stderr argus diagnose --proc hangui "$T/hang.data"
     assert_success
     assert_line --index 0 "Verdict: $RECORD_VERDICT_HANG"
@@ -33,7 +33,7 @@ RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end
     assert_line --index 9 "  Class:     wait - blocked 599.5 ms in read on fd 6, then woken"
 }
 
-@test "a perf.data decodes to a stream that validates, with threads, wakeups and syscall waits (the hang's read on fd 6 and its woken)" {
+@test "a perf.data decodes to a valid stream with threads, wakeups and syscall waits" {
     run --separate-stderr sh -c "argus-decode $T/hang.data | argus-validate"
     assert_success
     assert_output "<stdin>: valid: 5559 records, 5477 events, 50 threads, 0 edges, 0 segments, ts 0..647509112 (0.647509112 s)"
@@ -54,7 +54,7 @@ RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end
 {"type":"thread","tid":24936,"pid":24936,"proc":"hangsvc","name":"hangsvc","main":true,"parent":24926}'
 }
 
-@test "a perf.data is told by its magic number without --format; --format perfdata, stdin (a pipe, copied to memory) and the gzipped file give the same stream" {
+@test "a perf.data is told by its magic; --format, a pipe and gzip give one stream" {
     argus-decode "$T/hang.data" | argus-to-json | sed 1d > "$T/auto.jsonl"
     [ "$(wc -l < "$T/auto.jsonl")" -gt 5000 ]
     run sh -c "argus-decode --format perfdata $T/hang.data | argus-to-json | sed 1d"
@@ -66,7 +66,7 @@ RECORD_VERDICT_CULPRIT="Culprit: hangsvc/cruncher [24937], the thread at the end
     assert_output "$(cat "$T/auto.jsonl")"
 }
 
-@test "a piped perf.data (perf record -o -): attributes and tracing data from its records; the sleep's clock_nanosleep wait of 0.3 s and its woken" {
+@test "a piped perf.data: attributes from its records; a sleep's wait and woken" {
     gunzip -c $F/pipe-sleep.data.gz > "$T/pipe.data"
     run --separate-stderr sh -c "argus-decode $T/pipe.data | argus-validate"
     assert_success
@@ -94,12 +94,12 @@ fails() {
     [ "$stderr" = "argus-decode: $2" ] || { echo "got: $stderr"; false; }
 }
 
-@test "a perf.data cut short in its data: exit 65, the header's place and the sizes named" {
+@test "a perf.data cut short in its data exits 65 naming the place and sizes" {
     head -c 300000 "$T/hang.data" > "$T/cut.data"
     fails "$T/cut.data" "$T/cut.data: byte 40: the data section (594864 bytes at byte 15304) is not inside the file of 300000 bytes (a file cut short, or a recording not stopped cleanly)"
 }
 
-@test "a perf.data cut inside its header, and the magic alone on stdin: exit 65 with the byte" {
+@test "a perf.data cut inside its header, or its magic alone, exits 65 at the byte" {
     head -c 60 "$T/hang.data" > "$T/head.data"
     fails "$T/head.data" "$T/head.data: byte 8: a header of 104 bytes in a file of 60 (a perf.data header has 104)"
     run --separate-stderr sh -c "printf PERFILE2 | argus-decode"
@@ -107,7 +107,7 @@ fails() {
     [ "$stderr" = "argus-decode: <stdin>: byte 8: the file ends inside its header (8 bytes)" ]
 }
 
-@test "a record whose size is less than its header: exit 65 naming the record's byte and type" {
+@test "a record smaller than its header exits 65 naming its byte and type" {
     cp "$T/hang.data" "$T/bad.data"
     printf '\000\000' | dd of="$T/bad.data" bs=1 seek=15310 conv=notrunc status=none
     fails "$T/bad.data" "$T/bad.data: byte 15304: a record of 0 bytes (type 69), less than its header"
@@ -130,13 +130,13 @@ fails() {
     [ "$stderr" = "argus-decode: $T/t.txt: byte 0: not a perf.data: no \"PERFILE2\" magic" ]
 }
 
-@test "a perf.data given as --format ftrace: refused as binary, the format to use named (exit 65)" {
+@test "a perf.data given as --format ftrace is refused, the format named (65)" {
     run --separate-stderr argus-decode --format ftrace "$T/hang.data"
     assert_failure 65
     [ "$stderr" = "argus-decode: $T/hang.data: a perf.data file, not ftrace text: argus tells its format without --format: argus-decode $T/hang.data" ]
 }
 
-@test "a recording perf did not finish (its header's data size 0) and a compressed record whose data is not zstd: refused by name (65)" {
+@test "an unfinished recording or non-zstd compressed data is refused by name (65)" {
     cp "$T/hang.data" "$T/killed.data"
     head -c 8 /dev/zero | dd of="$T/killed.data" bs=1 seek=48 conv=notrunc status=none
     fails "$T/killed.data" "$T/killed.data: byte 48: the data section's size is 0 in a file of 786206 bytes: perf record did not finish writing it (killed?); perf cannot read it either"
@@ -146,7 +146,7 @@ fails() {
     fails "$T/z.data" "$T/z.data: byte 15304: compressed data that does not decompress (zstd: Unknown frame descriptor)"
 }
 
-@test "a perf.data decodes to the stream of the ftrace lines it renders (bench/perfdata-text), event for event: one mapping for both" {
+@test "a perf.data and the ftrace lines it renders decode to the same events" {
     [ -x "$ARGUS_ROOT/bench/perfdata-text" ] || skip "bench/perfdata-text is not built (make all)"
     "$ARGUS_ROOT/bench/perfdata-text" "$T/hang.data" > "$T/hang.txt"
     run sed -n '1p;/hangui-24926 /{p;q}' "$T/hang.txt"
@@ -158,11 +158,11 @@ fails() {
     [ "$(wc -l < "$T/text.jsonl")" -gt 5000 ]
 }
 
-@test "the fuzzer's reproducer of a damaged printk format list (tests/fuzz/crashes): read past nothing, refused at the record that goes past the data (65)" {
+@test "a damaged printk format list is refused at the record past the data (65)" {
     fails tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread "tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread: byte 2924: a record of 36352 bytes (type 2399141887) goes past the end of the data at byte 3639 (a file cut short?)"
 }
 
-@test "a damaged event format on which libtraceevent itself dies (the fuzzer's reproducer): parsed first in a child, refused with one message (65), no crash" {
+@test "an event format libtraceevent dies on is refused with one message (65)" {
     fails tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv "tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv: libtraceevent crashes parsing its event formats (a damaged file): not read"
 }
 
@@ -175,7 +175,7 @@ zdata() {
     gunzip -c $F/system-z.data.gz > "$T/system-z.data"
 }
 
-@test "perf record -z: a whole-system recording whose samples are all in zstd-compressed records decodes with no --format to a stream that validates" {
+@test "perf record -z: a whole-system zstd recording decodes to a valid stream" {
     zdata
     # its data: synthesized records, then 5 PERF_RECORD_COMPRESSED (type 81), the first at byte 34048
     run od -An -tu4 -j34048 -N4 "$T/system-z.data"
@@ -191,7 +191,7 @@ zdata() {
 {"type":"woken","id":2962,"ts":515483485,"tid":28410,"pid":28382,"cpu":1,"result":"awakened","runnable":5527380,"cpu_holder":28672}'
 }
 
-@test "perf record -z: the samples decompressed are the 2373 perf script prints, first and last as it prints them" {
+@test "perf record -z: the samples decompressed are the 2373 perf script prints" {
     [ -x "$ARGUS_ROOT/bench/perfdata-text" ] || skip "bench/perfdata-text is not built (make all)"
     zdata
     "$ARGUS_ROOT/bench/perfdata-text" "$T/system-z.data" | grep -v '^#' > "$T/z.txt"
@@ -209,7 +209,7 @@ window() {
     awk -v lo="$2" -v hi="$3" '{ if (match($0, / [0-9]+\.[0-9]+: /)) { t = substr($0, RSTART + 1, RLENGTH - 3) + 0; if (t >= lo && t <= hi) { sub(/ [0-9]+\.[0-9]+: /, " "); print } } }' "$1" | sort
 }
 
-@test "perf record -z and perf record of the same system at once: the same 2287 events in their common time (each session reads the clock itself: times aside), both streams valid" {
+@test "perf record -z and plain perf record of one system give the same events" {
     [ -x "$ARGUS_ROOT/bench/perfdata-text" ] || skip "bench/perfdata-text is not built (make all)"
     zdata
     gunzip -c $F/system.data.gz > "$T/system.data"
@@ -231,7 +231,7 @@ window() {
     assert_success
 }
 
-@test "perf record -z, bad compressed data: exit 65 naming the compressed record's byte and, for a record inside, its place in the data decompressed" {
+@test "perf record -z: bad compressed data exits 65 naming the record and place" {
     zdata
     # damaged AT BYTES MESSAGE: the -z file with BYTES (printf's) written at
     # byte AT fails with MESSAGE (after the file's name)
@@ -250,7 +250,7 @@ window() {
     damaged 159824 '\002' "byte 159820: data compressed by method 2: not read (perf record -z writes zstd, method 1)"
 }
 
-@test "perf record -z of newer perf (PERF_RECORD_COMPRESSED2: the data's size, the data padded to 8 bytes): the same stream; a data size past its record exits 65" {
+@test "perf record -z of newer perf (COMPRESSED2): the same stream; bad size 65" {
     zdata
     perfdata-compressed2 "$T/system-z.data" "$T/c2.data"
     run od -An -tu4 -j34048 -N4 "$T/c2.data"

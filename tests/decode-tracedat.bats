@@ -19,18 +19,18 @@ setup() {
 
 # ---- One stream for the file and its text --------------------------------
 
-@test "trace.dat v7, zstd-compressed: the stream of its trace-cmd report -t text, event for event (tracedat: the ftrace decoder of the report's lines)" {
+@test "trace.dat v7, zstd: the stream of its trace-cmd report -t text" {
     same_stream $F/sleep-v7.dat $F/sleep.txt
 }
 
-@test "trace.dat v6 of the same recording: the stream of the text, and the same as v7's (v6 and v7 of one trace)" {
+@test "trace.dat v6 of the same recording: the same stream as v7's and the text's" {
     same_stream $F/sleep-v6.dat $F/sleep.txt
     stream $F/sleep-v7.dat > "$T/v7.jsonl"
     run stream $F/sleep-v6.dat
     assert_output "$(cat "$T/v7.jsonl")"
 }
 
-@test "trace.dat v7, a pipe's reader blocked 0.6 s: the stream of its text, the read's wait, the write's ipc pair and the woken (docs/inputs/linux.md, section 3)" {
+@test "trace.dat v7: a blocked pipe reader's wait, ipc pair and woken" {
     same_stream $F/pipe-v7.dat $F/pipe.txt
     run sh -c "argus-decode $F/pipe-v7.dat | argus-to-json | grep -E '\"(wait|woken|ipc)\"' | grep -E '\"id\":(210|224|239|240),'"
     assert_output '{"type":"wait","id":210,"ts":84544175,"tid":5508,"pid":5508,"cpu":0,"reason":"read","resource":"0x0"}
@@ -39,14 +39,14 @@ setup() {
 {"type":"ipc","id":240,"ts":684605699,"tid":5508,"pid":5508,"cpu":0,"dir":"recv","msg":"0x1","peer":5507,"via":"fd"}'
 }
 
-@test "a trace.dat's header: source ftrace (find-spinning's Linux rules apply), origin its first timestamp in ns, stages the command (DEC-ORIGIN)" {
+@test "DEC-ORIGIN: a trace.dat's header: source ftrace, origin its first timestamp" {
     run sh -c "argus-decode $F/sleep-v7.dat | argus-to-json | head -1"
     assert_output '{"type":"stream","format":"argus","version":1,"source":"ftrace","origin":14631525423489,"stages":["decode fixtures/tracedat/sleep-v7.dat"]}'
     run head -2 $F/sleep.txt
     assert_line --index 1 --partial ' 14631.525423489: '
 }
 
-@test "a trace.dat's first pass finds the threads asleep when the trace began, as a text file's does: a wait at ts 0 (synth) for those first named by a wakeup" {
+@test "a trace.dat's first pass gives threads asleep at the start a wait at ts 0" {
     run sh -c "argus-decode $F/sleep-v7.dat | argus-to-json | jq -c 'select(.type == \"wait\" and .synth)' | head -2"
     assert_output '{"type":"wait","id":1,"ts":0,"tid":14,"pid":14,"cpu":0,"reason":"sleeping","synth":true}
 {"type":"wait","id":2,"ts":0,"tid":18,"pid":18,"cpu":0,"reason":"sleeping","synth":true}'
@@ -57,21 +57,21 @@ setup() {
 
 # ---- Telling it, reading it ---------------------------------------------
 
-@test "a trace.dat is told by its magic number without --format, and --format tracedat reads it alike (docs/stages/decode.md)" {
+@test "a trace.dat is told by its magic; --format tracedat reads it alike" {
     stream $F/sleep-v6.dat > "$T/auto.jsonl"
     run stream $F/sleep-v6.dat --format tracedat
     assert_success
     assert_output "$(cat "$T/auto.jsonl")"
 }
 
-@test "a trace.dat on stdin (a pipe: copied to memory, libtracecmd seeks) gives the file's stream" {
+@test "a trace.dat on stdin gives the file's stream" {
     stream $F/pipe-v7.dat > "$T/file.jsonl"
     run sh -c "cat $F/pipe-v7.dat | argus-decode | argus-to-json | sed 1d"
     assert_success
     assert_output "$(cat "$T/file.jsonl")"
 }
 
-@test "-v on a trace.dat: the ftrace decoder's counters, its lines those of the report's text" {
+@test "-v on a trace.dat prints the ftrace decoder's counters" {
     run sh -c "argus-decode -v $F/pipe-v7.dat 2>&1 >/dev/null"
     assert_output "argus-decode: 274 lines read, 257 events written
   108 lines not understood, kept as ftrace events
@@ -85,7 +85,7 @@ setup() {
     [ "$(wc -l < $F/pipe.txt)" = 274 ]
 }
 
-@test "trace.dat v7 uncompressed (trace-cmd convert --compression none): the same stream (skipped without trace-cmd)" {
+@test "trace.dat v7 uncompressed: the same stream" {
     command -v trace-cmd > /dev/null || skip "no trace-cmd (Debian package trace-cmd)"
     trace-cmd convert -i $F/sleep-v7.dat --file-version 7 --compression none -o "$T/plain.dat" > /dev/null 2>&1
     stream $F/sleep-v7.dat > "$T/v7.jsonl"
@@ -106,11 +106,11 @@ cut_fails() {
     [ "$stderr" = "argus-decode: $T/cut.dat: not a trace.dat trace-cmd can read: $3" ]
 }
 
-@test "a trace.dat cut short in its headers: one message naming the file, exit 65, nothing written" {
+@test "a trace.dat cut short in its headers: one message, exit 65, nothing written" {
     cut_fails $F/sleep-v7.dat 20000 "libtracecmd cannot read its headers (a file cut short, or damaged)"
 }
 
-@test "a v6 trace.dat cut short in its data, on which libtracecmd itself crashes (trace-cmd report dies of SIGSEGV): one message, exit 65, no crash" {
+@test "a v6 trace.dat that crashes libtracecmd: one message, exit 65, no crash" {
     cut_fails $F/sleep-v6.dat 150000 "libtracecmd crashes reading it (a file cut short or damaged)"
 }
 
@@ -120,7 +120,7 @@ cut_fails() {
     [ "$stderr" = "argus-decode: <stdin>: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
 }
 
-@test "a trace.dat given as --format ftrace: refused as binary, the format to use named (exit 65)" {
+@test "a trace.dat given as --format ftrace is refused, the format named (65)" {
     run --separate-stderr argus-decode --format ftrace $F/sleep-v7.dat
     assert_failure 65
     [ "$stderr" = "argus-decode: fixtures/tracedat/sleep-v7.dat: a trace-cmd trace.dat file, not ftrace text: argus tells its format without --format: argus-decode fixtures/tracedat/sleep-v7.dat" ]
@@ -134,14 +134,14 @@ cut_fails() {
 
 # ---- Everywhere a text trace goes ------------------------------------------
 
-@test "argus graph of a trace.dat: the graph of its text (decode in argus-chain's thread)" {
+@test "argus graph of a trace.dat: the graph of its text" {
     argus graph $F/pipe.txt | argus-to-json | sed 1d > "$T/text.graph"
     run sh -c "argus graph $F/pipe-v7.dat | argus-to-json | sed 1d"
     assert_success
     assert_output "$(cat "$T/text.graph")"
 }
 
-@test "argus diagnose of a trace.dat: the report of its text, the 0.6 s read of head the hang" {
+@test "argus diagnose of a trace.dat: the report of its text" {
     argus diagnose $F/pipe.txt > "$T/text.report"
     run argus diagnose $F/pipe-v7.dat
     assert_success

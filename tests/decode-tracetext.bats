@@ -7,7 +7,7 @@ load test_helper
 # A trace(1) event line: ABSTIME DELTA NAME A1 A2 A3 A4 THREAD CPU COMMAND
 line() { printf '%13s %10s             %-28s  %-16s %-16s %-16s %-16s  %-16s  %-2s %s\n' "$@"; }
 
-@test "scheduler: syscall, wait (reason: the syscall), wakeup, the switch back in is the woken, an END by its elapsed time; pids made up per command (DEC-WOKEN)" {
+@test "DEC-WOKEN: syscall, wait, wakeup and the switch back as woken; made-up pids" {
     run sh -c 'argus-decode --format trace-text fixtures/kdebug/text-sched.txt | argus-to-json'
     assert_success
     assert_output "$(cat fixtures/kdebug/text-sched.expected.jsonl)"
@@ -22,13 +22,13 @@ line() { printf '%13s %10s             %-28s  %-16s %-16s %-16s %-16s  %-16s  %-
     assert_output ""
 }
 
-@test "names: hex debugids, a name cut at 28 characters, VFS_LOOKUP's own layout, a name no table knows (a kdebug event with debugid 0)" {
+@test "names: hex debugids, 28-character cuts, VFS_LOOKUP, unknown names" {
     run sh -c 'argus-decode --format trace-text fixtures/kdebug/text-names.txt | argus-to-json'
     assert_success
     assert_output "$(cat fixtures/kdebug/text-names.expected.jsonl)"
 }
 
-@test "exec: the thread's command changes at its execve END: a new thread record (new pid, main) before its next event; page breaks skipped" {
+@test "exec: the command changes at execve's END: a new thread record; page breaks" {
     run sh -c 'argus-decode --format trace-text fixtures/kdebug/text-exec.txt | argus-to-json'
     assert_success
     assert_output "$(cat fixtures/kdebug/text-exec.expected.jsonl)"
@@ -49,7 +49,7 @@ line() { printf '%13s %10s             %-28s  %-16s %-16s %-16s %-16s  %-16s  %-
     assert_output '{"type":"ui_event","id":1,"ts":0,"tid":115701,"pid":100000,"cpu":0,"kind":"keyDown"}'
 }
 
-@test "bad input: a field that does not parse exits 65 naming FILE:LINE and the field; the lines before stay, valid" {
+@test "a field that does not parse exits 65 naming FILE:LINE and the field" {
     { line 0.0 0.0 BSC_read 5 0 0 0 1c3f5 0 TextEdit; line 1.0 1.0 BSC_read zz 0 0 0 1c3f5 0 TextEdit; } > "$BATS_TEST_TMPDIR/bad.txt"
     run sh -c "argus-decode --format trace-text $BATS_TEST_TMPDIR/bad.txt > $BATS_TEST_TMPDIR/out.cbor"
     assert_failure 65
@@ -58,7 +58,7 @@ line() { printf '%13s %10s             %-28s  %-16s %-16s %-16s %-16s  %-16s  %-
     assert_output '[1,"read","begin"]'
 }
 
-@test "DEC-ORDER: a line later than the reorder window allows exits 65 naming its line; the lines before stay" {
+@test "DEC-ORDER: a line later than the window allows exits 65 naming its line" {
     { line 5.0 0.0 BSC_read 1 0 0 0 1c3f5 0 TextEdit; line 9.0 4.0 BSC_read 1 0 0 0 1c3f5 0 TextEdit; line 1.0 0.0 BSC_read 1 0 0 0 1c3f5 0 TextEdit; } > "$BATS_TEST_TMPDIR/late.txt"
     run sh -c "argus-decode --window 1 $BATS_TEST_TMPDIR/late.txt > $BATS_TEST_TMPDIR/out.cbor"
     assert_failure 65

@@ -13,7 +13,7 @@ setup_file() {
     unpack gui-dbus qt-dbus gui-worker gui-busy
 }
 
-@test "DEC-PROBE (gui-dbus): GLib's dispatch and poll become runloop_invoke (item: the context; the return's from its begin) and runloop_phase (the poll's timeout in ns), GTK's key press a ui_event keyDown with its keyval; a uprobe line's flags (DBZff) open no interrupt window" {
+@test "DEC-PROBE: GLib's dispatch and poll and GTK's key press decode (gui-dbus)" {
     run sh -c "argus-decode '$R/gui-dbus.txt' | argus-to-json | jq -c 'select(.tid == 25605 and (.type == \"runloop_invoke\" or .type == \"runloop_phase\" or .type == \"ui_event\")) | [.type, .phase // .stage // .kind, .item // .timeout // .key]' | head -6"
     # the default context's dispatch holds the key handler; the private
     # context of g_dbus_connection_call_sync is polled (what is left of
@@ -29,7 +29,7 @@ setup_file() {
     assert_output '0'
 }
 
-@test "SPIN-LOOP (gui-dbus): with no flag, one hang: the GTK app's main thread, its loop 3 s away from its wait after the key press; the wait chain runs across GDBus, dbus-daemon and the service's gdbus thread to the service's sleep" {
+@test "SPIN-LOOP: the GTK app's loop 3 s from its wait, chained to the service" {
     diagnose gui-dbus
     run records gui-dbus 'select(.type == "hang") | [.tid, .indicator, .class, .reason, (.duration / 1000000 | floor)]'
     assert_output '[25605,"loop","wait","poll",3021]'
@@ -46,7 +46,7 @@ setup_file() {
     assert_line --partial '1. slow-dbus-svc/main [25586] (the root cause)'
 }
 
-@test "SPIN-LOOP (qt-dbus): a Qt 5 app on GLib's loop, its key press from processKeyEvent; the chain through QtDBus's thread to the service's sleep; alone and with its normal run" {
+@test "SPIN-LOOP: a Qt 5 app on GLib's loop, chained through QtDBus (qt-dbus)" {
     diagnose qt-dbus
     run records qt-dbus 'select(.type == "hang") | [.tid, .indicator, .class]'
     assert_output '[26373,"loop","wait"]'
@@ -62,7 +62,7 @@ setup_file() {
 # the report's "What it waits on", from its heading to its Ends line
 waits_on() { sed -n '/What it waits on/,/Ends:/p'; }
 
-@test "SPIN-PATH, IPC-MSG (gui-dbus): a hop of the wait chain that an ipc edge explains names the message: the service's D-Bus reply (method return, serial 6) that its gdbus thread sent to dbus-daemon and the daemon to the app's gdbus thread; GLib's wakeups through an fd; text and markdown" {
+@test "SPIN-PATH, IPC-MSG: a chain hop an ipc edge explains names the D-Bus reply" {
     diagnose gui-dbus
     # before: "which woke N" at every hop. The reply answers the call's
     # serial 4 (fixtures/real/gui-dbus/README.md, the lines that prove it);
@@ -93,7 +93,7 @@ waits_on() { sed -n '/What it waits on/,/Ends:/p'; }
 Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expired.'
 }
 
-@test "SPIN-PATH, IPC-MSG (qt-dbus): the same hops through QtDBus name the reply (serial 7); QtDBus's thread woke the main thread through a futex, no message: that hop stays a wakeup" {
+@test "SPIN-PATH, IPC-MSG: QtDBus's reply is named; its futex hop stays a wakeup" {
     diagnose qt-dbus
     run waits_on < "$R/qt-dbus.report"
     assert_output '  What it waits on:
@@ -108,7 +108,7 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expired.'
 }
 
-@test "waits inside a callout are the chain's (gui-worker): the key handler joins its worker (futex inside the dispatch), the worker waits on the server's socket, the server's handler sleeps" {
+@test "waits inside a callout are the chain's: handler, worker, server (gui-worker)" {
     diagnose gui-worker
     run records gui-worker 'select(.type == "hang") | [.tid, .indicator, .class, .reason]'
     assert_output '[2715,"loop","wait","futex"]'
@@ -121,7 +121,7 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     assert_output '2690'
 }
 
-@test "SPIN-LOOP (gui-busy): Tcl's loop and Tk's input: a Tk app whose key handler computes 3 s is one busy hang, its own culprit, with no flag" {
+@test "SPIN-LOOP: a Tk key handler computing 3 s is one busy hang (gui-busy)" {
     diagnose gui-busy
     run records gui-busy 'select(.type == "hang") | [.tid, .indicator, .class, (.duration / 1000000 | floor)]'
     assert_output '[13660,"loop","busy",3000]'
@@ -131,7 +131,7 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     assert_output '[1,13660,"busy"]'
 }
 
-@test "an app idle in its loop is never a hang: the normal runs, with no flag, have none, and say which loops were watched" {
+@test "an app idle in its loop is never a hang; the loops watched are said" {
     for n in gui-dbus qt-dbus gui-worker gui-busy; do
         run argus diagnose "$R/$n.normal.txt"
         assert_failure 1
@@ -140,7 +140,7 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     done
 }
 
-@test "SIM-SIG (gui-dbus, gui-busy): what only says the timing is no element (a wait inside its own poll or futex, an ipc via socket or fd): the hang's key handler matches the normal run's, and the culprits come from the comparison" {
+@test "SIM-SIG: timing-only elements are none; the key handlers match (gui-dbus)" {
     diagnose gui-dbus --baseline "$R/gui-dbus.normal.txt"
     # before, the handler's 3 waits more (24 elements against 19) left no
     # candidate within 20%
@@ -164,7 +164,7 @@ dbus_ipc() {
         jq -c 'select(.type == "ipc" or .type == "edge") | del(.ts, .cpu)'
 }
 
-@test "IPC-MSG, IPC-REPLY (D-Bus, GDBus app -> dbus-daemon -> GDBus service): each hop an ipc send/recv via dbus that names its message (serial, dbus_type); the daemon's forward answers its receipt, the service's reply its request" {
+@test "IPC-MSG, IPC-REPLY: GDBus app, dbus-daemon and service hops as ipc via dbus" {
     run dbus_ipc dbus-gdbus.txt
     assert_success
     # the app's call (serial 57, main thread), the daemon's receipt
@@ -197,7 +197,7 @@ dbus_ipc() {
     assert_output "$(cat fixtures/ftrace/dbus-gdbus.expected.jsonl)"
 }
 
-@test "IPC-MSG, IPC-REPLY (D-Bus, dbus-send (libdbus) -> dbus-daemon -> GDBus service): Hello stamped twice, the daemon's own reply, a libdbus receipt once per message" {
+@test "IPC-MSG, IPC-REPLY: dbus-send's Hello, the daemon's reply, libdbus receipts" {
     run dbus_ipc dbus-libdbus.txt
     assert_success
     # Hello (serial 1): received once though stamped ":not.active.yet"
@@ -233,7 +233,7 @@ dbus_ipc() {
     assert_output "$(cat fixtures/ftrace/dbus-libdbus.expected.jsonl)"
 }
 
-@test "IPC-MSG, IPC-REPLY (D-Bus, one process with two unique names): a Hello opens a connection of any process, named or not; a new name on another message is a process with no other name on the bus; the app's two connections and dbus-send's pair each with their own" {
+@test "IPC-MSG, IPC-REPLY: one process with two unique names pairs each connection" {
     run dbus_ipc dbus-two-names.txt
     assert_success
     # two-conn-app calls the bus on its GDBus connection (serial 5, stamped
@@ -302,7 +302,7 @@ dbus_ipc() {
     assert_output "$(jq -c 'select(.id)' fixtures/ftrace/dbus-two-names.expected.jsonl)"
 }
 
-@test "IPC-MSG (D-Bus): read from a pipe (no first pass), the daemon is known by its name before its first set_sender: the same events" {
+@test "IPC-MSG: D-Bus read from a pipe knows the daemon by its name: same events" {
     run bash -c "set -o pipefail; cat fixtures/ftrace/dbus-gdbus.txt | argus-decode --format ftrace | argus-to-json | jq -c 'select(.id)'"
     assert_success
     assert_output "$(jq -c 'select(.id)' fixtures/ftrace/dbus-gdbus.expected.jsonl)"
@@ -319,7 +319,7 @@ dbus_chain() {
                | [.kind, $tid[.from | tostring], $tid[.to | tostring]])'
 }
 
-@test "IPC-MSG, IPC-REPLY (gui-dbus, recorded live): the key handler's call, dbus-daemon's forward, the service's handling and the reply, joined across the three processes" {
+@test "IPC-MSG, IPC-REPLY: a live GDBus call joined across three processes" {
     run dbus_chain gui-dbus
     assert_success
     # app main 25605 -> dbus-daemon 25578 -> service gdbus 25603; the
@@ -341,7 +341,7 @@ dbus_chain() {
 ["ipc",25578,25651]'
 }
 
-@test "IPC-MSG, IPC-REPLY (qt-dbus, recorded live): QtDBus (libdbus) sends and receives on its QDBusConnection thread; its call's prebuilt timeout error and second get_reply_serial make no event" {
+@test "IPC-MSG, IPC-REPLY: a live QtDBus call; its unsent timeout error makes none" {
     run dbus_chain qt-dbus
     assert_success
     # QDBusConnection 26433 (pid 26373) -> dbus-daemon 26313 -> service
@@ -363,7 +363,7 @@ dbus_chain() {
 ["ipc",26313,26433]'
 }
 
-@test "decode, D-Bus: the messages in flight are bounded: 1,030 calls that never reach a daemon keep 1,024, the oldest 6 dropped and counted (-v)" {
+@test "D-Bus messages in flight are bounded at 1,024; the oldest dropped, counted" {
     {
         echo '# argus-thread: tid=700 tgid=700 kernel=0 comm=app'
         for i in $(seq 1 1030); do

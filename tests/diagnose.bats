@@ -32,7 +32,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output "$3"
 }
 
-@test "Sequel Pro: main thread waits on a kernel thread waiting on ssh's network thread; the network thread is the culprit (SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT)" {
+@test "SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT: Sequel Pro's network thread" {
     diagnose sequel-pro
     assert_diagnosis '{"seg":1,"tid":93311,"class":"wait"}' \
         '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
@@ -43,7 +43,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output '{"tid":317,"thread":"ssh tunnel io","seg":4,"waits_on":95104}'
 }
 
-@test "Installer: main thread waits on authd, which waits for SecurityAgent's notification that never comes; SecurityAgent is the culprit (DIFF-CULPRIT)" {
+@test "DIFF-CULPRIT: Installer's culprit is SecurityAgent, whose notice never came" {
     diagnose installer
     assert_diagnosis '{"seg":1,"tid":65501,"class":"wait"}' \
         '{"complete":true,"ui":1,"ui_kind":"mouseDown"}' \
@@ -55,7 +55,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output '{"tid":15101,"proc":"authd","seg":4}'
 }
 
-@test "System Preferences: a main-thread yield loop polls a flag the blocked worker never sets; the missing flag_write is the evidence (SPIN-CLASS yield, DIFF-CULPRIT)" {
+@test "SPIN-CLASS, DIFF-CULPRIT: System Preferences' yield loop and missing write" {
     diagnose sysprefs
     assert_diagnosis '{"seg":1,"tid":58803,"class":"yield"}' \
         '{"complete":true,"ui":1,"ui_kind":"mouseDown"}' \
@@ -64,7 +64,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output '{"missing":"flag","reason":"psynch_mutexwait","baseline_seg":2,"evidence":"in the baseline it acted at +0.023 s (flag_write gPaneLoaded = 1, flag edge, baseline seg 2); here it was blocked 2.402 s in psynch_mutexwait from 0.003 s, up to the hang at 2.001 s"}'
 }
 
-@test "TextEdit: a timer and an I/O completion through a kernel thread; the kernel flush thread blocked on the disk is the culprit (DIFF-CULPRIT)" {
+@test "DIFF-CULPRIT: TextEdit's culprit is the kernel flush thread on the disk" {
     diagnose textedit
     assert_diagnosis '{"seg":1,"tid":47702,"class":"wait"}' \
         '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
@@ -73,7 +73,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output '{"reason":"biowait","duration":3000100000}'
 }
 
-@test "Chromium IME: browser and renderer wait on each other, a 1.5 s timeout turns it into a livelock; the renderer's IME thread is the culprit (SPIN-CLASS repeated timeouts, DIFF-CULPRIT)" {
+@test "SPIN-CLASS, DIFF-CULPRIT: Chromium IME's livelock; the IME thread culprit" {
     diagnose chromium-ime
     assert_diagnosis '{"seg":6,"tid":71601,"class":"wait"}' \
         '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
@@ -88,7 +88,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output '71601'
 }
 
-@test "Copy and paste: a busy main thread's path leads back to the paste keyDown over the dispatch edge; the main thread is its own culprit (SPIN-CLASS busy, SPIN-PATH)" {
+@test "SPIN-CLASS, SPIN-PATH: copy and paste's busy main thread is its own culprit" {
     diagnose copy-paste
     assert_diagnosis '{"seg":2,"tid":38901,"class":"busy"}' \
         '{"complete":true,"ui":1,"ui_kind":"keyDown"}' \
@@ -109,7 +109,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
 # thread all along) -> syncd net (2002, 3 s in soreceive until the device
 # answered). The worker only handed the work on: it is on the chain, no
 # culprit.
-@test "argus diagnose without a baseline names the threads of the wait chain that held the hang up, not those that only relayed (DIFF-CULPRIT without baseline, DIFF-RELAY)" {
+@test "DIFF-CULPRIT, DIFF-RELAY: without a baseline, the chain's holders, no relays" {
     run argus diagnose --keep "$BATS_TEST_TMPDIR/findings" fixtures/demo/hang.jsonl
     assert_success
     run found culprit '{rank, root, tid, seg, reason}'
@@ -120,7 +120,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_output 'argus-diff: chain links that only relayed, not culprits: 1'
 }
 
-@test "argus diagnose prints the report: the hang, the UI event, the path and the culprit" {
+@test "argus diagnose prints the hang, the UI event, the path and the culprit" {
     run argus diagnose --baseline fixtures/diagnose/sequel-pro.base.jsonl fixtures/diagnose/sequel-pro.bug.jsonl
     assert_success
     assert_output --partial 'Sequel Pro'
@@ -131,7 +131,7 @@ assert_diagnosis() { # HANG UI CULPRIT: the expected JSON of each
     assert_line --regexp '^#'
 }
 
-@test "argus diagnose gives --hang to find-spinning for traces without a spinning cursor (SPIN-HANG)" {
+@test "SPIN-HANG: argus diagnose gives --hang to find-spinning" {
     # the demo trace without its cursor backtrace
     grep -v CGSConnectionSetSpinning fixtures/demo/hang.jsonl > "$BATS_TEST_TMPDIR/quiet.jsonl"
     run argus diagnose "$BATS_TEST_TMPDIR/quiet.jsonl"
@@ -204,7 +204,7 @@ Try 'argus diagnose --help' for more information."
     assert_line --index 0 "Usage: argus diagnose [--baseline BASE_TRACE] [-f FORMAT] [OPTIONS] TRACE"
 }
 
-@test "argus diagnose: -f/--format is the trace's format, --output-format the report's; --format markdown and --trace-format still work" {
+@test "argus diagnose: -f is the trace's format, --output-format the report's" {
     run argus diagnose --format kdebug fixtures/demo/hang.jsonl
     assert_failure 65
     assert_output --partial "argus diagnose: fixtures/demo/hang.jsonl: "
@@ -220,7 +220,7 @@ Try 'argus diagnose --help' for more information."
     assert_equal "$output" "$md"
 }
 
-@test "argus diagnose: the report names the baseline compared with, or says none of its nodes is like the hang; another program's baseline exits 65 (SIM-BASELINE)" {
+@test "SIM-BASELINE: the report names its baseline; another program's exits 65" {
     run argus diagnose --baseline fixtures/demo/normal.jsonl fixtures/demo/hang.jsonl
     assert_success
     assert_line "Baseline: compared with fixtures/demo/normal.jsonl, a normal run."

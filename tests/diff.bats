@@ -57,14 +57,14 @@ counts() {
 
 # ---- DIFF-CULPRIT ------------------------------------------------------------
 
-@test "DIFF-CULPRIT: threads of the baseline walk blocked from when they acted there up to the hang are the culprits, the one farthest back first (root)" {
+@test "DIFF-CULPRIT: the walk's threads blocked from their act to the hang are culprits" {
     run diff_run chain
     assert_success
     assert_output '{"type":"culprit","hang":0,"rank":1,"root":true,"depth":0,"branch":1,"tid":7102,"pid":710,"proc":"netd","thread":"io","seg":8,"state":"blocked","since":200000000,"until":3200000000,"duration":3000000000,"wait":18,"resource":"0x710d000","reason":"socket_read","baseline_seg":10,"missing":"wakeup","evidence":"in the baseline it acted at +0.120 s (wakeup of syncd worker [6002], wakeup edge, baseline seg 10); here it was blocked 3.000 s in socket_read from 0.200 s, up to the hang at 2.120 s"}
 {"type":"culprit","hang":0,"rank":2,"root":false,"depth":0,"branch":1,"tid":6102,"pid":610,"proc":"syncd","thread":"worker","seg":5,"state":"blocked","since":140000000,"until":3230000000,"duration":3090000000,"wait":9,"resource":"0x610b000","reason":"reply_wait","waits_on":7102,"baseline_seg":11,"missing":"wakeup","evidence":"in the baseline it acted at +0.140 s (wakeup of Notes main [5001], wakeup edge, baseline seg 11); here it was blocked 3.090 s in reply_wait from 0.140 s, up to the hang at 2.120 s"}'
 }
 
-@test "DIFF-CULPRIT: a thread of the walk that was not blocked in the buggy run (the kernel timer thread) or blocked only since after the middle (the resolver) is not a culprit" {
+@test "DIFF-CULPRIT: a thread not blocked, or blocked only after the middle, is none" {
     run diff_run chain
     assert_success
     run pick '[.tid, .thread]'
@@ -81,7 +81,7 @@ resolver_from() {
     pair resolver fixtures/diff/chain.base.jsonl "$TMP/resolver.bug.jsonl"
 }
 
-@test "DIFF-CULPRIT: blocked since the middle of [aligned act, hang] is a culprit; a nanosecond later is not" {
+@test "DIFF-CULPRIT: blocked since the middle of [act, hang] counts; 1 ns later not" {
     resolver_from 1145000000
     run records resolver
     assert_success
@@ -113,7 +113,7 @@ with open("fixtures/diff/chain.base.jsonl") as f, open(out, "w") as o:
 PY
 }
 
-@test "DIFF-CULPRIT: a baseline whose ts cross 2^63 between the similar node and the act, or end at 2^64-1, gives the culprits of the baseline as it was (UBSan under make check)" {
+@test "DIFF-CULPRIT: baseline times crossing 2^63 or ending at 2^64-1 do not wrap" {
     resolver_from 1145000000
     records resolver > "$TMP/expected"
     # the similar node (keyDown at 0.1 s) before 2^63, the acts after it;
@@ -127,7 +127,7 @@ PY
     done
 }
 
-@test "DIFF-CULPRIT: a thread that acted 2^63 ns or more after the similar node acted that much later, not before; a is then the hang's time" {
+@test "DIFF-CULPRIT: a thread acting 2^63 ns after the similar node stays after it" {
     resolver_from 1145000000
     # every event after the similar node's beginning 2^63 ns later
     shift_base "$TMP/far.base.jsonl" 135000000 "$(printf '%u' $((1 << 63)))"
@@ -138,7 +138,7 @@ PY
     assert_output '["resolver","in the baseline it acted at +9223372036.925 s"]["io","in the baseline it acted at +9223372036.975 s"]["worker","in the baseline it acted at +9223372036.995 s"]'
 }
 
-@test "DIFF-CULPRIT: a thread of the walk that ran without blocking over the same time is a culprit, state busy; the worker that only waited on it is none, though the baseline names it (DIFF-RELAY)" {
+@test "DIFF-CULPRIT, DIFF-RELAY: a thread busy over the time is a culprit, state busy" {
     # io polls the socket in a loop instead of blocking in socket_read
     sed 's/{"type":"wait","ts":200000000,"tid":7102,[^}]*}/{"type":"syscall","ts":200000000,"tid":7102,"name":"poll"}/' \
         fixtures/diff/chain.bug.jsonl > "$TMP/poll.bug.jsonl"
@@ -148,7 +148,7 @@ PY
     assert_output '{"type":"culprit","hang":0,"rank":1,"root":true,"depth":0,"branch":1,"tid":7102,"pid":710,"proc":"netd","thread":"io","seg":8,"state":"busy","since":190000000,"until":3220000000,"duration":3030000000,"baseline_seg":10,"missing":"wakeup","evidence":"in the baseline it acted at +0.120 s (wakeup of syncd worker [6002], wakeup edge, baseline seg 10); here it was running 3.030 s without blocking from 0.190 s, up to the hang at 2.120 s"}'
 }
 
-@test "DIFF-CULPRIT: a baseline thread whose role no thread plays in the buggy run (mDNSResponder) is skipped and counted (-v)" {
+@test "DIFF-CULPRIT: a baseline thread whose role nobody plays is skipped and counted" {
     run counts chain --depth 0
     assert_success
     assert_output 'argus-diff: chain links that only relayed, not culprits: 1
@@ -156,7 +156,7 @@ argus-diff: baseline threads with no counterpart: 1
 argus-diff: culprits: 2'
 }
 
-@test "DIFF-CULPRIT: a baseline thread with no counterpart is counted once, however many walks (recursion, branches) pass it" {
+@test "DIFF-CULPRIT: a baseline thread with no counterpart is counted once" {
     run counts chain
     assert_success
     assert_output 'argus-diff: chain links that only relayed, not culprits: 1
@@ -164,13 +164,13 @@ argus-diff: baseline threads with no counterpart: 1
 argus-diff: culprits: 2'
 }
 
-@test "DIFF-CULPRIT: a busy hang names its own thread (state busy), with its baseline node" {
+@test "DIFF-CULPRIT: a busy hang names its own thread, with its baseline node" {
     run diff_run busy
     assert_success
     assert_output '{"type":"culprit","hang":0,"rank":1,"root":true,"depth":0,"branch":1,"tid":5901,"pid":590,"proc":"Safari","thread":"main","seg":1,"state":"busy","since":100000000,"until":2600000000,"duration":2500000000,"baseline_seg":1,"evidence":"the hang'"'"'s own thread was running 2.500 s without blocking from 0.100 s; its baseline node (seg 1) ran 0.060 s"}'
 }
 
-@test "DIFF-CULPRIT: the default recursion compares the culprit's own node with the baseline and finds the culprit behind it (depth 1, root); --depth 0 does not" {
+@test "DIFF-CULPRIT: recursion finds the culprit behind the culprit; --depth 0 not" {
     run diff_run depth
     assert_success
     assert_output '{"type":"culprit","hang":0,"rank":1,"root":true,"depth":1,"branch":1,"tid":6303,"pid":630,"proc":"photolibraryd","thread":"db","seg":2,"state":"blocked","since":90000000,"until":3100000000,"duration":3010000000,"wait":3,"resource":"0x630d000","reason":"biowait","baseline_seg":5,"missing":"wakeup","evidence":"in the baseline it acted at +0.015 s (wakeup of photolibraryd worker [6202], wakeup edge, baseline seg 5); here it was blocked 3.010 s in biowait from 0.090 s, up to the hang at 2.220 s"}
@@ -182,7 +182,7 @@ argus-diff: culprits: 2'
 
 # The chain is the app's main -> syncd worker -> netd io; the worker was
 # blocked on netd io all along: it only relayed.
-@test "DIFF-CULPRIT: without --baseline the culprits are the threads of the hang's wait chain that held it up; one that only relayed is none (DIFF-RELAY)" {
+@test "DIFF-CULPRIT, DIFF-RELAY: without a baseline, the chain's threads that held it" {
     pair chain fixtures/diff/chain.base.jsonl fixtures/diff/chain.bug.jsonl
     run bash -c "set -o pipefail; argus-diff '$TMP/chain.hangs' | argus-to-json | jq -c 'select(.type==\"culprit\" or .type==\"branch\")'"
     assert_success
@@ -198,7 +198,7 @@ argus-diff: culprits: 2'
     assert_output '{"type":"culprit","hang":0,"rank":1,"root":true,"depth":0,"branch":1,"tid":5901,"pid":590,"proc":"Safari","thread":"main","seg":1,"state":"busy","since":100000000,"until":2600000000,"duration":2500000000,"evidence":"the hang'"'"'s own thread was running 2.500 s without blocking from 0.100 s"}'
 }
 
-@test "DIFF-CULPRIT: with argus-similar's match record in the stream the culprits are the same" {
+@test "DIFF-CULPRIT: with argus-similar's match record the culprits are the same" {
     pair chain fixtures/diff/chain.base.jsonl fixtures/diff/chain.bug.jsonl
     expected=$(records chain)
     run bash -c "set -o pipefail; argus-similar --in '$TMP/chain.graph' '$TMP/chain.hangs' | argus-diff --baseline '$TMP/chain.graph' | argus-to-json | jq -c 'select(.type==\"match\" or .type==\"culprit\" or .type==\"branch\") | del(.baseline)'"
@@ -207,7 +207,7 @@ argus-diff: culprits: 2'
 $expected"
 }
 
-@test "DIFF-CULPRIT: the stream passes through unchanged, the records are appended at the end, the header names the stage" {
+@test "DIFF-CULPRIT: the stream passes through; records appended, stage named" {
     pair chain fixtures/diff/chain.base.jsonl fixtures/diff/chain.bug.jsonl
     cd "$TMP"
     argus-to-json chain.hangs > in.json
@@ -223,7 +223,7 @@ $expected"
 
 # ---- DIFF-ASK ------------------------------------------------------------------
 
-@test "DIFF-ASK: two incoming strong edges from different threads: by default both branches are followed (branch without chosen; culprits on branch 1 and 2, each branch's first is root)" {
+@test "DIFF-ASK: two strong causes on other threads: both branches are followed" {
     run diff_run branches
     assert_success
     assert_output '{"type":"branch","hang":0,"at":6,"choices":[5,4]}
@@ -231,7 +231,7 @@ $expected"
 {"type":"culprit","hang":0,"rank":2,"root":true,"depth":0,"branch":2,"tid":5505,"pid":550,"proc":"Preview","thread":"decoder","seg":4,"state":"blocked","since":155000000,"until":3050000000,"duration":2895000000,"wait":11,"resource":"0x550f000","reason":"vm_pagein","baseline_seg":4,"missing":"flag","evidence":"in the baseline it acted at +0.060 s (flag_write kDecodeDone = 1, flag edge, baseline seg 4); here it was blocked 2.895 s in vm_pagein from 0.155 s, up to the hang at 2.130 s"}'
 }
 
-@test "DIFF-ASK: --choose 1 takes the latest cause, --choose 2 the other (branch with chosen)" {
+@test "DIFF-ASK: --choose 1 takes the latest cause, --choose 2 the other" {
     pair branches fixtures/diff/branches.base.jsonl fixtures/diff/branches.bug.jsonl
     run records branches --choose 1
     assert_success
@@ -268,7 +268,7 @@ $expected"
     assert_output '["branch",null,null]["culprit","thumbnailer",1]'
 }
 
-@test "DIFF-ASK: a node the walk can leave only over a weak edge is a branch point (one choice)" {
+@test "DIFF-ASK: a node left only over a weak edge is a branch point (one choice)" {
     run diff_run weak
     assert_success
     assert_output '{"type":"branch","hang":0,"at":1,"choices":[2]}
@@ -282,7 +282,7 @@ $expected"
 # main thread's node (seg 3), which the walk can leave only over the weak
 # "wait" edges from the helpers' first waits (seg 2, seg 1): one more
 # branch point, met on both branches.
-@test "DIFF-ASK: a branch point met again on another branch takes the choice once (--choose has one entry per branch point)" {
+@test "DIFF-ASK: a branch point met again on another branch is chosen once" {
     grep -v mouseDown fixtures/diff/branches.base.jsonl > "$TMP/noui.base.jsonl"
     grep -v mouseDown fixtures/diff/branches.bug.jsonl > "$TMP/noui.bug.jsonl"
     pair noui "$TMP/noui.base.jsonl" "$TMP/noui.bug.jsonl"
@@ -294,7 +294,7 @@ $expected"
 
 # fixtures/diff/diamond.*.jsonl: branch point 2 (seg 5) is met on both
 # branches; on the second one, its candidate seg 6 is on the walk already.
-@test "DIFF-ASK: a branch point met again keeps the cause chosen there, not the choice's number" {
+@test "DIFF-ASK: a branch point met again keeps the cause chosen, not its number" {
     pair diamond fixtures/diff/diamond.base.jsonl fixtures/diff/diamond.bug.jsonl
     run records diamond --depth 0 --choose 0,2
     assert_success
@@ -311,7 +311,7 @@ $expected"
 Try 'argus-diff --help' for more information."
 }
 
-@test "DIFF-ASK: --interactive asks on the terminal, listing each candidate's thread, edge and key events; answering 2 takes the decoder" {
+@test "DIFF-ASK: --interactive asks on the terminal; answering 2 takes the decoder" {
     command -v script >/dev/null || skip "script (util-linux/bsdutils) is not installed"
     pair branches fixtures/diff/branches.base.jsonl fixtures/diff/branches.bug.jsonl
     cd "$TMP"
@@ -399,7 +399,7 @@ Try 'argus-diff --help' for more information."
     assert_output --regexp '^argus-diff [0-9]'
 }
 
-@test "DIFF-CULPRIT: the evidence names the baseline event of the edge, and acted is its ts, when it sits among many others in its segment (the baseline file is read again at that event)" {
+@test "DIFF-CULPRIT: the evidence names the baseline event and its ts" {
     # io's seg 10 of the baseline: the wakeup of the worker between eight
     # syscalls before and eight after, so that it is not among the first
     # six and last six key events a segment keeps
@@ -420,7 +420,7 @@ Try 'argus-diff --help' for more information."
     assert_output '"in the baseline it acted at +0.120 s (wakeup of syncd worker [6002], wakeup edge, baseline seg 10); here it was blocked 3.000 s in socket_read from 0.200 s, up to the hang at 2.120 s"'
 }
 
-@test "DIFF-CULPRIT: on a recording with a clock of its own (the header's origin), the evidence's times are on that clock, as the report prints them: the root culprit blocked from a timestamp of the trace" {
+@test "DIFF-CULPRIT: a recording's evidence times are on the trace's own clock" {
     gzip -dc "$ARGUS_ROOT/fixtures/real/gui-dbus/hang.txt.gz" > "$TMP/hang.txt"
     gzip -dc "$ARGUS_ROOT/fixtures/real/gui-dbus/normal.txt.gz" > "$TMP/normal.txt"
     argus graph "$TMP/normal.txt" > "$TMP/normal.graph"

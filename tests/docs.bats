@@ -13,7 +13,7 @@ defined_rules() {
         sed 's/^### //; s/^\*\*//' | sort -u
 }
 
-@test "every rule id cited in the programs, the library, the tests and the docs is defined on a stage page" {
+@test "every rule id cited in code, tests and docs is defined on a stage page" {
     run bash -c "git ls-files filters lib include tests scripts docs bench README.md |
         grep -v '^tests/fuzz/corpus/' | xargs grep -hoE '$RULE' | sort -u"
     cited=$output
@@ -22,7 +22,7 @@ defined_rules() {
     assert_output ""
 }
 
-@test "docs/rules.md lists every rule defined on a stage page, with the page that defines it" {
+@test "docs/rules.md lists every rule defined on a stage page, with its page" {
     while read -r id; do
         page=$(grep -lE "^(### |\*\*)$id\b" docs/stages/*.md | head -1)
         grep -qF -- "- **$id** ([stages/${page#docs/stages/}](stages/${page#docs/stages/}))" docs/rules.md ||
@@ -44,8 +44,22 @@ defined_rules() {
     assert_failure
 }
 
-@test "the docs, code, tests and scripts speak of the project alone: no seed or issue numbers (history is git's)" {
-    run bash -c "git ls-files | grep -v '^fixtures/' | xargs grep -nPi '\bseeds?\s+0\d\d\b|\bissues?\s+\d+'"
+@test "no tracked file, fixtures included, cites an issue number (history is git's)" {
+    run bash -c "git ls-files -z | xargs -0 grep -nPIi '\bissues?\s+#?\d+'"
+    assert_output ""
+}
+
+@test "the docs, code, tests and scripts cite no seed number (history is git's)" {
+    run bash -c "git ls-files | grep -v '^fixtures/' | xargs grep -nPi '\bseeds?\s+0\d\d\b'"
+    assert_output ""
+}
+
+# A test's name says what it proves in a line, its rule id first when it
+# has one (about 80 characters); 100 is the most.
+@test "every test's name is at most 100 characters" {
+    names=$(grep -h '^@test' tests/*.bats tests/live/*.bats | sed -E 's/^@test "(.*)" \{ *$/\1/')
+    [ "$(wc -l <<< "$names")" -gt 800 ]
+    run awk 'length($0) > 100' <<< "$names"
     assert_output ""
 }
 
@@ -73,7 +87,7 @@ threshold_words() {
 # break anywhere)
 flat() { cat "$@" | tr '\n' ' ' | tr -s ' '; }
 
-@test "each default hang threshold is stated once, in find-spinning's Thresholds table, with find-spinning's constants" {
+@test "each default hang threshold is stated once, in find-spinning's Thresholds table" {
     threshold_words
     run grep -cF "| a GUI program's main loop away from its wait | $LOOP ms | SPIN-LOOP |" docs/stages/find-spinning.md
     assert_output 1
@@ -83,7 +97,7 @@ flat() { cat "$@" | tr '\n' ' ' | tr -s ' '; }
     assert_output 1
 }
 
-@test "help, man page and docs state the thresholds the same way, with find-spinning's numbers, and link the Thresholds table" {
+@test "help, man page and docs state the thresholds alike and link their table" {
     threshold_words
     argus diagnose --help > "$BATS_TEST_TMPDIR/diagnose.help"
     argus find-spinning --help > "$BATS_TEST_TMPDIR/fs.help"

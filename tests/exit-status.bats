@@ -144,7 +144,7 @@ check_all() {
     check_all 0
 }
 
-@test "argus diagnose exits 1 when it finds no hang; argus-export when there is nothing to draw" {
+@test "argus diagnose exits 1 on no hang; argus-export on nothing to draw" {
     check_all 1
 }
 
@@ -156,7 +156,7 @@ check_all() {
     check_all 65
 }
 
-@test "every program that reads a file exits 66 when it cannot open it, with strerror's reason" {
+@test "every program exits 66 on a file it cannot open, with strerror's reason" {
     check_all 66
 }
 
@@ -168,7 +168,7 @@ check_all() {
     check_all 73
 }
 
-@test "argus-record exits 69 without tracefs, 73 when -o cannot be created, 77 when not root" {
+@test "argus-record exits 69 without tracefs, 73 on a bad -o, 77 when not root" {
     [ "$(id -u)" = 0 ] || skip "needs root: argus-record checks for it first"
     check argus-record 69
     check argus-record 73

@@ -38,7 +38,7 @@ counts() {
 
 # ---- SPIN-INDICATOR ---------------------------------------------------------
 
-@test "SPIN-INDICATOR: a CGSConnectionSetSpinning backtrace picks the main thread's segment ongoing then (one ending in a wait lasts until the thread runs again); SLSConnectionSetSpinning is found as ConnectionSetSpinning" {
+@test "SPIN-INDICATOR: a SetSpinning backtrace picks the main thread's segment then" {
     run spin $F/cursor.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":1001,"pid":100,"proc":"TextEdit","thread":"main","begin":1000000,"end":2510000000,"duration":2509000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":7,"events":3,"yields":0,"blocked":2500000000,"timeouts":0,"wait":3,"resource":"0x7100","reason":"psynch_cvwait","result":"awakened"}
@@ -48,7 +48,7 @@ counts() {
 {"type":"path","hang":1,"rank":1,"score":0,"complete":true,"segs":[3],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":5,"ui_kind":"mouseDown"}'
 }
 
-@test "SPIN-INDICATOR: a flag_write of sCGEventIsMainThreadSpinning = 1 is an indicator; = 0, and another flag = 1, are not" {
+@test "SPIN-INDICATOR: flag_write of sCGEventIsMainThreadSpinning = 1 is an indicator" {
     # the fixture without its backtrace: the flag alone
     grep -v CGSConnectionSetSpinning $F/flag.jsonl > "$TMP/flag.jsonl"
     run spin "$TMP/flag.jsonl"
@@ -61,7 +61,7 @@ counts() {
 argus-find-spinning: hang nodes: 1'
 }
 
-@test "SPIN-INDICATOR: two indicators on one hang node give one hang record, named after the first" {
+@test "SPIN-INDICATOR: two indicators on one hang node give one hang record" {
     run spin $F/flag.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":3,"tid":3001,"pid":300,"proc":"Safari","thread":"main","begin":200000000,"end":3000000000,"duration":2800000000,"class":"busy","indicator":"sCGEventIsMainThreadSpinning","at":2200000000,"event":6,"events":2,"yields":0,"blocked":0,"timeouts":0}
@@ -73,7 +73,7 @@ argus-find-spinning: indicators on a hang already found: 1
 argus-find-spinning: hang nodes: 1'
 }
 
-@test "SPIN-INDICATOR: --indicator SYMBOL adds a backtrace frame holding SYMBOL and a flag_write of a flag named SYMBOL, not 0" {
+@test "SPIN-INDICATOR: --indicator SYMBOL adds a backtrace frame and a flag" {
     run spin $F/indicator.jsonl
     assert_success
     assert_output ''
@@ -92,7 +92,7 @@ argus-find-spinning: hang nodes: 0'
 {"type":"path","hang":1,"rank":1,"score":2,"complete":true,"segs":[1,3],"edge_from":[4],"edge_to":[5],"edge_kinds":["thread"],"ui":1,"ui_kind":"keyDown"}'
 }
 
-@test "SPIN-INDICATOR: with no main-thread segment ongoing, the latest one that began within 1.5 s before; none beyond 1.5 s (counted with -v)" {
+@test "SPIN-INDICATOR: with no segment ongoing, the latest begun within 1.5 s" {
     run spin $F/search-back.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":2,"tid":5001,"pid":500,"proc":"Notes","thread":"main","begin":900000000,"end":1000000000,"duration":100000000,"class":"busy","indicator":"CGSConnectionSetSpinning","at":1900000000,"event":5,"events":2,"yields":0,"blocked":0,"timeouts":0}
@@ -104,7 +104,7 @@ argus-find-spinning: indicators with no main-thread segment: 1
 argus-find-spinning: hang nodes: 1'
 }
 
-@test "SPIN-INDICATOR: the 1.5 s look-back takes a segment that began exactly 1.5 s before, not 1 ns earlier" {
+@test "SPIN-INDICATOR: the look-back takes a segment begun exactly 1.5 s before" {
     # only the second cursor, moved to 1.5 s after segment 2 began (900 ms)
     grep -v '"ts":1900000000' $F/search-back.jsonl | sed 's/"ts":2500000000/"ts":2400000000/' > "$TMP/at.jsonl"
     run only hang "$TMP/at.jsonl"
@@ -120,7 +120,7 @@ argus-find-spinning: indicators with no main-thread segment: 1
 argus-find-spinning: hang nodes: 0'
 }
 
-@test "SPIN-INDICATOR: --proc NAME keeps the hang nodes of processes named NAME only, numbered from 0" {
+@test "SPIN-INDICATOR: --proc NAME keeps the hang nodes of processes named NAME" {
     run spin $F/cursor.jsonl --proc Preview
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":3,"tid":2001,"pid":200,"proc":"Preview","thread":"main","begin":500000000,"end":2600000000,"duration":2100000000,"class":"busy","indicator":"ConnectionSetSpinning","at":2100000000,"event":8,"events":3,"yields":0,"blocked":0,"timeouts":0}
@@ -129,7 +129,7 @@ argus-find-spinning: hang nodes: 0'
 
 # ---- SPIN-HANG -----------------------------------------------------------------
 
-@test "SPIN-HANG: --hang 250 on a trace without cursor: a main thread blocked 400 ms and one running 350 ms are hang nodes, other threads never" {
+@test "SPIN-HANG: --hang 250 finds main threads blocked or running that long" {
     run spin $F/hang-ms.jsonl --hang 250
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":6001,"pid":600,"proc":"Calendar","thread":"main","begin":1000000,"end":410000000,"duration":409000000,"class":"wait","indicator":"hang","at":260000000,"events":2,"yields":0,"blocked":400000000,"timeouts":0,"wait":3,"resource":"0x6100","reason":"psynch_cvwait","result":"awakened"}
@@ -139,7 +139,7 @@ argus-find-spinning: hang nodes: 0'
 {"type":"path","hang":1,"rank":1,"score":0,"complete":true,"segs":[4],"edge_from":[],"edge_to":[],"edge_kinds":[],"ui":5,"ui_kind":"keyDown"}'
 }
 
-@test "SPIN-HANG: no hang without --hang; --hang MS takes MS itself (400 finds the 400 ms wait, 401 nothing)" {
+@test "SPIN-HANG: no hang without --hang; --hang MS takes MS itself" {
     run spin $F/hang-ms.jsonl
     assert_success
     assert_output ''
@@ -162,7 +162,7 @@ argus-find-spinning: hang nodes: 0'
 
 # ---- SPIN-CLASS ----------------------------------------------------------------
 
-@test "SPIN-CLASS: wait when the final wait lasts 0.8 s or more, busy when it ran 1.5 s or more, else by its end" {
+@test "SPIN-CLASS: wait after a final wait of 0.8 s, busy after 1.5 s running" {
     run only hang $F/class-wait-busy.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":3,"tid":8201,"pid":820,"proc":"Keynote","thread":"main","begin":1000000000,"end":2600000000,"duration":1600000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2550000000,"event":6,"events":2,"yields":0,"blocked":100000001,"timeouts":0,"wait":4,"resource":"0x8200","reason":"psynch_mutexwait","result":"awakened"}
@@ -170,14 +170,14 @@ argus-find-spinning: hang nodes: 0'
 {"type":"hang","hang":2,"seg":2,"tid":8101,"pid":810,"proc":"Numbers","thread":"main","begin":1000000000,"end":3299999999,"duration":2299999999,"class":"busy","indicator":"CGSConnectionSetSpinning","at":3000000000,"event":11,"events":2,"yields":0,"blocked":799999999,"timeouts":0}'
 }
 
-@test "SPIN-CLASS: wait by two timed-out waits in a row on one resource, however short; one alone (another resource before) does not make it" {
+@test "SPIN-CLASS: two timed-out waits in a row on one resource make it a wait" {
     run only hang $F/class-timeouts.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":3,"tid":11001,"pid":1100,"proc":"Messages","thread":"main","begin":110000000,"end":1810000000,"duration":1700000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":1750000000,"event":11,"events":3,"yields":0,"blocked":100000000,"timeouts":2,"wait":9,"resource":"0xb000","reason":"psynch_cvwait","result":"timed_out"}
 {"type":"hang","hang":1,"seg":4,"tid":12001,"pid":1200,"proc":"Notes","thread":"main","begin":110000000,"end":1810000000,"duration":1700000000,"class":"busy","indicator":"CGSConnectionSetSpinning","at":1750000000,"event":12,"events":3,"yields":0,"blocked":100000000,"timeouts":1}'
 }
 
-@test "SPIN-CLASS: yield when thread_switch and swtch_pri are a third of the events or more, before busy" {
+@test "SPIN-CLASS: yield when thread_switch and swtch_pri are a third of the events" {
     run spin $F/class-yield.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":9001,"pid":900,"proc":"System Preferences","thread":"main","begin":1000000,"end":2500000000,"duration":2499000000,"class":"yield","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":9,"events":6,"yields":2,"blocked":0,"timeouts":0}
@@ -194,7 +194,7 @@ argus-find-spinning: hang nodes: 0'
 
 # ---- SPIN-PATH: the causal path back to the UI event ---------------------------------
 
-@test "SPIN-PATH: a dispatch edge leads back to the keyDown's segment (one strong edge: score -1)" {
+@test "SPIN-PATH: a dispatch edge leads back to the keyDown's segment" {
     run spin $F/path-dispatch.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":2,"tid":13001,"pid":1300,"proc":"Photos","thread":"main","begin":10000000,"end":2500000000,"duration":2490000000,"class":"busy","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":6,"events":3,"yields":0,"blocked":0,"timeouts":0}
@@ -209,7 +209,7 @@ argus-find-spinning: hang nodes: 0'
 {"type":"path","hang":0,"rank":3,"score":1,"complete":true,"segs":[2,4],"edge_from":[5],"edge_to":[11],"edge_kinds":["wait"],"ui":4,"ui_kind":"keyDown"}'
 }
 
-@test "SPIN-PATH: --beam 1 keeps the best step only and writes one path; --beam 2 writes two" {
+@test "SPIN-PATH: --beam 1 writes the best path only; --beam 2 writes two" {
     run spin $F/path-rank.jsonl --beam 1
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":4,"tid":14001,"pid":1400,"proc":"App","thread":"main","begin":40000000,"end":2200000000,"duration":2160000000,"class":"busy","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":14,"events":4,"yields":0,"blocked":0,"timeouts":0}
@@ -220,13 +220,13 @@ argus-find-spinning: hang nodes: 0'
 {"type":"path","hang":0,"rank":2,"score":0,"complete":true,"segs":[1,3,4],"edge_from":[3,7],"edge_to":[7,9],"edge_kinds":["wait","wakeup"],"ui":1,"ui_kind":"keyDown"}'
 }
 
-@test "SPIN-PATH: --max-steps 1 keeps paths of one edge: the complete weak one is written, not the strong ones cut short" {
+@test "SPIN-PATH: --max-steps 1 writes the complete weak path, not cut strong ones" {
     run only path $F/path-rank.jsonl --max-steps 1
     assert_success
     assert_output '{"type":"path","hang":0,"rank":1,"score":1,"complete":true,"segs":[2,4],"edge_from":[5],"edge_to":[11],"edge_kinds":["wait"],"ui":4,"ui_kind":"keyDown"}'
 }
 
-@test "SPIN-PATH: a segment with no incoming edge steps to its thread's previous segment (kind thread, +2); with no ui_event reachable the path is incomplete, without ui fields" {
+@test "SPIN-PATH: a segment with no incoming edge steps to its thread's previous one" {
     run spin $F/path-thread.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":3,"tid":16001,"pid":1600,"proc":"Terminal","thread":"main","begin":10000000,"end":2500000000,"duration":2490000000,"class":"busy","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":7,"events":2,"yields":0,"blocked":0,"timeouts":0}
@@ -240,7 +240,7 @@ argus-find-spinning: hang nodes: 2
 argus-find-spinning: hang nodes with no path to a ui_event: 1'
 }
 
-@test "SPIN-PATH: --no-thread-order never steps to the previous segment: the hang node alone, incomplete" {
+@test "SPIN-PATH: --no-thread-order never steps back: the hang node alone, incomplete" {
     run only path $F/path-thread.jsonl --no-thread-order
     assert_success
     assert_output '{"type":"path","hang":0,"rank":1,"score":0,"complete":false,"segs":[3],"edge_from":[],"edge_to":[],"edge_kinds":[]}
@@ -249,7 +249,7 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
 
 # ---- SPIN-PATH: the wait chain ----------------------------------------------------
 
-@test "SPIN-PATH: the demo's wait chain goes through two wakeups to the net thread, woken by an interrupt: io" {
+@test "SPIN-PATH: the demo's wait chain goes through two wakeups to an io interrupt" {
     run spin fixtures/demo/hang.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":1001,"pid":100,"proc":"App","thread":"main","begin":1000000,"end":3200400000,"duration":3199400000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2001200000,"event":12,"events":4,"yields":0,"blocked":3199190000,"timeouts":0,"wait":4,"resource":"0x5207","reason":"mach_msg receive","result":"awakened"}
@@ -257,7 +257,7 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
 {"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1001,2001,2002],"links":["wakeup","wakeup"],"states":["blocked","blocked","blocked"],"since":[1210000,1410000,1510000],"until":[3200400000,3200300000,3200100000],"waits":[1,1,1],"end":"io","resource":"0x9c00","reason":"soreceive"}'
 }
 
-@test "SPIN-PATH: a wait chain through IPC requests nobody answered: ipc, ipc, not_woken; ipc, no_reply" {
+@test "SPIN-PATH: a chain through unanswered IPC requests ends not_woken or no_reply" {
     run only wait_chain $F/chain-ipc.jsonl
     assert_success
     assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[18001,19001,20001],"links":["ipc","ipc"],"states":["blocked","blocked","blocked"],"since":[3000000,6000000,8000000],"until":[2000000000,2000000000,2000000000],"waits":[1,1,1],"end":"not_woken","resource":"0x2000c0","reason":"psynch_cvwait"}
@@ -267,13 +267,13 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
 {"type":"hang","hang":1,"seg":4,"tid":21001,"pid":2100,"proc":"Safari","thread":"main","begin":11000000,"end":2000000000,"duration":1989000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":2000000000,"event":16,"events":3,"yields":0,"blocked":1987000000,"timeouts":0,"wait":11,"resource":"0x2107","reason":"mach_msg receive"}'
 }
 
-@test "SPIN-PATH: a wait that timed out, with no request sent, ends its chain with timeout" {
+@test "SPIN-PATH: a wait that timed out with no request sent ends its chain timeout" {
     run sh -c "argus graph $F/class-timeouts.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\" and .hang==0)'"
     assert_success
     assert_output '{"type":"wait_chain","hang":0,"segs":[3],"tids":[11001],"links":[],"states":["blocked"],"since":[1710000000],"until":[1810000000],"waits":[1],"end":"timeout","resource":"0xb000","reason":"psynch_cvwait"}'
 }
 
-@test "SPIN-PATH: a wait chain that comes back to a thread already in it ends with cycle" {
+@test "SPIN-PATH: a wait chain that comes back to a thread in it ends with cycle" {
     run spin $F/chain-cycle.jsonl
     assert_success
     assert_output '{"type":"hang","hang":0,"seg":1,"tid":24001,"pid":2400,"proc":"Chromium","thread":"main","begin":1000000,"end":1503000000,"duration":1502000000,"class":"wait","indicator":"CGSConnectionSetSpinning","at":1000000000,"event":7,"events":3,"yields":0,"blocked":1500000000,"timeouts":1,"wait":3,"resource":"0x2407","reason":"mach_msg receive","result":"timed_out"}
@@ -281,19 +281,19 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
 {"type":"wait_chain","hang":0,"segs":[1,2],"tids":[24001,25001],"links":["ipc"],"states":["blocked","blocked"],"since":[3000000,6000000],"until":[1503000000,1503000000],"waits":[1,1],"end":"cycle","resource":"0x2507","reason":"mach_msg receive"}'
 }
 
-@test "SPIN-PATH: the waker's chain step is the segment it woke the waiter from when that began before the indicator, not its wait before" {
+@test "SPIN-PATH: the waker's step is the segment it woke the waiter from" {
     run sh -c "argus graph $F/chain-running.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\" and .hang==0)'"
     assert_success
     assert_output '{"type":"wait_chain","hang":0,"segs":[1,3],"tids":[26001,26003],"links":["wakeup"],"states":["blocked","running"],"since":[10000000,20000000],"until":[2510000000,2510000000],"waits":[1,0],"end":"running"}'
 }
 
-@test "SPIN-PATH: a thread that was running at the indicator ends the chain with running, even if it blocks later" {
+@test "SPIN-PATH: a thread running at the indicator ends the chain with running" {
     run sh -c "argus graph $F/chain-running.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\" and .hang==1)'"
     assert_success
     assert_output '{"type":"wait_chain","hang":1,"segs":[4,5],"tids":[27001,28001],"links":["ipc"],"states":["blocked","running"],"since":[23000000,24000000],"until":[2510000000,2500000000],"waits":[1,0],"end":"running"}'
 }
 
-@test "SPIN-PATH: only a wait hang gets a wait chain: not a busy one whose segment ends in a short wait" {
+@test "SPIN-PATH: only a wait hang gets a wait chain, not a busy one" {
     run sh -c "argus graph $F/class-wait-busy.jsonl | argus-find-spinning | argus-to-json | jq -c 'select(.type==\"wait_chain\") | .hang'"
     assert_success
     assert_output '0
@@ -309,7 +309,7 @@ argus-find-spinning: hang nodes with no path to a ui_event: 1'
 
 # ---- the stream ------------------------------------------------------------------
 
-@test "the graph stream passes through unchanged but for the header's stages, and the records are appended at the end" {
+@test "the graph passes through unchanged but for the header; records are appended" {
     argus graph fixtures/demo/hang.jsonl > "$TMP/in"
     argus-find-spinning < "$TMP/in" > "$TMP/out"
     argus-to-json "$TMP/in" > "$TMP/in.json"
@@ -341,18 +341,18 @@ critical_path'
 
 # ---- bad input and usage -----------------------------------------------------------
 
-@test "a stream that was not segmented (decode output straight in) exits 65 naming the first event" {
+@test "a stream that was not segmented exits 65 naming the first event" {
     run sh -c 'argus-decode fixtures/demo/hang.jsonl | argus-find-spinning 2>&1 >/dev/null'
     assert_failure 65
     assert_output "argus-find-spinning: <stdin>: record 7 (byte 352): event 1 has no seg: run argus-segment (argus graph) before the analysis"
 }
 
-@test "on a stream that was not segmented, what was written ends before the bad record (stream-format.md, Output and errors)" {
+@test "on a stream not segmented, the output ends before the bad record" {
     run sh -c 'argus-decode fixtures/demo/hang.jsonl | argus-find-spinning 2>/dev/null | argus-to-json | jq -r .type | tr "\n" " "'
     assert_output 'stream thread thread thread thread thread '
 }
 
-@test "usage errors exit 64: --beam 0, --hang past 10^9 ms (hang_ms * 1e6 would wrap), an unknown option, two files" {
+@test "usage errors exit 64: --beam 0, --hang past 10^9 ms, unknown option, two files" {
     run argus-find-spinning --beam 0
     assert_failure 64
     assert_output "argus-find-spinning: --beam must be 1..1000
@@ -392,7 +392,7 @@ Try 'argus-find-spinning --help' for more information."
     assert_line --partial "--no-wait-chain"
 }
 
-@test "SPIN-PATH: the wait chain follows the waker where it was at the hang, past a short mutex wait it made just before its wakeup (live three-hop hang)" {
+@test "SPIN-PATH: the chain follows the waker past its short mutex wait (three hops)" {
     run only wait_chain $F/chain-mutex.jsonl --hang 500
     assert_success
     assert_output '{"type":"wait_chain","hang":0,"segs":[1,2,3],"tids":[1,2,3],"links":["wakeup","wakeup"],"states":["blocked","blocked","running"],"since":[1300,1600,1700],"until":[1500008000,1500006000,1500006000],"waits":[1,2,0],"end":"running"}
@@ -401,7 +401,7 @@ Try 'argus-find-spinning --help' for more information."
 
 # Three lines of a real recording: sh (22244) asleep since before the
 # trace, woken by a thread (22246) whose first line is that wakeup.
-@test "SPIN-PATH: a waker whose first event in the trace is its wakeup ends the chain trace_start, its link unknown, and diagnose does not crash" {
+@test "SPIN-PATH: a waker first seen at its wakeup ends the chain trace_start" {
     cat > "$TMP/t.txt" <<'TRACE'
        kdamond.0-77      (     77) [000] d..2.   443.397750: sched_switch: prev_comm=kdamond.0 prev_pid=77 prev_prio=120 prev_state=I ==> next_comm=kworker/0:2 next_pid=379 next_prio=120
            <...>-22246   (  22246) [000] d..5.   443.975991: sched_wakeup: comm=sh pid=22244 prio=120 target_cpu=000

@@ -34,7 +34,7 @@ load test_helper
     done
 }
 
-@test "make demo ends with the PATH line that makes argus run, and the commands it shows run as written with it" {
+@test "make demo ends with its PATH line, and the commands it shows run with it" {
     run scripts/demo.sh
     assert_success
     assert_line "   export PATH=\"$ARGUS_ROOT/bin:\$PATH\""
@@ -56,7 +56,7 @@ load test_helper
     assert_output "argus-decode 0.1.0"
 }
 
-@test "make install puts argus-watch's systemd unit, not enabled, and its settings, kept when changed; uninstall removes them unless changed" {
+@test "make install puts argus-watch's unit and settings; uninstall unless changed" {
     local root=$BATS_TEST_TMPDIR/root
     make -s install DESTDIR="$root" PREFIX=/opt/argus
     run grep -E '^(ExecStart|EnvironmentFile|WantedBy)=' "$root/opt/argus/lib/systemd/system/argus-watch.service"
@@ -75,7 +75,7 @@ WantedBy=multi-user.target'
     assert_output "$root/etc/default/argus-watch"
 }
 
-@test "make install puts a man page for argus and for every program, made from its --help" {
+@test "make install puts a man page for argus and every program, from its --help" {
     make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
     man1="$BATS_TEST_TMPDIR/root/opt/argus/share/man/man1"
     for p in bin/argus bin/argus-*; do
@@ -115,7 +115,7 @@ perfetto dot
 --no-wait-split"
 }
 
-@test "make install puts libargus.a, its headers and argus.pc: the example of docs/library.md builds with pkg-config and reads a stream" {
+@test "make install puts libargus.a, headers and argus.pc; the example builds" {
     command -v pkg-config > /dev/null || skip "no pkg-config (Debian package pkg-config)"
     make -s install DESTDIR="$BATS_TEST_TMPDIR/root" PREFIX=/opt/argus
     root="$BATS_TEST_TMPDIR/root/opt/argus"
@@ -136,7 +136,7 @@ tid 2002: 1 waits, 3198590000 ns waiting
     assert_output ""
 }
 
-@test "argus, argus help, argus graph and argus diagnose answer -h and --version; a usage error is one line and where help is" {
+@test "argus and its subcommands answer -h and --version; usage errors one line" {
     for sub in "" help graph diagnose; do
         run argus $sub --version
         assert_success
@@ -151,7 +151,7 @@ tid 2002: 1 waits, 3198590000 ns waiting
 Try 'argus help --help' for more information."
 }
 
-@test "argus diagnose and argus graph name the real cause of an input they cannot open, as strerror and argus-decode say it (exit 66): a symlink loop, a path through a file, a missing file" {
+@test "argus diagnose and graph name why an input cannot be opened (exit 66)" {
     ln -s loop-b "$BATS_TEST_TMPDIR/loop-a"
     ln -s loop-a "$BATS_TEST_TMPDIR/loop-b"
     for cmd in diagnose graph; do
@@ -171,7 +171,7 @@ Try 'argus help --help' for more information."
     assert_output "argus-decode: $BATS_TEST_TMPDIR/loop-a: Too many levels of symbolic links"
 }
 
-@test "argus diagnose reads a directory as a CTF trace (decode says it holds none), and --html names a directory or a symlink loop as such (exit 73)" {
+@test "argus diagnose reads a directory as CTF; --html to a directory exits 73" {
     mkdir "$BATS_TEST_TMPDIR/dir"
     run argus diagnose "$BATS_TEST_TMPDIR/dir"
     assert_failure 66
@@ -186,7 +186,7 @@ Try 'argus help --help' for more information."
     assert_line "argus diagnose: $BATS_TEST_TMPDIR/loop-a: cannot write it (Too many levels of symbolic links)"
 }
 
-@test "argus diagnose names an unreadable trace 'Permission denied' (exit 66), as a user who may not read it" {
+@test "argus diagnose names an unreadable trace 'Permission denied' (exit 66)" {
     [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null || skip "needs root to run as nobody (setpriv)"
     dir=$(mktemp -d /tmp/argus-front.XXXXXX)
     chmod 755 "$dir"

@@ -26,7 +26,7 @@ build_record_replay() {
         filters/record/parse.c filters/record/symbols.c
 }
 
-@test "argus-record's ELF reader refuses a section table at an offset that is not 8-byte aligned (record-elf-misaligned-section-table): no misaligned read" {
+@test "argus-record's ELF reader refuses a misaligned section table offset" {
     build_record_replay
     ASAN_OPTIONS=detect_leaks=0 run "$tmp/replay" tests/fuzz/crashes/record-elf-misaligned-section-table
     assert_success
@@ -34,7 +34,7 @@ build_record_replay() {
     refute_output --partial "runtime error"
 }
 
-@test "argus-record's parsers take the fuzz-record seeds and every record-* reproducer with no sanitizer report" {
+@test "argus-record's parsers take every fuzz-record seed and reproducer cleanly" {
     build_record_replay
     ASAN_OPTIONS=detect_leaks=0 run "$tmp/replay" tests/fuzz/corpus/fuzz-record/* tests/fuzz/crashes/record-*
     assert_success
@@ -52,7 +52,7 @@ build_link_replay() {
         lib/stream/*.c lib/stages/*.c -lcbor -lxxhash -lyajl -lz -lzstd -lm -pthread
 }
 
-@test "a run of the six stages cut short by a bad record frees what they held (fuzz-link): no leak" {
+@test "a six-stage run cut short by a bad record frees what it held (fuzz-link)" {
     build_link_replay
     seed=tests/fuzz/corpus/fuzz-link/real-cond-var-hang.cbor
     printf '\000' > "$tmp/empty"                    # no stream header
@@ -75,7 +75,7 @@ build_unpack_replay() {
         lib/stream/*.c -lcbor -lxxhash -lyajl -lz -lzstd -lm -pthread
 }
 
-@test "compressed input cut short, corrupt or followed by other bytes ends its reading with the input closed (fuzz-unpack: it died of too many open files): no leak" {
+@test "compressed input cut short or corrupt closes its input (fuzz-unpack)" {
     build_unpack_replay
     seq 1 5000 | gzip -c > "$tmp/whole.gz"
     head -c 300 "$tmp/whole.gz" > "$tmp/cut.gz"                 # cut short

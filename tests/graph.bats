@@ -12,7 +12,7 @@ seg_edges() {
         | "\($m[.from|tostring].tid):s\($m[.from|tostring].seg) -> \($m[.to|tostring].tid):s\($m[.to|tostring].seg) \(.kind)\(if .weak then " weak" else "" end)"'
 }
 
-@test "argus graph runs decode, cull-interrupts, segment and the four link stages, in that order" {
+@test "argus graph runs decode, cull-interrupts, segment and the link stages" {
     run sh -c 'argus graph fixtures/demo/hang.jsonl | argus-to-json | head -1'
     assert_success
     assert_output '{"type":"stream","format":"argus","version":1,"source":"jsonl","stages":["decode fixtures/demo/hang.jsonl","cull-interrupts","segment","link-ipc","link-dispatch","link-flags","link-wakeups"]}'
@@ -32,7 +32,7 @@ seg_edges() {
     assert_output --partial '"stages":["decode","cull-interrupts",'
 }
 
-@test "SEG-WAIT WAKE-EDGE WAKE-WEAK: the paper's daemon thread: its segments 1 and 3 are joined only through the waker's segment 2" {
+@test "SEG-WAIT WAKE-EDGE WAKE-WEAK: the daemon's segments join via the waker's" {
     run seg_edges fixtures/graph/wake-daemon.jsonl
     assert_success
     assert_output '2101:s1 -> 1001:s2 wait weak
@@ -44,7 +44,7 @@ seg_edges() {
 2101:s3 -> 1001:s4 ipc'
 }
 
-@test "SEG-CTX WAKE-EXTERNAL: the paper's thread waiting for I/O: its segments before and after the wait are joined, the interrupt left out" {
+@test "SEG-CTX WAKE-EXTERNAL: an I/O wait's segments join, the interrupt left out" {
     run seg_edges fixtures/graph/wake-io-interrupt.jsonl
     assert_success
     assert_output '2201:s1 -> 2201:s4 resume'
@@ -60,7 +60,7 @@ seg_edges() {
 Try 'argus graph --help' for more information."
 }
 
-@test "--cache: a rerun reuses every stage; changing segment's flags reruns segment and what follows only" {
+@test "--cache: a rerun reuses every stage; new segment flags rerun what follows" {
     cache="$BATS_TEST_TMPDIR/cache"
     run sh -c "argus graph --cache $cache -v fixtures/demo/hang.jsonl 2>&1 >/dev/null | sed 's/ \(cached\|ran, kept as\) .*/ \1/'"
     assert_success
@@ -127,7 +127,7 @@ argus graph: link-wakeups: ran, kept as'
     assert_output "argus graph: $BATS_TEST_TMPDIR/bad.jsonl:2: ts 4 is before ts 5 of line 1: input must be in ts order"
 }
 
-@test "a failing stage's message is printed alone: not those of the stages after it, left with an empty input" {
+@test "a failing stage's message is printed alone, not those after it" {
     run sh -c "argus graph /bin/sh > /dev/null"
     assert_failure 65
     assert_output "argus graph: /bin/sh: an ELF executable or library, not a trace argus reads (it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream); record a trace of it running: sudo argus record -o trace.txt -- /bin/sh"
@@ -148,7 +148,7 @@ Try 'argus-segment --help' for more information."
 argus-link-wakeups"
 }
 
-@test "argus graph: a trace it cannot open exits 66 with the reason; a usage error is one line and where help is" {
+@test "a trace argus graph cannot open exits 66; a usage error is one line" {
     run argus graph fixtures/nonexistent.txt
     assert_failure 66
     assert_output "argus graph: fixtures/nonexistent.txt: No such file or directory"
@@ -183,7 +183,7 @@ cache_leftovers() {
     ls -A "$1" | grep -Ev '^[0-9a-f]{16}\.[0-9]+\.[0-9a-f]{16}\.argus$' | LC_ALL=C sort
 }
 
-@test "--cache: a stage program changed between runs, same size and mtime, is run again with what follows it" {
+@test "--cache: a stage program changed, same size and mtime, is run again" {
     cache="$BATS_TEST_TMPDIR/cache"
     bin=$(stage_bin)
     rm "$bin/argus-segment"
@@ -208,7 +208,7 @@ argus graph: link-wakeups: ran, kept as'
     assert_success
 }
 
-@test "--cache: two overlapping runs on one directory both exit 0 with the right output and leave entries only (6 trials)" {
+@test "--cache: two overlapping runs on one directory both succeed" {
     "$ARGUS_ROOT/bench/gen" -n 20000 -s 7 > "$BATS_TEST_TMPDIR/gen.argus"
     argus graph "$BATS_TEST_TMPDIR/gen.argus" > "$BATS_TEST_TMPDIR/expected"
     local trial s1 s2
@@ -232,7 +232,7 @@ argus graph: link-wakeups: ran, kept as'
     done
 }
 
-@test "--cache: a run on stdin killed with -9 while a stage writes: the rerun gives the right output and no leftovers" {
+@test "--cache: a run killed with -9 mid-stage leaves the rerun right, no leftovers" {
     cache="$BATS_TEST_TMPDIR/cache"
     bin=$(stage_bin)
     rm "$bin/argus-link-ipc"
@@ -269,7 +269,7 @@ EOF
     assert_output ''
 }
 
-@test "--cache: the next run removes a dead run's directory and keeps a live run's and another host's" {
+@test "--cache: the next run removes a dead run's directory, keeps live ones" {
     cache="$BATS_TEST_TMPDIR/cache"
     host=$(uname -n | tr -c 'A-Za-z0-9\n-' _)
     sleep 60 &
@@ -335,7 +335,7 @@ argus graph: link-wakeups: ran, kept as"
     assert_output --regexp '^<stdin>: valid: [0-9]+ records, 20000 events, 204 threads, [1-9][0-9]+ edges, [1-9][0-9]+ segments$'
 }
 
-@test "bad input: an edge naming a missing event passes through every graph stage unchanged" {
+@test "an edge naming a missing event passes through every graph stage unchanged" {
     printf '%s\n' "$HEADER" "{'type':'wait','id':1,'ts':1,'tid':1,'pid':1}" \
         "{'type':'edge','kind':'mine','from':99,'to':1}" "{'type':'woken','id':2,'ts':2,'tid':1,'pid':1}" \
         | cbor-records > "$BATS_TEST_TMPDIR/in.cbor"

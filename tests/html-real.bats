@@ -47,7 +47,7 @@ labels_of() {
     awk -v page="file://$(D)/$1.html" '/^page: / {on = ($2 == page); next} on' "$(D)/labels.txt"
 }
 
-@test "browser: every real recording's page is drawn, its script run to its end with no console message" {
+@test "browser: every real recording's page draws with no console message" {
     need_browser
     local n
     n=$(ls "$(D)"/*.html | wc -l)
@@ -58,7 +58,7 @@ labels_of() {
     assert_output ""
 }
 
-@test "browser: on every real recording's page no two texts of a timeline overlap: arrows' labels, bars' text, tags, ticks, row names, the hang marker (measured boxes)" {
+@test "browser: no two texts of a real recording's timeline overlap" {
     need_browser
     run grep -c '^texts: ' "$(D)/labels.txt"
     [ "$output" -ge 50 ] || fail "$output timelines measured"
@@ -82,7 +82,7 @@ labels_of() {
     assert_line --regexp "^overlap: trace edge '[a-z]+' \| edge '[a-z]+'$"
 }
 
-@test "browser: one HANG tag per hang on every real recording's page (a hang of retried waits marks each of them, and is tagged once)" {
+@test "browser: one HANG tag per hang on every real recording's page" {
     need_browser
     run grep -c '^texts: trace ' "$(D)/labels.txt"
     local pages=$output
@@ -95,7 +95,7 @@ labels_of() {
     [ "$page_hangs" -gt 1 ] || fail "http-slow: $page_hangs segments marked hang"
 }
 
-@test "browser: the page's times are the report's, on the trace's own clock with the wall clock in brackets (gtk-click, recorded by argus record)" {
+@test "browser: the page's times are the report's, wall clock beside (gtk-click)" {
     need_browser
     # the report on the page says the hang's moments so
     run grep -F 'When:      2561.429400 s (2026-11-28 21:28:38.419 UTC) to 2564.452864 s (3.023 s)' "$(D)/gtk-click.report"
@@ -113,7 +113,7 @@ labels_of() {
     assert_line --regexp '^tick: baseline 25[0-9][0-9]\.[0-9]+ s$'
 }
 
-@test "browser: a trace with no wall clock (gui-dbus, recorded before argus-clock) says its own clock's times and no wall clock; the report says the same moments" {
+@test "browser: a trace with no wall clock shows its own clock's times (gui-dbus)" {
     need_browser
     run grep -F 'When:      13507.243398 s to 13510.265154 s (3.022 s)' "$(D)/gui-dbus.report"
     assert_success

@@ -13,7 +13,7 @@ load test_helper
 # what every "not a trace" message says argus reads
 READS="it reads a system trace: Linux ftrace text (argus record writes it), trace-cmd's trace.dat, perf.data, Perfetto, CTF (LTTng), macOS kdebug or trace text, JSON lines or an argus stream"
 
-@test "a Python script given as a trace: a python3 script, not a trace, and the argus record command that traces it running" {
+@test "a Python script given as a trace: named, with the argus record command" {
     printf '#!/usr/bin/env python3\nimport gi\ngi.require_version("Gtk", "3.0")\n' > "$BATS_TEST_TMPDIR/gtkapp.py"
     run argus diagnose "$BATS_TEST_TMPDIR/gtkapp.py"
     assert_failure 65
@@ -30,7 +30,7 @@ READS="it reads a system trace: Linux ftrace text (argus record writes it), trac
     assert_output "argus graph: $BATS_TEST_TMPDIR/run.sh: a sh script, not a trace argus reads ($READS); record a trace of it running: sudo argus record -o trace.txt -- sh $BATS_TEST_TMPDIR/run.sh"
 }
 
-@test "argus's own HTML page given as a trace: it is the page, opened in a browser; argus diagnose reads the trace it was made from" {
+@test "argus's own HTML page given as a trace: named, and what reads its trace" {
     argus diagnose --html "$BATS_TEST_TMPDIR/page.html" fixtures/demo/hang.jsonl > /dev/null
     run argus diagnose "$BATS_TEST_TMPDIR/page.html"
     assert_failure 65
@@ -42,7 +42,7 @@ READS="it reads a system trace: Linux ftrace text (argus record writes it), trac
     assert_output "argus diagnose: $BATS_TEST_TMPDIR/other.html: an HTML page, not a trace argus reads ($READS); record a trace while the program hangs: sudo argus record -o trace.txt -- PROGRAM"
 }
 
-@test "-f perf: an unknown format named as the command typed says perf.data is perfdata and argus tells it alone; help is argus diagnose's, not argus-chain's" {
+@test "-f perf: an unknown format says perf.data is perfdata, told alone" {
     run argus diagnose -f perf fixtures/perfdata/hang.data.gz
     assert_failure 64
     assert_output "argus diagnose: unknown format 'perf': perf's perf.data is --format perfdata, and argus tells it without --format: argus diagnose fixtures/perfdata/hang.data.gz
@@ -64,7 +64,7 @@ Try 'argus diagnose --help' for more information."
 Try 'argus-decode --help' for more information."
 }
 
-@test "a perf.data given with a text format: it is a perf.data file, read without --format, with the command that reads it" {
+@test "a perf.data given with a text format: named, with the command that reads it" {
     zcat fixtures/perfdata/hang.data.gz > "$BATS_TEST_TMPDIR/perf.data"
     run argus diagnose --format ftrace "$BATS_TEST_TMPDIR/perf.data"
     assert_failure 65
@@ -74,7 +74,7 @@ Try 'argus-decode --help' for more information."
     refute_output --partial "format"
 }
 
-@test "text or binary data of no format: what argus reads and the command that records a trace, no --format to guess" {
+@test "text or binary data of no format: what argus reads and how to record" {
     printf 'hello world\nthese are my notes\n' > "$BATS_TEST_TMPDIR/notes.txt"
     run argus diagnose "$BATS_TEST_TMPDIR/notes.txt"
     assert_failure 65
@@ -95,7 +95,7 @@ Try 'argus-decode --help' for more information."
     assert_success
 }
 
-@test "no message about a trace names argus-chain or suggests --format where no format fits" {
+@test "no message about a trace names argus-chain or suggests a useless --format" {
     printf 'hello\n' > "$BATS_TEST_TMPDIR/a.txt"
     printf '#!/usr/bin/python3\n' > "$BATS_TEST_TMPDIR/b.py"
     printf 'x\000y' > "$BATS_TEST_TMPDIR/c.bin"

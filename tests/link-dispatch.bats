@@ -17,11 +17,11 @@ all_kinds() {
 }
 fns="$fns; $(declare -f all_kinds)"
 
-@test "DISP-QUEUE: two dispatch workers of one process, each invoke begin linked from its item's enqueue" {
+@test "DISP-QUEUE: each worker's invoke begin links from its item's enqueue" {
     expect_fixture dispatch-workers
 }
 
-@test "DISP-QUEUE: the same item address in another process, and an address reused after its block ran, are other items" {
+@test "DISP-QUEUE: an item address in another process, or reused, is another item" {
     run sh -c "$fns; edges dispatch-workers"
     assert_success
     assert_output '{"type":"edge","kind":"dispatch","from":1,"to":4}
@@ -30,7 +30,7 @@ fns="$fns; $(declare -f all_kinds)"
 {"type":"edge","kind":"dispatch","from":3,"to":11}'
 }
 
-@test "DISP-QUEUE bad input: an invoke with no enqueue is passed through, counted, not linked" {
+@test "DISP-QUEUE: an invoke with no enqueue passes through, counted, not linked" {
     expect_fixture dispatch-invoke-alone
     run sh -c "$fns; edges dispatch-invoke-alone; link dispatch-invoke-alone -v 2>&1 >/dev/null | grep -v ': 0$'"
     assert_success
@@ -39,7 +39,7 @@ argus-link-dispatch: dispatch edges: 1
 argus-link-dispatch: dispatch invokes without enqueue: 2'
 }
 
-@test "DISP-RUNLOOP: a block submitted from another thread and run on the main thread; another process's block at the same address stays its own" {
+@test "DISP-RUNLOOP: a block submitted from another thread links to the main's run" {
     expect_fixture runloop-block
     run sh -c "$fns; edges runloop-block"
     assert_output '{"type":"edge","kind":"runloop","from":4,"to":9}
@@ -53,7 +53,7 @@ argus-link-dispatch: dispatch invokes without enqueue: 2'
 argus-link-dispatch: runloop invokes without submit: 1'
 }
 
-@test "DISP-TIMER: a timer armed, fired twice by a kernel thread of another process, cancelled; the fire after the cancel gets no edge" {
+@test "DISP-TIMER: a timer's fires link from its arm; none after its cancel" {
     expect_fixture timer-kernel-fire
     run sh -c "$fns; edges timer-kernel-fire"
     assert_output '{"type":"edge","kind":"timer","from":1,"to":2}
@@ -86,7 +86,7 @@ argus-link-dispatch: timers left armed: 0'
 {"type":"edge","kind":"timer","from":3,"to":5}'
 }
 
-@test "DISP-TIMER bad input: a cancel of a timer never armed, and events without item or timer, are counted and passed through" {
+@test "DISP-TIMER: cancels never armed and events without item are counted" {
     printf '%s\n' '{"type":"timer_cancel","ts":1,"tid":1,"pid":1,"timer":"0x30"}' \
         '{"type":"timer_fire","ts":2,"tid":1,"pid":1,"phase":"begin"}' \
         '{"type":"dispatch_enqueue","ts":3,"tid":1,"pid":1}' \
@@ -97,7 +97,7 @@ argus-link-dispatch: timers left armed: 0'
 argus-link-dispatch: events without item or timer: 3'
 }
 
-@test "DISP-QUEUE DISP-RUNLOOP DISP-TIMER: one edge of each kind, right after the invoke or fire" {
+@test "DISP-QUEUE DISP-RUNLOOP DISP-TIMER: one edge of each, after invoke or fire" {
     run sh -c "$fns; all_kinds | argus-decode | argus-link-dispatch | argus-to-json | jq -c '[.type, .id // .from]' | tr -d '\n'"
     assert_success
     assert_output '["stream",null]["dispatch_enqueue",1]["runloop_submit",2]["timer_arm",3]["dispatch_invoke",4]["edge",1]["runloop_invoke",5]["edge",2]["timer_fire",6]["edge",3]'
@@ -133,7 +133,7 @@ argus-link-dispatch: dispatch invokes without enqueue: 3
 argus-link-dispatch: pending enqueues dropped: 3'
 }
 
-@test "DISP-TIMER: --max-pending drops the timer idle longest; a firing timer stays armed" {
+@test "DISP-TIMER: --max-pending drops the timer idle longest" {
     run sh -c "$fns; printf '%s\n' \
         '{\"type\":\"timer_arm\",\"ts\":1,\"tid\":1,\"pid\":1,\"timer\":\"0xa\"}' \
         '{\"type\":\"timer_arm\",\"ts\":2,\"tid\":1,\"pid\":1,\"timer\":\"0xb\"}' \
@@ -154,7 +154,7 @@ argus-link-dispatch: armed timers dropped: 1
 argus-link-dispatch: timers left armed: 2'
 }
 
-@test "DISP-QUEUE: every record passes through unchanged and in order; only edges and the stages entry are added" {
+@test "DISP-QUEUE: every record passes through; only edges and stages are added" {
     run sh -c "$fns; link dispatch-workers | argus-to-json | grep -v '\"type\":\"edge\"' | tail -n +2 > $BATS_TEST_TMPDIR/a; argus-decode fixtures/graph/dispatch-workers.jsonl | argus-to-json | tail -n +2 > $BATS_TEST_TMPDIR/b; cmp $BATS_TEST_TMPDIR/a $BATS_TEST_TMPDIR/b && link dispatch-workers | argus-to-json | head -1"
     assert_success
     assert_output '{"type":"stream","format":"argus","version":1,"source":"jsonl","stages":["decode fixtures/graph/dispatch-workers.jsonl","link-dispatch"]}'
@@ -182,7 +182,7 @@ argus-link-dispatch: timers left armed: 2'
     assert_failure 64
 }
 
-@test "DISP-TIMER-KERNEL: a timer armed inside an interrupt window or by the idle task is the kernel's own (the tick re-arming itself): its fires get no edge, counted; --kernel-timers links them" {
+@test "DISP-TIMER-KERNEL: the kernel's own timers get no edge; --kernel-timers" {
     {
         echo '{"type":"thread","tid":0,"pid":0,"proc":"swapper","kernel":true}'
         echo '{"type":"thread","tid":5,"pid":5,"proc":"app","main":true}'

@@ -19,25 +19,25 @@ edges() {
 trace() { printf '%s\n' "$@" > "$BATS_TEST_TMPDIR/t.jsonl"; }
 T="$BATS_TEST_TMPDIR/t.jsonl"
 
-@test "FLAG-RW: the paper's spinning-cursor flags, NSEvent thread's write -> main thread's read and back, own writes and other values not linked" {
+@test "FLAG-RW: the paper's spinning-cursor flags link write to read and back" {
     run link flag-spinning
     assert_success
     assert_output "$(cat fixtures/graph/flag-spinning.link-flags.expected.jsonl)"
 }
 
-@test "FLAG-RW: a read by the latest writer's own thread is linked from the latest write by another thread" {
+@test "FLAG-RW: a read by the latest writer's thread links from another's write" {
     run link flag-own-write
     assert_success
     assert_output "$(cat fixtures/graph/flag-own-write.link-flags.expected.jsonl)"
 }
 
-@test "FLAG-RW: a read of another value than the write is not linked; a read without value is" {
+@test "FLAG-RW: a read of another value is not linked; a read without value is" {
     run link flag-value-differs
     assert_success
     assert_output "$(cat fixtures/graph/flag-value-differs.link-flags.expected.jsonl)"
 }
 
-@test "FLAG-RW: a read with no write before it is not linked, and counted; the address alone matches" {
+@test "FLAG-RW: a read with no write before it is not linked, and counted" {
     run link flag-no-write
     assert_success
     assert_output "$(cat fixtures/graph/flag-no-write.link-flags.expected.jsonl)"
@@ -47,7 +47,7 @@ T="$BATS_TEST_TMPDIR/t.jsonl"
 argus-link-flags: flag edges: 2"
 }
 
-@test "FLAG-RW: --same-process leaves out a write of another process at the same address" {
+@test "FLAG-RW: --same-process leaves out another process's write" {
     run edges fixtures/graph/flag-no-write.jsonl --same-process
     assert_success
     assert_output '{"type":"edge","kind":"flag","from":4,"to":5}'
@@ -96,7 +96,7 @@ sys.stdout.buffer.write(out)' > "$BATS_TEST_TMPDIR/a.cbor"
 {"type":"edge","kind":"flag","from":1,"to":2}'
 }
 
-@test "FLAG-RW: a write by the reader's own thread only is not linked; another thread's earlier write is" {
+@test "FLAG-RW: the reader's own write is not linked; another thread's earlier is" {
     trace '{"type":"thread","tid":1,"pid":10,"proc":"a"}' '{"type":"thread","tid":2,"pid":10,"proc":"a"}' \
         '{"type":"flag_write","ts":1,"tid":1,"addr":16}' \
         '{"type":"flag_read","ts":2,"tid":1,"addr":16}' \
@@ -111,13 +111,13 @@ sys.stdout.buffer.write(out)' > "$BATS_TEST_TMPDIR/a.cbor"
 {"type":"edge","kind":"flag","from":5,"to":7}'
 }
 
-@test "FLAG-CA: a worker's needs-display marks -> the main thread's next display begin, in two rounds" {
+@test "FLAG-CA: a worker's needs-display marks link to the main thread's display" {
     run link ca-needs-display
     assert_success
     assert_output "$(cat fixtures/graph/ca-needs-display.link-flags.expected.jsonl)"
 }
 
-@test "FLAG-CA: a display without phase is linked like a begin; with --same-process marks match in their own process" {
+@test "FLAG-CA: a display without phase links like a begin; --same-process too" {
     trace '{"type":"thread","tid":1,"pid":10,"proc":"a"}' '{"type":"thread","tid":2,"pid":20,"proc":"b"}' \
         '{"type":"ca_set","ts":1,"tid":1,"obj":"0x600000c01200"}' \
         '{"type":"ca_set","ts":2,"tid":2,"obj":"0x600000c01200"}' \
@@ -151,7 +151,7 @@ sys.stdout.buffer.write(out)' > "$BATS_TEST_TMPDIR/a.cbor"
     assert_output 3
 }
 
-@test "FLAG-RW FLAG-CA: --max-pending drops the oldest address and the oldest mark, counted" {
+@test "FLAG-RW FLAG-CA: --max-pending drops the oldest address and mark, counted" {
     trace '{"type":"thread","tid":1,"pid":10,"proc":"a"}' '{"type":"thread","tid":2,"pid":10,"proc":"a"}' \
         '{"type":"flag_write","ts":1,"tid":1,"addr":16}' \
         '{"type":"flag_write","ts":2,"tid":1,"addr":32}' \
@@ -187,7 +187,7 @@ argus-link-flags: flag edges: 3
 argus-link-flags: flag reads of another value: 1"
 }
 
-@test "FLAG-CA: -v counts display edges, displays with nothing marked and marks never displayed" {
+@test "FLAG-CA: -v counts display edges, empty displays and marks never displayed" {
     trace '{"type":"thread","tid":1,"pid":10,"proc":"a"}' \
         '{"type":"ca_set","ts":1,"tid":1,"obj":1}' '{"type":"ca_set","ts":2,"tid":1,"obj":2}' \
         '{"type":"ca_display","ts":3,"tid":1,"obj":1}' '{"type":"ca_display","ts":4,"tid":1,"obj":3}'
@@ -214,7 +214,7 @@ argus-link-flags: ca_set marks left without display: 1"
 argus-link-flags: ca events without obj: 2"
 }
 
-@test "every record passes through unchanged and in order: other types, edges of other stages, unknown keys" {
+@test "every record passes through unchanged and in order" {
     trace '{"type":"thread","tid":1,"pid":10,"proc":"a"}' '{"type":"thread","tid":2,"pid":10,"proc":"a"}' \
         '{"type":"my_marker","label":"x"}' \
         '{"type":"flag_write","ts":1,"tid":1,"addr":16,"value":1,"note":"mine","seg":4}' \
@@ -233,7 +233,7 @@ argus-link-flags: ca events without obj: 2"
 {"type":"edge","kind":"flag","from":1,"to":3}'
 }
 
-@test "FLAG-RW FLAG-CA: the same edges before or after link-wakeups, and the header lists the stage" {
+@test "FLAG-RW FLAG-CA: the same edges before or after link-wakeups; stage listed" {
     argus-decode fixtures/graph/flag-spinning.jsonl | argus-link-wakeups | argus-link-flags | argus-to-json > "$BATS_TEST_TMPDIR/a"
     argus-decode fixtures/graph/flag-spinning.jsonl | argus-link-flags | argus-link-wakeups | argus-to-json > "$BATS_TEST_TMPDIR/b"
     run sh -c "jq -c 'select(.kind==\"flag\")' $BATS_TEST_TMPDIR/a"

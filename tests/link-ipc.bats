@@ -6,11 +6,11 @@ load test_helper
 LINK_STAGE=link-ipc
 load link_helper
 
-@test "IPC-MSG IPC-REPLY: request and reply between an app and a daemon, each edge right after its later event" {
+@test "IPC-MSG IPC-REPLY: an app's request and a daemon's reply, each edge in place" {
     expect_fixture ipc-request-reply
 }
 
-@test "IPC-MSG IPC-REPLY: the request/reply edges are send->recv, recv->reply send, reply send->recv" {
+@test "IPC-MSG IPC-REPLY: edges run send to recv, recv to reply, reply to recv" {
     run sh -c "$fns; edges ipc-request-reply"
     assert_success
     assert_output '{"type":"edge","kind":"ipc","from":2,"to":4}
@@ -18,7 +18,7 @@ load link_helper
 {"type":"edge","kind":"ipc","from":7,"to":10}'
 }
 
-@test "IPC-REPLY: a reply sent by another thread than the receiver links from the request's recv" {
+@test "IPC-REPLY: a reply sent by another thread links from the request's recv" {
     expect_fixture ipc-reply-other-thread
 }
 
@@ -28,7 +28,7 @@ load link_helper
     assert_output '{"type":"edge","kind":"reply","from":3,"to":7}'
 }
 
-@test "IPC-REPLY: a send to the reply port before the request is received is not its reply" {
+@test "IPC-REPLY: a send to the reply port before the request's receipt is no reply" {
     run sh -c "$fns; printf '%s\n' \
         '{\"type\":\"ipc\",\"ts\":1,\"tid\":1,\"pid\":1,\"dir\":\"send\",\"port\":\"0x10\",\"reply_port\":\"0x20\"}' \
         '{\"type\":\"ipc\",\"ts\":2,\"tid\":3,\"pid\":3,\"dir\":\"send\",\"port\":\"0x20\"}' \
@@ -48,11 +48,11 @@ load link_helper
 {"type":"edge","kind":"ipc","from":5,"to":12}'
 }
 
-@test "IPC-MSG: a reused msg address: a send naming its peer matches only a recv in that process" {
+@test "IPC-MSG: a reused msg address sent to a peer matches only a recv there" {
     expect_fixture ipc-msg-reused
 }
 
-@test "IPC-MSG: by msg, two messages on one port received out of order each find their send" {
+@test "IPC-MSG: two messages on one port received out of order each find their send" {
     run sh -c "$fns; edges ipc-msg-reused"
     assert_success
     assert_output '{"type":"edge","kind":"ipc","from":2,"to":3}
@@ -70,7 +70,7 @@ load link_helper
 {"type":"edge","kind":"ipc","from":8,"to":10}'
 }
 
-@test "IPC-MSG: without msg, a recv takes the oldest unmatched send to its port (FIFO); another msg is another message" {
+@test "IPC-MSG: without msg, a recv takes the oldest unmatched send to its port" {
     expect_fixture ipc-port-fifo
     run sh -c "$fns; edges ipc-port-fifo"
     assert_output '{"type":"edge","kind":"ipc","from":1,"to":4}
@@ -80,7 +80,7 @@ load link_helper
 {"type":"edge","kind":"ipc","from":7,"to":10}'
 }
 
-@test "IPC-MSG: a recv naming its peer matches only a send from that process; a send without peer matches any recv" {
+@test "IPC-MSG: a recv naming its peer matches only a send from that process" {
     run sh -c "$fns; printf '%s\n' \
         '{\"type\":\"ipc\",\"ts\":1,\"tid\":1,\"pid\":1,\"dir\":\"send\",\"port\":\"0x10\"}' \
         '{\"type\":\"ipc\",\"ts\":2,\"tid\":2,\"pid\":2,\"dir\":\"send\",\"port\":\"0x10\"}' \
@@ -122,7 +122,7 @@ argus-link-ipc: sends left unmatched: 1
 argus-link-ipc: requests left without reply: 0"
 }
 
-@test "IPC-MSG bad input: an ipc event without dir or port is passed through and counted" {
+@test "IPC-MSG: an ipc event without dir or port passes through and is counted" {
     printf '%s\n' '{"type":"ipc","ts":1,"tid":1,"pid":1,"port":"0x10"}' \
         '{"type":"ipc","ts":2,"tid":1,"pid":1,"dir":"send"}' \
         '{"type":"ipc","ts":3,"tid":1,"pid":1,"dir":"sideways","port":"0x10"}' \
@@ -133,7 +133,7 @@ argus-link-ipc: requests left without reply: 0"
 argus-link-ipc: ipc events without dir, or without both port and msg: 3'
 }
 
-@test "IPC-MSG: events without a port (macOS kdebug sends and receives) match by msg alone, never by FIFO" {
+@test "IPC-MSG: events without a port match by msg alone, never by FIFO" {
     run sh -c "$fns; printf '%s\n' \
         '{\"type\":\"ipc\",\"ts\":1,\"tid\":1,\"pid\":1,\"dir\":\"send\",\"msg\":\"0xa0\",\"via\":\"mach\"}' \
         '{\"type\":\"ipc\",\"ts\":2,\"tid\":1,\"pid\":1,\"dir\":\"send\",\"msg\":\"0xb0\",\"via\":\"mach\"}' \
@@ -144,7 +144,7 @@ argus-link-ipc: ipc events without dir, or without both port and msg: 3'
     assert_output '{"type":"edge","kind":"ipc","from":2,"to":3}'
 }
 
-@test "IPC-FREE: the free of a buffer drops the pending send without port never received; a free after the receive drops nothing" {
+@test "IPC-FREE: freeing a buffer drops its pending unreceived send, not a received" {
     expect_fixture ipc-kmsg-free
     run sh -c "$fns; edges ipc-kmsg-free; link ipc-kmsg-free -v 2>&1 >/dev/null"
     assert_success
@@ -161,7 +161,7 @@ argus-link-ipc: sends left unmatched: 0
 argus-link-ipc: requests left without reply: 0'
 }
 
-@test "IPC-FREE: a receive after a free of its msg is not linked to the freed send; a later send in that buffer is" {
+@test "IPC-FREE: a receive after a free is not linked to the freed send" {
     printf '%s\n' '{"type":"ipc","ts":1,"tid":1,"pid":1,"dir":"send","msg":"0xa0","via":"mach"}' \
         '{"type":"ipc_free","ts":2,"tid":2,"pid":2,"msg":"0xa0"}' \
         '{"type":"ipc","ts":3,"tid":2,"pid":2,"dir":"recv","msg":"0xa0","via":"mach"}' \
@@ -175,7 +175,7 @@ argus-link-ipc: recvs without send: 1
 argus-link-ipc: pending sends whose msg was freed: 1'
 }
 
-@test "IPC-REUSE: a new send in the buffer of a pending send drops the older; the recv links from the newer" {
+@test "IPC-REUSE: a new send in a pending send's buffer replaces the older" {
     expect_fixture ipc-kmsg-reuse
     run sh -c "$fns; edges ipc-kmsg-reuse; link ipc-kmsg-reuse -v 2>&1 >/dev/null"
     assert_success
@@ -194,7 +194,7 @@ argus-link-ipc: sends left unmatched: 0
 argus-link-ipc: requests left without reply: 0'
 }
 
-@test "IPC-FREE IPC-REUSE: sends that carry a port are left to IPC-MSG's peers: a free or a new send of their msg drops nothing" {
+@test "IPC-FREE IPC-REUSE: sends that carry a port are left to IPC-MSG's peers" {
     printf '%s\n' '{"type":"ipc","ts":1,"tid":1,"pid":1,"dir":"send","port":"0x10","msg":"0xa0","peer":2}' \
         '{"type":"ipc_free","ts":2,"tid":9,"pid":9,"msg":"0xa0"}' \
         '{"type":"ipc","ts":3,"tid":1,"pid":1,"dir":"send","port":"0x10","msg":"0xa0","peer":3}' \
@@ -209,7 +209,7 @@ argus-link-ipc: ipc edges: 2
 argus-link-ipc: sends left unmatched: 1'
 }
 
-@test "IPC-FREE IPC-REUSE: on a decoded kdebug file, MACH_IPC_kmsg_free and a reused kmsg retire the sends never received" {
+@test "IPC-FREE IPC-REUSE: a decoded kdebug file's kmsg frees retire unreceived sends" {
     mkkdebug -o "$BATS_TEST_TMPDIR/t.bin" <<'EOF'
 thread 0x2001 300 Safari
 thread 0x3001 400 mds
@@ -258,13 +258,13 @@ argus-link-ipc: pending replies dropped: 1'
 {"type":"edge","kind":"reply","from":4,"to":6}'
 }
 
-@test "IPC-MSG: every record passes through unchanged and in order; only edges and the stages entry are added" {
+@test "IPC-MSG: every record passes through unchanged; only edges and stages added" {
     run sh -c "$fns; link ipc-reply-other-thread | argus-to-json | grep -v '\"type\":\"edge\"' | tail -n +2 > $BATS_TEST_TMPDIR/a; argus-decode fixtures/graph/ipc-reply-other-thread.jsonl | argus-to-json | tail -n +2 > $BATS_TEST_TMPDIR/b; cmp $BATS_TEST_TMPDIR/a $BATS_TEST_TMPDIR/b && link ipc-reply-other-thread | argus-to-json | head -1"
     assert_success
     assert_output '{"type":"stream","format":"argus","version":1,"source":"jsonl","stages":["decode fixtures/graph/ipc-reply-other-thread.jsonl","link-ipc"]}'
 }
 
-@test "IPC-MSG IPC-REPLY: link-ipc and link-dispatch in either order give the same records" {
+@test "IPC-MSG IPC-REPLY: link-ipc and link-dispatch in either order agree" {
     f=fixtures/graph/ipc-reply-other-thread.jsonl
     run sh -c "argus-decode $f | argus-link-ipc | argus-link-dispatch | argus-to-json | tail -n +2 > $BATS_TEST_TMPDIR/a; argus-decode $f | argus-link-dispatch | argus-link-ipc | argus-to-json | tail -n +2 > $BATS_TEST_TMPDIR/b; cmp $BATS_TEST_TMPDIR/a $BATS_TEST_TMPDIR/b && grep -c '\"type\":\"edge\"' $BATS_TEST_TMPDIR/a"
     assert_success

@@ -23,7 +23,7 @@ THREADS=('{"type":"thread","tid":1,"pid":10,"proc":"app","main":true}'
          '{"type":"thread","tid":2,"pid":20,"proc":"daemon"}'
          '{"type":"thread","tid":3,"pid":20,"proc":"daemon"}')
 
-@test "WAKE-EDGE WAKE-WEAK: the paper's daemon waiting for requests, waker's wakeup -> woken strong, wait -> wakeup weak, no wait -> woken" {
+@test "WAKE-EDGE WAKE-WEAK: the paper's daemon: wakeup to woken strong, wait weak" {
     argus-decode fixtures/graph/wake-daemon.jsonl | argus-link-wakeups | argus-to-json > "$BATS_TEST_TMPDIR/out"
     run cat "$BATS_TEST_TMPDIR/out"
     assert_output "$(cat fixtures/graph/wake-daemon.link-wakeups.expected.jsonl)"
@@ -36,32 +36,32 @@ THREADS=('{"type":"thread","tid":1,"pid":10,"proc":"app","main":true}'
 {"type":"edge","kind":"wakeup","from":11,"to":13}'
 }
 
-@test "WAKE-EXTERNAL: the paper's thread waiting for I/O woken inside an interrupt, own wait -> woken resume edge, waker left out" {
+@test "WAKE-EXTERNAL: a wakeup inside an interrupt gives a resume edge, no waker" {
     run link wake-io-interrupt
     assert_success
     assert_output "$(cat fixtures/graph/wake-io-interrupt.link-wakeups.expected.jsonl)"
 }
 
-@test "WAKE-EXTERNAL: --no-external links the wakeup made inside the interrupt like any other" {
+@test "WAKE-EXTERNAL: --no-external links an interrupt's wakeup like any other" {
     run edges fixtures/graph/wake-io-interrupt.jsonl --no-external
     assert_success
     assert_output '{"type":"edge","kind":"wait","from":2,"to":5,"weak":true}
 {"type":"edge","kind":"wakeup","from":5,"to":8}'
 }
 
-@test "WAKE-EXTERNAL: after cull-interrupts --drop the woken has no wakeup, and gets the same resume edge" {
+@test "WAKE-EXTERNAL: after cull-interrupts --drop the woken gets the resume edge" {
     run sh -c "argus-decode fixtures/graph/wake-io-interrupt.jsonl | argus-cull-interrupts --drop | argus-link-wakeups | argus-to-json | jq -c 'select(.type==\"edge\")'"
     assert_success
     assert_output '{"type":"edge","kind":"resume","from":2,"to":8}'
 }
 
-@test "WAKE-EXTERNAL: woken with result timed_out, from the kernel timer's wakeup or the input's own woken, gets a resume edge" {
+@test "WAKE-EXTERNAL: a timed-out woken gets a resume edge" {
     run sh -c "argus-decode fixtures/graph/wake-timed-out.jsonl | argus-link-wakeups | argus-to-json"
     assert_success
     assert_output "$(cat fixtures/graph/wake-timed-out.link-wakeups.expected.jsonl)"
 }
 
-@test "WAKE-EXTERNAL: --no-external links a timed-out wakeup like any other, and a woken without wakeup gets nothing" {
+@test "WAKE-EXTERNAL: --no-external links timed-out wakeups like any other" {
     run edges fixtures/graph/wake-timed-out.jsonl --no-external
     assert_success
     assert_output '{"type":"edge","kind":"wait","from":1,"to":3,"weak":true}
@@ -84,13 +84,13 @@ argus-link-wakeups: resume edges: 1'
     assert_output ''
 }
 
-@test "WAKE-WORKQ: two dispatch workers hand queue items over, the wakeup edge is weak and written after the target's dispatch_invoke begin" {
+@test "WAKE-WORKQ: a handover between dispatch workers is a weak edge, held" {
     run sh -c "argus-decode fixtures/graph/wake-workq.jsonl | argus-link-wakeups | argus-to-json"
     assert_success
     assert_output "$(cat fixtures/graph/wake-workq.link-wakeups.expected.jsonl)"
 }
 
-@test "WAKE-WORKQ: --no-workq makes every wakeup edge strong and written after the woken" {
+@test "WAKE-WORKQ: --no-workq makes every wakeup edge strong, after the woken" {
     run sh -c "argus-decode fixtures/graph/wake-workq.jsonl | argus-link-wakeups --no-workq | argus-to-json | jq -c 'select(.id >= 7 or .type==\"edge\") | [.type, .id // .from, .to, .weak]' | tr -d '\n'"
     assert_success
     assert_output '["woken",7,null,null]["edge",1,6,true]["edge",6,7,null]["dispatch_invoke",8,null,null]["wait",9,null,null]["dispatch_invoke",10,null,null]["wakeup",11,null,null]["woken",12,null,null]["edge",9,11,true]["edge",11,12,null]["ipc",13,null,null]'
@@ -101,7 +101,7 @@ argus-link-wakeups: resume edges: 1'
 {"type":"edge","kind":"wakeup","from":11,"to":12}'
 }
 
-@test "WAKE-WORKQ: strong when the waker is a main thread, of another process, or did something after its item" {
+@test "WAKE-WORKQ: strong from a main thread, another process, or later work" {
     trace '{"type":"thread","tid":1,"pid":10,"proc":"a","main":true}' \
         '{"type":"thread","tid":2,"pid":10,"proc":"a"}' '{"type":"thread","tid":3,"pid":10,"proc":"a"}' \
         '{"type":"thread","tid":4,"pid":40,"proc":"b"}' \
@@ -125,7 +125,7 @@ argus-link-wakeups: resume edges: 1'
 {"type":"edge","kind":"wakeup","from":14,"to":15}'
 }
 
-@test "WAKE-WORKQ: a held edge whose target does nothing more is written strong at the end, after an interrupt on the target" {
+@test "WAKE-WORKQ: a held edge whose target does nothing more is strong at the end" {
     trace '{"type":"thread","tid":2,"pid":10,"proc":"a"}' '{"type":"thread","tid":3,"pid":10,"proc":"a"}' \
         '{"type":"wait","ts":1,"tid":3}' \
         '{"type":"dispatch_invoke","ts":2,"tid":2,"phase":"end","queue":1,"item":2}' \
@@ -139,7 +139,7 @@ argus-link-wakeups: resume edges: 1'
     assert_output '["wait",1,null,null]["dispatch_invoke",2,null,null]["wakeup",3,null,null]["woken",4,null,null]["edge",1,3,true]["interrupt",5,null,null]["interrupt",6,null,null]["syscall",7,null,null]["edge",3,4,null]'
 }
 
-@test "WAKE-EDGE: of several wakeups before the woken the last one wins, the others counted" {
+@test "WAKE-EDGE: of several wakeups before the woken the last wins, others counted" {
     trace "${THREADS[@]}" \
         '{"type":"wait","ts":1,"tid":1}' \
         '{"type":"wakeup","ts":2,"tid":2,"target":1}' \
@@ -155,7 +155,7 @@ argus-link-wakeups: wait edges: 1
 argus-link-wakeups: wakeup edges: 1'
 }
 
-@test "WAKE-EDGE: a wakeup of an unknown thread is counted, and linked when that thread's woken comes (it waited since before the trace)" {
+@test "WAKE-EDGE: a wakeup of an unknown thread is linked when its woken comes" {
     trace "${THREADS[@]}" \
         '{"type":"wakeup","ts":1,"tid":2,"target":77}' \
         '{"type":"wakeup","ts":2,"tid":2,"target":78}' \
@@ -171,7 +171,7 @@ argus-link-wakeups: wakeup edges: 1
 argus-link-wakeups: wakeups left without woken: 1'
 }
 
-@test "WAKE-EDGE: a wakeup of a thread that is not waiting is ignored and counted; one of a thread known by its record only is kept" {
+@test "WAKE-EDGE: a wakeup of a thread not waiting is ignored and counted" {
     trace "${THREADS[@]}" \
         '{"type":"wakeup","ts":1,"tid":2,"target":3}' \
         '{"type":"woken","ts":2,"tid":3}' \
@@ -190,7 +190,7 @@ argus-link-wakeups: wakeup edges: 1'
     assert_output 'argus-link-wakeups: wakeups of a thread not waiting: 1'
 }
 
-@test "bad input: wakeups without target or of their own thread, waits ended without woken, counted and passed through" {
+@test "bad wakeups and waits ended without woken are counted and passed through" {
     printf '%s\n' "{'type':'stream','format':'argus','version':1,'stages':[]}" \
         "{'type':'thread','tid':1,'pid':1,'proc':'a'}" "{'type':'thread','tid':2,'pid':1,'proc':'a'}" \
         "{'type':'wait','id':1,'ts':1,'tid':1,'pid':1}" \
@@ -241,7 +241,7 @@ argus-link-wakeups: wakeup edges made weak (WAKE-WORKQ): 1
 argus-link-wakeups: wakeup edges: 1'
 }
 
-@test "every record passes through unchanged and in order; edges of other stages and seg kept; the same edges before or after link-flags" {
+@test "every record passes through in order; the same edges around link-flags" {
     argus-decode fixtures/graph/wake-daemon.jsonl | argus-link-wakeups | argus-to-json | jq -c 'select(.type!="edge")' | tail -n +2 > "$BATS_TEST_TMPDIR/a"
     argus-decode fixtures/graph/wake-daemon.jsonl | argus-to-json | tail -n +2 > "$BATS_TEST_TMPDIR/b"
     run diff "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"

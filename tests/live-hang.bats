@@ -72,7 +72,7 @@ found() {
         | .[] | select(.type == \"$1\") | $2"
 }
 
-@test "argus-record records both runs of hang-demo: the trace names hangui, hangsvc and hangsvc's thread cruncher" {
+@test "argus-record records both runs of hang-demo with all three threads named" {
     local which
     for which in normal hang; do
         [ "$(cat "$BATS_FILE_TMPDIR/record-$which.status")" = 0 ] \
@@ -100,7 +100,7 @@ EOF
     assert_output true
 }
 
-@test "the hang is hangui's main thread, blocked about 1.5 s in read on the reply pipe, found by --hang 500 (SPIN-HANG, SPIN-CLASS)" {
+@test "SPIN-HANG, SPIN-CLASS: hangui's main thread blocked 1.5 s reading its reply" {
     [ "$(cat "$BATS_FILE_TMPDIR/report.status")" = 0 ] \
         || fail "argus diagnose failed: $(cat "$BATS_FILE_TMPDIR/report.err")"
     run cat "$BATS_FILE_TMPDIR/report"
@@ -118,7 +118,7 @@ EOF
     assert_output true
 }
 
-@test "what it waits on: hangui main -> hangsvc main, which sent it its reply through the pipe -> cruncher, which woke that and was running (SPIN-PATH wait_chain, IPC-MSG)" {
+@test "SPIN-PATH, IPC-MSG: the chain goes from hangui to hangsvc to cruncher" {
     run cat "$BATS_FILE_TMPDIR/report"
     assert_line '  What it waits on:'
     assert_line --regexp '^    1\. hangui/main \[[0-9]+\]: blocked [0-9.]+ s in read on fd [0-9]+$'
@@ -146,7 +146,7 @@ EOF
     assert_line 129
 }
 
-@test "the culprit is cruncher's long work: busy about 1.5 s, the root; hangsvc main, blocked on it all along, only relayed: no culprit (SIM-MATCH, DIFF-CULPRIT, DIFF-RELAY)" {
+@test "SIM-MATCH, DIFF-CULPRIT, DIFF-RELAY: cruncher's work is the root culprit" {
     run cat "$BATS_FILE_TMPDIR/report"
     assert_line --regexp '^    Seg [0-9]+ of normal\.txt \(rank 1 of [0-9]+\): '
     assert_line --regexp '^    1\. root: hangsvc/cruncher \[[0-9]+\], seg [0-9]+: busy [0-9.]+ s \([0-9.]+ s to [0-9.]+ s\)$'
@@ -158,7 +158,7 @@ EOF
     assert_output '"hangsvc/cruncher"'
 }
 
-@test "the normal run, 20 ms of work, has no hang of 500 ms: argus diagnose exits 1 (SPIN-HANG)" {
+@test "SPIN-HANG: the normal run has no 500 ms hang; argus diagnose exits 1" {
     run argus diagnose --hang 500 --proc hangui "$BATS_FILE_TMPDIR/normal.txt"
     assert_failure 1
     assert_line 'no hang found'

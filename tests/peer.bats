@@ -77,7 +77,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # argus: the same threads in the same order, the dominant stretch of each:
 # client blocked, server-io blocked, crunch-w running. Agree (argus leaves
 # out server-io's 9.9 ms of running and the preemptions).
-@test "PEER: nested wakeups: client woken by server-io, itself woken by crunch-w that ran; the chain is client, server-io, crunch-w, ending running, an interrupt on crunch-w folded into its run (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: nested wakeups chain to the thread that ran" {
     peer nested
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":3,"tid":100,"class":"wait","blocked":999810000,"result":"awakened"}'
@@ -96,7 +96,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # wakeup from editor) is before the bound and never visited; then editor
 # PREEMPTED 860.01-860.05.
 # argus: editor blocked, indexer-w running, end running: no cycle. Agree.
-@test "PEER: mutual wakeups: editor woke indexer-w then blocked, indexer-w woke it back: one wakeup link to indexer-w running, no cycle (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: mutual wakeups: one link to the waker, no cycle" {
     peer mutual
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":800040000,"result":"awakened"}'
@@ -115,7 +115,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # path.
 # argus: poller blocked alone, end timeout (its own timer), not builder.
 # Agree.
-@test "PEER: a sleep ended by its own hrtimer in an interrupt on another thread: the sleeper alone, end timeout, never the interrupted thread (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: a sleep ended by its own hrtimer is the sleeper's" {
     peer timer-self
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":1,"tid":100,"class":"wait","blocked":600020000,"result":"timed_out"}'
@@ -137,7 +137,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # the wait), with its wait's resource and reason. Agree (Trace Compass
 # names the irq or NETWORK; argus the fd and system call). netmon's hang
 # is longer, so it comes first.
-@test "PEER: wakeups from a device interrupt and from a NET_RX softirq on the idle task: each chain is the waiting thread alone, end io (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: wakeups by device or NET_RX interrupts end io" {
     peer irq-wakeup
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":300,"class":"wait","blocked":799920000,"result":"awakened"}
@@ -161,7 +161,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # end runnable, and a cpu link to hog-w, the thread that held the CPU.
 # Deliberately differ: argus names the CPU holder, one step further than
 # the critical path; it leaves out decoder-w (20 ms).
-@test "PEER: woken after 20 ms but runnable 700 ms while hog-w held the CPU: end runnable with a cpu link to hog-w, not the waker (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: runnable 700 ms behind a hog: a cpu link to it" {
     peer runnable
     run found hang "$HANG + {runnable}"
     assert_output '{"hang":0,"seg":1,"tid":100,"class":"wait","blocked":719990000,"result":"awakened","runnable":699990000}'
@@ -176,7 +176,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # system call. The decoder still finds it (the woken says cpu_holder 401),
 # and Trace Compass's Resources view shows it on the CPU; the chain should
 # name it as in (5).
-@test "PEER: a CPU holder whose only own lines are interrupts is still the cpu link of a runnable hang (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: a CPU holder seen only in interrupts is the link" {
     : skip "argus gives end runnable with no cpu link (holder has no segment outside interrupt windows): see report"
     peer runnable-spinner
     run found wait_chain '{tids, links, states, since, until, "end": .end}'
@@ -195,7 +195,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # argus: runnable dominates; a cpu link to hog-w. Not srv-w (the request
 # was answered: no ipc link), no cycle (srv-w's next wait was ended by
 # cli). Agree on srv-w and the cycle; differ as in (5) by naming hog-w.
-@test "PEER: the reply came at once but the client waited 800 ms for a CPU: the chain names the CPU holder, not the server that answered, and finds no cycle (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: a reply at once but 800 ms runnable: the CPU holder" {
     peer reply-sent
     run found hang "$HANG + {runnable}"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":829860000,"result":"awakened","runnable":799990000}'
@@ -216,7 +216,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # a wakeup of it; the futex its first syscall exit names); the hang is that
 # wait, and the chain follows its waker, running since the start.
 # Deliberately differ: argus sees the hang Trace Compass cannot.
-@test "PEER: a thread asleep since before the trace began (its first line a wakeup of it) is a hang from the trace start, followed to its waker (SPIN-HANG, SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-HANG, SPIN-PATH, SPIN-CRITICAL: asleep since before the trace is a hang" {
     peer asleep-at-start
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":1,"tid":100,"class":"wait","blocked":650030000,"result":"awakened"}'
@@ -240,7 +240,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # the longest try's segment (5; the three timeouts tie, the latest wins).
 # Deliberately differ: a lock polled with timeouts is one wait for its
 # holder, not sleep.
-@test "PEER: a futex wait retried after three timeouts is one wait (waits 4), ended by the lock's holder: the chain goes to it over the whole retry (SPIN-HANG, SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-HANG, SPIN-PATH, SPIN-CRITICAL: a futex wait retried is one wait" {
     peer poll-retry
     run found hang "$HANG + {first_seg, waits, timeouts}"
     assert_output '{"hang":0,"seg":6,"tid":100,"class":"wait","blocked":699920000,"result":"awakened","first_seg":2,"waits":4,"timeouts":0}'
@@ -262,7 +262,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # argus: one wait (waits 2: woken by a thread of its own process and taken
 # up again), app-w blocked, store-w running. Agree on the threads and the
 # culprit; argus merges the two waits.
-@test "PEER: waits woken by the program's own worker are one wait (waits 2), followed through the worker's read to the store that held it up (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: waits woken by its own worker are one wait" {
     peer own-workers
     run found hang "$HANG + {first_seg, waits}"
     assert_output '{"hang":0,"seg":4,"tid":100,"class":"wait","blocked":769920000,"result":"awakened","first_seg":3,"waits":2}'
@@ -282,7 +282,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # argus: one wait of three sleeps (waits 3, each timed out), whose
 # releaser is migrate-w (its successful flock after the last failed try):
 # a lock link to it, running. Deliberately differ: argus names the holder.
-@test "PEER: a flock polled between timed-out sleeps is one wait that leads to the thread that released the lock (lock link) (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: a flock polled between sleeps leads to the holder" {
     peer lock-poll
     run found hang "$HANG + {first_seg, waits, timeouts}"
     assert_output '{"hang":0,"seg":5,"tid":100,"class":"wait","blocked":600220000,"result":"timed_out","first_seg":2,"waits":3,"timeouts":3}'
@@ -300,7 +300,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # argus: no wakeup, but shell's request was received: an ipc link to
 # daemon-w, blocked and never woken (not_woken, its futex). Deliberately
 # differ: argus follows the peer that owes the reply.
-@test "PEER: a request nobody answered: the chain follows the peer that received it (ipc) to its own wait, never woken (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: an unanswered request leads to its receiver" {
     peer no-reply
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":899870000,"result":null}'
@@ -322,7 +322,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # is redis-srv's: a wakeup link to it, running. Deliberately differ (what
 # Trace Compass needs packet events for, argus reads from the syscall the
 # softirq ran in).
-@test "PEER: loopback TCP: a NET_RX softirq run inside the server's own write is the server's wakeup, and the chain goes to the server (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: loopback TCP in the server's write is its wakeup" {
     peer loopback
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":2,"tid":100,"class":"wait","blocked":699890000,"result":"awakened"}'
@@ -344,7 +344,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # crunch-w is not in it. Deliberately differ: one stretch per hop, the one
 # that held the waiter up most. The critical path (SPIN-CRITICAL) has both,
 # instant by instant as Trace Compass.
-@test "PEER: the longest stretch decides each hop: a server that waited 350 ms on a worker, then ran 440 ms, ends the chain running (SPIN-PATH, SPIN-SUM, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-SUM, SPIN-CRITICAL: the longest stretch decides each hop" {
     peer split
     run found hang "$HANG"
     assert_output '{"hang":0,"seg":3,"tid":100,"class":"wait","blocked":789890000,"result":"awakened"}'
@@ -363,7 +363,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
 # 0.11-10: mixer-w waited 780 ms for a CPU.
 # argus should say the same in its words: mixer-w runnable over 10-790
 # (its longest stretch), with a cpu link to hog-w.
-@test "PEER: a waker preempted for most of the window is runnable, with a cpu link to the thread that preempted it, not running (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: a preempted waker is runnable, linked to its holder" {
     : skip "argus gives mixer-w running 0.11-800.01, end running (a preemption is not a runnable stretch): see report"
     peer preempted
     run found wait_chain '{tids, links, states, since, until, "end": .end}'
@@ -372,7 +372,7 @@ STEPS='[.steps[] | "\(.tid) \(.from / 1e6)-\(.to / 1e6) \(.state)"]'
     assert_output '["201 0.11-10 running","201 10-790 runnable","201 790-800.01 running","100 800.01-800.03 runnable"]'
 }
 
-@test "PEER: argus graph | argus find-spinning --hang 500 writes the same hang and wait_chain records as argus diagnose --hang 500 on every peer fixture (SPIN-PATH, SPIN-CRITICAL)" {
+@test "SPIN-PATH, SPIN-CRITICAL: graph | find-spinning agrees with diagnose" {
     local n=0
     for f in "$F"/*.txt; do
         run argus diagnose --hang 500 --keep "$BATS_TEST_TMPDIR/findings" "$f"

@@ -13,7 +13,7 @@ setup_file() {
     unpack tcp-backlog
 }
 
-@test "CULL-SYSCALL (redis-sleep): the reply's wakeup of redis-cli is made in the NET_RX softirq inside redis-server's write; it is the server's wakeup (wakeup and wait edges), not an interrupt's (resume)" {
+@test "CULL-SYSCALL: a wakeup in the server's own NET_RX softirq is its (redis-sleep)" {
     run sh -c "argus-decode '$R/redis-sleep.txt' | argus-to-json | jq -c 'select(.type == \"interrupt\" and .in_syscall and .ts > 2000000000) | [.tid, .phase, .name, .in_syscall]'"
     assert_output '[28100,"begin","NET_RX","write"]
 [28100,"end","NET_RX","write"]'
@@ -26,7 +26,7 @@ setup_file() {
     assert_output '["wakeup",28100]'
 }
 
-@test "no edges from what an interrupt did (http-slow): no ipc pairs a wakeup made in interrupt context; timers the kernel armed for itself (the tick, in interrupts or on the idle task) make no timer edge (DISP-TIMER-KERNEL)" {
+@test "DISP-TIMER-KERNEL: what an interrupt did makes no ipc or timer edge (http-slow)" {
     argus graph "$R/http-slow.txt" | argus-to-json > "$R/hs.graph.json"
     run jq -c 'select(.type == "ipc" and (.ctx or .tid == 0))' "$R/hs.graph.json"
     assert_output ''
@@ -36,7 +36,7 @@ setup_file() {
     assert_output '[[["own",false,"hrtimer_wakeup"],132]]'
 }
 
-@test "timeouts are timeouts (redis-sleep): redis-server's 2 s clock_nanosleep ends timed_out (woken inside the expiry of its own hrtimer_wakeup timer); the chain ends timeout and the report says the sleep expired" {
+@test "a sleep its own hrtimer ended is timed_out; its chain ends timeout (redis-sleep)" {
     run sh -c "argus-decode '$R/redis-sleep.txt' | argus-to-json | jq -c 'select(.tid == 28100 and .type == \"woken\" and .ts > 2000000000) | .result'"
     assert_line --index 0 '"timed_out"'
     diagnose redis-sleep --proc redis-cli
@@ -49,7 +49,7 @@ setup_file() {
     assert_output 1
 }
 
-@test "the wait chain follows what ended the hang (pg-rowlock): psql W -> its backend (one wait, the 1 s deadlock-check timeout inside it) -> the holder's backend asleep in pg_sleep; the same with --hang 500 and --hang 1200" {
+@test "the wait chain follows what ended the hang to the lock holder (pg-rowlock)" {
     local hang
     for hang in 500 1200; do
         diagnose pg-rowlock --proc psql --hang "$hang"
@@ -60,7 +60,7 @@ setup_file() {
     assert_output '[28201,"epoll_wait"]'
 }
 
-@test "woken is not running (cpu-starved): redis-server replied after 0.3 s; the client's next 1.82 s are runnable behind stress-ng's CPU hog: the chain ends runnable at the hog (link cpu), with no cycle and no server" {
+@test "woken is not running: the chain ends runnable at the CPU hog (cpu-starved)" {
     diagnose cpu-starved --proc redis-cli
     run records cpu-starved 'select(.type == "wait_chain") | [.tids, .links, .states, .end, ((.until[0] - .since[0]) / 1000000 | floor)]'
     assert_output '[[1110,1114],["cpu"],["runnable","running"],"runnable",1819]'
@@ -70,7 +70,7 @@ setup_file() {
     assert_output 1819
 }
 
-@test "a trace that starts mid-wait (midwait): redis-cli, first named by its wakeup, gets a wait at the trace start (synth, in recvfrom); the hang is found and its chain reaches redis-server's sleep" {
+@test "a thread asleep at the trace's start gets a wait there and a chain (midwait)" {
     run sh -c "argus-decode '$R/midwait.txt' | argus-to-json | jq -c 'select(.tid == 1197 and (.type == \"wait\" or .type == \"woken\")) | [.type, .ts, .reason, .synth, .result]'"
     assert_output '["wait",0,"recvfrom",true,null]
 ["woken",2152857000,null,null,"awakened"]'
@@ -81,7 +81,7 @@ setup_file() {
     assert_output '[[1197,1184],"timeout"]'
 }
 
-@test "a polling hang is one hang (sqlite-poll): 34 sleeps between failed fcntl locks are one 2.5 s hang at the default threshold, blocked on the lock's holder (link lock)" {
+@test "34 polling sleeps between failed locks are one hang, on the holder (sqlite-poll)" {
     diagnose sqlite-poll --proc sqlite3
     run records sqlite-poll 'select(.type == "hang" and .hang == 0) | [.tid, .waits, .class, .reason, (.blocked / 1000000 | floor)]'
     assert_output '[28121,34,"wait","clock_nanosleep",2538]'
@@ -89,7 +89,7 @@ setup_file() {
     assert_output '[[28121,28115,28118,28122],["lock","wakeup","wakeup"]]'
 }
 
-@test "hangs are real hangs (gui-dbus-kernel without --proc): no kernel thread, idle task, recorder or display server; the app's wait for the key press (Xvfb woke it) is no hang; what the trace explains first; --proc matches a 15-byte comm" {
+@test "hangs are real: no kernel, idle, recorder or display server (gui-dbus-kernel)" {
     diagnose gui-dbus-kernel
     run records gui-dbus-kernel 'select(.type == "hang") | .proc' 
     refute_output --partial '"swapper"'
@@ -117,7 +117,7 @@ setup_file() {
     assert_line --index 0 '"memfd:sealed-91"'
 }
 
-@test "a baseline never turns a right answer into a wrong one: with its normal run, gui-dbus-kernel still names the D-Bus service first, and the chain's relays (the two GDBus workers, dbus-daemon) are no culprits even where the baseline names them (the X server comes after: it delivered the key press here too, DIFF-MISSING, DIFF-RELAY), redis-sleep the server (not the recorder)" {
+@test "DIFF-MISSING, DIFF-RELAY: a baseline never makes a right answer wrong" {
     diagnose gui-dbus-kernel --proc gtk-dbus-app --baseline "$R/gui-dbus-kernel.normal.txt"
     run records gui-dbus-kernel 'select(.type == "culprit") | [.rank, .tid]'
     assert_output '[1,32008]
@@ -140,7 +140,7 @@ setup_file() {
     assert_line --partial 'Linux trace: no main thread of redis-cli blocked or ran 500 ms or more (--hang MS sets how long'
 }
 
-@test "DEC-FD (redis-sleep, redis-script, cpu-starved): redis-cli's recvfrom on fd 3 is on the socket it connected, at the connect line whose exit returned 0; the backend's epoll fd of pg-rowlock, made by a call the trace lacks, stays 'fd 8'" {
+@test "DEC-FD: recvfrom on fd 3 names its connect; an unseen epoll fd stays 'fd 8'" {
     diagnose redis-sleep --proc redis-cli
     run sed -n 1,4p "$R/redis-sleep.report"
     assert_output "Verdict: redis-cli/main [28116] was blocked 2.001 s in recvfrom on fd 3 (a socket it connected at
@@ -175,7 +175,7 @@ wait."
 
 # gtk3-sleep: the key handler of a GTK 3 app calls time.sleep(3); it wrote
 # to Xvfb (an X request) before the sleep. The sleep ended timed_out.
-@test "a sleep its own timer ended is the sleeper's own doing, whatever it asked before (SPIN-SLEEP, gtk3-sleep): the chain is the app alone, end timeout, and the app is its own culprit" {
+@test "SPIN-SLEEP: a sleep its own timer ended is the sleeper's doing (gtk3-sleep)" {
     unpack gtk3-sleep
     diagnose gtk3-sleep
     run records gtk3-sleep 'select(.type == "wait_chain" and .hang == 0) | [.tids, .states, .end]'
@@ -189,7 +189,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 
 # wait-child: a python3 program named gz-waiter waits in os.waitpid
 # (wait4) for its child gzip -9, which computes about 2.5 s.
-@test "a program --proc names, waiting for its child, is a hang like any other; neither named nor launched, the wait is a launcher's (SPIN-IDLE, wait-child)" {
+@test "SPIN-IDLE: a named program's wait for its child is a hang (wait-child)" {
     unpack wait-child
     diagnose wait-child --proc gz-waiter
     run records wait-child 'select(.type == "hang") | [.hang, .tid, .reason]'
@@ -209,7 +209,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # late-start: wait-child started by a shell that sleeps 1.5 s, then execs
 # the waiter (pid 30971); the recorder (30970) released it 1.5 s before
 # the hang and waits for its exit in ppoll all through it.
-@test "a thread the hang's own thread woke after the hang waited on it and is no culprit; a child wait before the thread's exec was the shell's, no hang (DIFF-WAITER, SPIN-IDLE, late-start)" {
+@test "DIFF-WAITER, SPIN-IDLE: a thread the hung one woke after is no culprit" {
     unpack late-start
     diagnose late-start --proc gz-waiter --baseline "$R/late-start.normal.txt"
     run records late-start 'select(.type == "hang") | [.hang, .tid, .reason]'
@@ -225,7 +225,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # gui-dbus: the app's GDBus worker, dbus-daemon and the service's GDBus
 # worker only pass the call and its reply on; the service's main thread
 # sleeps 3 s.
-@test "threads that only relayed are on the chain and the critical path but are no culprits; the critical path covers the hang's window with no gap (DIFF-RELAY, SPIN-CRITICAL, gui-dbus)" {
+@test "DIFF-RELAY, SPIN-CRITICAL: relays are on the chain but no culprits (gui-dbus)" {
     unpack gui-dbus
     diagnose gui-dbus
     run records gui-dbus 'select(.type == "wait_chain" and .hang == 0) | .tids | length'
@@ -245,7 +245,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 
 # gtk-idle: the key handler queues GLib.idle_add(a callback computing 3 s);
 # the loop dispatches it right after the key's callouts, with no wait.
-@test "a source a key handler queued carries the key to its dispatch: the path steps back in program order over callouts with no wait between (SPIN-PATH, gtk-idle)" {
+@test "SPIN-PATH: a source queued by a key handler steps back to the key (gtk-idle)" {
     unpack gtk-idle
     diagnose gtk-idle
     run records gtk-idle 'select(.type == "path" and .hang == 0 and .rank == 1) | [.complete, .ui_kind, .edge_kinds]'
@@ -260,7 +260,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # argus-record now writes the command's pid ("# argus-command: pid=N");
 # these two were recorded before it did, and decode finds the same pid in
 # their thread list (DEC-LAUNCHED).
-@test "the command the recording launched is what the user asked about: its hangs come first with no flag, and its wait for a child is a hang (SPIN-ORDER, SPIN-IDLE, DEC-LAUNCHED, pipe-full, wait-child)" {
+@test "SPIN-ORDER, SPIN-IDLE, DEC-LAUNCHED: the launched command's hangs come first" {
     unpack pipe-full wait-child
     { echo '# argus-command: pid=16177'; cat "$R/pipe-full.txt"; } > "$R/pipe-full-launched.txt"
     run sh -c "argus-decode '$R/pipe-full-launched.txt' | argus-to-json | head -1 | jq -c .launched"
@@ -278,7 +278,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # The same two recordings as if made with `argus record --pid` on the
 # running program: without the recorder's line, no launched command is
 # known; the focus line alone gives the same answers.
-@test "a process the recording was focused on is asked about like the launched command: its hangs come first and its wait for a child is a hang (DEC-FOCUS, SPIN-ORDER, SPIN-IDLE, pipe-full, wait-child)" {
+@test "DEC-FOCUS, SPIN-ORDER, SPIN-IDLE: a focused process is asked about first" {
     unpack pipe-full wait-child
     for n in pipe-full wait-child; do
         grep -v '^# recorded by argus-record' "$R/$n.txt" > "$R/$n-unknown.txt"
@@ -306,7 +306,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # udp-timeout ran dig through `sh -c 'dig ... & wait'`: the launched sh
 # waited (dash's wait: rt_sigsuspend, a "sleeping" wait) until dig's exit
 # woke it. A shell passes the question on to the command it runs.
-@test "a launched shell waiting for its child is no hang; the child it forked is the launched command's and comes first (SPIN-IDLE, SPIN-ORDER, DEC-PARENT, udp-timeout)" {
+@test "SPIN-IDLE, SPIN-ORDER, DEC-PARENT: a launched shell's child wait is no hang" {
     unpack udp-timeout
     diagnose udp-timeout
     run records udp-timeout 'select(.type == "thread" and .tid == 27120 and .proc == "dig") | .parent'
@@ -320,7 +320,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # midwait's recording ran `sleep 2.8` as its timer while redis-cli waited
 # on a server's DEBUG SLEEP; sdl-busy's ran the key driver, which waited
 # for the app's answer, while the SDL app computed 3 s.
-@test "a lone sleep its own timer ended goes aside; a GUI program's main thread comes first, and the launched key driver waiting on it is told in its place (SPIN-ORDER, midwait, sdl-busy)" {
+@test "SPIN-ORDER: a lone timer sleep goes aside; a GUI main thread comes first" {
     unpack midwait sdl-busy
     diagnose midwait
     run records midwait 'select(.type == "hang" and .hang == 0) | [.tid, .proc]'
@@ -339,7 +339,7 @@ started it. Culprit: gtk-sleep-app/main [7074] itself."
 # mmap-fault: a program touches 7000 random pages of a 1 GB file mapped
 # from the disk; each major fault is a short uninterruptible wait with no
 # system call, and none alone comes near the limit.
-@test "page faults one after another are one wait, and the faulting thread is its own culprit (SPIN-HANG, argus_wait_retried, DIFF-RELAY, mmap-fault)" {
+@test "SPIN-HANG, DIFF-RELAY: page faults in a row are one wait (mmap-fault)" {
     unpack mmap-fault
     diagnose mmap-fault --proc page-toucher
     run records mmap-fault 'select(.type == "hang") | [.hang, .tid, .class, .reason, .waits]'
@@ -354,7 +354,7 @@ call traced: page faults or I/O) until an interrupt (I/O) ended it; no UI event 
 to it. Culprit: page-toucher/main [4234] itself."
 }
 
-@test "SPIN-HOLDER (cpu-quota): the producer throttled by its cgroup's quota was held off its CPU by no one thread (the longest holder 8% of its runnable time): the chain ends runnable at the producer, not at whoever ran" {
+@test "SPIN-HOLDER: a thread throttled by its cgroup quota has no holder (cpu-quota)" {
     diagnose cpu-quota --proc cat
     run records cpu-quota 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
     assert_output '[[13217,13168],["wakeup"],["blocked","runnable"],"runnable"]'
@@ -362,7 +362,7 @@ to it. Culprit: page-toucher/main [4234] itself."
     assert_output '[13168,"runnable"]'
 }
 
-@test "SPIN-DEADLOCK (lock-cycle): the main thread's lock wait timed out, then its release woke locker, blocked on a lock since: the chain goes on to locker (link deadlock) and ends in a cycle" {
+@test "SPIN-DEADLOCK: a lock wait goes on to the blocked locker, a cycle (lock-cycle)" {
     diagnose lock-cycle --proc cycle-app
     run records lock-cycle 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
     assert_output '[[23559,23571],["deadlock"],["blocked","blocked"],"cycle"]'
@@ -370,7 +370,7 @@ to it. Culprit: page-toucher/main [4234] itself."
     assert_output '[23571,"blocked"]'
 }
 
-@test "SPIN-YIELD (spin-yield): the yield loop gave its CPU to flag-setter 355 times of 380: the chain goes on to it (link yield), running, and it is the culprit" {
+@test "SPIN-YIELD: the yield loop's chain goes on to the thread it yielded to" {
     diagnose spin-yield --proc spin-waiter
     run records spin-yield 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
     assert_output '[[26167,26156],["yield"],["running","running"],"running"]'
@@ -378,7 +378,7 @@ to it. Culprit: page-toucher/main [4234] itself."
     assert_output '[26156,"busy"]'
 }
 
-@test "SPIN-ACCEPT (tcp-backlog): curl's connect, begun (EINPROGRESS) and ended by an interrupt, goes on to the server whose accept4 took it 0.4 ms later (link accept): the chain ends at the server's own sleep" {
+@test "SPIN-ACCEPT: curl's connect goes on to the server's accept4 (tcp-backlog)" {
     diagnose tcp-backlog --proc curl
     run records tcp-backlog 'select(.type == "wait_chain" and .hang == 0) | [.tids, .links, .states, .end]'
     assert_output '[[3784,3721],["accept"],["blocked","blocked"],"timeout"]'

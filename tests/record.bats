@@ -183,7 +183,7 @@ Try 'argus-record --help' for more information."
 
 # ---- tracefs ----------------------------------------------------------------
 
-@test "tracefs unavailable (ARGUS_TRACEFS names a directory without it): a clear message and exit 69" {
+@test "tracefs unavailable under ARGUS_TRACEFS: a clear message and exit 69" {
     [ "$(id -u)" = 0 ] || skip "needs root (the root check comes first)"
     mkdir "$BATS_TEST_TMPDIR/empty"
     ARGUS_TRACEFS="$BATS_TEST_TMPDIR/empty" run argus-record -o "$T" -- true
@@ -191,7 +191,7 @@ Try 'argus-record --help' for more information."
     assert_output "argus-record: tracefs unavailable: $BATS_TEST_TMPDIR/empty (ARGUS_TRACEFS) is not a tracefs directory with instances/"
 }
 
-@test "tracefs not mounted: the recorder mounts /sys/kernel/tracing and unmounts it at the end" {
+@test "tracefs not mounted: the recorder mounts it and unmounts it at the end" {
     need_tracefs
     command -v unshare >/dev/null || skip "no unshare for a private mount namespace"
     # a mount namespace of its own: other users of tracefs see no change
@@ -210,7 +210,7 @@ after: not mounted"
 
 # ---- A recording ------------------------------------------------------------
 
-@test "-- sleep 0.2: (TGID) column, sleep's own sched_switch, argus-thread lines, CMD's status" {
+@test "-- sleep 0.2: (TGID) column, its switches, argus-thread lines, its status" {
     need_tracefs
     unique sleep
     run --separate-stderr argus-record -o "$T" --instance "$NAME" -- "$BATS_TEST_TMPDIR/sleep-argus" 0.2
@@ -249,7 +249,7 @@ after: not mounted"
     assert_output ""
 }
 
-@test "while recording: the instance has the ring buffer, overwrite, mono clock, tgid, and exactly the mapped events" {
+@test "while recording, the instance has the buffer, clock, tgid and mapped events" {
     need_tracefs
     # the kernel's events (the probes' have tests of their own)
     argus-record -q -o "$T" --instance "$NAME" --buffer-mb 4 --duration 2 --no-probes &
@@ -273,7 +273,7 @@ after: not mounted"
     assert_output ""
 }
 
-@test "afterwards: no instance left, record-tgid and the global buffer settings as before" {
+@test "afterwards no instance is left and the global settings are as before" {
     need_tracefs
     before=$(global_settings)
     run argus-record -q -o "$T" --instance "$NAME" --buffer-mb 2 -- sleep 0.1
@@ -316,7 +316,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "DEC-LOSS: a recording is written as FILE.partial and renamed when whole; its last line is the end mark, promised after its header" {
+@test "DEC-LOSS: a recording is FILE.partial until whole, ending in its end mark" {
     need_tracefs
     argus-record -o "$T" --instance "$NAME" --duration 5 2> "$BATS_TEST_TMPDIR/err" &
     pid=$!
@@ -333,7 +333,7 @@ after: not mounted"
     assert_output 0
 }
 
-@test "DEC-LOSS: kill -9 of the recorder leaves FILE.partial and no FILE; the next recording reaps its instance; diagnose of a cut one says it did not finish" {
+@test "DEC-LOSS: a recorder killed leaves FILE.partial, reaped by the next one" {
     need_tracefs
     argus-record -o "$T" --duration 5 2> /dev/null &
     pid=$!
@@ -354,7 +354,7 @@ after: not mounted"
 
 }
 
-@test "kill -9 of a recorder with its own --instance name: the next run reaps that instance by the dead recorder's probes enabled in it, then the probes" {
+@test "a killed recorder's own --instance is reaped by its probes, then the probes" {
     need_tracefs
     argus-record -o "$T" --instance "$NAME" --duration 5 2> /dev/null &
     pid=$!
@@ -404,7 +404,7 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "a second SIGINT while writing abandons the output, exit 130, and still removes the instance" {
+@test "a second SIGINT while writing abandons the output, exit 130, no instance left" {
     need_tracefs
     # a FIFO nobody reads: the write blocks once its buffer is full
     mkfifo "$BATS_TEST_TMPDIR/fifo"
@@ -460,7 +460,7 @@ after: not mounted"
 # flag_lines: the argus_flag lines of $T
 flag_lines() { grep 'argus_flag_' "$T"; }
 
-@test "--watch SYMBOL on the command: exact flag_write/flag_read lines, values at the access" {
+@test "--watch SYMBOL on the command: exact flag lines, values at the access" {
     need_tracefs
     need_flagprog
     need_breakpoints
@@ -498,7 +498,7 @@ flag_lines() { grep 'argus_flag_' "$T"; }
     [ "$exec_line" -lt "$write_line" ] && [ "$write_line" -lt "$exit_line" ]
 }
 
-@test "--watch with values read at drain time (ARGUS_RECORD_WATCH_VALUES=drain): the same lines" {
+@test "--watch with values read at drain time: the same lines" {
     need_tracefs
     need_flagprog
     need_breakpoints
@@ -536,7 +536,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     done
 }
 
-@test "--watch errors: an unknown symbol (in a process, in the command), a flag of the wrong size; the command never runs" {
+@test "--watch errors (unknown symbol, wrong size) stop before the command runs" {
     need_tracefs
     run argus-record -o "$T" --instance "$NAME" --watch "nosuch@$$"
     assert_failure 64
@@ -556,7 +556,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
-@test "--watch a symbol of a shared library of the command (resolved at the program's entry point)" {
+@test "--watch a symbol of a shared library of the command" {
     need_tracefs
     # glibc's environ: 8 bytes, read by getenv
     run argus-record -q -o "$T" --instance "$NAME" --watch environ -- sh -c 'echo ok'
@@ -590,7 +590,7 @@ flagprog-$pid $pid argus_flag_write: addr=$addr value=0x2 name=sFlag"
 Try 'argus-record --help' for more information."
 }
 
-@test "--probes glib: GLib's loop probed at its functions' file offsets in group argus_PID, said in the header, its dispatch and poll in the trace and decoded as the loop's records; nothing left in uprobe_events" {
+@test "--probes glib: the loop probed, said in the header, decoded; nothing left" {
     need_uprobes
     lib="$FAKE/glib/libglib-2.0.so.0.7400.6"
     dispatch=$(symbol_offset "$lib" g_main_context_dispatch)
@@ -622,7 +622,7 @@ Try 'argus-record --help' for more information."
     [ ! -e "$TFS/events/argus_$pid" ]
 }
 
-@test "--probes qt5 on a Qt of a version it does not know: refused, exit 69, nothing left; by default the set is off, said in the header and warned" {
+@test "--probes qt5 on an unknown Qt version is refused, exit 69; by default off" {
     need_uprobes
     ARGUS_RECORD_LIBDIRS="$FAKE/qt" argus-record -o "$T" --instance "$NAME" --probes qt5 \
         -- true 2>"$BATS_TEST_TMPDIR/err" &
@@ -648,7 +648,7 @@ Try 'argus-record --help' for more information."
 # probes: set=libdbus off=libdbus-1.so.3 is not installed"
 }
 
-@test "--no-probes: no uprobe defined, no probe line in the header; --probes of a library not installed exits 69" {
+@test "--no-probes defines no uprobe; --probes of a missing library exits 69" {
     need_uprobes
     run argus-record -q -o "$T" --instance "$NAME" --no-probes -- true
     assert_success
@@ -684,7 +684,7 @@ dynsym_offset() {
     readelf -W --dyn-syms "$1" | awk -v s="$2" '$8 == s || index($8, s "@") == 1 { print "0x" $2; exit }'
 }
 
-@test "--probes gdbus,libdbus: the D-Bus probes at their .dynsym offsets, enabled in the instance only (dbus-daemon's get_reply_serial filtered out), removed afterwards; a call through a private dbus-daemon decodes to ipc pairs via dbus" {
+@test "--probes gdbus,libdbus: a private bus call decodes to ipc pairs via dbus" {
     need_tracefs
     need_dbus_probes
     bus="$BATS_TEST_TMPDIR/bus"
@@ -751,7 +751,7 @@ SH
 
 # ---- Focus on running processes: --pid, --proc --------------------
 
-@test "--pid and --proc: a process not running, a name no process has, a bad number are usage errors, exit 64, before any root check" {
+@test "--pid and --proc: a process not running or a bad number exit 64 first" {
     none=$(( $(cat /proc/sys/kernel/pid_max) + 1 ))
     run --separate-stderr argus-record --pid "$none" -o "$T" -- true
     assert_failure 64
@@ -773,7 +773,7 @@ Try 'argus-record --help' for more information."
     assert_line "      --proc NAME        the same for each running process of that name"
 }
 
-@test "--pid and --proc: one '# argus-focus: pid=N' line per process focused, after the command's, each once; --proc matches a comm or its first 15 bytes; a thread's id focuses its process" {
+@test "--pid and --proc: one argus-focus line per process focused, each once" {
     need_tracefs
     ln -sf "$(command -v sleep)" "$BATS_TEST_TMPDIR/argus-focus-sleeper-$$"
     "$BATS_TEST_TMPDIR/argus-focus-sleeper-$$" 30 &
@@ -817,7 +817,7 @@ wait_mapped() {
     return 1
 }
 
-@test "--pid: the probes also go on the copy of a library a focused process maps (its own group argus_PID_1, the same events), not again on the system's file another maps; the header names both files; the copy's probes fire; nothing left" {
+@test "--pid: a focused process's copy of a library is probed in a group of its own" {
     need_uprobes
     lib="$FAKE/glib/libglib-2.0.so.0.7400.6" copy="$BATS_TEST_TMPDIR/bundle/libglib-2.0.so.0.7400.6"
     bundle "$BATS_TEST_TMPDIR/bundle" libglib-2.0.so.0.7400.6
@@ -866,7 +866,7 @@ r argus_${pid}_1 argus_glib_poll_ret $copy"
     [ ! -e "$TFS/events/argus_${pid}_1" ]
 }
 
-@test "--pid: a library a focused process maps in a mount namespace of its own is probed through /proc/PID/root; a copy of a version not known is off in the header for that process, warned, and refused with --probes" {
+@test "--pid: a library in another mount namespace is probed through /proc/PID/root" {
     need_uprobes
     command -v unshare >/dev/null || skip "no unshare"
     ns="$BATS_TEST_TMPDIR/ns"
@@ -915,7 +915,7 @@ dead_pid() {
     echo "$pid"
 }
 
-@test "--cleanup removes exactly a dead recorder's instances and uprobe group, says so in one line, exit 0; a live recorder's, other names and other groups stay" {
+@test "--cleanup removes exactly a dead recorder's instances and uprobe group" {
     need_tracefs
     [ -e "$TFS/uprobe_events" ] || skip "no uprobes on this kernel"
     libc=$(ldd "$(command -v sh)" | awk '$1 ~ /^libc\.so/ {print $3}')
@@ -954,7 +954,7 @@ dead_pid() {
     [ "$live_instance" = 1 ]
 }
 
-@test "every recording first removes what a recorder killed with SIGKILL left (its instance, its probes), and then leaves tracefs as it was" {
+@test "every recording first removes what a killed recorder left behind" {
     need_uprobes
     argus-record -q --probes glib -o "$T" -- sleep 30 &
     pid=$!

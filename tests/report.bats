@@ -34,13 +34,13 @@ edited() {
     sed "$2" "fixtures/report/$1-findings.jsonl" > "$T"
 }
 
-@test "SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT: the demo's wait hang, its chain to the network thread and the culprits, in plain words, as fixtures/report/demo-findings.expected.txt" {
+@test "SPIN-CLASS, SPIN-PATH, SIM-MATCH, DIFF-CULPRIT: the demo's report, as expected" {
     run report demo
     assert_success
     assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
 }
 
-@test "the verdict opens the report: the hung thread, its wait, the thread at the end of its wait chain, the UI event, the culprit; then the baseline compared with" {
+@test "the verdict opens the report: hung thread, wait, chain's end, UI event, culprit" {
     run report demo
     assert_success
     assert_line --index 0 "Verdict: App/main [1001] was blocked 3.199 s in mach_msg receive on 0x5207, waiting on"
@@ -55,7 +55,7 @@ edited() {
     assert_line --index 4 "Baseline: none given (--baseline), so the culprits are named from this trace alone."
 }
 
-@test "--verbose: the report, then a details section per hang with the paper's terms (segment ids, ranks, scores, the similar node, missing edges, depths, branches, evidence, branch points), as demo-findings.verbose.txt" {
+@test "--verbose adds a details section per hang in the paper's terms" {
     run report demo -v
     assert_success
     assert_output "$(cat fixtures/report/demo-findings.verbose.txt)"
@@ -66,7 +66,7 @@ edited() {
     refute_output --partial "Details"
 }
 
-@test "SPIN-CLASS: a wait hang says how long it was blocked, in what wait on which resource, and how the wait ended" {
+@test "SPIN-CLASS: a wait hang says how long, in what wait on what, and how it ended" {
     run report demo
     assert_success
     assert_line "  When:      0.001 s to 3.200 s (3.199 s)"
@@ -80,7 +80,7 @@ edited() {
     assert_line "             App/NSEventThread [1002])"
 }
 
-@test "SPIN-PATH: the wait chain names each link, the thread that woke the one before, and how it ends" {
+@test "SPIN-PATH: the wait chain names each link, its waker, and how it ends" {
     run report demo
     assert_success
     assert_line "    1. App/main [1001]: blocked 3.199 s in mach_msg receive on 0x5207"
@@ -103,7 +103,7 @@ chain_of() {
     argus graph "$t" | argus-find-spinning | argus-report "$@" | sed -n '/What it waits on/,/Ends:/p'
 }
 
-@test "SPIN-PATH, IPC-MSG: a hop of the wait chain that an ipc edge explains names the message (the demo: syncd's reply, msg_id 4342); a wakeup that no message explains stays 'which woke'" {
+@test "SPIN-PATH, IPC-MSG: a chain hop an ipc edge explains names the message" {
     run chain_of fixtures/demo/hang.jsonl
     assert_success
     assert_output "  What it waits on:
@@ -118,7 +118,7 @@ chain_of() {
     assert_line '   `0x6a10`'
 }
 
-@test "SPIN-PATH, IPC-MSG: no message is named where the ipc edge does not explain the wakeup: sent by another process than the waker's, sent before the wait began, or not the first message the woken thread received" {
+@test "SPIN-PATH, IPC-MSG: no message is named where the ipc edge explains no wakeup" {
     local t="$BATS_TEST_TMPDIR/hop.jsonl"
     # the reply sent by App's own NSEventThread: syncd main still woke App
     sed 's/"ts":3200300000,"tid":2001,"dir":"send"/"ts":3200300000,"tid":1002,"dir":"send"/' \
@@ -143,7 +143,7 @@ chain_of() {
     assert_line "    2. syncd/main [2001], which woke 1: blocked 3.199 s in psynch_cvwait on 0x6a10"
 }
 
-@test "SPIN-PATH: a path segment shows its key events: backtrace frames, the IPC peer by process name, the wait" {
+@test "SPIN-PATH: a path segment shows its frames, its IPC peer by name, its wait" {
     run report demo
     assert_success
     assert_line "    App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
@@ -152,7 +152,7 @@ chain_of() {
     assert_line "    seg 1  App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
 }
 
-@test "DIFF-CULPRIT: culprits in rank order, the root marked, with what they waited on, in words; --verbose adds the baseline seg, missing edge and evidence" {
+@test "DIFF-CULPRIT: culprits in rank order, the root marked, with their waits" {
     run report demo
     assert_success
     assert_line "    1. syncd/net [2002] (the root cause): blocked 3.199 s in soreceive on 0x9c00 (0.002 s to"
@@ -167,7 +167,7 @@ chain_of() {
     assert_line --partial "       evidence: in the baseline it acted at +0.002 s"
 }
 
-@test "SIM-MATCH, DIFF-ASK: the baseline's similar node and the branch points are shown with --verbose" {
+@test "SIM-MATCH, DIFF-ASK: --verbose shows the similar node and branch points" {
     run report demo
     refute_output --partial "Similar node"
     refute_output --partial "Branch points"
@@ -177,7 +177,7 @@ chain_of() {
     assert_line "    at baseline seg 6, the path goes on from seg 5 or seg 2; every branch reported"
 }
 
-@test "--format markdown: the same findings with headings, a table for the path and code spans, as demo-findings.expected.md" {
+@test "--format markdown: the same findings with headings, a table and code spans" {
     run report demo --format markdown
     assert_success
     assert_output "$(cat fixtures/report/demo-findings.expected.md)"
@@ -189,7 +189,7 @@ chain_of() {
     assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
 }
 
-@test "SPIN-CLASS, SPIN-PATH: a busy hang ran 2.4 s without blocking; the best path in full from the paste keyDown through pboard, as busy-findings.expected.txt; --verbose adds the other ranks one line each" {
+@test "SPIN-CLASS, SPIN-PATH: a busy hang's report, with --verbose's other ranks" {
     run report busy
     assert_success
     assert_output "$(cat fixtures/report/busy-findings.expected.txt)"
@@ -207,7 +207,7 @@ chain_of() {
     assert_line "        -[NSApplication sendEvent:]; pread ×10; pwrite ×10; wait mach_msg receive on 0x1503 (not"
 }
 
-@test "SPIN-PATH: a busy hang's report leaves out the wait chain of its last wait, which did not hold it up" {
+@test "SPIN-PATH: a busy hang's report leaves out the wait chain of its last wait" {
     run grep -c '"type":"wait_chain"' fixtures/report/busy-findings.jsonl
     assert_output 1
     run report busy
@@ -215,7 +215,7 @@ chain_of() {
     refute_output --partial "What it waits on"
 }
 
-@test "--format markdown: one table row per path segment with its next edge, as busy-findings.expected.md" {
+@test "--format markdown: a busy hang's path is a table, a row per segment" {
     run report busy --format markdown
     assert_success
     assert_output "$(cat fixtures/report/busy-findings.expected.md)"
@@ -226,7 +226,7 @@ chain_of() {
     assert_line --partial '| 2 | pboard/main [4001] | 0.500..0.501 s | recv msg_id 9001 <- TextEdit(300); `read`;'
 }
 
-@test "SPIN-CLASS, SPIN-INDICATOR: a yield hang counts its yields; the spinning-cursor flag is named, as yield-findings.expected.txt" {
+@test "SPIN-CLASS, SPIN-INDICATOR: a yield hang counts its yields, names the flag" {
     run report yield
     assert_success
     assert_output "$(cat fixtures/report/yield-findings.expected.txt)"
@@ -234,7 +234,7 @@ chain_of() {
     assert_line --partial "  Found by:  spinning-cursor flag sCGEventIsMainThreadSpinning set at 2.200 s"
 }
 
-@test "SPIN-HANG: a hang found by the --hang threshold says when the threshold was crossed" {
+@test "SPIN-HANG: a hang found by --hang says when the threshold was crossed" {
     edited busy 's/"indicator":"CGSConnectionSetSpinning","at":2501200000,"event":48,/"indicator":"hang","at":751100000,/'
     run sh -c "grep -c '\"indicator\":\"hang\"' '$T'"
     assert_output 1
@@ -282,7 +282,7 @@ seconds from the trace's zero."
     assert_output "$(cat fixtures/report/demo-findings.expected.txt)"
 }
 
-@test "fixtures: the graph in each findings fixture is what argus graph makes of its trace today" {
+@test "each findings fixture's graph is what argus graph makes of its trace today" {
     for pair in demo:fixtures/demo/hang.jsonl busy:fixtures/report/busy-paste.jsonl \
                 yield:fixtures/report/yield-poll.jsonl; do
         run sh -c "argus graph ${pair#*:} | argus-to-json | tail -n +2"
@@ -323,7 +323,7 @@ seconds from the trace's zero."
     assert_output "argus-report: fixtures/report/no-such.cbor: No such file or directory"
 }
 
-@test "usage: an unknown --format, an unknown option or two files exit 64; --help exits 0" {
+@test "an unknown --format or option, or two files, exit 64; --help exits 0" {
     run argus-report --format html
     assert_failure 64
     assert_line "argus-report: --output-format: unknown format 'html' (text or markdown)"
@@ -337,7 +337,7 @@ seconds from the trace's zero."
     assert_line "Usage: argus-report [--output-format text|markdown] [-v] [FILE|-]"
 }
 
-@test "--output-format names the report's format; --format, its old spelling, is the same" {
+@test "--output-format names the report's format; --format is the same" {
     argus graph fixtures/demo/hang.jsonl | argus find-spinning > "$BATS_TEST_TMPDIR/f.graph"
     run argus-report --output-format markdown "$BATS_TEST_TMPDIR/f.graph"
     assert_success
@@ -349,7 +349,7 @@ seconds from the trace's zero."
     refute_line --regexp '^#'
 }
 
-@test "a main thread named as its process (Linux: both are the comm) is shown as PROC/main; another thread keeps its name" {
+@test "a main thread named as its process shows as PROC/main; others keep their name" {
     edited demo 's/"tid":1001,"pid":100,"proc":"App","name":"main"/"tid":1001,"pid":100,"proc":"App","name":"App"/; s/"tid":2001,"pid":200,"proc":"syncd","name":"main","main":true/"tid":2001,"pid":200,"proc":"syncd","name":"syncd"/'
     run report_of "$T"
     assert_success
@@ -369,7 +369,7 @@ fd_verdict() {
         on { printf "%s%s", (n++ ? " " : ""), $0 } END { print "" }'
 }
 
-@test "DEC-FD: a thread that accepted a connection and blocks reading it while the client sleeps: the verdict, Class, wait chain say which fd it is and when it was accepted (fixtures/ftrace/fd-accept.txt)" {
+@test "DEC-FD: an accepted connection's reader: the report says which fd and when" {
     run fd_verdict fixtures/ftrace/fd-accept.txt
     assert_output "Verdict: webd/main [5000] was blocked 2.000 s in read on fd 5 (a connection it accepted on fd 3 at 100.000020 s), waiting on slowcli/main [6000], which slept 2.000 s in clock_nanosleep; no UI event was found that led to it. Culprit: slowcli/main [6000], the thread at the end of that wait."
     run argus diagnose --proc webd fixtures/ftrace/fd-accept.txt
@@ -384,7 +384,7 @@ fd_verdict() {
     assert_output 1
 }
 
-@test "DEC-FD: the same words in --output-format markdown and in the HTML page's verdict" {
+@test "DEC-FD: the same fd words in markdown and in the HTML page's verdict" {
     run fd_verdict fixtures/ftrace/fd-accept.txt --output-format markdown
     assert_output "**Verdict:** webd/main [5000] was blocked 2.000 s in \`read\` on fd 5 (a connection it accepted on fd 3 at 100.000020 s), waiting on slowcli/main [6000], which slept 2.000 s in \`clock_nanosleep\`; no UI event was found that led to it. **Culprit:** slowcli/main [6000], the thread at the end of that wait."
     argus diagnose --proc webd --html "$BATS_TEST_TMPDIR/fd.html" fixtures/ftrace/fd-accept.txt > /dev/null
@@ -392,7 +392,7 @@ fd_verdict() {
     refute_output 0
 }
 
-@test "DEC-FD: where the trace does not show the fd's origin (fd-unknown.txt), or a close freed the number since (fd-closed.txt), the report says 'fd 5' alone" {
+@test "DEC-FD: an fd of unknown origin, or closed since, is 'fd 5' alone" {
     run fd_verdict fixtures/ftrace/fd-unknown.txt
     assert_output "Verdict: webd/main [5000] was blocked 2.000 s in read on fd 5, waiting on slowcli/main [6000], which slept 2.000 s in clock_nanosleep; no UI event was found that led to it. Culprit: slowcli/main [6000], the thread at the end of that wait."
     run fd_verdict fixtures/ftrace/fd-closed.txt
@@ -401,7 +401,7 @@ fd_verdict() {
     assert_output 0
 }
 
-@test "DEC-FD: an fd another thread of the process named is named with that thread; connect_started and flock in words; an fd_origin this report does not know says nothing" {
+@test "DEC-FD: an fd named by another thread, connect_started and flock in words" {
     argus-decode fixtures/ftrace/fd-accept.txt | argus-to-json |
         sed 's/"fd_origin_tid":5000/"fd_origin_tid":5001/; 1a {"type":"thread","tid":5001,"pid":5000,"proc":"webd","name":"acceptor"}' > "$T"
     run fd_verdict "$T"

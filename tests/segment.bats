@@ -28,7 +28,7 @@ trace_segs() {
 
 # ---- fixtures: the seeds' scenarios, exact output --------------------------
 
-@test "SEG-WAIT: a worker parked inside a low-priority dispatch block stays one node (dispatch-park)" {
+@test "SEG-WAIT: a worker parked in a low-priority dispatch block stays one node" {
     run pipeline dispatch-park
     assert_success
     assert_output "$(cat fixtures/graph/dispatch-park.segment.expected.jsonl)"
@@ -36,7 +36,7 @@ trace_segs() {
     assert_output "1:1 2:2 3:2 4:2 5:2 6:2 7:2 8:2 9:2"
 }
 
-@test "SEG-IPC, SEG-LINK: fontd's dispatch_mig_server callout splits at Chrome's request, with a weak split edge (fontd-mig-server)" {
+@test "SEG-IPC, SEG-LINK: fontd's MIG callout splits at Chrome's request, weak edge" {
     run pipeline fontd-mig-server
     assert_success
     assert_output "$(cat fixtures/graph/fontd-mig-server.segment.expected.jsonl)"
@@ -47,7 +47,7 @@ trace_segs() {
     assert_output '{"type":"edge","kind":"split","from":10,"to":11,"weak":true}'
 }
 
-@test "SEG-IPC: vouchers that tie fontd's two requests to Terminal keep one segment (fontd-voucher)" {
+@test "SEG-IPC: vouchers tying fontd's two requests to Terminal keep one segment" {
     run pipeline fontd-voucher
     assert_success
     assert_output "$(cat fixtures/graph/fontd-voucher.segment.expected.jsonl)"
@@ -57,7 +57,7 @@ trace_segs() {
     assert_output "1:1 2:2 3:3 4:3 5:4 6:5 7:5 8:5 9:5 10:4 11:4 12:5 13:5 14:6 15:6 16:5 17:5 18:5 19:5 20:7 21:7"
 }
 
-@test "SEG-IPC, SEG-LINK: WindowServer's combined send+receive splits at each other application's request (windowserver-send-recv)" {
+@test "SEG-IPC, SEG-LINK: WindowServer's send+receive splits at each other app" {
     run pipeline windowserver-send-recv
     assert_success
     assert_output "$(cat fixtures/graph/windowserver-send-recv.segment.expected.jsonl)"
@@ -67,7 +67,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:2 4:2 5:2 6:2 7:3 8:3 9:2 10:2 11:2 12:4 edge split 11->12 weak 13:4 14:5 15:5 16:4 17:5 18:5 19:4 20:4 21:4 22:6 edge split 21->22 weak 23:6 24:7 25:7"
 }
 
-@test "SEG-KERNEL, SEG-LINK: the kernel timer thread splits where it wakes a thread of another process (kernel-timers)" {
+@test "SEG-KERNEL, SEG-LINK: the timer thread splits where it wakes another process" {
     run pipeline kernel-timers
     assert_success
     assert_output "$(cat fixtures/graph/kernel-timers.segment.expected.jsonl)"
@@ -78,13 +78,13 @@ trace_segs() {
     assert_output "1:1 2:1 3:2 4:2 5:3 6:4 7:5 8:6 9:6 10:6 11:6 12:7 13:7 14:7 15:7 16:8 edge split 15->16 weak 17:8 18:9 19:10 20:10 21:11 22:11 23:12 24:12 25:13 26:13 27:14 28:14"
 }
 
-@test "SEG-KERNEL: every timer_fire begin of a kernel thread starts a segment, with split edges, also where SEG-CALLOUT is off" {
+@test "SEG-KERNEL: a kernel thread's timer_fire starts a segment, SEG-CALLOUT or not" {
     run segs kernel-timers --no-callout
     assert_success
     assert_output "1:1 2:1 3:2 4:2 5:3 6:4 7:5 8:6 9:6 10:6 11:6 12:7 edge split 11->12 weak 13:7 14:7 15:7 16:8 edge split 15->16 weak 17:8 18:9 edge split 17->18 weak 19:10 20:10 21:11 22:11 23:12 24:12 25:13 26:13 27:14 28:14"
 }
 
-@test "SEG-CTX, CULL-1: an interrupt and a maintenance window are segments of their own and the thread's segment resumes after each (interrupt-window)" {
+@test "SEG-CTX, CULL-1: interrupt and maintenance windows are segments of their own" {
     run pipeline interrupt-window
     assert_success
     assert_output "$(cat fixtures/graph/interrupt-window.segment.expected.jsonl)"
@@ -93,7 +93,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:2 4:3/interrupt 5:3/interrupt 6:3/interrupt 7:4 8:4 9:2 10:5/maintenance 11:5/maintenance 12:2"
 }
 
-@test "SEG-WAIT: the paper's thread A: the wait ends segment1, B's wakeup is in segment2, A resumes in segment3 (seed000-block-wake)" {
+@test "SEG-WAIT: the paper's thread A: its wait ends a segment, it resumes in a third" {
     run pipeline seed000-block-wake
     assert_success
     assert_output "$(cat fixtures/graph/seed000-block-wake.segment.expected.jsonl)"
@@ -101,7 +101,7 @@ trace_segs() {
     assert_output '[1,8001,"syscall",1][2,8001,"syscall",1][3,8001,"wait",1][4,8002,"syscall",2][5,8002,"syscall",2][6,8002,"wakeup",2][7,8001,"woken",3][8,8001,"syscall",3][9,8001,"syscall",3]'
 }
 
-@test "SEG-RUNLOOP, SEG-CALLOUT, SEG-WAIT: a run loop's block callout and two timer fires are segments; re-entry starts one (runloop-timer)" {
+@test "SEG-RUNLOOP, SEG-CALLOUT, SEG-WAIT: callouts and timer fires are segments" {
     run pipeline runloop-timer
     assert_success
     assert_output "$(cat fixtures/graph/runloop-timer.segment.expected.jsonl)"
@@ -111,7 +111,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:1 4:1 5:1 6:1 7:2 8:2 9:3 10:3 11:4 12:4 13:4 14:5 15:5 16:5 17:5 18:6 19:6 20:7 21:7 22:7 23:7 24:8 25:8 26:8 27:9 28:9 29:10 30:10 31:10 32:10 33:11 34:11 35:12 36:12"
 }
 
-@test "SEG-UI: a ui_event at callout level 0 starts a segment, one inside a callout does not (ui-event)" {
+@test "SEG-UI: a ui_event at callout level 0 starts a segment, one inside does not" {
     run pipeline ui-event
     assert_success
     assert_output "$(cat fixtures/graph/ui-event.segment.expected.jsonl)"
@@ -133,7 +133,7 @@ trace_segs() {
 
 # ---- each rule in detail ---------------------------------------------------
 
-@test "SEG-WAIT: the wait is its segment's last event, the thread's next event starts one; other threads in between do not matter" {
+@test "SEG-WAIT: the wait ends its segment, the thread's next event starts one" {
     trace '{"type":"syscall","ts":1,"tid":1,"pid":1,"name":"a"}' \
           '{"type":"wait","ts":2,"tid":1,"pid":1}' \
           '{"type":"syscall","ts":3,"tid":2,"pid":1,"name":"b"}' \
@@ -143,7 +143,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:2 4:3 5:3"
 }
 
-@test "SEG-WAIT: two waits in a row: the woken decode puts between them and the second wait form a segment" {
+@test "SEG-WAIT: two waits in a row: the woken between and the second form a segment" {
     trace '{"type":"wait","ts":1,"tid":1,"pid":1}' '{"type":"wait","ts":2,"tid":1,"pid":1}' \
           '{"type":"syscall","ts":3,"tid":1,"pid":1,"name":"x"}'
     run sh -c "argus-decode --format jsonl $BATS_TEST_TMPDIR/t.jsonl | argus-to-json | jq -c 'select(.id) | .type' | tr -d '\n'"
@@ -152,7 +152,7 @@ trace_segs() {
     assert_output "1:1 2:2 3:2 4:3 5:3"
 }
 
-@test "SEG-CALLOUT: a nested callout neither starts nor closes a segment; the end back to level 0 does" {
+@test "SEG-CALLOUT: a nested callout neither starts nor closes a segment" {
     trace '{"type":"syscall","ts":1,"tid":1,"pid":1,"name":"before"}' \
           '{"type":"runloop_invoke","ts":2,"tid":1,"pid":1,"phase":"begin","kind":"dispatch"}' \
           '{"type":"dispatch_invoke","ts":3,"tid":1,"pid":1,"phase":"begin","item":"0x10"}' \
@@ -165,7 +165,7 @@ trace_segs() {
     assert_output "1:1 2:2 3:2 4:2 5:2 6:2 7:2 8:3"
 }
 
-@test "SEG-CALLOUT: a callout begin right after a callout end or a thread's first event starts one segment, not two" {
+@test "SEG-CALLOUT: a callout begin right after an end or a first event starts one" {
     trace '{"type":"dispatch_invoke","ts":1,"tid":1,"pid":1,"phase":"begin"}' \
           '{"type":"dispatch_invoke","ts":2,"tid":1,"pid":1,"phase":"end"}' \
           '{"type":"dispatch_invoke","ts":3,"tid":1,"pid":1,"phase":"begin"}' \
@@ -178,7 +178,7 @@ trace_segs() {
     assert_line "argus-segment: segments started by callouts (SEG-CALLOUT): 1"
 }
 
-@test "SEG-CALLOUT, SEG-WAIT: after a wait at level 0 the woken starts a segment, and a callout begin after it starts another" {
+@test "SEG-CALLOUT, SEG-WAIT: after a wait, the woken and a callout start segments" {
     trace '{"type":"wait","ts":1,"tid":1,"pid":1}' \
           '{"type":"dispatch_invoke","ts":2,"tid":1,"pid":1,"phase":"begin"}' \
           '{"type":"dispatch_invoke","ts":3,"tid":1,"pid":1,"phase":"end"}'
@@ -186,7 +186,7 @@ trace_segs() {
     assert_output "1:1 2:2 3:3 4:3"
 }
 
-@test "SEG-CALLOUT: timer_fire and runloop_invoke point events (no phase) are no callouts" {
+@test "SEG-CALLOUT: timer_fire and runloop_invoke point events are no callouts" {
     trace '{"type":"syscall","ts":1,"tid":1,"pid":1,"name":"a"}' \
           '{"type":"timer_fire","ts":2,"tid":1,"pid":1,"timer":"0x1"}' \
           '{"type":"runloop_invoke","ts":3,"tid":1,"pid":1,"kind":"block"}' \
@@ -195,7 +195,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:1 4:1"
 }
 
-@test "SEG-RUNLOOP: runloop_phase entry starts a segment even inside a callout; other stages do not" {
+@test "SEG-RUNLOOP: runloop_phase entry starts a segment even inside a callout" {
     trace '{"type":"runloop_phase","ts":1,"tid":1,"pid":1,"stage":"before_timers"}' \
           '{"type":"runloop_invoke","ts":2,"tid":1,"pid":1,"phase":"begin","kind":"source0"}' \
           '{"type":"runloop_phase","ts":3,"tid":1,"pid":1,"stage":"entry"}' \
@@ -205,7 +205,7 @@ trace_segs() {
     assert_output "1:1 2:2 3:3 4:3 5:3"
 }
 
-@test "SEG-IPC: a split happens at any callout level and joins the pieces with a weak split edge (SEG-LINK)" {
+@test "SEG-IPC, SEG-LINK: a split at any callout level joins the pieces by a weak edge" {
     trace '{"type":"dispatch_invoke","ts":1,"tid":1,"pid":9,"phase":"begin"}' \
           '{"type":"runloop_invoke","ts":2,"tid":1,"pid":9,"phase":"begin"}' \
           '{"type":"ipc","ts":3,"tid":1,"pid":9,"dir":"recv","peer":20}' \
@@ -216,7 +216,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:1 4:2 edge split 3->4 weak 5:2 6:2"
 }
 
-@test "SEG-IPC: the peer set is the segment's: it starts empty in a new segment and grows with every message's processes" {
+@test "SEG-IPC: the peer set starts empty in a new segment and grows with messages" {
     # 20, then 20 with voucher 30: set {20,30}; 30 alone stays; 40 splits;
     # after the wait, 20 starts a fresh set
     trace '{"type":"ipc","ts":1,"tid":1,"pid":9,"dir":"recv","peer":20}' \
@@ -230,7 +230,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:1 4:2 edge split 3->4 weak 5:2 6:3 7:3 8:4 edge split 7->8 weak"
 }
 
-@test "SEG-IPC: the thread's own process and unknown peers name no client: no split, nothing added" {
+@test "SEG-IPC: the thread's own process and unknown peers name no client" {
     # after peer 20: a message to its own process, one without peer, and
     # one whose voucher names only the thread's process neither split nor
     # add to the set, which is still {20} when a message to 30 splits it
@@ -274,7 +274,7 @@ trace_segs() {
     assert_line "argus-segment: ipc events with voucher_pids past the first 16: 1"
 }
 
-@test "SEG-KERNEL: only kernel threads split at wakeups; the target's process comes from its events when no thread record gives it" {
+@test "SEG-KERNEL: only kernel threads split at wakeups of other processes" {
     # thread 5 has no thread record: its pid 50 is known from its event
     trace '{"type":"thread","tid":7,"pid":0,"proc":"kernel_task","kernel":true}' \
           '{"type":"thread","tid":8,"pid":1,"proc":"user"}' \
@@ -304,7 +304,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:1 4:2 edge split 3->4 weak 5:2"
 }
 
-@test "SEG-KERNEL: a wakeup of a thread of unknown process, or without target, is counted and does not split" {
+@test "SEG-KERNEL: a wakeup of an unknown process or without target does not split" {
     trace '{"type":"thread","tid":7,"pid":0,"proc":"kernel_task","kernel":true}' \
           '{"type":"thread","tid":4,"pid":40,"proc":"a"}' \
           '{"type":"wakeup","ts":1,"tid":7,"target":4}' \
@@ -317,7 +317,7 @@ trace_segs() {
     assert_line "argus-segment: kernel wakeups of a thread of unknown process: 2"
 }
 
-@test "SEG-CTX: windows separated by a thread event are two segments; back-to-back windows are one; ctx events do not touch the thread's state" {
+@test "SEG-CTX: windows split by a thread event are two segments, back-to-back one" {
     # the ipc to 30 inside a window adds nothing to the thread's peer set
     # {20} (so the later ipc to 30 splits), and the callout begin inside it
     # does not raise the thread's level (so the wait splits)
@@ -338,7 +338,7 @@ trace_segs() {
     assert_output "1:1 2:2/interrupt 3:2/interrupt 4:2/interrupt 5:2/interrupt 6:2/maintenance 7:2/maintenance 8:1 9:3/interrupt 10:3/interrupt 11:4 edge split 8->11 weak 12:4 13:5 14:5"
 }
 
-@test "SEG-CTX: a thread whose first events are a window: the window is one segment, the thread's own starts after it" {
+@test "SEG-CTX: a thread that begins with a window: the thread's own segment follows" {
     trace '{"type":"interrupt","ts":1,"tid":1,"pid":9,"phase":"begin","ctx":"interrupt"}' \
           '{"type":"interrupt","ts":2,"tid":1,"pid":9,"phase":"end","ctx":"interrupt"}' \
           '{"type":"syscall","ts":3,"tid":1,"pid":9,"name":"x"}'
@@ -354,7 +354,7 @@ trace_segs() {
     assert_output "1:1 2:1 3:1 4:2 5:2 6:2 7:1 8:1 9:1"
 }
 
-@test "--no-callout turns SEG-CALLOUT off: callouts start and close no segment, the level still keeps a wait inside one whole" {
+@test "--no-callout turns SEG-CALLOUT off; a wait inside a callout stays whole" {
     run segs runloop-timer --no-callout
     assert_success
     assert_output "1:1 2:1 3:1 4:1 5:1 6:1 7:2 8:2 9:3 10:3 11:3 12:3 13:3 14:3 15:3 16:3 17:3 18:4 19:4 20:4 21:4 22:4 23:4 24:4 25:4 26:4 27:5 28:5 29:5 30:5 31:5 32:5 33:5 34:5 35:6 36:6"
@@ -362,13 +362,13 @@ trace_segs() {
     assert_output "1:1 2:2 3:2 4:2 5:2 6:2 7:2 8:2 9:2"
 }
 
-@test "--no-runloop-split turns SEG-RUNLOOP off: the re-entry stays in the exit's segment" {
+@test "--no-runloop-split turns SEG-RUNLOOP off: the re-entry stays in one segment" {
     run segs runloop-timer --no-runloop-split
     assert_success
     assert_output "1:1 2:1 3:1 4:1 5:1 6:1 7:2 8:2 9:3 10:3 11:4 12:4 13:4 14:5 15:5 16:5 17:5 18:6 19:6 20:7 21:7 22:7 23:7 24:8 25:8 26:8 27:9 28:9 29:10 30:10 31:10 32:10 33:11 34:11 35:11 36:11"
 }
 
-@test "--no-ui-split turns SEG-UI off: keyDown and keyUp stay in the after-waiting segment" {
+@test "--no-ui-split turns SEG-UI off: keyDown and keyUp stay in their segment" {
     run segs ui-event --no-ui-split
     assert_success
     assert_output "1:1 2:1 3:2 4:2 5:2 6:2 7:3 8:3 9:3 10:3 11:3 12:3 13:3 14:4 15:4 16:4 17:4 18:5 19:5"
@@ -380,13 +380,13 @@ trace_segs() {
     assert_output "1:1 2:2 3:2 4:3 5:3 6:3 7:3 8:4 9:4 10:3 11:3 12:5 13:5 14:3 15:3 16:3 17:3 18:6 19:6"
 }
 
-@test "--no-kernel-split turns SEG-KERNEL off: the timer pass that wakes three processes is one segment" {
+@test "--no-kernel-split turns SEG-KERNEL off: the timer pass is one segment" {
     run segs kernel-timers --no-kernel-split
     assert_success
     assert_output "1:1 2:1 3:2 4:2 5:3 6:4 7:5 8:6 9:6 10:6 11:6 12:7 13:7 14:7 15:7 16:7 17:7 18:8 19:9 20:9 21:10 22:10 23:11 24:11 25:12 26:12 27:13 28:13"
 }
 
-@test "--no-ctx-split turns SEG-CTX off: the windows' events are in the interrupted thread's segment" {
+@test "--no-ctx-split turns SEG-CTX off: windows join the interrupted thread's segment" {
     run segs interrupt-window --no-ctx-split
     assert_success
     assert_output "1:1 2:1 3:2 4:2/interrupt 5:2/interrupt 6:2/interrupt 7:3 8:3 9:2 10:2/maintenance 11:2/maintenance 12:2"
@@ -429,7 +429,7 @@ argus-segment: segments started by callouts (SEG-CALLOUT): 6
 argus-segment: segments started by run loop entry (SEG-RUNLOOP): 1"
 }
 
-@test "bad input: a callout end without begin is kept, closes the segment, does not make the level negative, and is counted" {
+@test "a callout end without begin is kept, closes the segment, and is counted" {
     # after the stray end, one begin makes level 1: the wait inside does not
     # split (a level of -1 or 0 would have split it)
     trace '{"type":"syscall","ts":1,"tid":1,"pid":1,"name":"x"}' \
@@ -444,7 +444,7 @@ argus-segment: segments started by run loop entry (SEG-RUNLOOP): 1"
     assert_line "argus-segment: callout ends without begin: 1"
 }
 
-@test "bad input: a malformed stream stops with exit 65 naming the record; records before it stay written" {
+@test "a malformed stream exits 65 naming the record; the records before stay" {
     argus-decode fixtures/graph/seed000-block-wake.jsonl > "$BATS_TEST_TMPDIR/s.cbor"
     head -c -3 "$BATS_TEST_TMPDIR/s.cbor" > "$BATS_TEST_TMPDIR/cut.cbor"
     run sh -c "argus-segment $BATS_TEST_TMPDIR/cut.cbor > $BATS_TEST_TMPDIR/out.cbor"
@@ -456,7 +456,7 @@ argus-segment: segments started by run loop entry (SEG-RUNLOOP): 1"
     assert_failure 65
 }
 
-@test "pass-through: thread records, edges and unknown records unchanged and in order; seg replaces an earlier seg; events of unknown type get one" {
+@test "pass-through: thread records, edges and unknown records kept in order" {
     printf '%s\n' '{"type":"stream","format":"argus","version":1,"stages":["decode x"]}' \
         '{"type":"thread","tid":1,"pid":1,"proc":"p","kernel":false}' \
         '{"type":"my_marker","label":"x"}' \
@@ -492,7 +492,7 @@ argus-segment: segments started by run loop entry (SEG-RUNLOOP): 1"
     done
 }
 
-@test "command line: a bad option or two inputs is a usage error (64); a missing file 66" {
+@test "a bad option or two inputs is a usage error (64); a missing file 66" {
     run argus-segment --no-such-split
     assert_failure 64
     assert_line --index 0 "argus-segment: bad option '--no-such-split' (unknown, or missing its value)"

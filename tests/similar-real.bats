@@ -26,7 +26,7 @@ match() {
         | del(.baseline)' "$R/$n.json"
 }
 
-@test "SIM-FIRST (http-slow, http-proxy, http-proxy-loaded, pool-wait): a wait retried after its timeouts is matched by its first segment, at distance 0" {
+@test "SIM-FIRST: a wait retried after timeouts matches by its first segment" {
     run match http-slow 1360 --proc curl
     assert_output '{"type":"match","hang":0,"seg":57,"rank":1,"baseline_seg":28,"distance":0,"percent":0,"size":3,"baseline_size":3}'
     run match http-proxy 29507 --proc curl
@@ -37,12 +37,12 @@ match() {
     assert_output '{"type":"match","hang":0,"seg":16,"rank":1,"baseline_seg":9,"distance":0,"percent":0,"size":11,"baseline_size":11}'
 }
 
-@test "SIM-SIG, SIM-MATCH (midwait): redis-cli asleep in recvfrom when the trace began reads as that call, the end of the normal run's node" {
+@test "SIM-SIG, SIM-MATCH: redis-cli asleep at the trace's start reads as recvfrom" {
     run match midwait 1197 --proc redis-cli
     assert_output '{"type":"match","hang":0,"seg":18,"rank":1,"baseline_seg":8,"distance":0,"percent":0,"size":1,"baseline_size":14}'
 }
 
-@test "SIM-KINDS (fcntl-lock, lowprio-holder, tk-lock-io, x11-busy, sqlite-poll, tcp-backlog): the same work cut at other waits, or with other events between, matches by kinds of event" {
+@test "SIM-KINDS: the same work cut at other waits matches by kinds of event" {
     run match fcntl-lock 31119 --proc lockf-waiter
     assert_output '{"type":"match","hang":0,"seg":35,"rank":1,"baseline_seg":25,"distance":2,"percent":25,"size":32,"baseline_size":14,"by":"kinds"}'
     run match lowprio-holder 11888 --proc flock
@@ -60,7 +60,7 @@ match() {
     assert_output '{"type":"match","hang":0,"seg":87,"rank":1,"baseline_seg":238,"distance":4,"percent":33,"size":40,"baseline_size":21,"by":"kinds"}'
 }
 
-@test "SIM-NONE (http-slow against tcp-backlog's normal run, curl against another server): no node alike by either rule; the no_match record names the nearest, and the report says how far" {
+@test "SIM-NONE: no node alike by either rule: no_match names the nearest" {
     cp "$R/tcp-backlog.normal.txt" "$R/http-slow.other.txt"
     diagnose http-slow --proc curl --baseline "$R/http-slow.other.txt"
     run records http-slow 'select(.type == "match" or .type == "no_match") | del(.baseline)'

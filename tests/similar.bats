@@ -70,7 +70,7 @@ mail() {
     with_hangs bug.graph hangs.graph "$HANG0" "$HANG1"
 }
 
-@test "SIM-SIG, SIM-MATCH: the hang node matches its counterpart in a run with other tids, pids, addresses and times at distance 0, the cached second keyDown next" {
+@test "SIM-SIG, SIM-MATCH: the hang matches its counterpart in another run at 0" {
     mail
     run matches base.graph hangs.graph
     assert_success
@@ -139,7 +139,7 @@ mail() {
     assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":1,"distance":0,"percent":0,"size":5,"baseline_size":5,"baseline":"base.graph"}'
 }
 
-@test "SIM-MATCH: only nodes of the same thread role match: same process and thread name, or both main threads" {
+@test "SIM-MATCH: only nodes of the same thread role match" {
     graph base.graph fixtures/similar/roles.base.jsonl
     graph roles.graph fixtures/similar/roles.jsonl
     # segs 1-3 of the baseline have the same signature, but another
@@ -150,7 +150,7 @@ mail() {
 {"type":"match","seg":2,"rank":1,"baseline_seg":5,"distance":0,"percent":0,"size":3,"baseline_size":3,"baseline":"base.graph"}'
 }
 
-@test "SIM-MATCH: signature sizes differing by more than 20% do not match, even when the edits are under 40%" {
+@test "SIM-MATCH: signature sizes differing by over 20% do not match" {
     # query abcdefghi+wait (10): sizes 8..12 are within 20%
     trace base.graph 101 abcdef abcdefghijkl abcdefghijk abcdefg
     trace bug.graph 202 x abcdefghi
@@ -163,7 +163,7 @@ mail() {
 {"type":"match","seg":2,"rank":2,"baseline_seg":4,"distance":2,"percent":20,"size":10,"baseline_size":8,"baseline":"base.graph"}'
 }
 
-@test "SIM-MATCH: an edit distance of 40% of the longer signature or more does not match" {
+@test "SIM-MATCH: an edit distance of 40% of the longer signature does not match" {
     # query abcdefghi+wait (10): 4 edits (40%) no, 3 edits (30%) yes;
     # abcd+wait (5): 2 edits (40%) no, 1 edit (20%) yes
     trace base.graph 101 abcdewxyz abcdefxyz axxd abxd
@@ -174,7 +174,7 @@ mail() {
 {"type":"match","seg":2,"rank":1,"baseline_seg":4,"distance":1,"percent":20,"size":5,"baseline_size":5,"baseline":"base.graph"}'
 }
 
-@test "SIM-MATCH: a node cut short by the end of its trace is compared with the baseline's signatures cut to its length" {
+@test "SIM-MATCH: a node cut short by its trace's end is compared cut to length" {
     # the query runs abcde and the trace ends (size 5, no wait): seg 1
     # (abcdefgh+wait, 9) and seg 2 (abcdxyz+wait, 8) are cut to 5: 0 and
     # 1 edits; seg 3 (abc+wait, 4) is compared whole: 2 edits of 5 (40%)
@@ -197,7 +197,7 @@ mail() {
 {"type":"match","seg":2,"rank":3,"baseline_seg":2,"distance":4,"percent":44,"size":6,"baseline_size":8,"baseline":"base.graph","by":"kinds"}'
 }
 
-@test "SIM-SIG, SIM-MATCH: a thread asleep when the trace began: its made-up wait reads as the syscall it is in, and the node is compared with the candidates' last elements" {
+@test "SIM-SIG, SIM-MATCH: a thread asleep at the trace's start reads as its syscall" {
     # baseline: a, b, recvfrom (blocks: the wait inside it adds nothing),
     # then c and a wait: segs 1 (a b recvfrom, 3) and 2 (c wait, 2)
     cat > "$TMP/b.jsonl" <<'EOF'
@@ -228,7 +228,7 @@ EOF
 {"type":"match","seg":2,"rank":1,"baseline_seg":2,"distance":0,"percent":0,"size":2,"baseline_size":2,"baseline":"base.graph"}'
 }
 
-@test "SIM-FIRST: a wait retried after timeouts whose last segment has no match is matched by its first segment" {
+@test "SIM-FIRST: a retried wait whose last segment has no match uses its first" {
     # the hang is seg 2 (z+wait, 2: no candidate of its size); its first
     # segment, seg 1 (abc+wait), is the baseline's seg 1
     trace base.graph 101 abc pqrs
@@ -262,7 +262,7 @@ ui_trace() {
     graph "$name" "$TMP/$name.jsonl"
 }
 
-@test "SIM-KINDS: with no SIM-MATCH match, a candidate of the node's UI event kind sharing half the kinds matches; one of another UI event kind does not, however alike" {
+@test "SIM-KINDS: without SIM-MATCH, a candidate of the same UI kind sharing half" {
     # the node: keyDown a b c d wait (6 elements, 6 kinds). Seg 1: a
     # mouseDown with a b c d in reverse (5 kinds of 7 shared, 4 edits);
     # seg 3 (after seg 2, the woken alone): a keyDown, d c x (4 of 7
@@ -274,7 +274,7 @@ ui_trace() {
     assert_output '{"type":"match","seg":1,"rank":1,"baseline_seg":3,"distance":3,"percent":42,"size":6,"baseline_size":5,"baseline":"base.graph","by":"kinds"}'
 }
 
-@test "SIM-KINDS, SIM-NONE: fewer than half the kinds shared is no match; the no_match record names the nearest and how far" {
+@test "SIM-KINDS, SIM-NONE: under half the kinds shared is no match, nearest named" {
     # abcde+wait against abxyzw+wait: a, b and the wait shared, 3 of 10
     trace base.graph 101 abxyzw
     trace bug.graph 202 x abcde
@@ -283,7 +283,7 @@ ui_trace() {
     assert_output '{"type":"no_match","seg":2,"why":"unlike","size":6,"nearest":1,"distance":7,"percent":70,"baseline_size":7,"baseline":"base.graph"}'
 }
 
-@test "SIM-NONE, SIM-BASELINE: a hang whose program is not in the baseline gets a no_match of why program, and the report says so; the other hang keeps its baseline" {
+@test "SIM-NONE, SIM-BASELINE: a program not in the baseline gets no_match program" {
     # the baseline's accountsd renamed keychaind: hang 1 (accountsd) has
     # no program there; hang 0 (Mail) still matches its keyDown (its
     # send names keychaind there: 1 edit)
@@ -315,7 +315,7 @@ ranking() {
     trace bug.graph 202 x abcdefghij
 }
 
-@test "SIM-MATCH: matches are ranked by distance, then the closest event count, then the earliest" {
+@test "SIM-MATCH: matches rank by distance, then closest event count, then earliest" {
     ranking
     run matches base.graph bug.graph --seg 2 --max 10
     assert_success
@@ -337,7 +337,7 @@ ranking() {
     assert_output '[2,1,4][2,2,6]'
 }
 
-@test "--seg: matches for the segments given, in that order, without hang; the stream's hang records are left aside" {
+@test "--seg: matches for the segments given, in order; hang records left aside" {
     mail
     run matches base.graph hangs.graph --seg 1 --seg 2
     assert_success
@@ -346,7 +346,7 @@ ranking() {
 {"type":"match","seg":2,"rank":2,"baseline_seg":6,"distance":1,"percent":20,"size":5,"baseline_size":4,"baseline":"base.graph"}'
 }
 
-@test "the stream passes through unchanged, hang records included, and the match and no_match records (SIM-NONE) come after everything" {
+@test "SIM-NONE: the stream passes through; match and no_match records come last" {
     mail
     run similar base.graph hangs.graph
     assert_success
@@ -360,7 +360,7 @@ ranking() {
     assert_output '["hang",0]["hang",1]'
 }
 
-@test "a node without a match gets a no_match record, no match (SIM-NONE); -v counts nodes, matches and nodes without a match" {
+@test "SIM-NONE: a node without a match gets a no_match record; -v counts" {
     mail
     run sh -c "cd $TMP && argus-similar -v --in base.graph hangs.graph 2>&1 >/dev/null"
     assert_success
@@ -378,7 +378,7 @@ argus-similar: nodes without a match: 1'
     assert_output "$(argus-to-json "$TMP/bug.graph" | tail -n +2)"
 }
 
-@test "usage errors exit 64: no --in, an unknown --seg (named, after the stream), --max 0, a bad --seg" {
+@test "usage errors exit 64: no --in, an unknown or bad --seg, --max 0" {
     mail
     run argus-similar "$TMP/bug.graph"
     assert_failure 64

@@ -145,7 +145,7 @@ for i in range(200000):
     assert_line --index 0 "argus-validate: bad option '-x' (unknown, or missing its value)"
 }
 
-@test "every numeric option is range-checked before it is narrowed: past its range, past 2^32, past 2^64 exit 64 naming the range" {
+@test "a numeric option past its range, 2^32 or 2^64 exits 64 naming the range" {
     local prog opt min max unit v
     # PROGRAM OPTION MIN MAX [UNIT]
     while read -r prog opt min max unit; do
@@ -189,7 +189,7 @@ TABLE
     assert_line --index 0 "argus-similar: --seg must be 0..18446744073709551615"
 }
 
-@test "a numeric option is a decimal or 0x-hex unsigned integer: no sign, no blanks, no octal" {
+@test "a numeric option is an unsigned decimal or 0x-hex: no sign, blank, octal" {
     local v
     for v in -1 +5 ' 5' '5 ' 5x 0x 1e3 ''; do
         run argus-find-spinning --beam "$v" < /dev/null
@@ -236,7 +236,7 @@ sys.stdout.buffer.write(HEADER
 ' > "$BATS_TEST_TMPDIR/lazy.cbor"
 }
 
-@test "a record a stage does not look into passes as its bytes, undecoded; the record it looks into is refused with its number and byte" {
+@test "a record a stage does not look into passes as bytes; a bad one it reads 65" {
     lazy_stream
     # link-ipc reads the ipc event, not the syscall: the syscall's key
     # twice passes, the ipc's is refused
@@ -263,7 +263,7 @@ sys.stdout.buffer.write(HEADER
 ' "$1" > "$BATS_TEST_TMPDIR/written.cbor"
 }
 
-@test "events in the decoders' field order are read as when decoded whole, a key of their event head twice refused by name" {
+@test "events in the decoders' field order read as whole; a key twice is refused" {
     local k
     written_order_stream none
     argus-segment "$BATS_TEST_TMPDIR/written.cbor" > "$BATS_TEST_TMPDIR/seg.cbor"
@@ -316,7 +316,7 @@ sys.stdout.buffer.write(HEADER
 ' "$1" > "$BATS_TEST_TMPDIR/edge.cbor"
 }
 
-@test "an edge is decoded from the head pass's framing: the same records, messages and status as the general parse (ARGUS_READ_WHOLE=1), well-formed or not" {
+@test "an edge decoded from the head pass's framing matches the general parse" {
     local c s
     for c in plain weak float-tag-map from-twice type-twice no-kind kind-a-number from-a-text from-negative simple-value; do
         edge_stream $c
@@ -340,7 +340,7 @@ argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): \"from\" of ed
 argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): malformed CBOR at byte 30 of the record"
 }
 
-@test "every stage writes the same bytes whether the reader decodes each record at once (ARGUS_READ_WHOLE=1) or when asked" {
+@test "every stage writes the same bytes whether records are decoded whole or not" {
     local n s out
     for n in demo/hang.jsonl spinning/flag.jsonl; do
         argus-decode "$ARGUS_ROOT/fixtures/$n" > "$BATS_TEST_TMPDIR/in.cbor"
@@ -360,7 +360,7 @@ argus-validate: $BATS_TEST_TMPDIR/edge.cbor: record 4 (byte 124): malformed CBOR
     assert_equal "$(ARGUS_READ_WHOLE=1 argus graph "$BATS_TEST_TMPDIR/gd.txt" | ARGUS_READ_WHOLE=1 argus-find-spinning | md5sum)" "$out"
 }
 
-@test "a program whose output is the binary stream refuses a terminal with a hint and exit 64; to-json writes there" {
+@test "a binary-output program refuses a terminal with a hint, exit 64" {
     command -v script > /dev/null || skip "script (util-linux) is not installed"
     script -qec true /dev/null > /dev/null 2>&1 || skip "script cannot open a pseudo-terminal here"
     run script -qec "argus-decode fixtures/demo/hang.jsonl" /dev/null
@@ -385,7 +385,7 @@ teardown() {
     fi
 }
 
-@test "a full disk (ENOSPC): decode, a stage and argus-chain exit 74 and what they wrote validates, whatever the space left" {
+@test "a full disk: decode, a stage and argus-chain exit 74, output valid" {
     [ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
     FULL_FS="$BATS_TEST_TMPDIR/full"
     mkdir -p "$FULL_FS"

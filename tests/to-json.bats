@@ -15,7 +15,7 @@ load test_helper
     assert_output '{"type":"x","note":"a \"q\" \\ tab\t nl\n \u0001","f":2.0,"g":0.1}'
 }
 
-@test "round trip: unknown keys and record types survive to-json then decode byte for byte" {
+@test "round trip: unknown keys and types survive to-json then decode" {
     printf '%s\n' "$HEADER" \
         "{'type':'thread','tid':5,'pid':2,'proc':'App','main':True,'color':'blue'}" \
         "{'type':'wait','id':1,'ts':10,'tid':5,'pid':2,'resource':0xdead,'note':'mine','extra':{'a':[1,-1,None,False,1.5]}}" \
@@ -39,7 +39,7 @@ load test_helper
     assert_output --partial "reply_port"
 }
 
-@test "JSON lines or a trace given to a stage where a stream is read: exit 65 with a hint to run decode first" {
+@test "JSON lines or a trace given to a stage exits 65 with a hint to decode" {
     printf '{"type":"wait","ts":1,"tid":1,"pid":1}\n' > "$BATS_TEST_TMPDIR/t.jsonl"
     run argus-to-json "$BATS_TEST_TMPDIR/t.jsonl"
     assert_failure 65

@@ -105,7 +105,7 @@ out.write(rec.replace(b'QQ', bad))
 PY
 }
 
-@test "validate: a text string that is not UTF-8 (a value, a key, an array's element, an indefinite string's chunk) is refused with 65 and its byte; two-byte UTF-8 passes (validate check 9, RFC 8949 3.1)" {
+@test "validate: a text string that is not UTF-8 is refused with 65 and its byte" {
     for place in value key frame chunk; do
         utf8_stream "$place" > "$BATS_TEST_TMPDIR/$place.cbor"
         utf8_stream "$place" good > "$BATS_TEST_TMPDIR/$place-good.cbor"

@@ -17,7 +17,7 @@ teardown() {
 
 real() { echo "$ARGUS_ROOT/fixtures/real/$1/$2.txt.gz"; }
 
-@test "WATCH-LOOP, WATCH-REPORT (gui-dbus): a GTK app's 3 s D-Bus call is one line on stdout and one folder, whose report names the service; the window is the hang and 3 s before it" {
+@test "WATCH-LOOP, WATCH-REPORT: a 3 s D-Bus call is one line and one folder" {
     run argus-watch --no-notify --replay "$(real gui-dbus hang)" --dir "$D"
     assert_success
     assert_output "13507.243398 s  gtk-dbus-app [25605]  gtk-dbus-app/main [25605] was blocked 3.009 s in poll, waiting over D-Bus on slow-dbus-svc/main [25586] (through 3 other threads), which slept 3.000 s in clock_nanosleep; the keyDown at 13507.243398 s started it.  ($D/t13507-gtk-dbus-app-25605)
@@ -47,7 +47,7 @@ of that wait."
     assert_output ""
 }
 
-@test "WATCH-REPORT: no hang, no line and no folder (gui-dbus's normal run, the service answering at once)" {
+@test "WATCH-REPORT: no hang, no line and no folder" {
     run argus-watch --no-notify --replay "$(real gui-dbus normal)" --dir "$D"
     assert_success
     assert_output "argus-watch: 0 hangs reported, 0 not confirmed; 2131 events"
@@ -55,7 +55,7 @@ of that wait."
     assert_output ""
 }
 
-@test "WATCH-SCOPE (wait-child): a program no GUI and no --proc names is not watched; --proc names it, and its wait for its child is its hang" {
+@test "WATCH-SCOPE: a program no GUI or --proc names is not watched" {
     run argus-watch -q --no-notify --replay "$(real wait-child hang)" --dir "$D"
     assert_success
     assert_output ""
@@ -64,21 +64,21 @@ of that wait."
     assert_output --regexp "^[0-9-]+ [0-9:]+  gz-waiter \[9463\]  gz-waiter/main \[9463\] was blocked [0-9.]+ s in wait4, waiting on gzip/main \[9473\].*  \($D/[0-9]{8}-[0-9]{6}-gz-waiter-9463\)$"
 }
 
-@test "WATCH-RETRY (sqlite-poll): SQLite's busy handler sleeping 34 times for a lock is one hang, one report" {
+@test "WATCH-RETRY: a busy handler sleeping 34 times is one hang, one report" {
     run argus-watch -q --no-notify --proc sqlite3 --replay "$(real sqlite-poll hang)" --dir "$D"
     assert_success
     assert_equal "${#lines[@]}" 1
     assert_output --partial "  sqlite3 [28121]  sqlite3/main [28121] was blocked "
 }
 
-@test "WATCH-BUSY (x11-busy): an Xlib app computing 3 s in its key handler is found with no flag (a display server woke it)" {
+@test "WATCH-BUSY: an Xlib app computing 3 s in its key handler is found" {
     run argus-watch -q --no-notify --replay "$(real x11-busy hang)" --dir "$D"
     assert_success
     assert_equal "${#lines[@]}" 1
     assert_output --partial "  x11-busy-app [10408]  x11-busy-app/main [10408] ran 3."
 }
 
-@test "WATCH-CAP: a hang still going after --max-hang is diagnosed then, once, and the report says it was cut" {
+@test "WATCH-CAP: a hang past --max-hang is diagnosed then, once, marked cut" {
     run argus-watch -q --no-notify --max-hang 2500 --replay "$(real gui-dbus hang)" --dir "$D"
     assert_success
     assert_equal "${#lines[@]}" 1
@@ -88,7 +88,7 @@ of that wait."
     assert_output " 13509.743023: "
 }
 
-@test "argus-watch's command line: bad values are usage errors (64); a replayed file with no event line is bad input (65)" {
+@test "argus-watch: bad values exit 64; a replayed file with no event line 65" {
     run argus-watch --hang x
     assert_failure 64
     assert_output "argus-watch: --hang: 'x' is not a number
@@ -105,7 +105,7 @@ Try 'argus-watch --help' for more information."
     assert_line --index 0 "Usage: argus-watch [OPTIONS]"
 }
 
-@test "argus-watch live, as root: it starts, stops at --duration and leaves no instance and no uprobe of its own (WATCH-EVENTS)" {
+@test "WATCH-EVENTS: argus-watch live stops at --duration and leaves nothing" {
     [ "$(id -u)" = 0 ] || skip "argus-watch needs root"
     grep -qw tracefs /proc/filesystems || skip "no tracefs"
     local name=argus-watch-test-$$ pid status=0
@@ -124,7 +124,7 @@ Try 'argus-watch --help' for more information."
     assert_output 0
 }
 
-@test "WATCH-REPORT: each desktop session's user gets a notification naming the program and the folder (notify-send on RUNTIME/UID/bus, as that user)" {
+@test "WATCH-REPORT: each session's user is notified of the program and folder" {
     [ "$(id -u)" = 0 ] || skip "switching to the session's user needs root"
     local t uid
     uid=$(id -u nobody) || skip "no user nobody"

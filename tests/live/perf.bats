@@ -58,7 +58,7 @@ verdict() {
     sed -n '1,/^$/p' "$1" | tr '\n' ' ' | sed 's/which was running [0-9.]* m\{0,1\}s on the CPU/which was running ... on the CPU/'
 }
 
-@test "live: argus-record around perf record of hang-demo records both, and each diagnosis succeeds" {
+@test "live: argus-record around perf record of hang-demo; both diagnoses succeed" {
     run cat "$D/record.status" "$D/hang.txt.status" "$D/hang.data.status"
     assert_output "0
 0
@@ -66,7 +66,7 @@ verdict() {
     [ -s "$D/hang.data" ]
 }
 
-@test "live: the perf.data's verdict names the hang thread, its wait and the culprit of argus-record's verdict" {
+@test "live: the perf.data's verdict names argus-record's thread, wait and culprit" {
     run verdict "$D/hang.data.report"
     assert_output --regexp '^Verdict: hangui/main \[[0-9]+\] was blocked [0-9.]+ (ms|s) in read on fd [0-9]+, waiting on hangsvc/cruncher \[[0-9]+\] .*Culprit: hangsvc/cruncher \[[0-9]+\]'
     assert_output "$(verdict "$D/hang.txt.report")"

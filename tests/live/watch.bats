@@ -41,12 +41,12 @@ check_one_report() {
     diff "$OUT/tracefs.before" "$OUT/tracefs.after"
 }
 
-@test "argus-watch reports a GTK app's D-Bus hang once, the service first, and nothing for the call answered at once; tracefs restored (WATCH-LOOP, WATCH-REPORT)" {
+@test "WATCH-LOOP, WATCH-REPORT: one report of a GTK app's D-Bus hang, tracefs restored" {
     run_watched
     check_one_report
 }
 
-@test "argus-watch gives the same one report with the CPUs loaded (WATCH-LOOP, WATCH-REPORT)" {
+@test "WATCH-LOOP, WATCH-REPORT: the same one report with the CPUs loaded" {
     run_watched LOAD_CPU=2
     check_one_report
 }

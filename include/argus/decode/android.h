@@ -1,10 +1,10 @@
 /* Android's semantics in ftrace text (lib/decode/android.c): binder
  * transactions as ipc messages paired request -> reply, the atrace marks
  * of a main thread's Looper as run-loop phases, and deliverInputEvent as
- * the app's input. The ftrace decoder (lib/decode/ftrace.c) parses the
- * lines and writes the records; this file keeps the state that pairs
- * them (the transactions in flight, each thread's slices open) and says
- * what each line means. docs/inputs/android.md has the mapping. */
+ * the app's input. The ftrace decoder parses the lines and writes the
+ * records (lib/decode/ftrace-android.c); this file keeps the state that
+ * pairs them (the transactions in flight, each thread's slices open) and
+ * says what each line means. docs/inputs/android.md has the mapping. */
 #ifndef ARGUS_ANDROID_H
 #define ARGUS_ANDROID_H
 
