@@ -80,7 +80,7 @@ void enable_events(void)
         }
     }
     if (n_missing)
-        warn_unless_quiet("%zu event%s missing on this kernel (not recorded): %s", n_missing,
+        argus_note("%zu event%s missing on this kernel (not recorded): %s", n_missing,
                           n_missing == 1 ? "" : "s", missing);
     for (size_t i = 0; i < opt.n_events; i++) {
         const char *ev = opt.events[i];

@@ -104,18 +104,6 @@ static void take_signals(void)
     }
 }
 
-void warn_unless_quiet(const char *fmt, ...)
-{
-    if (opt.quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", argus_prog());
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
 /* ---------------------------------------------------------------------- */
 /* Command line */
 
@@ -221,6 +209,7 @@ static void parse_args(int argc, char **argv)
             break;
         case 'q':
             opt.quiet = true;
+            argus_cli_quiet(true);
             break;
         case OPT_BUFFER_MB:
             opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");

@@ -503,7 +503,7 @@ static void define_focus(int pid)
 {
     struct maps maps;
     if (!read_maps(pid, &maps)) {
-        warn_unless_quiet("--pid %d: its libraries cannot be read (%s): not probed", pid,
+        argus_note("--pid %d: its libraries cannot be read (%s): not probed", pid,
                           strerror(errno));
         return;
     }
@@ -535,7 +535,7 @@ static void define_focus(int pid)
             continue;
         if (pr.explicit)
             argus_die(EX_UNAVAILABLE, "--probes %s: process %d: %s", set_names[s], pid, off.why);
-        warn_unless_quiet("probes %s not set on process %d's libraries: %s", set_names[s], pid,
+        argus_note("probes %s not set on process %d's libraries: %s", set_names[s], pid,
                           off.why);
         pr.offs = realloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs);
         if (!pr.offs)
@@ -577,7 +577,7 @@ void probes_define(void)
         if (pr.explicit)
             argus_die(EX_UNAVAILABLE, "--probes: %s/uprobe_events is missing (a kernel without uprobes)",
                       st.root);
-        warn_unless_quiet("no uprobes on this kernel (%s/uprobe_events): the desktop's libraries are not probed",
+        argus_note("no uprobes on this kernel (%s/uprobe_events): the desktop's libraries are not probed",
                           st.root);
         return;
     }
@@ -600,7 +600,7 @@ void probes_define(void)
         /* a library not installed is the usual case: said in the header
          * only; an unknown version is worth a warning */
         if (pr.unknown[s])
-            warn_unless_quiet("probes %s not set: %s", set_names[s], pr.why[s]);
+            argus_note("probes %s not set: %s", set_names[s], pr.why[s]);
     }
     if (!probes_n_defined)
         return;

@@ -79,7 +79,6 @@ void focus_name(const char *name, bool must_run);
 /* SIGINT/SIGTERM/SIGHUP seen, and the last of them (main.c). */
 extern volatile sig_atomic_t stop_signals, last_signal;
 
-void warn_unless_quiet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---------------------------------------------------------------------- */
 /* What was changed, so that restore() can undo it from any exit path

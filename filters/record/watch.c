@@ -706,7 +706,7 @@ bool watch_setup(void)
     char why[256];
     wp.bpf = setup_bpf(why, sizeof why);
     if (!wp.bpf && !getenv("ARGUS_RECORD_WATCH_VALUES"))
-        warn_unless_quiet("watch values are read when drained, not at the access (%s)", why);
+        argus_note("watch values are read when drained, not at the access (%s)", why);
     bool of_command = false;
     for (size_t i = 0; i < opt.n_watches; i++) {
         if (opt.watches[i].of_command) {

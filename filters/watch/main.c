@@ -73,18 +73,6 @@ struct options opt = {.buffer_mb = 64};
 struct watch_options wopt = {.max_hang_ms = 30000};
 volatile sig_atomic_t stop_signals, last_signal;
 
-void warn_unless_quiet(const char *fmt, ...)
-{
-    if (opt.quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", argus_prog());
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
 enum {
     OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB,
     OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY, OPT_NOTIFY,
@@ -167,6 +155,7 @@ static void parse_args(int argc, char **argv)
             break;
         case 'q':
             opt.quiet = true;
+            argus_cli_quiet(true);
             break;
         case 'v':
             wopt.verbose = true;

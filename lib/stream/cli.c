@@ -151,8 +151,22 @@ void argus_usage_error(const char *fmt, ...)
     exit(ARGUS_EX_USAGE);
 }
 
+static bool quiet;
+
+void argus_cli_quiet(bool on) { quiet = on; }
+
 void argus_warn(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+}
+
+void argus_note(const char *fmt, ...)
+{
+    if (quiet)
+        return;
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);

@@ -58,8 +58,12 @@ void argus_die(int code, const char *fmt, ...)
 /* "PROGRAM: WHAT" and a hint to --help; exit 64. */
 void argus_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
-/* "PROGRAM: WHAT" on stderr, going on. */
+/* "PROGRAM: WHAT" on stderr, going on: a problem the user must hear of. */
 void argus_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for what is only worth knowing (what was not recorded, what
+ * was cleaned up): nothing after argus_cli_quiet(true), a program's -q. */
+void argus_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void argus_cli_quiet(bool on);
 
 /* Allocation that does not come back empty: out of memory ends the
  * program as argus_die does, "PROGRAM: out of memory (WHAT)" and 74
