@@ -1,4 +1,7 @@
-/* The in-memory graph of the analysis programs (include/argus/analysis/graph.h). */
+/* The in-memory graph of the analysis programs (include/argus/analysis/graph.h):
+ * one concern, loading a graph stream into memory (segments, edges,
+ * threads, key events kept or read again lazily, the extras) and
+ * answering questions of it, at 1.9k lines. */
 #include "argus/analysis/graph.h"
 
 #include "argus/stream/cli.h"

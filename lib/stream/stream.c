@@ -1,4 +1,7 @@
-/* Stream reader and writer (include/argus/stream/stream.h). */
+/* Stream reader and writer (include/argus/stream/stream.h): one concern,
+ * the stream's records in and out, at 1.9k lines because the reader's
+ * fast path (the head pass, lazy fields) and the writer's byte-for-byte
+ * copy and editing must agree on every record. */
 #include "argus/stream/stream.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/input.h"

@@ -1,7 +1,10 @@
 /* report: renders the findings of a graph (the hang, the UI events and
  * causal path that led to it, what it waits on, the similar baseline node
  * and the culprits) as text a developer reads in a minute
- * (docs/stages/report.md; the command line is filters/report.c). */
+ * (docs/stages/report.md; the command line is filters/report.c).
+ * One concern, the report's words, at 2.4k lines: the words for threads,
+ * waits and times, the findings read back, the layout, then one section
+ * after another, each function taking the report's state as R. */
 #include "argus/view/report.h"
 #include "argus/analysis/findings.h"
 #include "argus/analysis/causal.h"
