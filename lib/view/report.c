@@ -53,10 +53,28 @@ typedef struct loss_summary {
     bool any, have_start, drop_when, drop_any_time, no_end;
 } loss_summary;
 
+typedef struct report report;
+
+/* The prefixes of a kind of line: on its first line, on the next. */
+typedef struct indent {
+    const char *first, *cont;
+} indent;
+
+typedef struct report_format {
+    bool markup;                /* markdown: escapes, code spans, tables */
+    const char *title, *no_hang;    /* the report's first line(s) */
+    const char *strong;         /* around a label ("**"), or "" */
+    void (*heading)(report *R, int level, const char *text);
+    void (*field)(report *R, const char *label, const char *value);
+    indent item, sub_item, detail, para;
+    const char *number_first, *number_cont;  /* a numbered item's */
+    bool gaps;                  /* a blank line between lists and paragraphs */
+} report_format;
+
 /* One report's state: what it was asked, the findings read, the line
  * being built. Every function that renders takes it as R. */
-typedef struct report {
-    bool md;                    /* --format markdown */
+struct report {
+    const report_format *f;     /* text or markdown, chosen once */
     bool verbose;               /* --verbose: the details section too */
     bool details;               /* rendering the details section */
     const char *baseline;       /* what the findings were compared with */
@@ -80,7 +98,7 @@ typedef struct report {
     uint64_t record_number;     /* the findings record being read, for messages */
     loss_summary loss;
     sb line;                    /* the line being built */
-} report;
+};
 
 static void sb_add(sb *b, const char *s, size_t n)
 {
@@ -141,7 +159,7 @@ static void sb_text(report *R, sb *b, const char *s, size_t n, bool keep_togethe
         /* an underscore inside a word never emphasizes (msg_id) */
         bool inner = c == '_' && i > 0 && i + 1 < n && isalnum((unsigned char)s[i - 1]) &&
                      isalnum((unsigned char)s[i + 1]);
-        if (R->md && !inner && strchr("\\`*_<>|#", c))
+        if (R->f->markup && !inner && strchr("\\`*_<>|#", c))
             sb_add(b, "\\", 1);
         sb_add(b, &c, 1);
     }
@@ -155,7 +173,7 @@ static void sb_free_text(report *R, sb *b, const char *s) { sb_text(R, b, s, str
 static void sb_sym(report *R, sb *b, const char *s)
 {
     size_t n = strlen(s);
-    if (!R->md) {
+    if (!R->f->markup) {
         sb_text(R, b, s, n, true);
         return;
     }
@@ -178,6 +196,14 @@ static void sb_sym(report *R, sb *b, const char *s)
     sb_puts(b, fence);
 }
 
+/* LABEL in the format's strong type ("**Verdict:**"). */
+static void sb_strong(report *R, sb *b, const char *label)
+{
+    sb_puts(b, R->f->strong);
+    sb_puts(b, label);
+    sb_puts(b, R->f->strong);
+}
+
 /* ---- output: lines wrapped at WIDTH ---------------------------------------- */
 static size_t columns(const char *s, size_t n)
 {
@@ -198,7 +224,7 @@ static void put_word(const char *s, size_t n)
  * at the start of a line stays on the line before. */
 static bool opens_block(report *R, const char *w, size_t n)
 {
-    if (!R->md)
+    if (!R->f->markup)
         return false;
     if (strchr("-+*#>=|", w[0]))
         return true;
@@ -304,7 +330,7 @@ static void sb_addr(report *R, sb *b, uint64_t a)
 {
     char tmp[24];
     snprintf(tmp, sizeof tmp, "0x%llx", (unsigned long long)a);
-    if (R->md)
+    if (R->f->markup)
         sb_sym(R, b, tmp);
     else
         sb_puts(b, tmp);
@@ -766,7 +792,8 @@ static void sb_losses(report *R, sb *b)
 {
     if (!R->loss.any)
         return;
-    sb_puts(b, R->md ? "**Incomplete trace:** " : "Incomplete trace: ");
+    sb_strong(R, b, "Incomplete trace:");
+    sb_puts(b, " ");
     const char *sep = "";
     if (R->loss.overwritten && R->loss.written >= R->loss.overwritten) {
         uint64_t kept = R->loss.written - R->loss.overwritten;
@@ -883,85 +910,90 @@ static int by_culprit_rank(const void *a, const void *b)
     return c ? c : cmp_u(x->number, y->number);
 }
 
-/* ---- layout -------------------------------------------------------------------------
+/* ---- layout: the two formats ---------------------------------------------------------
  * Text: a hang is a heading at column 0, its sections are indented by 2,
- * their lines by 4. Markdown: ## for a hang, ### for a section, lists. */
+ * their lines by 4. Markdown: ## for a hang, ### for a section, lists.
+ * A format is chosen once (argus_report_write), as git's status printers
+ * are: the sections say what, the format says how it is laid out. */
 
-static void heading(report *R, int level, const char *text)
+
+static void text_heading(report *R, int level, const char *text)
 {
-    if (R->md) {
-        blank();
-        emit(R, level == 1 ? "# " : level == 2 ? "## " : "### ", "", text);
-        blank();
-    } else if (level == 2) {
-        blank();
+    blank();
+    if (level == 2) {
         emit(R, "", "  ", text);
     } else {
-        blank();
         char t[200];
         snprintf(t, sizeof t, "%s:", text);
         emit(R, "  ", "    ", t);
     }
 }
 
-/* "Label:  value" under a hang heading. */
-static void field(report *R, const char *label, const char *value)
+static void md_heading(report *R, int level, const char *text)
 {
-    char first[64];
-    if (R->md) {
-        snprintf(first, sizeof first, "- **%s:** ", label);
-        emit(R, first, "  ", value);
-    } else {
-        char lab[32];
-        snprintf(lab, sizeof lab, "%s:", label);
-        snprintf(first, sizeof first, "  %-11s", lab);
-        emit(R, first, "             ", value);
-    }
+    blank();
+    emit(R, level == 1 ? "# " : level == 2 ? "## " : "### ", "", text);
+    blank();
 }
 
-static void item(report *R, const char *text)
+/* "Label:  value" under a hang heading. */
+static void text_field(report *R, const char *label, const char *value)
 {
-    if (R->md)
-        emit(R, "- ", "  ", text);
-    else
-        emit(R, "    ", "      ", text);
+    char first[64], lab[32];
+    snprintf(lab, sizeof lab, "%s:", label);
+    snprintf(first, sizeof first, "  %-11s", lab);
+    emit(R, first, "             ", value);
 }
+
+static void md_field(report *R, const char *label, const char *value)
+{
+    char first[64];
+    snprintf(first, sizeof first, "- **%s:** ", label);
+    emit(R, first, "  ", value);
+}
+
+static const report_format text_format = {
+    .markup = false, .title = NULL, .no_hang = "no hang found", .strong = "",
+    .heading = text_heading, .field = text_field,
+    .item = {"    ", "      "}, .sub_item = {"      ", "        "},
+    .detail = {"       ", "         "}, .para = {"    ", "    "},
+    .number_first = "    %u. ", .number_cont = "       ", .gaps = false,
+};
+
+static const report_format markdown_format = {
+    .markup = true, .title = "# Hang report\n", .no_hang = "# No hang found\n", .strong = "**",
+    .heading = md_heading, .field = md_field,
+    .item = {"- ", "  "}, .sub_item = {"- ", "  "},
+    .detail = {"   - ", "     "}, .para = {"", ""},
+    .number_first = "%u. ", .number_cont = "   ", .gaps = true,
+};
+
+static void heading(report *R, int level, const char *text) { R->f->heading(R, level, text); }
+static void field(report *R, const char *label, const char *value) { R->f->field(R, label, value); }
+static void item(report *R, const char *text) { emit(R, R->f->item.first, R->f->item.cont, text); }
 
 static void numbered(report *R, unsigned n, const char *text)
 {
     char first[16];
-    if (R->md) {
-        snprintf(first, sizeof first, "%u. ", n);
-        emit(R, first, "   ", text);
-    } else {
-        snprintf(first, sizeof first, "    %u. ", n);
-        emit(R, first, "       ", text);
-    }
+    snprintf(first, sizeof first, R->f->number_first, n);
+    emit(R, first, R->f->number_cont, text);
 }
 
 /* A detail line under a numbered item. */
 static void detail(report *R, const char *text)
 {
-    if (R->md)
-        emit(R, "   - ", "     ", text);
-    else
-        emit(R, "       ", "         ", text);
+    emit(R, R->f->detail.first, R->f->detail.cont, text);
 }
 
-static void para(report *R, const char *text)
-{
-    if (R->md)
-        emit(R, "", "", text);
-    else
-        emit(R, "    ", "    ", text);
-}
+static void para(report *R, const char *text) { emit(R, R->f->para.first, R->f->para.cont, text); }
 
 /* Markdown lists and paragraphs need a blank line between them. */
 static void md_gap(report *R)
 {
-    if (R->md)
+    if (R->f->gaps)
         blank();
 }
+
 
 /* ---- sections --------------------------------------------------------------------------- */
 static int cmp_u64(const void *a, const void *b)
@@ -1290,10 +1322,10 @@ static void section_path(report *R, const argus_hang_finding *h, const argus_pat
     }
     para(R, sb_str(&R->line));
     md_gap(R);
-    if (R->md && R->details) {
+    if (R->f->markup && R->details) {
         puts("| seg | thread | time | key events | next edge |");
         puts("|---:|---|---|---|---|");
-    } else if (R->md) {
+    } else if (R->f->markup) {
         puts("| thread | time | key events | next edge |");
         puts("|---|---|---|---|");
     }
@@ -1302,7 +1334,7 @@ static void section_path(report *R, const argus_hang_finding *h, const argus_pat
         const argus_seg *s = &R->g->segs[si];
         bool is_hang = si == hang_si(R, h);
         sb_clear(&R->line);
-        if (R->md) {
+        if (R->f->markup) {
             R->in_table = true;
             if (R->details)
                 sb_printf(&R->line, "| %llu%s | ", (unsigned long long)s->seg,
@@ -1363,10 +1395,7 @@ static void section_path(report *R, const argus_hang_finding *h, const argus_pat
             if (i + 1 < o->nsegs)
                 sb_printf(&R->line, " -%s-> ", i < o->nkinds ? o->kinds[i] : "");
         }
-        if (R->md)
-            emit(R, "- ", "  ", sb_str(&R->line));
-        else
-            emit(R, "      ", "        ", sb_str(&R->line));
+        emit(R, R->f->sub_item.first, R->f->sub_item.cont, sb_str(&R->line));
     }
 }
 
@@ -1772,11 +1801,16 @@ static void section_culprits(report *R, const argus_culprit_finding *c, uint32_t
     for (uint32_t i = 0; i < nc; i++) {
         const argus_culprit_finding *x = &c[i];
         sb_clear(&R->line);
-        if (x->root && R->details)
-            sb_puts(&R->line, R->md ? "**root:** " : "root: ");
+        if (x->root && R->details) {
+            sb_strong(R, &R->line, "root:");
+            sb_puts(&R->line, " ");
+        }
         sb_thread(R, &R->line, x->tid, x->pid, x->proc, x->thread);
-        if (x->root && !R->details)
-            sb_puts(&R->line, R->md ? " (**the root cause**)" : " (the root cause)");
+        if (x->root && !R->details) {
+            sb_puts(&R->line, " (");
+            sb_strong(R, &R->line, "the root cause");
+            sb_puts(&R->line, ")");
+        }
         if (x->seg != NONE && R->details)
             sb_printf(&R->line, ", seg %llu", (unsigned long long)x->seg);
         const char *state = x->state ? x->state : "blocked";
@@ -2040,7 +2074,9 @@ static void sb_verdict(report *R, sb *b, const argus_hang_finding *h,
         sb_puts(b, " No culprit named.");
         return;
     }
-    sb_puts(b, R->md ? " **Culprit:** " : " Culprit: ");
+    sb_puts(b, " ");
+    sb_strong(R, b, "Culprit:");
+    sb_puts(b, " ");
     sb_thread(R, b, cul->tid, cul->pid, cul->proc, cul->thread);
     if (cul->tid == htid) {
         sb_puts(b, " itself");
@@ -2162,7 +2198,8 @@ static void sb_no_match(report *R, sb *b, const argus_hang_finding *h)
 /* "Baseline: compared with NAME." or why there was none. */
 static void sb_baseline(report *R, sb *b)
 {
-    sb_puts(b, R->md ? "**Baseline:** " : "Baseline: ");
+    sb_strong(R, b, "Baseline:");
+    sb_puts(b, " ");
     if (!R->baseline) {
         sb_puts(b, "none given (--baseline), so the culprits are named from this trace alone.");
         return;
@@ -2276,7 +2313,7 @@ static void report_free(report *R)
 void argus_report_write(argus_graph *g, const argus_report_options *o)
 {
     report state = {
-        .md = o->markdown, .verbose = o->verbose, .baseline = o->baseline,
+        .f = o->markdown ? &markdown_format : &text_format, .verbose = o->verbose, .baseline = o->baseline,
         .have_origin = o->have_origin, .have_t0 = o->have_t0, .origin = o->origin, .t0 = o->t0,
         .g = g,
     }, *R = &state;
@@ -2300,18 +2337,15 @@ void argus_report_write(argus_graph *g, const argus_report_options *o)
     sb lost = {0};
     sb_losses(R, &lost);
     if (R->hangs.n == 0) {
-        if (R->md)
-            puts("# No hang found\n");
-        else
-            puts("no hang found");
+        puts(R->f->no_hang);
         if (lost.p) {
             emit(R, "", "", sb_str(&lost));
             blank();
         }
         emit(R, "", "", sb_str(&R->line));
     } else {
-        if (R->md)
-            puts("# Hang report\n");
+        if (R->f->title)
+            puts(R->f->title);
         if (lost.p) {           /* before the verdicts it qualifies */
             emit(R, "", "", sb_str(&lost));
             md_gap(R);
@@ -2322,11 +2356,11 @@ void argus_report_write(argus_graph *g, const argus_report_options *o)
             OF_HANG(paths, h->hang, p0, np);
             OF_HANG(culprits, h->hang, c0, nc);
             sb v = {0};
+            char label[40] = "Verdict:";
             if (R->hangs.n > 1)
-                sb_printf(&v, R->md ? "**Verdict (hang %llu):** " : "Verdict (hang %llu): ",
-                          (unsigned long long)h->hang);
-            else
-                sb_puts(&v, R->md ? "**Verdict:** " : "Verdict: ");
+                snprintf(label, sizeof label, "Verdict (hang %llu):", (unsigned long long)h->hang);
+            sb_strong(R, &v, label);
+            sb_puts(&v, " ");
             sb_verdict(R, &v, h, np ? &R->paths.v[p0] : NULL, chain_of(R, h),
                        nc ? &R->culprits.v[c0] : NULL);
             emit(R, "", "", sb_str(&v));
