@@ -174,6 +174,9 @@ static const kind_def kinds[ARGUS_F_KINDS] = {
 };
 #undef KIND
 
+/* Field D of the struct at F, as TYPE (a one-word type: text, texts). */
+typedef const char *text;
+typedef const char **texts;
 #define AT(f, d, type) ((type *)((char *)(f) + (d)->off))
 #define CAT(f, d, type) ((const type *)((const char *)(f) + (d)->off))
 
@@ -184,10 +187,10 @@ static bool written(const void *f, const field_def *d)
 {
     switch (d->type) {
     case FT_UINT: return !(d->flags & OPTIONAL) || *CAT(f, d, uint64_t) != ARGUS_ABSENT;
-    case FT_TEXT: return !(d->flags & OPTIONAL) || *CAT(f, d, const char *) != NULL;
+    case FT_TEXT: return !(d->flags & OPTIONAL) || *CAT(f, d, text) != NULL;
     case FT_BOOL: return !(d->flags & TRUE_ONLY) || *CAT(f, d, bool);
     case FT_UINTS: return *CAT(f, d, uint64_t *) != NULL;
-    case FT_TEXTS: return *CAT(f, d, const char **) != NULL;
+    case FT_TEXTS: return *CAT(f, d, texts) != NULL;
     default: return true;
     }
 }
@@ -201,7 +204,7 @@ static void put_value(argus_writer *w, const void *f, const field_def *d)
     case FT_INT: argus_put_int(w, *CAT(f, d, int64_t)); break;
     case FT_BOOL: argus_put_bool(w, *CAT(f, d, bool)); break;
     case FT_TEXT: {
-        const char *s = *CAT(f, d, const char *);
+        const char *s = *CAT(f, d, text);
         argus_put_cstr(w, s ? s : "");
         break;
     }
@@ -213,7 +216,7 @@ static void put_value(argus_writer *w, const void *f, const field_def *d)
     case FT_TEXTS:
         argus_put_array(w, (uint64_t)n);
         for (int i = 0; i < n; i++)
-            argus_put_cstr(w, (*CAT(f, d, const char **))[i]);
+            argus_put_cstr(w, (*CAT(f, d, texts))[i]);
         break;
     case FT_STEPS: {
         const argus_cpath_finding *c = f;
@@ -452,8 +455,8 @@ static bool read_kind(const argus_record *r, argus_findings_mem *m, argus_findin
             *AT(f, d, bool) = v && v->kind == ARGUS_V_BOOL && v->u;
             break;
         case FT_TEXT:
-            *AT(f, d, const char *) = get_s(r, m, d->key);
-            missing = !*AT(f, d, const char *);
+            *AT(f, d, text) = get_s(r, m, d->key);
+            missing = !*AT(f, d, text);
             break;
         case FT_UINTS:
         case FT_TEXTS: {
@@ -461,7 +464,7 @@ static bool read_kind(const argus_record *r, argus_findings_mem *m, argus_findin
             int *count = (int *)((char *)f + d->count);
             *count = get_array(r, m, d->key, major,
                                d->type == FT_UINTS ? AT(f, d, uint64_t *) : NULL,
-                               d->type == FT_TEXTS ? AT(f, d, const char **) : NULL);
+                               d->type == FT_TEXTS ? AT(f, d, texts) : NULL);
             if (*count < 0 && (d->flags & LENIENT)) {
                 *count = 0;
                 *AT(f, d, void *) = NULL;
