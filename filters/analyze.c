@@ -173,6 +173,8 @@ int main(int argc, char **argv)
     argus_report_options ro = {.markdown = markdown, .verbose = common.verbose,
                                .baseline = baseline && baseline_name ? baseline_name : baseline};
     argus_report_clocks(&ro, argus_reader_header(rd));
+    if (spin.hang_ms != ARGUS_SPIN_HANG_DEFAULT)
+        ro.hang_ms = spin.hang_ms;
     argus_report_write(&g, &ro);
     if ((common.verbose && !status) || counts_only)
         for (int i = 0; i < 3; i++)

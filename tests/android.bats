@@ -142,7 +142,7 @@ C|1000|wq:5c0ffee com.example.app/com.example.app.MainActivity (server)|0'
     assert_line --index 1 "blocked 6.000 s in a binder call (transaction 73512), waiting over binder on"
     assert_line --index 2 "binder:1000_3/binder:1000_3 [1103], which was running 6.000 s on the CPU; the input at"
     assert_line --index 3 "100.000200 s started it. Culprit: binder:1000_3/binder:1000_3 [1103], the thread at the end of"
-    assert_line "  Found by:  input not handled within 5 s: Android's ANR (SPIN-ANR), at 105.000200 s"
+    assert_line "  Found by:  input not handled within 5 s: Android's ANR, at 105.000200 s"
     assert_line "    2. binder:1000_3/binder:1000_3 [1103], which sent 1 a binder reply (transaction 73519):"
 }
 
@@ -204,7 +204,7 @@ json() {
     assert_line --index 1 "blocked 6.000 s in a binder call (transaction 73512), waiting over binder on"
     assert_line --index 2 "system_server/binder:1000_3 [1103], which was running 6.000 s on the CPU; the input at"
     assert_line --index 3 "100.000200 s started it. Culprit: system_server/binder:1000_3 [1103], the thread at the end of"
-    assert_line "  Found by:  input not handled within 5 s: Android's ANR (SPIN-ANR), at 105.000200 s"
+    assert_line "  Found by:  input not handled within 5 s: Android's ANR, at 105.000200 s"
     assert_line "    2. system_server/binder:1000_3 [1103], which sent 1 a binder reply (transaction 73519):"
     argus diagnose $A/anr-binder.txt | sed -E 's#binder:1000_3(/|\(1000\))#system_server\1#g' > "$T/text.report"
     assert_output "$(cat "$T/text.report")"

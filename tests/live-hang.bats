@@ -110,7 +110,7 @@ EOF
     refute_line --regexp '^Hang 1:'
     # (a CPU wait at its end is told when it is a tenth of it or more)
     assert_line --regexp '^  Class: +wait - blocked [0-9.]+ s in read on fd [0-9]+, then woken(;.*)?$'
-    assert_line --regexp '^  Found by: +the --hang threshold, crossed at [0-9.]+ s \([0-9.]+ ms into the segment\)$'
+    assert_line --regexp "^  Found by: +a main thread blocked or busy past --hang's 500 ms, crossed at [0-9.]+ s\$"
     run found hang '{hang, thread: $name[.tid | tostring], class, indicator, reason, result}'
     assert_output '{"hang":0,"thread":"hangui/main","class":"wait","indicator":"hang","reason":"read","result":"awakened"}'
     # cruncher's 1500 ms of work, give or take the scheduling of a busy machine

@@ -234,13 +234,23 @@ chain_of() {
     assert_line --partial "  Found by:  spinning-cursor flag sCGEventIsMainThreadSpinning set at 2.200 s"
 }
 
-@test "SPIN-HANG: a hang found by --hang says when the threshold was crossed" {
+@test "SPIN-HANG: a hang found by --hang names the limit given, from the stages" {
+    argus graph fixtures/real/pipe-full/hang.txt.gz > "$BATS_TEST_TMPDIR/g"
+    run sh -c "argus-find-spinning --hang 300 '$BATS_TEST_TMPDIR/g' | argus-report"
+    assert_success
+    assert_line "  Found by:  a main thread blocked or busy past --hang's 300 ms, crossed at 1001.318239 s"
+    run sh -c "argus-find-spinning '$BATS_TEST_TMPDIR/g' | argus-report | grep -c 'the default limit (500 ms'"
+    assert_output 10
+}
+
+@test "SPIN-HANG: a hang found by the default limit says which and when it was crossed" {
     edited busy 's/"indicator":"CGSConnectionSetSpinning","at":2501200000,"event":48,/"indicator":"hang","at":751100000,/'
     run sh -c "grep -c '\"indicator\":\"hang\"' '$T'"
     assert_output 1
     run report_of "$T"
     assert_success
-    assert_line "  Found by:  the --hang threshold, crossed at 0.751 s (250.0 ms into the segment)"
+    assert_line "  Found by:  a main thread blocked or busy past the default limit (500 ms; 2 s for GUI programs"
+    assert_line "             when a GUI main loop is seen; --hang MS sets it), crossed at 0.751 s (250.0 ms into"
 }
 
 @test "SPIN-PATH: a hang without path records says that no path was recorded" {

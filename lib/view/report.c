@@ -6,6 +6,7 @@
  * waits and times, the findings read back, the layout, then one section
  * after another, each function taking the report's state as R. */
 #include "argus/view/report.h"
+#include "argus/analysis/find-spinning.h"
 #include "argus/analysis/findings.h"
 #include "argus/analysis/causal.h"
 #include "argus/decode/android.h"
@@ -83,6 +84,7 @@ struct report {
     bool have_origin, have_t0;
     uint64_t origin, t0;
     bool in_table;              /* escaping for a markdown table cell */
+    uint64_t hang_ms;           /* --hang as given, 0: the default */
     const argus_graph *g;
     argus_findings_mem mem;     /* the findings' texts and arrays */
     LIST(argus_hang_finding) hangs;
@@ -1127,7 +1129,7 @@ static void sb_indicator(report *R, sb *b, const argus_hang_finding *h)
 {
     const char *ind = h->indicator ? h->indicator : "";
     if (strcmp(ind, "anr") == 0) {
-        sb_puts(b, "input not handled within 5 s: Android's ANR (SPIN-ANR)");
+        sb_puts(b, "input not handled within 5 s: Android's ANR");
         if (h->at != NONE) {
             sb_puts(b, ", at ");
             sb_time(R, b, h->at);
@@ -1137,7 +1139,7 @@ static void sb_indicator(report *R, sb *b, const argus_hang_finding *h)
         return;
     }
     if (strcmp(ind, "loop") == 0) {
-        sb_puts(b, "its main loop away from its wait (SPIN-LOOP)");
+        sb_puts(b, "its main loop away from its wait");
         if (h->at != NONE) {
             uint64_t begin = hang_begin(R, h);
             sb_puts(b, " past the limit at ");
@@ -1153,7 +1155,13 @@ static void sb_indicator(report *R, sb *b, const argus_hang_finding *h)
         return;
     }
     if (strcmp(ind, "hang") == 0) {
-        sb_puts(b, "the --hang threshold");
+        if (R->hang_ms)
+            sb_printf(b, "a main thread blocked or busy past --hang's %llu ms",
+                      (unsigned long long)R->hang_ms);
+        else
+            sb_printf(b, "a main thread blocked or busy past the default limit (%d ms; %d s for "
+                         "GUI programs when a GUI main loop is seen; --hang MS sets it)",
+                      ARGUS_LINUX_HANG_MS, ARGUS_LOOP_HANG_MS / 1000);
         if (h->at != NONE) {
             sb_puts(b, ", crossed at ");
             sb_time(R, b, h->at);
@@ -2315,6 +2323,7 @@ void argus_report_write(argus_graph *g, const argus_report_options *o)
     report state = {
         .f = o->markdown ? &markdown_format : &text_format, .verbose = o->verbose, .baseline = o->baseline,
         .have_origin = o->have_origin, .have_t0 = o->have_t0, .origin = o->origin, .t0 = o->t0,
+        .hang_ms = o->hang_ms,
         .g = g,
     }, *R = &state;
     read_extras(R, g);
@@ -2389,6 +2398,22 @@ void argus_report_clocks(argus_report_options *o, const argus_record *hdr)
     f = argus_get_named(hdr, "t0");
     o->have_t0 = f && f->kind == ARGUS_V_UINT;
     o->t0 = o->have_t0 ? f->u : 0;
+    /* "find-spinning --hang 300 ...", "analyze ... --hang=300 ...": the
+     * stages are the command lines as run */
+    argus_text stages[64];
+    int n = argus_get_text_array(hdr, ARGUS_K_STAGES, stages, 64);
+    for (int i = 0; i < n; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)stages[i].len, stages[i].s);
+        if (strncmp(line, "find-spinning ", 14) != 0 && strncmp(line, "analyze ", 8) != 0)
+            continue;
+        for (char *w = strtok(line, " "); w; w = strtok(NULL, " ")) {
+            const char *v = strncmp(w, "--hang=", 7) == 0 ? w + 7
+                            : strcmp(w, "--hang") == 0 ? strtok(NULL, " ") : NULL;
+            if (v && *v >= '0' && *v <= '9')
+                o->hang_ms = strtoull(v, NULL, 10);
+        }
+    }
 }
 
 bool argus_report_format(const char *arg)

@@ -22,13 +22,16 @@ typedef struct argus_report_options {
      * and "t0" (the wall clock beside them) */
     bool have_origin, have_t0;
     uint64_t origin, t0;
+    uint64_t hang_ms;           /* find-spinning's --hang, 0 when not given
+                                   (the report names the default it used) */
 } argus_report_options;
 
 /* Prints on stdout the report of G's findings (its hang, path, wait_chain,
  * match, culprit, branch and loss records; G loaded with keep_key_events)
  * as O asks. Its state is its own: reports may follow one another. */
 void argus_report_write(argus_graph *g, const argus_report_options *o);
-/* O's clocks from the stream header HDR. */
+/* O's clocks from the stream header HDR, and the --hang its stages were
+ * given (find-spinning's or analyze's command line). */
 void argus_report_clocks(argus_report_options *o, const argus_record *hdr);
 /* --format's value: true for markdown, false for text; else a usage error. */
 bool argus_report_format(const char *arg);
