@@ -218,3 +218,11 @@ Verdict (hang 0): cat/main [13217] was blocked 1.975 s in read on fd 3, waiting 
     assert_line "  When:      1000.001000 s (2025-11-26 09:40:00.001 UTC) to 1003.200400 s (3.199 s)"
     assert_line --partial "times on the trace's own clock (wall clock UTC in brackets)."
 }
+
+@test "SPIN-HANG: a wait begun again is said in plain words, N waits in a row (cond-var)" {
+    argus diagnose fixtures/real/cond-var/hang.txt.gz > "$BATS_TEST_TMPDIR/cv.report"
+    run grep -c '^    1\. cv-waiter/main \[32689\]: blocked 2.005 s in futex on 0x39924ed0 (6 waits in a row)$' "$BATS_TEST_TMPDIR/cv.report"
+    assert_output 1
+    run grep -c 'taken up again' "$BATS_TEST_TMPDIR/cv.report"
+    assert_output 0
+}

@@ -1088,8 +1088,8 @@ static void sb_class(report *R, sb *b, const argus_hang_finding *h)
         if (h->waits != NONE && h->waits > 1 && reason && strcmp(reason, "disk") == 0)
             sb_printf(b, ", %llu of them one after the other", (unsigned long long)h->waits);
         else if (h->waits != NONE && h->waits > 1)
-            sb_printf(b, ", over %llu waits taken up again one after the other (retried after "
-                      "timeouts, or woken by its own threads)", (unsigned long long)h->waits);
+            sb_printf(b, ", over %llu waits in a row (each begun again after a timeout, or "
+                      "after a wakeup from its own threads)", (unsigned long long)h->waits);
         else if (timeouts > 1)
             sb_printf(b, ", the last of %llu waits on it in a row that timed out",
                       (unsigned long long)timeouts);
@@ -1445,7 +1445,7 @@ static const chain_end_words *chain_end(const char *end)
         {"not_woken", "nothing in the trace woke the last thread",
          ", and nothing in the trace woke it"},
         {"cycle", "the last thread waits on one already in the chain",
-         ", waiting on a thread already in this chain (a cycle)"},
+         ", waiting on a thread already in this chain: a deadlock"},
         {"running", "the last thread was running, not blocked", NULL},
         {"runnable", "woken in time, it then waited for a CPU", ", then waited for a CPU"},
         {"trace_start", "the last thread's first event in the trace is its wakeup: the trace "
@@ -1638,8 +1638,7 @@ static void sb_chain_link(report *R, sb *b, const argus_chain_finding *c, int i,
                                .resource = s->wait_resource};
         sb_wait_what(R, b, wi.reason ? argus_graph_str(R->g, wi.reason) : NULL, wi.resource, wi.id);
         if (waits > 1)
-            sb_printf(b, " (%llu waits, taken up again one after the other)",
-                      (unsigned long long)waits);
+            sb_printf(b, " (%llu waits in a row)", (unsigned long long)waits);
     }
 }
 
