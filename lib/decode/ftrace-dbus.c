@@ -2,6 +2,7 @@
  * docs/inputs/linux.md): the lines of argus-record's gdbus and libdbus
  * uprobes, paired hop by hop into ipc events across the bus daemon. */
 #include "argus/decode/ftrace-internal.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,8 @@
 
 static struct dbus_state *dbus_state(argus_ft *d)
 {
-    if (!d->dbus && !(d->dbus = calloc(1, sizeof *d->dbus)))
-        abort();
+    if (!d->dbus)
+        d->dbus = argus_xcalloc(1, sizeof *d->dbus, "D-Bus messages in flight");
     return d->dbus;
 }
 

@@ -6,6 +6,7 @@
  * (DEC-FD), interrupts and the interrupt context of each CPU, workqueues,
  * timers, task lifetimes, and argus-watch's flag lines. */
 #include "argus/decode/ftrace-internal.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/text.h"
 
 #include <stdio.h>
@@ -287,9 +288,7 @@ struct cpu_ctx *argus_ft_cpu_ctx(argus_ft *d, uint32_t cpu)
 {
     if (cpu >= d->ncpus) {
         uint32_t n = cpu + 1 > 2 * d->ncpus ? cpu + 1 : 2 * d->ncpus;
-        struct cpu_ctx *c = realloc(d->cpus, n * sizeof *c);
-        if (!c)
-            abort();
+        struct cpu_ctx *c = argus_xrealloc(d->cpus, n * sizeof *c, "CPU table");
         memset(c + d->ncpus, 0, (n - d->ncpus) * sizeof *c);
         d->cpus = c;
         d->ncpus = n;
@@ -488,8 +487,8 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
     const thread *holder = NULL;
     if (s->cpu < CPU_CTX_MAX) {
         struct cpu_ctx *c = argus_ft_cpu_ctx(d, s->cpu);
-        if (!c->run && !(c->run = calloc(RUN_RING, sizeof *c->run)))
-            abort();
+        if (!c->run)
+            c->run = argus_xcalloc(RUN_RING, sizeof *c->run, "a CPU's recent threads");
         c->run[c->run_next % RUN_RING].tid = prev->tid;
         c->run[c->run_next % RUN_RING].from = c->running_since;
         c->run[c->run_next % RUN_RING].to = s->ts;

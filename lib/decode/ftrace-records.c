@@ -3,6 +3,7 @@
  * written before their first event), the head of each event, its pairs,
  * and the `ftrace` event of a line kept as it is. */
 #include "argus/decode/ftrace-internal.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/text.h"
 
 #include <stdlib.h>
@@ -20,9 +21,7 @@ static void put_text_utf8(argus_writer *w, const char *s, size_t n)
         argus_put_text(w, s, n);
         return;
     }
-    char *tmp = malloc(n * 3 + 1);
-    if (!tmp)
-        abort();
+    char *tmp = argus_xmalloc(n * 3 + 1, "a line of the trace");
     size_t o = 0;
     for (i = 0; i < n;) {
         size_t k = argus_utf8_char((const uint8_t *)s + i, n - i);

@@ -105,9 +105,7 @@ ev_kind argus_ft_event_kind(const argus_ft *d, const char *name, size_t len)
 
 argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
 {
-    argus_ft *d = calloc(1, sizeof *d);
-    if (!d)
-        abort();
+    argus_ft *d = argus_xcalloc(1, sizeof *d, "ftrace reader");
     d->w = w;
     d->o = *o;
     d->o.window = o->window ? o->window : ARGUS_FT_DEFAULT_WINDOW;
@@ -345,10 +343,9 @@ static void write_start_waits(argus_ft *d, const line_slot *s)
 {
     d->start_waits_written = true;
     size_t pos = 0, n = 0;
-    uint64_t tid, *tids = malloc((d->prescan.count + 1) * sizeof *tids);
+    uint64_t tid, *tids = argus_xmalloc((d->prescan.count + 1) * sizeof *tids,
+                                        "threads asleep at the start");
     void *v;
-    if (!tids)
-        abort();
     while (argus_table_next(&d->prescan, &pos, &tid, &v))
         if (((struct prescan *)v)->asleep)
             tids[n++] = tid;
@@ -732,9 +729,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     if (s->cap < n) {
         free(s->text);
         s->cap = (uint32_t)(n < 256 ? 256 : n);
-        s->text = malloc(s->cap);
-        if (!s->text)
-            abort();
+        s->text = argus_xmalloc(s->cap, "a line of the trace");
     }
     memcpy(s->text, p + i, n - i);
     s->len = (uint32_t)(n - i);
