@@ -273,7 +273,7 @@ int main(int argc, char **argv)
     parse_args(argc, argv);
 
     if (geteuid() != 0)
-        argus_die(EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
+        argus_die(ARGUS_EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
 
     /* SIGINT/SIGTERM/SIGHUP end the recording (through signal_fd).
      * SIGPIPE becomes EPIPE, so that a closed pipe still restores
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &block_set, &old_mask);
     signal_fd = signalfd(-1, &block_set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (signal_fd < 0)
-        argus_die(EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
 
     if (opt.output && strcmp(opt.output, "-") != 0) {
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
         }
         out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (out_fd < 0)     /* the name the user gave: FILE's directory refused */
-            argus_die(EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
+            argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
     }
 
     st.owner = getpid();
@@ -322,7 +322,8 @@ int main(int argc, char **argv)
 
     int err = tfs_write(ipath("tracing_on"), "1");
     if (err)
-        argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance,
+                  strerror(err));
     watch_enable();
     double started = now_mono();
     struct thread_list at_start = {0};
@@ -378,7 +379,7 @@ int main(int argc, char **argv)
             if (!hung_up[i])
                 pfds[n++] = (struct pollfd){.fd = watch_ring_fd(i), .events = POLLIN};
         if (ppoll(pfds, n, tsp, NULL) < 0 && errno != EINTR)
-            argus_die(EX_UNAVAILABLE, "ppoll: %s", strerror(errno));
+            argus_die(ARGUS_EX_UNAVAILABLE, "ppoll: %s", strerror(errno));
         for (size_t i = 0, k = 1; i < watch_n_rings(); i++)
             if (!hung_up[i] && (pfds[k++].revents & (POLLHUP | POLLERR)))
                 hung_up[i] = true;

@@ -534,7 +534,8 @@ static void define_focus(int pid)
         if (define_set(s, files, off.why, sizeof off.why, &unknown) >= 0)
             continue;
         if (pr.explicit)
-            argus_die(EX_UNAVAILABLE, "--probes %s: process %d: %s", set_names[s], pid, off.why);
+            argus_die(ARGUS_EX_UNAVAILABLE, "--probes %s: process %d: %s", set_names[s], pid,
+                      off.why);
         argus_note("probes %s not set on process %d's libraries: %s", set_names[s], pid,
                           off.why);
         pr.offs = realloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs);
@@ -575,8 +576,8 @@ void probes_define(void)
         return;
     if (!tfs_exists("uprobe_events")) {
         if (pr.explicit)
-            argus_die(EX_UNAVAILABLE, "--probes: %s/uprobe_events is missing (a kernel without uprobes)",
-                      st.root);
+            argus_die(ARGUS_EX_UNAVAILABLE,
+                      "--probes: %s/uprobe_events is missing (a kernel without uprobes)", st.root);
         argus_note("no uprobes on this kernel (%s/uprobe_events): the desktop's libraries are not probed",
                           st.root);
         return;
@@ -596,7 +597,7 @@ void probes_define(void)
         for (size_t k = 0; k < pr.n_defs && !on_focus; k++)
             on_focus = strcmp(probes[pr.defs[k].probe].set, set_names[s]) == 0;
         if (pr.explicit && !on_focus)
-            argus_die(EX_UNAVAILABLE, "--probes %s: %s", set_names[s], pr.why[s]);
+            argus_die(ARGUS_EX_UNAVAILABLE, "--probes %s: %s", set_names[s], pr.why[s]);
         /* a library not installed is the usual case: said in the header
          * only; an unknown version is worth a warning */
         if (pr.unknown[s])
@@ -611,15 +612,15 @@ void probes_define(void)
         const char *group = group_name(pr.defs[k].group);
         int err = tfs_write(ipath("events/%s/%s/filter", group, p->event), p->filter);
         if (err)
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
                       group, p->event, strerror(err));
     }
     for (size_t g = 0; g < probes_n_groups(); g++) {
         const char *group = group_name((unsigned)g);
         int err = tfs_write(ipath("events/%s/enable", group), "1");
         if (err)
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance, group,
-                      strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance,
+                      group, strerror(err));
     }
     n_enabled += probes_n_defined;
 }

@@ -34,7 +34,7 @@ void scan_threads(struct thread_list *list)
 {
     DIR *proc = opendir("/proc");
     if (!proc)
-        argus_die(EX_UNAVAILABLE, "/proc: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "/proc: %s", strerror(errno));
     struct dirent *pe;
     while ((pe = readdir(proc))) {
         if (!isdigit((unsigned char)pe->d_name[0]))

@@ -574,39 +574,42 @@ static void open_breakpoints(unsigned index, pid_t tid, bool enabled)
                 if (errno == ESRCH)
                     return; /* the thread ended meanwhile */
                 if (errno == ENOSPC)
-                    argus_die(EX_UNAVAILABLE,
+                    argus_die(ARGUS_EX_UNAVAILABLE,
                               "--watch %s: no free hardware breakpoint in thread %d (x86 has 4 debug registers; each watch takes 2)",
                               w->spec, (int)tid);
-                argus_die(EX_UNAVAILABLE, "--watch %s: perf_event_open of a breakpoint on thread %d: %s",
-                          w->spec, (int)tid, strerror(errno));
+                argus_die(ARGUS_EX_UNAVAILABLE,
+                          "--watch %s: perf_event_open of a breakpoint on thread %d: %s", w->spec,
+                          (int)tid, strerror(errno));
             }
             struct bp_event bp = {.fd = fd, .watch = (uint16_t)index, .rw = (uint8_t)rw};
             if (ioctl(fd, PERF_EVENT_IOC_ID, &bp.id) != 0)
-                argus_die(EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_ID: %s", w->spec, strerror(errno));
+                argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_ID: %s", w->spec,
+                          strerror(errno));
             add_bp(bp);
             if (wp.bpf) {
                 /* one program per watch and kind, for all its threads */
                 int *prog = &opt.watches[index].prog[rw];
                 char log[4096];
                 if (*prog < 0 && (*prog = load_program(w, index, rw, log, sizeof log)) < 0)
-                    argus_die(EX_UNAVAILABLE, "--watch %s: BPF program rejected (%s): %s", w->spec,
-                              strerror(errno), log);
+                    argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: BPF program rejected (%s): %s",
+                              w->spec, strerror(errno), log);
                 if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, *prog) != 0)
-                    argus_die(EX_UNAVAILABLE, "--watch %s: cannot attach BPF to the breakpoint (%s)",
-                              w->spec, strerror(errno));
+                    argus_die(ARGUS_EX_UNAVAILABLE,
+                              "--watch %s: cannot attach BPF to the breakpoint (%s)", w->spec,
+                              strerror(errno));
                 continue;
             }
             const struct ring *ring = cpu_ring(cpu);
             if (ring) {
                 if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) != 0)
-                    argus_die(EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_SET_OUTPUT: %s", w->spec,
-                              strerror(errno));
+                    argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_SET_OUTPUT: %s",
+                              w->spec, strerror(errno));
                 continue;
             }
             struct ring r = {.fd = fd, .cpu = cpu};
             if (!ring_map(&r, 16))
-                argus_die(EX_UNAVAILABLE, "--watch %s: cannot map the perf ring (%s)", w->spec,
-                          strerror(errno));
+                argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: cannot map the perf ring (%s)",
+                          w->spec, strerror(errno));
             add_ring(r);
         }
     }
