@@ -120,9 +120,7 @@ static uint64_t parse_pid(const char *spec, const char *text)
 static void add_watch(const char *spec)
 {
     struct watch w = {.spec = spec, .prog = {-1, -1}};
-    char *copy = strdup(spec);
-    if (!copy)
-        abort();
+    char *copy = argus_xstrdup(spec, "--watch options");
     char *at = strrchr(copy, '@');
     if (at) {
         *at = 0;
@@ -142,9 +140,8 @@ static void add_watch(const char *spec)
     } else {
         w.symbol = copy;
     }
-    opt.watches = realloc(opt.watches, (opt.n_watches + 1) * sizeof *opt.watches);
-    if (!opt.watches)
-        abort();
+    opt.watches =
+        argus_xrealloc(opt.watches, (opt.n_watches + 1) * sizeof *opt.watches, "--watch options");
     opt.watches[opt.n_watches++] = w;
 }
 
@@ -154,17 +151,17 @@ static void add_event(const char *spec)
     if (!colon || colon == spec || !colon[1] || strchr(colon + 1, ':') ||
         strchr(spec, '/') || strstr(spec, ".."))
         argus_usage_error("--event %s: expected SYS:NAME (like sched:sched_migrate_task)", spec);
-    char *path;
-    if (strcmp(colon + 1, "*") == 0) {
-        if (asprintf(&path, "%.*s", (int)(colon - spec), spec) < 0)
-            abort();
-    } else if (asprintf(&path, "%.*s/%s", (int)(colon - spec), spec, colon + 1) < 0) {
-        abort();
-    }
-    opt.events = realloc(opt.events, (opt.n_events + 1) * sizeof *opt.events);
-    opt.event_specs = realloc(opt.event_specs, (opt.n_events + 1) * sizeof *opt.event_specs);
-    if (!opt.events || !opt.event_specs)
-        abort();
+    /* SYS:NAME -> SYS/NAME, SYS:* -> SYS: never longer than SPEC */
+    size_t size = strlen(spec) + 1;
+    char *path = argus_xmalloc(size, "--event options");
+    if (strcmp(colon + 1, "*") == 0)
+        snprintf(path, size, "%.*s", (int)(colon - spec), spec);
+    else
+        snprintf(path, size, "%.*s/%s", (int)(colon - spec), spec, colon + 1);
+    opt.events =
+        argus_xrealloc(opt.events, (opt.n_events + 1) * sizeof *opt.events, "--event options");
+    opt.event_specs = argus_xrealloc(opt.event_specs, (opt.n_events + 1) * sizeof *opt.event_specs,
+                                     "--event options");
     opt.event_specs[opt.n_events] = spec;
     opt.events[opt.n_events++] = path;
 }
@@ -297,8 +294,7 @@ int main(int argc, char **argv)
         struct stat sb;
         if (stat(opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
             size_t n = strlen(opt.output) + sizeof ".partial";
-            if (!(out_partial = malloc(n)))
-                abort();
+            out_partial = argus_xmalloc(n, "output file name");
             snprintf(out_partial, n, "%s.partial", opt.output);
         }
         out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -333,10 +329,8 @@ int main(int argc, char **argv)
 
     /* Record until the command ends, a stop signal, or --duration. */
     const char *why_stopped = "the command's end";
-    struct pollfd *pfds = calloc(watch_n_rings() + 1, sizeof *pfds);
-    bool *hung_up = calloc(watch_n_rings() + 1, sizeof *hung_up);
-    if (!pfds || !hung_up)
-        abort();
+    struct pollfd *pfds = argus_xcalloc(watch_n_rings() + 1, sizeof *pfds, "watchpoint rings");
+    bool *hung_up = argus_xcalloc(watch_n_rings() + 1, sizeof *hung_up, "watchpoint rings");
     for (;;) {
         take_signals();
         if (stop_signals) {

@@ -211,9 +211,7 @@ void probes_focus(const int *pids, size_t n)
     pr.n_focus = 0;
     if (!n)
         return;
-    pr.focus = malloc(n * sizeof *pr.focus);
-    if (!pr.focus)
-        abort();
+    pr.focus = argus_xmalloc(n * sizeof *pr.focus, "processes to probe");
     memcpy(pr.focus, pids, n * sizeof *pids);
     pr.n_focus = n;
 }
@@ -285,9 +283,8 @@ static uint64_t step_over(const char *path, uint64_t offset, const char *bytes)
 static const char *group_name(unsigned g)
 {
     while (g >= pr.n_groups) {
-        pr.group_names = realloc(pr.group_names, (pr.n_groups + 1) * sizeof *pr.group_names);
-        if (!pr.group_names)
-            abort();
+        pr.group_names = argus_xrealloc(pr.group_names, (pr.n_groups + 1) * sizeof *pr.group_names,
+                                        "uprobe groups");
         if (pr.n_groups == 0)
             snprintf(pr.group_names[0], sizeof *pr.group_names, "%s", pr.base);
         else
@@ -359,9 +356,7 @@ static int define_set(size_t s, const struct place *files, char *why, size_t why
     snprintf(why, why_size, "its fetch arguments are x86-64's");
     return -1;
 #endif
-    struct place *places = calloc(N_PROBES, sizeof *places);
-    if (!places)
-        abort();
+    struct place *places = argus_xcalloc(N_PROBES, sizeof *places, "uprobe places");
     bool ok = true;
     for (size_t i = 0; i < N_PROBES && ok; i++) {
         const struct probe *p = &probes[i];
@@ -416,9 +411,7 @@ static int define_set(size_t s, const struct place *files, char *why, size_t why
         }
         if (pr.n_defs == pr.cap_defs) {
             pr.cap_defs = pr.cap_defs ? pr.cap_defs * 2 : N_PROBES;
-            pr.defs = realloc(pr.defs, pr.cap_defs * sizeof *pr.defs);
-            if (!pr.defs)
-                abort();
+            pr.defs = argus_xrealloc(pr.defs, pr.cap_defs * sizeof *pr.defs, "uprobes");
         }
         struct def *d = &pr.defs[pr.n_defs++];
         d->probe = i;
@@ -507,9 +500,7 @@ static void define_focus(int pid)
                           strerror(errno));
         return;
     }
-    struct place *files = calloc(N_PROBES, sizeof *files);
-    if (!files)
-        abort();
+    struct place *files = argus_xcalloc(N_PROBES, sizeof *files, "uprobe places");
     for (size_t s = 0; s < N_SETS; s++) {
         if (!pr.chosen[s])
             continue;
@@ -538,9 +529,7 @@ static void define_focus(int pid)
                       off.why);
         argus_note("probes %s not set on process %d's libraries: %s", set_names[s], pid,
                           off.why);
-        pr.offs = realloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs);
-        if (!pr.offs)
-            abort();
+        pr.offs = argus_xrealloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs, "uprobe places");
         pr.offs[pr.n_offs++] = off;
     }
     free(files);
