@@ -136,6 +136,15 @@ tid 2002: 1 waits, 3198590000 ns waiting
     assert_output ""
 }
 
+@test "libargus.a exports only argus_ names (LeakSanitizer's hooks aside)" {
+    # an installed library must not take its users' names (field, map_line)
+    command -v nm > /dev/null || skip "no nm (Debian package binutils)"
+    [ -f build/libargus.a ] || skip "no build/libargus.a (make all)"
+    run sh -c "nm build/libargus.a | awk '\$2 ~ /^[TDBR]\$/ && \$3 !~ /^(argus_|__lsan_)/ { print \$3 }'"
+    assert_success
+    assert_output ""
+}
+
 @test "argus and its subcommands answer -h and --version; usage errors one line" {
     for sub in "" help graph diagnose; do
         run argus $sub --version

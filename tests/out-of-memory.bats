@@ -117,3 +117,17 @@ EOF2
     assert_success
     [ "$output" -gt 150000 ]
 }
+
+@test "a decoder short of memory ends 74 naming what grew, never an abort" {
+    if asan; then
+        skip "AddressSanitizer does not run under ulimit -v"
+    fi
+    # 30 lines of 900 kB: the reorder window keeps a buffer for each
+    run bash -c 'awk "BEGIN { pad = \"x\"; while (length(pad) < 900000) pad = pad pad
+            pad = substr(pad, 1, 900000)
+            for (i = 0; i < 30; i++)
+                printf \"  t-101  [000] .... 1.%06d: tracing_mark_write: %s\n\", i, pad }" |
+        (ulimit -v 40000; exec argus-decode --format ftrace) >/dev/null'
+    [ "$status" -eq 74 ]
+    assert_output "argus-decode: out of memory (a line of the trace)"
+}

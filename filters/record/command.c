@@ -19,10 +19,10 @@ static int go_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
 void start_child(bool traced, const sigset_t *old_mask)
 {
     if (pipe2(go_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
-        argus_die(EX_UNAVAILABLE, "pipe: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0)
-        argus_die(EX_UNAVAILABLE, "fork: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "fork: %s", strerror(errno));
     if (pid == 0) {
         /* the command gets the dispositions the recorder's caller gave */
         signal(SIGPIPE, SIG_DFL);
@@ -36,7 +36,7 @@ void start_child(bool traced, const sigset_t *old_mask)
         if (traced && ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) {
             int e = errno;
             (void)!write(err_pipe[1], &e, sizeof e);
-            _exit(EX_NOTFOUND);
+            _exit(ARGUS_EX_NOTFOUND);
         }
         /* wait until tracing is on: EOF or a byte */
         char c;
@@ -45,7 +45,7 @@ void start_child(bool traced, const sigset_t *old_mask)
         execvp(opt.cmd[0], opt.cmd);
         int e = errno;
         (void)!write(err_pipe[1], &e, sizeof e);
-        _exit(e == ENOENT ? EX_NOTFOUND : EX_NOEXEC);
+        _exit(e == ENOENT ? ARGUS_EX_NOTFOUND : ARGUS_EX_NOEXEC);
     }
     st.child = pid;
     close(go_pipe[0]);
@@ -61,7 +61,7 @@ static bool wait_trap(pid_t pid)
         if (waitpid(pid, &status, 0) < 0) {
             if (errno == EINTR)
                 continue;
-            argus_die(EX_UNAVAILABLE, "waitpid: %s", strerror(errno));
+            argus_die(ARGUS_EX_UNAVAILABLE, "waitpid: %s", strerror(errno));
         }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
             st.child_reaped = true;
@@ -91,24 +91,25 @@ static void run_to_entry(pid_t pid)
         if (auxv[i] == AT_ENTRY)
             entry = auxv[i + 1];
     if (!entry)
-        argus_die(EX_UNAVAILABLE, "%s: no entry point in %s", opt.cmd[0], path);
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s: no entry point in %s", opt.cmd[0], path);
     errno = 0;
     long word = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)entry, NULL);
     if (errno)
-        argus_die(EX_UNAVAILABLE, "ptrace peek at %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace peek at %s's entry: %s", opt.cmd[0],
+                  strerror(errno));
     long trap = (long)(((unsigned long)word & ~0xfful) | 0xcc);
     if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)trap) != 0 ||
         ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
-        argus_die(EX_UNAVAILABLE, "ptrace to %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace to %s's entry: %s", opt.cmd[0], strerror(errno));
     if (!wait_trap(pid))
-        argus_die(EX_UNAVAILABLE, "%s ended before its entry point", opt.cmd[0]);
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s ended before its entry point", opt.cmd[0]);
     struct user_regs_struct regs;
     if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)word) != 0 ||
         ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0)
-        argus_die(EX_UNAVAILABLE, "ptrace at %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace at %s's entry: %s", opt.cmd[0], strerror(errno));
     regs.rip = entry; /* the int3 ran: run the original instruction */
     if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0)
-        argus_die(EX_UNAVAILABLE, "ptrace at %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace at %s's entry: %s", opt.cmd[0], strerror(errno));
 #else
     (void)pid;
     argus_die(ARGUS_EX_USAGE, "--watch: a symbol of a shared library of CMD needs x86-64 here; use SYMBOL@PID");
@@ -129,7 +130,8 @@ void release_child(bool traced)
         /* exec failed: the child exits by itself */
         waitpid(st.child, &st.child_status, 0);
         st.child_reaped = true;
-        argus_die(e == ENOENT ? EX_NOTFOUND : EX_NOEXEC, "%s: %s", opt.cmd[0], strerror(e));
+        argus_die(e == ENOENT ? ARGUS_EX_NOTFOUND : ARGUS_EX_NOEXEC, "%s: %s", opt.cmd[0],
+                  strerror(e));
     }
     if (!traced) {
         st.child_released = true;
@@ -137,7 +139,7 @@ void release_child(bool traced)
     }
     /* stopped right after the exec */
     if (!wait_trap(st.child))
-        argus_die(EX_UNAVAILABLE, "%s ended before its watchpoints were set", opt.cmd[0]);
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s ended before its watchpoints were set", opt.cmd[0]);
     /* right after the exec only the program and the dynamic linker are
      * mapped: a symbol of a shared library needs the run to its entry */
     bool all_found = true;
@@ -152,6 +154,6 @@ void release_child(bool traced)
     }
     watch_command(st.child);
     if (ptrace(PTRACE_DETACH, st.child, NULL, NULL) != 0)
-        argus_die(EX_UNAVAILABLE, "ptrace detach of %d: %s", (int)st.child, strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace detach of %d: %s", (int)st.child, strerror(errno));
     st.child_released = true;
 }

@@ -49,7 +49,8 @@ void enable_events(void)
             continue;
         }
         if (i == 0)
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s: cannot enable it (%s); it is the one event argus needs",
+            argus_die(ARGUS_EX_UNAVAILABLE,
+                      "%s/%s/events/%s: cannot enable it (%s); it is the one event argus needs",
                       st.root, st.instance, base_events[i], strerror(err));
         n_missing++;
         size_t len = strlen(missing);
@@ -58,7 +59,7 @@ void enable_events(void)
     }
     if (opt.all_syscalls) {
         if ((err = enable_event("syscalls")))
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/syscalls: cannot enable (%s)", st.root,
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/syscalls: cannot enable (%s)", st.root,
                       st.instance, strerror(err));
         n_enabled++;
     } else {
@@ -88,7 +89,7 @@ void enable_events(void)
             argus_die(ARGUS_EX_USAGE, "--event %s: no such event in %s/events",
                       opt.event_specs[i], st.root);
         if ((err = enable_event(ev)))
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s: cannot enable it (%s)", st.root,
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s: cannot enable it (%s)", st.root,
                       st.instance, ev, strerror(err));
         n_enabled++;
     }

@@ -120,9 +120,7 @@ static uint64_t parse_pid(const char *spec, const char *text)
 static void add_watch(const char *spec)
 {
     struct watch w = {.spec = spec, .prog = {-1, -1}};
-    char *copy = strdup(spec);
-    if (!copy)
-        abort();
+    char *copy = argus_xstrdup(spec, "--watch options");
     char *at = strrchr(copy, '@');
     if (at) {
         *at = 0;
@@ -142,9 +140,8 @@ static void add_watch(const char *spec)
     } else {
         w.symbol = copy;
     }
-    opt.watches = realloc(opt.watches, (opt.n_watches + 1) * sizeof *opt.watches);
-    if (!opt.watches)
-        abort();
+    opt.watches =
+        argus_xrealloc(opt.watches, (opt.n_watches + 1) * sizeof *opt.watches, "--watch options");
     opt.watches[opt.n_watches++] = w;
 }
 
@@ -154,17 +151,17 @@ static void add_event(const char *spec)
     if (!colon || colon == spec || !colon[1] || strchr(colon + 1, ':') ||
         strchr(spec, '/') || strstr(spec, ".."))
         argus_usage_error("--event %s: expected SYS:NAME (like sched:sched_migrate_task)", spec);
-    char *path;
-    if (strcmp(colon + 1, "*") == 0) {
-        if (asprintf(&path, "%.*s", (int)(colon - spec), spec) < 0)
-            abort();
-    } else if (asprintf(&path, "%.*s/%s", (int)(colon - spec), spec, colon + 1) < 0) {
-        abort();
-    }
-    opt.events = realloc(opt.events, (opt.n_events + 1) * sizeof *opt.events);
-    opt.event_specs = realloc(opt.event_specs, (opt.n_events + 1) * sizeof *opt.event_specs);
-    if (!opt.events || !opt.event_specs)
-        abort();
+    /* SYS:NAME -> SYS/NAME, SYS:* -> SYS: never longer than SPEC */
+    size_t size = strlen(spec) + 1;
+    char *path = argus_xmalloc(size, "--event options");
+    if (strcmp(colon + 1, "*") == 0)
+        snprintf(path, size, "%.*s", (int)(colon - spec), spec);
+    else
+        snprintf(path, size, "%.*s/%s", (int)(colon - spec), spec, colon + 1);
+    opt.events =
+        argus_xrealloc(opt.events, (opt.n_events + 1) * sizeof *opt.events, "--event options");
+    opt.event_specs = argus_xrealloc(opt.event_specs, (opt.n_events + 1) * sizeof *opt.event_specs,
+                                     "--event options");
     opt.event_specs[opt.n_events] = spec;
     opt.events[opt.n_events++] = path;
 }
@@ -273,7 +270,7 @@ int main(int argc, char **argv)
     parse_args(argc, argv);
 
     if (geteuid() != 0)
-        argus_die(EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
+        argus_die(ARGUS_EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
 
     /* SIGINT/SIGTERM/SIGHUP end the recording (through signal_fd).
      * SIGPIPE becomes EPIPE, so that a closed pipe still restores
@@ -287,7 +284,7 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &block_set, &old_mask);
     signal_fd = signalfd(-1, &block_set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (signal_fd < 0)
-        argus_die(EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
 
     if (opt.output && strcmp(opt.output, "-") != 0) {
@@ -297,13 +294,12 @@ int main(int argc, char **argv)
         struct stat sb;
         if (stat(opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
             size_t n = strlen(opt.output) + sizeof ".partial";
-            if (!(out_partial = malloc(n)))
-                abort();
+            out_partial = argus_xmalloc(n, "output file name");
             snprintf(out_partial, n, "%s.partial", opt.output);
         }
         out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (out_fd < 0)     /* the name the user gave: FILE's directory refused */
-            argus_die(EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
+            argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
     }
 
     st.owner = getpid();
@@ -322,7 +318,8 @@ int main(int argc, char **argv)
 
     int err = tfs_write(ipath("tracing_on"), "1");
     if (err)
-        argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance,
+                  strerror(err));
     watch_enable();
     double started = now_mono();
     struct thread_list at_start = {0};
@@ -332,10 +329,8 @@ int main(int argc, char **argv)
 
     /* Record until the command ends, a stop signal, or --duration. */
     const char *why_stopped = "the command's end";
-    struct pollfd *pfds = calloc(watch_n_rings() + 1, sizeof *pfds);
-    bool *hung_up = calloc(watch_n_rings() + 1, sizeof *hung_up);
-    if (!pfds || !hung_up)
-        abort();
+    struct pollfd *pfds = argus_xcalloc(watch_n_rings() + 1, sizeof *pfds, "watchpoint rings");
+    bool *hung_up = argus_xcalloc(watch_n_rings() + 1, sizeof *hung_up, "watchpoint rings");
     for (;;) {
         take_signals();
         if (stop_signals) {
@@ -378,7 +373,7 @@ int main(int argc, char **argv)
             if (!hung_up[i])
                 pfds[n++] = (struct pollfd){.fd = watch_ring_fd(i), .events = POLLIN};
         if (ppoll(pfds, n, tsp, NULL) < 0 && errno != EINTR)
-            argus_die(EX_UNAVAILABLE, "ppoll: %s", strerror(errno));
+            argus_die(ARGUS_EX_UNAVAILABLE, "ppoll: %s", strerror(errno));
         for (size_t i = 0, k = 1; i < watch_n_rings(); i++)
             if (!hung_up[i] && (pfds[k++].revents & (POLLHUP | POLLERR)))
                 hung_up[i] = true;

@@ -33,9 +33,7 @@ int focus_pid(int pid)
     for (size_t i = 0; i < opt.n_focus; i++)
         if (opt.focus[i] == tgid)
             return tgid;
-    opt.focus = realloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus);
-    if (!opt.focus)
-        abort();
+    opt.focus = argus_xrealloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus, "--pid options");
     opt.focus[opt.n_focus++] = tgid;
     return tgid;
 }

@@ -82,15 +82,15 @@ void out_printf(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    /* an assertion: vsnprintf fails only past INT_MAX bytes or on wide
+     * characters, which no format here has */
     if (n < 0)
         abort();
     if ((size_t)n < sizeof small) {
         out_write(small, (size_t)n);
         return;
     }
-    char *big = malloc((size_t)n + 1);
-    if (!big)
-        abort();
+    char *big = argus_xmalloc((size_t)n + 1, "a line of the trace");
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);

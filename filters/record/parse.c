@@ -76,7 +76,7 @@ bool parse_maps_line(char *line, struct mapping *mp)
     mp->start = start;
     mp->end = end;
     mp->offset = offset;
-    mp->path = name[0] == '/' ? strdup(name) : NULL;
+    mp->path = name[0] == '/' ? argus_xstrdup(name, "a process's memory map") : NULL;
     return true;
 }
 

@@ -211,9 +211,7 @@ void probes_focus(const int *pids, size_t n)
     pr.n_focus = 0;
     if (!n)
         return;
-    pr.focus = malloc(n * sizeof *pr.focus);
-    if (!pr.focus)
-        abort();
+    pr.focus = argus_xmalloc(n * sizeof *pr.focus, "processes to probe");
     memcpy(pr.focus, pids, n * sizeof *pids);
     pr.n_focus = n;
 }
@@ -285,9 +283,8 @@ static uint64_t step_over(const char *path, uint64_t offset, const char *bytes)
 static const char *group_name(unsigned g)
 {
     while (g >= pr.n_groups) {
-        pr.group_names = realloc(pr.group_names, (pr.n_groups + 1) * sizeof *pr.group_names);
-        if (!pr.group_names)
-            abort();
+        pr.group_names = argus_xrealloc(pr.group_names, (pr.n_groups + 1) * sizeof *pr.group_names,
+                                        "uprobe groups");
         if (pr.n_groups == 0)
             snprintf(pr.group_names[0], sizeof *pr.group_names, "%s", pr.base);
         else
@@ -359,9 +356,7 @@ static int define_set(size_t s, const struct place *files, char *why, size_t why
     snprintf(why, why_size, "its fetch arguments are x86-64's");
     return -1;
 #endif
-    struct place *places = calloc(N_PROBES, sizeof *places);
-    if (!places)
-        abort();
+    struct place *places = argus_xcalloc(N_PROBES, sizeof *places, "uprobe places");
     bool ok = true;
     for (size_t i = 0; i < N_PROBES && ok; i++) {
         const struct probe *p = &probes[i];
@@ -416,9 +411,7 @@ static int define_set(size_t s, const struct place *files, char *why, size_t why
         }
         if (pr.n_defs == pr.cap_defs) {
             pr.cap_defs = pr.cap_defs ? pr.cap_defs * 2 : N_PROBES;
-            pr.defs = realloc(pr.defs, pr.cap_defs * sizeof *pr.defs);
-            if (!pr.defs)
-                abort();
+            pr.defs = argus_xrealloc(pr.defs, pr.cap_defs * sizeof *pr.defs, "uprobes");
         }
         struct def *d = &pr.defs[pr.n_defs++];
         d->probe = i;
@@ -507,9 +500,7 @@ static void define_focus(int pid)
                           strerror(errno));
         return;
     }
-    struct place *files = calloc(N_PROBES, sizeof *files);
-    if (!files)
-        abort();
+    struct place *files = argus_xcalloc(N_PROBES, sizeof *files, "uprobe places");
     for (size_t s = 0; s < N_SETS; s++) {
         if (!pr.chosen[s])
             continue;
@@ -534,12 +525,11 @@ static void define_focus(int pid)
         if (define_set(s, files, off.why, sizeof off.why, &unknown) >= 0)
             continue;
         if (pr.explicit)
-            argus_die(EX_UNAVAILABLE, "--probes %s: process %d: %s", set_names[s], pid, off.why);
+            argus_die(ARGUS_EX_UNAVAILABLE, "--probes %s: process %d: %s", set_names[s], pid,
+                      off.why);
         argus_note("probes %s not set on process %d's libraries: %s", set_names[s], pid,
                           off.why);
-        pr.offs = realloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs);
-        if (!pr.offs)
-            abort();
+        pr.offs = argus_xrealloc(pr.offs, (pr.n_offs + 1) * sizeof *pr.offs, "uprobe places");
         pr.offs[pr.n_offs++] = off;
     }
     free(files);
@@ -575,8 +565,8 @@ void probes_define(void)
         return;
     if (!tfs_exists("uprobe_events")) {
         if (pr.explicit)
-            argus_die(EX_UNAVAILABLE, "--probes: %s/uprobe_events is missing (a kernel without uprobes)",
-                      st.root);
+            argus_die(ARGUS_EX_UNAVAILABLE,
+                      "--probes: %s/uprobe_events is missing (a kernel without uprobes)", st.root);
         argus_note("no uprobes on this kernel (%s/uprobe_events): the desktop's libraries are not probed",
                           st.root);
         return;
@@ -596,7 +586,7 @@ void probes_define(void)
         for (size_t k = 0; k < pr.n_defs && !on_focus; k++)
             on_focus = strcmp(probes[pr.defs[k].probe].set, set_names[s]) == 0;
         if (pr.explicit && !on_focus)
-            argus_die(EX_UNAVAILABLE, "--probes %s: %s", set_names[s], pr.why[s]);
+            argus_die(ARGUS_EX_UNAVAILABLE, "--probes %s: %s", set_names[s], pr.why[s]);
         /* a library not installed is the usual case: said in the header
          * only; an unknown version is worth a warning */
         if (pr.unknown[s])
@@ -611,15 +601,15 @@ void probes_define(void)
         const char *group = group_name(pr.defs[k].group);
         int err = tfs_write(ipath("events/%s/%s/filter", group, p->event), p->filter);
         if (err)
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
                       group, p->event, strerror(err));
     }
     for (size_t g = 0; g < probes_n_groups(); g++) {
         const char *group = group_name((unsigned)g);
         int err = tfs_write(ipath("events/%s/enable", group), "1");
         if (err)
-            argus_die(EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance, group,
-                      strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance,
+                      group, strerror(err));
     }
     n_enabled += probes_n_defined;
 }

@@ -25,15 +25,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Exit statuses of its own (docs/stages/record.md, "Exit status"). */
-enum {
-    EX_UNAVAILABLE = 69, /* no tracefs, no sched_switch, no breakpoint slot */
-    EX_CANTCREAT = 73,   /* -o FILE cannot be created */
-    EX_NOPERM = 77,      /* not root */
-    EX_NOEXEC = 126,     /* CMD found but not executable */
-    EX_NOTFOUND = 127,   /* CMD not found */
-};
-
 /* ---------------------------------------------------------------------- */
 /* Options (main.c) */
 

@@ -24,9 +24,7 @@ bool read_maps(pid_t pid, struct maps *m)
     while (getline(&line, &cap, f) > 0) {
         if (m->n == alloc) {
             alloc = alloc ? alloc * 2 : 64;
-            m->v = realloc(m->v, alloc * sizeof *m->v);
-            if (!m->v)
-                abort();
+            m->v = argus_xrealloc(m->v, alloc * sizeof *m->v, "a process's memory map");
         }
         if (parse_maps_line(line, &m->v[m->n]))
             m->n++;

@@ -34,7 +34,7 @@ void scan_threads(struct thread_list *list)
 {
     DIR *proc = opendir("/proc");
     if (!proc)
-        argus_die(EX_UNAVAILABLE, "/proc: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "/proc: %s", strerror(errno));
     struct dirent *pe;
     while ((pe = readdir(proc))) {
         if (!isdigit((unsigned char)pe->d_name[0]))
@@ -54,9 +54,7 @@ void scan_threads(struct thread_list *list)
                 continue;
             if (list->n == list->cap) {
                 list->cap = list->cap ? list->cap * 2 : 512;
-                list->v = realloc(list->v, list->cap * sizeof *list->v);
-                if (!list->v)
-                    abort();
+                list->v = argus_xrealloc(list->v, list->cap * sizeof *list->v, "thread table");
             }
             list->v[list->n++] = t;
         }
@@ -133,9 +131,7 @@ size_t processes_named(const char *name, int **pids, size_t *n)
             seen = (*pids)[i] == pid;
         if (seen)
             continue;
-        *pids = realloc(*pids, (*n + 1) * sizeof **pids);
-        if (!*pids)
-            abort();
+        *pids = argus_xrealloc(*pids, (*n + 1) * sizeof **pids, "processes named by --proc");
         (*pids)[(*n)++] = (int)pid;
     }
     closedir(proc);

@@ -184,7 +184,7 @@ static void use_tracefs(const char *dir)
     snprintf(st.root, sizeof st.root, "%s", dir);
     st.root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (st.root_fd < 0)
-        argus_die(EX_UNAVAILABLE, "%s: cannot open tracefs (%s)", dir, strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s: cannot open tracefs (%s)", dir, strerror(errno));
 }
 
 void find_tracefs(void)
@@ -192,7 +192,7 @@ void find_tracefs(void)
     const char *env = getenv("ARGUS_TRACEFS");
     if (env && *env) {
         if (!is_tracefs(env))
-            argus_die(EX_UNAVAILABLE,
+            argus_die(ARGUS_EX_UNAVAILABLE,
                       "tracefs unavailable: %s (ARGUS_TRACEFS) is not a tracefs directory with instances/",
                       env);
         use_tracefs(env);
@@ -220,7 +220,7 @@ void find_tracefs(void)
         use_tracefs(debug);
         return;
     }
-    argus_die(EX_UNAVAILABLE,
+    argus_die(ARGUS_EX_UNAVAILABLE,
               "tracefs unavailable: %s is not mounted and mounting it failed (%s), and %s is missing",
               sys, strerror(mount_err), debug);
 }
@@ -230,10 +230,10 @@ void make_instance(const char *dir, uint64_t buffer_mb, bool *made)
     char path[PATH_MAX + 64];
     if (mkdirat(st.root_fd, dir, 0755) != 0) {
         if (errno == EEXIST)
-            argus_die(EX_UNAVAILABLE,
+            argus_die(ARGUS_EX_UNAVAILABLE,
                       "%s/%s: the instance exists (another recorder? --instance names another one)",
                       st.root, dir);
-        argus_die(EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", st.root, dir,
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", st.root, dir,
                   strerror(errno));
     }
     *made = true;
@@ -241,34 +241,35 @@ void make_instance(const char *dir, uint64_t buffer_mb, bool *made)
     snprintf(path, sizeof path, "%s/tracing_on", dir);
     int err = tfs_write(path, "0");
     if (err)
-        argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
     char kb[32];
     snprintf(kb, sizeof kb, "%llu", (unsigned long long)(buffer_mb * 1024));
     snprintf(path, sizeof path, "%s/buffer_size_kb", dir);
     if ((err = tfs_write(path, kb)))
-        argus_die(EX_UNAVAILABLE, "%s/%s: cannot set %s KB per CPU (%s)", st.root, path, kb,
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot set %s KB per CPU (%s)", st.root, path, kb,
                   strerror(err));
     /* the ring buffer: the oldest events go when it is full */
     snprintf(path, sizeof path, "%s/options/overwrite", dir);
     if ((err = tfs_write(path, "1")))
-        argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
     /* CLOCK_MONOTONIC, the clock of the perf watchpoint samples */
     snprintf(path, sizeof path, "%s/trace_clock", dir);
     if ((err = tfs_write(path, "mono")))
-        argus_die(EX_UNAVAILABLE, "%s/%s: cannot select mono (%s)", st.root, path, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot select mono (%s)", st.root, path,
+                  strerror(err));
     /* The (TGID) column: an instance option on recent kernels; older
      * ones have it at the top level only (changed, then restored). */
     snprintf(path, sizeof path, "%s/options/record-tgid", dir);
     if (tfs_exists(path)) {
         if ((err = tfs_write(path, "1")))
-            argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
     } else if (st.top_tgid_old < 0) {
         char old[16];
         if ((err = tfs_read("options/record-tgid", old, sizeof old)))
-            argus_die(EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
         st.top_tgid_old = atoi(old) ? 1 : 0;
         if ((err = tfs_write("options/record-tgid", "1")))
-            argus_die(EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
     }
 }
 

@@ -52,21 +52,20 @@ bool resolve_watch(struct watch *w, pid_t pid, bool must)
                       w->spec, w->symbol, hit.file, (unsigned long long)hit.size);
         w->addr = hit.addr;
         w->len = (unsigned)hit.size;
-        w->name = strdup(w->symbol);
+        w->name = argus_xstrdup(w->symbol, "--watch names");
     } else {
         if (find_symbol(pid, &maps, NULL, w->addr, &hit) &&
             (hit.size == 1 || hit.size == 2 || hit.size == 4 || hit.size == 8)) {
             w->len = (unsigned)hit.size;
-            w->name = strdup(hit.name);
+            w->name = argus_xstrdup(hit.name, "--watch names");
         } else {
             /* no symbol starts there: the widest aligned length */
             w->len = w->addr % 8 == 0 ? 8 : w->addr % 4 == 0 ? 4 : w->addr % 2 == 0 ? 2 : 1;
-            if (asprintf(&w->name, "0x%llx", (unsigned long long)w->addr) < 0)
-                abort();
+            char hex[sizeof "0x" + 16];
+            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)w->addr);
+            w->name = argus_xstrdup(hex, "--watch names");
         }
     }
-    if (!w->name)
-        abort();
     if (w->addr % w->len)
         argus_die(ARGUS_EX_USAGE, "--watch %s: 0x%llx is not aligned to its %u bytes (hardware watchpoints need it)",
                   w->spec, (unsigned long long)w->addr, w->len);
@@ -148,9 +147,7 @@ static struct {
 
 static void add_ring(struct ring r)
 {
-    wp.rings = realloc(wp.rings, (wp.n_rings + 1) * sizeof *wp.rings);
-    if (!wp.rings)
-        abort();
+    wp.rings = argus_xrealloc(wp.rings, (wp.n_rings + 1) * sizeof *wp.rings, "watchpoint rings");
     wp.rings[wp.n_rings++] = r;
 }
 
@@ -176,9 +173,7 @@ static struct hit *new_hit(void)
             return NULL;
         }
         wp.cap_hits = wp.cap_hits ? wp.cap_hits * 2 : 1024;
-        wp.hits = realloc(wp.hits, wp.cap_hits * sizeof *wp.hits);
-        if (!wp.hits)
-            abort();
+        wp.hits = argus_xrealloc(wp.hits, wp.cap_hits * sizeof *wp.hits, "watchpoint hits");
     }
     struct hit *h = &wp.hits[wp.n_hits++];
     memset(h, 0, sizeof *h);
@@ -199,9 +194,8 @@ static const char *hit_thread_comm(uint32_t tgid, uint32_t tid)
         t.comm[0] = 0;
     if (hit_threads.n == hit_threads.cap) {
         hit_threads.cap = hit_threads.cap ? hit_threads.cap * 2 : 16;
-        hit_threads.v = realloc(hit_threads.v, hit_threads.cap * sizeof *hit_threads.v);
-        if (!hit_threads.v)
-            abort();
+        hit_threads.v = argus_xrealloc(hit_threads.v, hit_threads.cap * sizeof *hit_threads.v,
+                                       "thread table");
     }
     hit_threads.v[hit_threads.n] = t;
     return hit_threads.v[hit_threads.n++].comm;
@@ -532,9 +526,7 @@ static const struct ring *cpu_ring(int cpu)
 
 static void add_bp(struct bp_event bp)
 {
-    wp.bps = realloc(wp.bps, (wp.n_bp + 1) * sizeof *wp.bps);
-    if (!wp.bps)
-        abort();
+    wp.bps = argus_xrealloc(wp.bps, (wp.n_bp + 1) * sizeof *wp.bps, "watchpoints");
     wp.bps[wp.n_bp++] = bp;
 }
 
@@ -574,39 +566,42 @@ static void open_breakpoints(unsigned index, pid_t tid, bool enabled)
                 if (errno == ESRCH)
                     return; /* the thread ended meanwhile */
                 if (errno == ENOSPC)
-                    argus_die(EX_UNAVAILABLE,
+                    argus_die(ARGUS_EX_UNAVAILABLE,
                               "--watch %s: no free hardware breakpoint in thread %d (x86 has 4 debug registers; each watch takes 2)",
                               w->spec, (int)tid);
-                argus_die(EX_UNAVAILABLE, "--watch %s: perf_event_open of a breakpoint on thread %d: %s",
-                          w->spec, (int)tid, strerror(errno));
+                argus_die(ARGUS_EX_UNAVAILABLE,
+                          "--watch %s: perf_event_open of a breakpoint on thread %d: %s", w->spec,
+                          (int)tid, strerror(errno));
             }
             struct bp_event bp = {.fd = fd, .watch = (uint16_t)index, .rw = (uint8_t)rw};
             if (ioctl(fd, PERF_EVENT_IOC_ID, &bp.id) != 0)
-                argus_die(EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_ID: %s", w->spec, strerror(errno));
+                argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_ID: %s", w->spec,
+                          strerror(errno));
             add_bp(bp);
             if (wp.bpf) {
                 /* one program per watch and kind, for all its threads */
                 int *prog = &opt.watches[index].prog[rw];
                 char log[4096];
                 if (*prog < 0 && (*prog = load_program(w, index, rw, log, sizeof log)) < 0)
-                    argus_die(EX_UNAVAILABLE, "--watch %s: BPF program rejected (%s): %s", w->spec,
-                              strerror(errno), log);
+                    argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: BPF program rejected (%s): %s",
+                              w->spec, strerror(errno), log);
                 if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, *prog) != 0)
-                    argus_die(EX_UNAVAILABLE, "--watch %s: cannot attach BPF to the breakpoint (%s)",
-                              w->spec, strerror(errno));
+                    argus_die(ARGUS_EX_UNAVAILABLE,
+                              "--watch %s: cannot attach BPF to the breakpoint (%s)", w->spec,
+                              strerror(errno));
                 continue;
             }
             const struct ring *ring = cpu_ring(cpu);
             if (ring) {
                 if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) != 0)
-                    argus_die(EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_SET_OUTPUT: %s", w->spec,
-                              strerror(errno));
+                    argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: PERF_EVENT_IOC_SET_OUTPUT: %s",
+                              w->spec, strerror(errno));
                 continue;
             }
             struct ring r = {.fd = fd, .cpu = cpu};
             if (!ring_map(&r, 16))
-                argus_die(EX_UNAVAILABLE, "--watch %s: cannot map the perf ring (%s)", w->spec,
-                          strerror(errno));
+                argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: cannot map the perf ring (%s)",
+                          w->spec, strerror(errno));
             add_ring(r);
         }
     }
@@ -637,9 +632,7 @@ static void open_process_watch(unsigned index)
             if (seen)
                 continue;
             open_breakpoints(index, tid, false);
-            done = realloc(done, (n_done + 1) * sizeof *done);
-            if (!done)
-                abort();
+            done = argus_xrealloc(done, (n_done + 1) * sizeof *done, "thread table");
             done[n_done++] = tid;
             more = true;
         }

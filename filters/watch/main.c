@@ -334,8 +334,8 @@ static int setup_detection(void)
     for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
         int err = tfs_write(dpath("events/%s/enable", events[i]), "1");
         if (err && i == 0)
-            argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("events/%s/enable", events[i]),
-                      strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root,
+                      dpath("events/%s/enable", events[i]), strerror(err));
         if (err && i == 1) /* older kernels: sched_wakeup names the wakee */
             tfs_write(dpath("events/sched/sched_wakeup/enable"), "1");
     }
@@ -353,7 +353,7 @@ static int setup_detection(void)
                 tfs_write(dpath("events/%s/%s/enable", probes_group_at(g), probes[i]), "1");
     int fd = openat(st.root_fd, dpath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        argus_die(EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("trace_pipe"), strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("trace_pipe"), strerror(errno));
     return fd;
 }
 
@@ -411,7 +411,7 @@ static void live(void)
     sigprocmask(SIG_BLOCK, &block_set, NULL);
     signal_fd = signalfd(-1, &block_set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (signal_fd < 0)
-        argus_die(EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
 
     st.owner = getpid();
@@ -432,7 +432,8 @@ static void live(void)
     if (!err)
         err = tfs_write(dpath("tracing_on"), "1");
     if (err)
-        argus_die(EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance,
+                  strerror(err));
     uint64_t started = mono_ns(CLOCK_MONOTONIC), ring_cleared = started;
     report_set_clock(started, mono_ns(CLOCK_REALTIME));
     static struct thread_list at_start;
@@ -497,12 +498,12 @@ int main(int argc, char **argv)
     argus_cli_init(argc, argv);
     parse_args(argc, argv);
     if (!wopt.replay && geteuid() != 0)
-        argus_die(EX_NOPERM, "needs root to use tracefs (run it with sudo)");
+        argus_die(ARGUS_EX_NOPERM, "needs root to use tracefs (run it with sudo)");
     if (mkdir(wopt.dir, 0755) != 0 && errno != EEXIST)
-        argus_die(EX_CANTCREAT, "%s: cannot create it (%s)", wopt.dir, strerror(errno));
+        argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create it (%s)", wopt.dir, strerror(errno));
     struct stat sb;
     if (stat(wopt.dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(wopt.dir, W_OK) != 0)
-        argus_die(EX_CANTCREAT, "%s: not a directory it can write in", wopt.dir);
+        argus_die(ARGUS_EX_CANTCREAT, "%s: not a directory it can write in", wopt.dir);
     detect_init(on_hang, NULL, !wopt.replay);
     if (wopt.replay) {
         replay();

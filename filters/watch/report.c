@@ -272,7 +272,7 @@ static pid_t start_diagnosis(queued *q)
         int err = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (out < 0 || err < 0 || null < 0)
-            _exit(74);
+            _exit(ARGUS_EX_IOERR);
         dup2(null, 0);
         dup2(out, 1);
         dup2(err, 2);
@@ -302,7 +302,7 @@ static pid_t start_diagnosis(queued *q)
     }
     int status = 0;
     if (diag < 0 || waitpid(diag, &status, 0) != diag)
-        _exit(70);
+        _exit(ARGUS_EX_SOFTWARE);
     compress_file(trace);
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
@@ -315,7 +315,7 @@ static bool write_window(queued *q, const char *trace, const char *report)
     uint64_t to = q->h.open ? q->h.end : q->h.end + TAIL;
     int fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        argus_die(EX_CANTCREAT, "%s: cannot create it (%s)", trace, strerror(errno));
+        argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create it (%s)", trace, strerror(errno));
     char source[PATH_MAX * 2 + 16];
     if (wopt.replay)
         snprintf(source, sizeof source, "%s", wopt.replay);

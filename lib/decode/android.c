@@ -19,6 +19,7 @@
  * is back at it when it ends. deliverInputEvent is the app's input. */
 #include "argus/decode/android.h"
 
+#include "argus/stream/cli.h"
 #include "argus/stream/table.h"
 
 #include <stdlib.h>
@@ -56,9 +57,7 @@ struct argus_android {
 
 argus_android *argus_android_new(void)
 {
-    argus_android *a = calloc(1, sizeof *a);
-    if (!a)
-        abort();
+    argus_android *a = argus_xcalloc(1, sizeof *a, "Android reader");
     argus_table_init(&a->pending, sizeof(struct pending));
     argus_table_init(&a->threads, sizeof(struct android_thread));
     return a;

@@ -491,9 +491,7 @@ void argus_decode_run(argus_input *in, const char *format, argus_decode_options 
         if (in->fd == 0 && strcmp(in->name, "<stdin>") == 0)
             argus_die(ARGUS_EX_DATAERR, "%s: CTF metadata on stdin: give the trace's "
                       "directory (its metadata and stream files)", in->name);
-        char *copy = strdup(in->name);
-        if (!copy)
-            abort();
+        char *copy = argus_xstrdup(in->name, "file name");
         char *dir = dirname(copy);
         if (!argus_ctf_dir(dir))
             argus_die(ARGUS_EX_DATAERR, "%s: not a CTF metadata file: it does not begin "

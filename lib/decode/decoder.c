@@ -1,5 +1,6 @@
 /* What the trace decoders share (include/argus/decode/decoder.h). */
 #include "argus/decode/decoder.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +43,9 @@ void *argus_threads_add(argus_threads *ts, uint64_t tid, bool *created)
     if (!made)
         return argus_threads_at(ts, *i);
     if (ts->count == ts->nblocks * BLOCK) {
-        ts->blocks = realloc(ts->blocks, (ts->nblocks + 1) * sizeof *ts->blocks);
-        if (!ts->blocks || !(ts->blocks[ts->nblocks] = malloc(BLOCK * ts->size)))
-            abort();
+        ts->blocks = argus_xrealloc(ts->blocks, (ts->nblocks + 1) * sizeof *ts->blocks,
+                                    "thread table");
+        ts->blocks[ts->nblocks] = argus_xmalloc(BLOCK * ts->size, "thread table");
         ts->nblocks++;
     }
     *i = ts->count++;

@@ -18,31 +18,32 @@ static argus_android *android_state(argus_ft *d)
 
 /* binder_transaction (SEND) and binder_transaction_received -> an ipc
  * event via binder (docs/inputs/android.md). */
-void map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool send)
+void argus_ft_map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool send)
 {
     argus_binder_txn t = {0};
     argus_binder_ipc m;
     uint64_t reply = 0;
-    if (!field_dec(body, "transaction", &t.id))
-        return write_raw(d, s, cur);
+    if (!argus_ft_field_dec(body, "transaction", &t.id))
+        return argus_ft_write_raw(d, s, cur);
     if (send) {
-        if (!field_dec(body, "dest_proc", &t.dest_proc) ||
-            !field_dec(body, "reply", &reply) || !field_hex(body, "flags", &t.flags))
-            return write_raw(d, s, cur);
-        field_dec(body, "dest_thread", &t.dest_thread);
-        field_hex(body, "code", &t.code);
+        if (!argus_ft_field_dec(body, "dest_proc", &t.dest_proc) ||
+            !argus_ft_field_dec(body, "reply", &reply) ||
+            !argus_ft_field_hex(body, "flags", &t.flags))
+            return argus_ft_write_raw(d, s, cur);
+        argus_ft_field_dec(body, "dest_thread", &t.dest_thread);
+        argus_ft_field_hex(body, "code", &t.code);
         t.reply = reply != 0;
         argus_android_binder_send(android_state(d), cur->tid, pid_of(cur), &t, &m);
         /* a reply goes to the caller's thread: its process is told */
         if (t.reply && t.dest_thread && t.dest_proc && t.dest_proc <= INT32_MAX) {
-            thread *caller = get_thread(d, t.dest_thread);
+            thread *caller = argus_ft_get_thread(d, t.dest_thread);
             if (caller->tgid < 0)
-                set_tgid(caller, (int64_t)t.dest_proc);
+                argus_ft_set_tgid(caller, (int64_t)t.dest_proc);
         }
     } else {
         argus_android_binder_recv(android_state(d), cur->tid, t.id, &m);
         if (m.self_pid && m.self_pid <= INT32_MAX && cur->tgid < 0)
-            set_tgid(cur, (int64_t)m.self_pid);
+            argus_ft_set_tgid(cur, (int64_t)m.self_pid);
     }
     BEGIN(d, s, cur, "ipc", 3 + (m.port != 0) + (m.reply_port != 0) + (m.peer != 0) +
                                 (m.code != 0 || (m.send && !m.reply)) + m.oneway + m.reply);
@@ -52,16 +53,16 @@ void map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool se
     else
         PUT_LIT(d->w, "recv");
     if (m.port)
-        put_uint_kv(d, "port", m.port);
-    put_uint_kv(d, "msg", m.msg);
+        argus_ft_put_uint_kv(d, "port", m.port);
+    argus_ft_put_uint_kv(d, "msg", m.msg);
     if (m.reply_port)
-        put_uint_kv(d, "reply_port", m.reply_port);
+        argus_ft_put_uint_kv(d, "reply_port", m.reply_port);
     if (m.peer)
-        put_uint_kv(d, "peer", m.peer);
+        argus_ft_put_uint_kv(d, "peer", m.peer);
     PUT_LIT(d->w, "via");
     PUT_LIT(d->w, "binder");
     if (m.code != 0 || (m.send && !m.reply))
-        put_uint_kv(d, "code", m.code);
+        argus_ft_put_uint_kv(d, "code", m.code);
     if (m.oneway) {
         PUT_LIT(d->w, "oneway");
         argus_put_bool(d->w, true);
@@ -78,26 +79,26 @@ void map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool se
  * runloop_invoke begin, then end and before_waiting), deliverInputEvent
  * the app's input (ui_event `input`); every other mark stays an ftrace
  * event with its text. */
-void map_mark(argus_ft *d, const line_slot *s, thread *cur, span body)
+void argus_ft_map_mark(argus_ft *d, const line_slot *s, thread *cur, span body)
 {
     argus_android_mark m;
     if (!argus_android_mark_parse(android_state(d), cur->tid, body.p, body.n, &m))
-        return write_raw(d, s, cur);
+        return argus_ft_write_raw(d, s, cur);
     /* atrace writes the process's pid: the thread's, when no column told it */
     if (m.pid && m.pid <= INT32_MAX && cur->tgid < 0)
-        set_tgid(cur, (int64_t)m.pid);
+        argus_ft_set_tgid(cur, (int64_t)m.pid);
     if (m.loop == 0 && !m.input)
-        return write_raw(d, s, cur);
+        return argus_ft_write_raw(d, s, cur);
     if (m.loop > 0) {
         BEGIN(d, s, cur, "runloop_phase", 1);
         PUT_LIT(d->w, "stage");
         PUT_LIT(d->w, "after_waiting");
         argus_end_record(d->w);
         BEGIN(d, s, cur, "runloop_invoke", 3);
-        put_phase(d, true);
+        argus_ft_put_phase(d, true);
         PUT_LIT(d->w, "kind");
         PUT_LIT(d->w, "message");
-        put_span_kv(d, "name", (span){m.name, m.name_len});
+        argus_ft_put_span_kv(d, "name", (span){m.name, m.name_len});
         argus_end_record(d->w);
     }
     if (m.input) {
@@ -108,7 +109,7 @@ void map_mark(argus_ft *d, const line_slot *s, thread *cur, span body)
     }
     if (m.loop < 0) {
         BEGIN(d, s, cur, "runloop_invoke", 2);
-        put_phase(d, false);
+        argus_ft_put_phase(d, false);
         PUT_LIT(d->w, "kind");
         PUT_LIT(d->w, "message");
         argus_end_record(d->w);

@@ -2,6 +2,7 @@
  * docs/inputs/linux.md): the lines of argus-record's gdbus and libdbus
  * uprobes, paired hop by hop into ipc events across the bus daemon. */
 #include "argus/decode/ftrace-internal.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +31,8 @@
 
 static struct dbus_state *dbus_state(argus_ft *d)
 {
-    if (!d->dbus && !(d->dbus = calloc(1, sizeof *d->dbus)))
-        abort();
+    if (!d->dbus)
+        d->dbus = argus_xcalloc(1, sizeof *d->dbus, "D-Bus messages in flight");
     return d->dbus;
 }
 
@@ -97,7 +98,7 @@ static bool same_daemon_key(const dbus_entry *e, const void *want)
 
 /* A bus daemon: a process that named a sender or forwarded a message
  * (or was seen doing it by the first pass), by its pid. */
-struct dbus_daemon *dbus_daemon(const argus_ft *d, uint64_t pid)
+struct dbus_daemon *argus_ft_dbus_daemon(const argus_ft *d, uint64_t pid)
 {
     if (!d->dbus)
         return NULL;
@@ -107,9 +108,9 @@ struct dbus_daemon *dbus_daemon(const argus_ft *d, uint64_t pid)
     return NULL;
 }
 
-struct dbus_daemon *dbus_add_daemon(argus_ft *d, uint64_t pid)
+struct dbus_daemon *argus_ft_dbus_add_daemon(argus_ft *d, uint64_t pid)
 {
-    struct dbus_daemon *x = dbus_daemon(d, pid);
+    struct dbus_daemon *x = argus_ft_dbus_daemon(d, pid);
     struct dbus_state *b = dbus_state(d);
     if (x || b->n_daemons == DBUS_DAEMONS)
         return x;
@@ -122,7 +123,7 @@ struct dbus_daemon *dbus_add_daemon(argus_ft *d, uint64_t pid)
  * before its first set_sender (its get_reply_serial comes before it). */
 static bool dbus_relay(const argus_ft *d, const thread *t)
 {
-    return dbus_daemon(d, pid_of(t)) || strncmp(t->comm, "dbus-daemon", 11) == 0;
+    return argus_ft_dbus_daemon(d, pid_of(t)) || strncmp(t->comm, "dbus-daemon", 11) == 0;
 }
 
 /* The D-Bus message types (1..4, as the probes read them), as the
@@ -144,15 +145,15 @@ static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send
     else
         PUT_LIT(d->w, "recv");
     if (port)
-        put_uint_kv(d, "port", port);
-    put_uint_kv(d, "msg", msg);
+        argus_ft_put_uint_kv(d, "port", port);
+    argus_ft_put_uint_kv(d, "msg", msg);
     if (reply_port)
-        put_uint_kv(d, "reply_port", reply_port);
+        argus_ft_put_uint_kv(d, "reply_port", reply_port);
     if (peer)
-        put_uint_kv(d, "peer", peer);
+        argus_ft_put_uint_kv(d, "peer", peer);
     PUT_LIT(d->w, "via");
     PUT_LIT(d->w, "dbus");
-    put_uint_kv(d, "serial", serial);
+    argus_ft_put_uint_kv(d, "serial", serial);
     argus_put_key(d->w, "dbus_type");
     argus_put_cstr(d->w, dbus_type_names[type - 1]);
     argus_end_record(d->w);
@@ -163,8 +164,8 @@ static void write_dbus_ipc(argus_ft *d, const line_slot *s, thread *t, bool send
 /* The fields every D-Bus line has: msg (a pointer), serial, type. */
 static bool dbus_fields(span body, uint64_t *msg, uint64_t *serial, uint64_t *type)
 {
-    return field_hex(body, "msg", msg) && field_dec(body, "serial", serial) &&
-           field_dec(body, "type", type) && *serial != 0 && *type >= 1 && *type <= 4;
+    return argus_ft_field_hex(body, "msg", msg) && argus_ft_field_dec(body, "serial", serial) &&
+           argus_ft_field_dec(body, "type", type) && *serial != 0 && *type >= 1 && *type <= 4;
 }
 
 /* A client's set_serial: the message is sent (GDBus sets it on the
@@ -172,12 +173,13 @@ static bool dbus_fields(span body, uint64_t *msg, uint64_t *serial, uint64_t *ty
  * goes to the port of the request it answers: set_reply_serial named it
  * on the same message just before. The sender does not see which bus it
  * writes to, so the send names no peer. */
-void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, span body,
-                         bool libdbus)
+void argus_ft_map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, span body,
+                                  bool libdbus)
 {
     uint64_t msg, serial, type, pid = pid_of(cur);
     if (!dbus_fields(body, &msg, &serial, &type) || dbus_relay(d, cur))
-        return (void)write_raw(d, s, cur); /* the daemon's own: its send_preallocated sends */
+        /* the daemon's own: its send_preallocated sends */
+        return (void)argus_ft_write_raw(d, s, cur);
     struct dbus_state *b = dbus_state(d);
     if (libdbus)
         dbus_add(b, &b->seen, (dbus_entry){.pid = pid, .key = msg, .serial = serial, .type = type});
@@ -206,12 +208,13 @@ void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, span body
 /* set_reply_serial: the reply being built answers reply_serial. Only a
  * hint: libdbus also builds the timeout error of every call it sends, and
  * never sends it; it counts when the same message is then sent. */
-void map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *cur, span body)
+void argus_ft_map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *cur, span body)
 {
     uint64_t msg, reply_serial, type = 0;
-    if (!field_hex(body, "msg", &msg) || !field_dec(body, "reply_serial", &reply_serial) ||
-        !field_dec(body, "type", &type) || dbus_relay(d, cur))
-        return (void)write_raw(d, s, cur);
+    if (!argus_ft_field_hex(body, "msg", &msg) ||
+        !argus_ft_field_dec(body, "reply_serial", &reply_serial) ||
+        !argus_ft_field_dec(body, "type", &type) || dbus_relay(d, cur))
+        return (void)argus_ft_write_raw(d, s, cur);
     struct dbus_state *b = dbus_state(d);
     dbus_add(b, &b->hints,
              (dbus_entry){.pid = pid_of(cur), .key = msg, .serial = reply_serial, .type = type});
@@ -262,14 +265,14 @@ static void dbus_learn(struct dbus_state *b, dbus_table *t, uint64_t daemon, uin
  * unique name. Its own messages (replies to the bus's methods, signals)
  * have sender org.freedesktop.DBus; a new connection's Hello is stamped
  * twice (":not.active.yet", then its name). */
-void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body)
+void argus_ft_map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body)
 {
     uint64_t msg, serial, type;
     span sender;
     uint64_t daemon_pid = pid_of(cur);
-    struct dbus_daemon *x = dbus_add_daemon(d, daemon_pid);
-    if (!dbus_fields(body, &msg, &serial, &type) || !field(body, "sender", &sender) || !x)
-        return (void)write_raw(d, s, cur);
+    struct dbus_daemon *x = argus_ft_dbus_add_daemon(d, daemon_pid);
+    if (!dbus_fields(body, &msg, &serial, &type) || !argus_ft_field(body, "sender", &sender) || !x)
+        return (void)argus_ft_write_raw(d, s, cur);
     if (sender.n >= 2 && sender.p[0] == '"' && sender.p[sender.n - 1] == '"')
         sender = (span){sender.p + 1, sender.n - 2};
     struct dbus_state *b = d->dbus;
@@ -284,7 +287,7 @@ void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body
         return;
     }
     if (!unique && !(sender.n == 15 && memcmp(sender.p, ":not.active.yet", 15) == 0))
-        return (void)write_raw(d, s, cur); /* the daemon's own message */
+        return (void)argus_ft_write_raw(d, s, cur); /* the daemon's own message */
     dbus_entry *from = NULL;
     const dbus_entry *known =
         unique ? dbus_oldest(&b->names, same_daemon_key,
@@ -300,7 +303,7 @@ void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body
                               .hello = !unique};
     if (!from) {
         b->n_unmatched++;
-        return (void)write_raw(d, s, cur);
+        return (void)argus_ft_write_raw(d, s, cur);
     }
     if (unique)
         dbus_learn(b, &b->names, daemon_pid, name, from->pid);
@@ -315,13 +318,13 @@ void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body
  * forward, or its own answer to a call to the bus): the send goes to that
  * message's reply_port. A method call's receiver will answer it: a port
  * for that. */
-void map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur, span body)
+void argus_ft_map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur, span body)
 {
     uint64_t msg, serial, type, conn;
     uint64_t daemon_pid = pid_of(cur);
-    struct dbus_daemon *x = dbus_add_daemon(d, daemon_pid);
-    if (!dbus_fields(body, &msg, &serial, &type) || !field_hex(body, "conn", &conn) || !x)
-        return (void)write_raw(d, s, cur);
+    struct dbus_daemon *x = argus_ft_dbus_add_daemon(d, daemon_pid);
+    if (!dbus_fields(body, &msg, &serial, &type) || !argus_ft_field_hex(body, "conn", &conn) || !x)
+        return (void)argus_ft_write_raw(d, s, cur);
     struct dbus_state *b = d->dbus;
     const dbus_entry *to =
         dbus_oldest(&b->conns, same_daemon_key, &(dbus_entry){.daemon = daemon_pid, .key = conn});
@@ -358,7 +361,7 @@ static bool dbus_receiver_fits(const dbus_entry *e, const void *want)
 /* A client receives a message: GDBus's new_from_blob (once a message, on
  * its worker thread), libdbus's first get_reply_serial of it (the daemon's
  * own are its receipts before set_sender: left out). */
-void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool libdbus)
+void argus_ft_map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool libdbus)
 {
     uint64_t msg, serial, type, pid = pid_of(cur);
     if (libdbus && dbus_relay(d, cur)) {
@@ -366,7 +369,7 @@ void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool
         return;
     }
     if (!dbus_fields(body, &msg, &serial, &type))
-        return (void)write_raw(d, s, cur);
+        return (void)argus_ft_write_raw(d, s, cur);
     struct dbus_state *b = dbus_state(d);
     if (libdbus) {
         dbus_entry want = {.pid = pid, .key = msg, .serial = serial, .type = type};
@@ -380,7 +383,7 @@ void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool
                                    &(struct dbus_receiver_want){serial, type, pid, &b->conns});
     if (!from) {
         b->n_unmatched++;
-        return (void)write_raw(d, s, cur);
+        return (void)argus_ft_write_raw(d, s, cur);
     }
     dbus_learn(b, &b->conns, from->daemon, from->conn, pid);
     from->used = false;

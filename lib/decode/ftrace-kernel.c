@@ -1,11 +1,12 @@
 /* The kernel's events in ftrace text (include/argus/decode/ftrace-internal.h,
- * docs/inputs/linux.md): map_line reads a line's event name and hands it
+ * docs/inputs/linux.md): argus_ft_map_line reads a line's event name and hands it
  * to its vocabulary (this file's, the desktop's probes, D-Bus, Android);
  * here are the scheduler's switches and wakeups (waits, woken, preempted,
  * the CPU's holder), syscalls in their three shapes and the fds they name
  * (DEC-FD), interrupts and the interrupt context of each CPU, workqueues,
  * timers, task lifetimes, and argus-watch's flag lines. */
 #include "argus/decode/ftrace-internal.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/text.h"
 
 #include <stdio.h>
@@ -41,9 +42,9 @@ static void write_woken(argus_ft *d, const line_slot *s, thread *t, bool synth,
         argus_put_bool(d->w, true);
     }
     if (runnable)
-        put_uint_kv(d, "runnable", s->ts - t->wakeup_ts);
+        argus_ft_put_uint_kv(d, "runnable", s->ts - t->wakeup_ts);
     if (has_holder)
-        put_uint_kv(d, "cpu_holder", holder->tid);
+        argus_ft_put_uint_kv(d, "cpu_holder", holder->tid);
     argus_end_record(d->w);
     t->waiting = false;
     t->woken_by_wakeup = false;
@@ -90,7 +91,7 @@ static size_t parse_kv_args(span s, uint64_t *args)
 {
     size_t n = 0;
     span k, v;
-    while (n < 6 && next_field(&s, &k, &v)) {
+    while (n < 6 && argus_ft_next_field(&s, &k, &v)) {
         if (key_is(k, "__syscall_nr"))
             continue;
         /* 0x... is hex, digits alone decimal; a value is taken whole */
@@ -99,7 +100,7 @@ static size_t parse_kv_args(span s, uint64_t *args)
         for (len = hex ? 2 : 0; len < v.n; len++)
             if (hex ? hex_value(v.p[len]) < 0 : !is_digit(v.p[len]))
                 break;
-        if (len == v.n && (hex ? span_hex(v, &args[n]) : span_dec(v, &args[n])))
+        if (len == v.n && (hex ? argus_ft_span_hex(v, &args[n]) : argus_ft_span_dec(v, &args[n])))
             n++;
     }
     return n;
@@ -121,7 +122,7 @@ static size_t parse_args(span s, uint64_t *args)
         while (v < end && *v == ' ')
             v++;
         uint64_t x;
-        if (!span_hex((span){v, (size_t)(end - v)}, &x))
+        if (!argus_ft_span_hex((span){v, (size_t)(end - v)}, &x))
             break;
         args[n++] = x;
         if (!comma)
@@ -231,10 +232,10 @@ static unsigned put_fd_origin(argus_ft *d, const thread *t, uint64_t fd, bool wr
     static const char *const how[] = {NULL, "connect", "connect_started", "accept", "flock"};
     argus_put_key(d->w, "fd_origin");
     argus_put_cstr(d->w, how[o->how]);
-    put_uint_kv(d, "fd_origin_ts", o->ts);
-    put_uint_kv(d, "fd_origin_tid", o->tid);
+    argus_ft_put_uint_kv(d, "fd_origin_ts", o->ts);
+    argus_ft_put_uint_kv(d, "fd_origin_tid", o->tid);
     if (o->how == FD_ACCEPT)
-        put_uint_kv(d, "fd_listen", o->listen);
+        argus_ft_put_uint_kv(d, "fd_listen", o->listen);
     return 0;
 }
 
@@ -257,8 +258,8 @@ static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
             BEGIN(d, s, t, "ipc", 4);
             PUT_LIT(d->w, "dir");
             PUT_LIT(d->w, "recv");
-            put_uint_kv(d, "msg", t->ipc_msg);
-            put_uint_kv(d, "peer", t->ipc_peer);
+            argus_ft_put_uint_kv(d, "msg", t->ipc_msg);
+            argus_ft_put_uint_kv(d, "peer", t->ipc_peer);
             argus_put_key(d->w, "via");
             argus_put_cstr(d->w, t->ipc_via);
             argus_end_record(d->w);
@@ -268,8 +269,8 @@ static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
         t->in_syscall = false;
     }
     BEGIN(d, s, t, "syscall", 2 + (begin ? 1 : have_ret));
-    put_span_kv(d, "name", name);
-    put_phase(d, begin);
+    argus_ft_put_span_kv(d, "name", name);
+    argus_ft_put_phase(d, begin);
     if (begin) {
         PUT_LIT(d->w, "args");
         argus_put_array(d->w, nargs);
@@ -283,13 +284,11 @@ static void write_syscall(argus_ft *d, const line_slot *s, thread *t, span name,
 }
 
 /* The interrupt context of CPU (grown on demand). */
-struct cpu_ctx *cpu_ctx(argus_ft *d, uint32_t cpu)
+struct cpu_ctx *argus_ft_cpu_ctx(argus_ft *d, uint32_t cpu)
 {
     if (cpu >= d->ncpus) {
         uint32_t n = cpu + 1 > 2 * d->ncpus ? cpu + 1 : 2 * d->ncpus;
-        struct cpu_ctx *c = realloc(d->cpus, n * sizeof *c);
-        if (!c)
-            abort();
+        struct cpu_ctx *c = argus_xrealloc(d->cpus, n * sizeof *c, "CPU table");
         memset(c + d->ncpus, 0, (n - d->ncpus) * sizeof *c);
         d->cpus = c;
         d->ncpus = n;
@@ -311,7 +310,7 @@ static bool blocking_state(span st, const char **word)
         return false;
     if (is_digit(st.p[0])) {
         uint64_t v;
-        if (!span_dec(st, &v))
+        if (!argus_ft_span_dec(st, &v))
             return false;
         if (v & 1) { *word = "sleeping"; return true; }
         if (v & 2) { *word = "disk"; return true; }
@@ -337,7 +336,7 @@ static bool blocking_state(span st, const char **word)
 /* "COMM:PID [PRIO]" at the start of S (trace-cmd report's sched plugin):
  * the comm runs to the last ':' before " [" (kworker/1:2:3540). AFTER is
  * what follows the "]". */
-bool plugin_task(span s, span *comm, uint64_t *pid, span *after)
+bool argus_ft_plugin_task(span s, span *comm, uint64_t *pid, span *after)
 {
     const char *end = s.p + s.n;
     const char *b = memmem(s.p, s.n, " [", 2);
@@ -350,7 +349,7 @@ bool plugin_task(span s, span *comm, uint64_t *pid, span *after)
     for (const char *q = c + 1; q < b; q++)
         if (!is_digit(*q))
             return false;
-    span_dec((span){c + 1, (size_t)(b - c - 1)}, pid);
+    argus_ft_span_dec((span){c + 1, (size_t)(b - c - 1)}, pid);
     *comm = (span){s.p, (size_t)(c - s.p)};
     const char *a = close + 1;
     while (a < end && *a == ' ')
@@ -361,15 +360,16 @@ bool plugin_task(span s, span *comm, uint64_t *pid, span *after)
 
 /* "PREV:PID [PRIO] STATE ==> NEXT:PID [PRIO]" (trace-cmd report's sched
  * plugin) into the fields of the key=value form. */
-bool plugin_switch(span body, span *prev_comm, uint64_t *prev_pid,
-                   span *prev_state, span *next_comm, uint64_t *next_pid)
+bool argus_ft_plugin_switch(span body, span *prev_comm, uint64_t *prev_pid, span *prev_state,
+                            span *next_comm, uint64_t *next_pid)
 {
     const char *arrow = memmem(body.p, body.n, " ==> ", 5);
     span after, rest;
     if (!arrow ||
-        !plugin_task((span){body.p, (size_t)(arrow - body.p)}, prev_comm, prev_pid, &after) ||
-        !plugin_task((span){arrow + 5, body.n - (size_t)(arrow + 5 - body.p)}, next_comm,
-                     next_pid, &rest))
+        !argus_ft_plugin_task((span){body.p, (size_t)(arrow - body.p)}, prev_comm, prev_pid,
+                              &after) ||
+        !argus_ft_plugin_task((span){arrow + 5, body.n - (size_t)(arrow + 5 - body.p)}, next_comm,
+                              next_pid, &rest))
         return false;
     const char *q = after.p;
     while (q < after.p + after.n && *q != ' ')
@@ -409,7 +409,7 @@ static const thread *cpu_holder(argus_ft *d, const struct cpu_ctx *c, const thre
     for (uint32_t k = 1; k < nseen; k++)
         if (seen[k].total > seen[best].total)
             best = k;
-    return nseen ? find_thread(d, seen[best].tid) : NULL;
+    return nseen ? argus_ft_find_thread(d, seen[best].tid) : NULL;
 }
 
 /* A prev_state of a task switched out while it could still run:
@@ -420,7 +420,7 @@ static bool preempted_state(span st)
         return false;
     if (is_digit(st.p[0])) {
         uint64_t v;
-        return span_dec(st, &v) && (v & 255) == 0;
+        return argus_ft_span_dec(st, &v) && (v & 255) == 0;
     }
     return st.p[0] == 'R';
 }
@@ -431,26 +431,26 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
     uint64_t prev_pid = cur->tid, next_pid = 0;
     bool have_next = false, have_prev_comm = false;
     span rest = body;
-    while (next_field(&rest, &k, &v)) {
+    while (argus_ft_next_field(&rest, &k, &v)) {
         if (key_is(k, "prev_comm"))
             prev_comm = v, have_prev_comm = true;
         else if (key_is(k, "prev_pid"))
-            span_dec(v, &prev_pid);
+            argus_ft_span_dec(v, &prev_pid);
         else if (key_is(k, "prev_state"))
             prev_state = v;
         else if (key_is(k, "next_comm"))
             next_comm = v;
         else if (key_is(k, "next_pid"))
-            have_next = span_dec(v, &next_pid);
+            have_next = argus_ft_span_dec(v, &next_pid);
     }
     if (!have_next && !have_prev_comm)
-        have_next = have_prev_comm = plugin_switch(body, &prev_comm, &prev_pid, &prev_state,
-                                                   &next_comm, &next_pid);
+        have_next = have_prev_comm =
+            argus_ft_plugin_switch(body, &prev_comm, &prev_pid, &prev_state, &next_comm, &next_pid);
     if (!have_next) /* a broken line: kept whole */
-        return write_raw(d, s, cur);
-    thread *prev = prev_pid == cur->tid ? cur : get_thread(d, prev_pid);
+        return argus_ft_write_raw(d, s, cur);
+    thread *prev = prev_pid == cur->tid ? cur : argus_ft_get_thread(d, prev_pid);
     if (have_prev_comm)
-        set_comm(prev, prev_comm.p, prev_comm.n);
+        argus_ft_set_comm(prev, prev_comm.p, prev_comm.n);
     const char *word;
     /* the idle task (tid 0, one for every CPU) does not wait, whatever
      * state some kernels print for it */
@@ -472,7 +472,7 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         argus_put_key(d->w, "reason");
         argus_put_cstr(d->w, reason);
         if (resource)
-            put_uint_kv(d, "resource", binder_port ? binder_port : prev->sys_arg0);
+            argus_ft_put_uint_kv(d, "resource", binder_port ? binder_port : prev->sys_arg0);
         if (origin)
             put_fd_origin(d, prev, prev->sys_arg0, true);
         argus_end_record(d->w);
@@ -482,13 +482,13 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
         prev->preempted = true;
         prev->preempted_ts = s->ts;
     }
-    thread *next = get_thread(d, next_pid);
-    set_comm(next, next_comm.p, next_comm.n);
+    thread *next = argus_ft_get_thread(d, next_pid);
+    argus_ft_set_comm(next, next_comm.p, next_comm.n);
     const thread *holder = NULL;
     if (s->cpu < CPU_CTX_MAX) {
-        struct cpu_ctx *c = cpu_ctx(d, s->cpu);
-        if (!c->run && !(c->run = calloc(RUN_RING, sizeof *c->run)))
-            abort();
+        struct cpu_ctx *c = argus_ft_cpu_ctx(d, s->cpu);
+        if (!c->run)
+            c->run = argus_xcalloc(RUN_RING, sizeof *c->run, "a CPU's recent threads");
         c->run[c->run_next % RUN_RING].tid = prev->tid;
         c->run[c->run_next % RUN_RING].from = c->running_since;
         c->run[c->run_next % RUN_RING].to = s->ts;
@@ -501,9 +501,9 @@ static void map_switch(argus_ft *d, const line_slot *s, thread *cur, span body)
              * who held the CPU then */
             const thread *h = cpu_holder(d, c, next, next->preempted_ts, s->ts);
             BEGIN(d, s, next, "preempted", 1 + (h != NULL));
-            put_uint_kv(d, "runnable", s->ts - next->preempted_ts);
+            argus_ft_put_uint_kv(d, "runnable", s->ts - next->preempted_ts);
             if (h)
-                put_uint_kv(d, "cpu_holder", h->tid);
+                argus_ft_put_uint_kv(d, "cpu_holder", h->tid);
             argus_end_record(d->w);
             d->n_preempted++;
         }
@@ -519,28 +519,29 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
     uint64_t pid = 0, success = 1;
     span comm = {0}, k, v, rest = body;
     bool have_pid = false;
-    while (next_field(&rest, &k, &v)) {
+    while (argus_ft_next_field(&rest, &k, &v)) {
         if (key_is(k, "pid"))
-            have_pid = span_dec(v, &pid);
+            have_pid = argus_ft_span_dec(v, &pid);
         else if (key_is(k, "comm"))
             comm = v;
         else if (key_is(k, "success"))
-            span_dec(v, &success);
+            argus_ft_span_dec(v, &success);
     }
     span after;
-    if (!have_pid && plugin_task(body, &comm, &pid, &after)) { /* "COMM:PID [PRIO] CPU:N" */
+    /* "COMM:PID [PRIO] CPU:N" */
+    if (!have_pid && argus_ft_plugin_task(body, &comm, &pid, &after)) {
         have_pid = true;
         if (memmem(after.p, after.n, "success=0", 9))
             success = 0;
     }
     if (!have_pid)
-        return (void)write_raw(d, s, cur);
+        return (void)argus_ft_write_raw(d, s, cur);
     if (success == 0) {
         d->n_failed_wakeups++;
         return;
     }
-    thread *target = get_thread(d, pid);
-    set_comm(target, comm.p, comm.n);
+    thread *target = argus_ft_get_thread(d, pid);
+    argus_ft_set_comm(target, comm.p, comm.n);
     /* sched_waking, then sched_wakeup for the same wakeup: one counts */
     if (kind == EV_WAKEUP && target->waking_pending) {
         target->waking_pending = false;
@@ -571,7 +572,7 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
      * SIM-SIG). */
     if (d->line_ctx != CTX_IRQ && cur->in_syscall && target->in_syscall && target != cur &&
         name_in(cur->sys, send_syscalls) && name_in(target->sys, recv_syscalls) &&
-        !dbus_daemon(d, pid_of(cur)) && !dbus_daemon(d, pid_of(target))) {
+        !argus_ft_dbus_daemon(d, pid_of(cur)) && !argus_ft_dbus_daemon(d, pid_of(target))) {
         bool socket = strncmp(cur->sys, "send", 4) == 0 ||
                       strncmp(target->sys, "recv", 4) == 0;
         const char *via = socket ? "socket" : "fd";
@@ -580,8 +581,8 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
         BEGIN(d, s, cur, "ipc", 4);
         PUT_LIT(d->w, "dir");
         PUT_LIT(d->w, "send");
-        put_uint_kv(d, "msg", msg);
-        put_uint_kv(d, "peer", peer);
+        argus_ft_put_uint_kv(d, "msg", msg);
+        argus_ft_put_uint_kv(d, "peer", peer);
         argus_put_key(d->w, "via");
         argus_put_cstr(d->w, via);
         argus_end_record(d->w);
@@ -591,7 +592,7 @@ static void map_wakeup(argus_ft *d, const line_slot *s, thread *cur, span body,
         d->n_ipc++;
     }
     BEGIN(d, s, cur, "wakeup", 1 + by_timer);
-    put_uint_kv(d, "target", pid);
+    argus_ft_put_uint_kv(d, "target", pid);
     if (by_timer) {
         PUT_LIT(d->w, "result");
         PUT_LIT(d->w, "timed_out");
@@ -605,8 +606,8 @@ static void map_interrupt(argus_ft *d, const line_slot *s, thread *cur, span bod
 {
     uint64_t n;
     span name = {0};
-    if (!field_dec(body, soft ? "vec" : "irq", &n))
-        return (void)write_raw(d, s, cur);
+    if (!argus_ft_field_dec(body, soft ? "vec" : "irq", &n))
+        return (void)argus_ft_write_raw(d, s, cur);
     if (soft) {
         const char *a = memmem(body.p, body.n, "action=", 7);
         if (a) {
@@ -617,14 +618,14 @@ static void map_interrupt(argus_ft *d, const line_slot *s, thread *cur, span bod
             name.n = (size_t)(q - name.p);
         }
     } else if (begin) {
-        field(body, "name", &name);
+        argus_ft_field(body, "name", &name);
     }
     bool own = soft && d->line_own_irq;
     BEGIN(d, s, cur, "interrupt", 2 + (name.n > 0) + soft + own);
-    put_phase(d, begin);
-    put_uint_kv(d, "irq", n);
+    argus_ft_put_phase(d, begin);
+    argus_ft_put_uint_kv(d, "irq", n);
     if (name.n)
-        put_span_kv(d, "name", name);
+        argus_ft_put_span_kv(d, "name", name);
     if (soft) {
         PUT_LIT(d->w, "softirq");
         argus_put_bool(d->w, true);
@@ -647,33 +648,33 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
     /* "work struct=W" (tracefs), "work=W" (trace-cmd report -R) */
     bool kv = body.n > 5 && memcmp(body.p, "work=", 5) == 0;
     if (kind == EV_WQ_QUEUE) {
-        if (!field_hex(body, kv ? "work" : "struct", &item))
-            return (void)write_raw(d, s, cur);
-        field(body, "function", &func);
-        field(body, "workqueue", &qname);
+        if (!argus_ft_field_hex(body, kv ? "work" : "struct", &item))
+            return (void)argus_ft_write_raw(d, s, cur);
+        argus_ft_field(body, "function", &func);
+        argus_ft_field(body, "workqueue", &qname);
         uint64_t queue;
-        if (!span_hex_whole(qname, &queue) || qname.n < 8)
+        if (!argus_ft_span_hex_whole(qname, &queue) || qname.n < 8)
             queue = XXH3_64bits(qname.p, qname.n);
         bool created;
         *(uint64_t *)argus_table_put(&d->work_queue, item, &created) = queue;
         BEGIN(d, s, cur, "dispatch_enqueue", 2 + (func.n > 0) + (qname.n > 0));
-        put_uint_kv(d, "queue", queue);
-        put_uint_kv(d, "item", item);
+        argus_ft_put_uint_kv(d, "queue", queue);
+        argus_ft_put_uint_kv(d, "item", item);
         if (func.n)
-            put_span_kv(d, "func", func);
+            argus_ft_put_span_kv(d, "func", func);
         if (qname.n)
-            put_span_kv(d, "queue_name", qname);
+            argus_ft_put_span_kv(d, "queue_name", qname);
         argus_end_record(d->w);
         return;
     }
     const char *p = body.p, *end = body.p + body.n;
     if (kv) {
-        if (!field_hex(body, "work", &item))
-            return (void)write_raw(d, s, cur);
-        field(body, "function", &func);
+        if (!argus_ft_field_hex(body, "work", &item))
+            return (void)argus_ft_write_raw(d, s, cur);
+        argus_ft_field(body, "function", &func);
     } else if (body.n < 12 || memcmp(p, "work struct ", 12) != 0 ||
-               !span_hex((span){p + 12, body.n - 12}, &item)) {
-        return (void)write_raw(d, s, cur);
+               !argus_ft_span_hex((span){p + 12, body.n - 12}, &item)) {
+        return (void)argus_ft_write_raw(d, s, cur);
     }
     const char *f = kv ? NULL : memmem(p, (size_t)(end - p), "function ", 9);
     if (f) {
@@ -699,12 +700,12 @@ static void map_work(argus_ft *d, const line_slot *s, thread *cur, span body,
         cur->in_work = false;
     }
     BEGIN(d, s, cur, "dispatch_invoke", 2 + have_queue + (func.n > 0));
-    put_phase(d, begin);
+    argus_ft_put_phase(d, begin);
     if (have_queue)
-        put_uint_kv(d, "queue", q);
-    put_uint_kv(d, "item", item);
+        argus_ft_put_uint_kv(d, "queue", q);
+    argus_ft_put_uint_kv(d, "item", item);
     if (func.n)
-        put_span_kv(d, "func", func);
+        argus_ft_put_span_kv(d, "func", func);
     argus_end_record(d->w);
 }
 
@@ -724,7 +725,7 @@ static void track_timer(argus_ft *d, const line_slot *s, const thread *cur, int 
     }
     if (op == 3 || s->cpu >= CPU_CTX_MAX)
         return;
-    struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+    struct cpu_ctx *c = argus_ft_cpu_ctx(d, s->cpu);
     c->in_timer = op == 1;
     if (op == 1) {
         static const char *const timeouts[] = {"hrtimer_wakeup", "process_timeout", NULL};
@@ -744,9 +745,9 @@ static void map_timer(argus_ft *d, const line_slot *s, thread *cur, span body,
     bool hr = kind >= EV_HRTIMER_START && kind <= EV_HRTIMER_CANCEL;
     uint64_t timer, expires = 0;
     span func = {0};
-    if (!field_hex(body, hr ? "hrtimer" : "timer", &timer))
-        return (void)write_raw(d, s, cur);
-    field(body, "function", &func);
+    if (!argus_ft_field_hex(body, hr ? "hrtimer" : "timer", &timer))
+        return (void)argus_ft_write_raw(d, s, cur);
+    argus_ft_field(body, "function", &func);
     /* trace-cmd report prints "tick_nohz_handler/0x0" */
     const char *slash = func.n ? memchr(func.p, '/', func.n) : NULL;
     if (slash && func.p + func.n - slash > 2 && slash[1] == '0' && slash[2] == 'x')
@@ -757,26 +758,26 @@ static void map_timer(argus_ft *d, const line_slot *s, thread *cur, span body,
     case 0: {
         /* an hrtimer's expiry is in ns of its clock, the trace's clock for
          * mono/local traces; a timer's is in jiffies: left out */
-        bool deadline = hr && field_dec(body, "expires", &expires);
+        bool deadline = hr && argus_ft_field_dec(body, "expires", &expires);
         BEGIN(d, s, cur, "timer_arm", 1 + deadline + (func.n > 0));
-        put_uint_kv(d, "timer", timer);
+        argus_ft_put_uint_kv(d, "timer", timer);
         if (deadline)
-            put_uint_kv(d, "deadline", expires > d->zero ? expires - d->zero : 0);
+            argus_ft_put_uint_kv(d, "deadline", expires > d->zero ? expires - d->zero : 0);
         if (func.n)
-            put_span_kv(d, "func", func);
+            argus_ft_put_span_kv(d, "func", func);
         break;
     }
     case 1:
     case 2:
         BEGIN(d, s, cur, "timer_fire", 2 + (func.n > 0));
-        put_phase(d, op == 1);
-        put_uint_kv(d, "timer", timer);
+        argus_ft_put_phase(d, op == 1);
+        argus_ft_put_uint_kv(d, "timer", timer);
         if (func.n)
-            put_span_kv(d, "func", func);
+            argus_ft_put_span_kv(d, "func", func);
         break;
     default:
         BEGIN(d, s, cur, "timer_cancel", 1);
-        put_uint_kv(d, "timer", timer);
+        argus_ft_put_uint_kv(d, "timer", timer);
         break;
     }
     argus_end_record(d->w);
@@ -790,24 +791,24 @@ static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
     span comm = {0}, v;
     switch (kind) {
     case EV_NEWTASK: {
-        if (!field_dec(body, "pid", &pid))
-            return (void)write_raw(d, s, cur);
-        field(body, "comm", &comm);
-        thread *t = get_thread(d, pid);
-        set_comm(t, comm.p, comm.n);
+        if (!argus_ft_field_dec(body, "pid", &pid))
+            return (void)argus_ft_write_raw(d, s, cur);
+        argus_ft_field(body, "comm", &comm);
+        thread *t = argus_ft_get_thread(d, pid);
+        argus_ft_set_comm(t, comm.p, comm.n);
         /* CLONE_THREAD: a thread of the creator's process */
-        if (field_hex(body, "clone_flags", &flags) && (flags & 0x10000))
-            set_tgid(t, cur->tgid); /* when known */
+        if (argus_ft_field_hex(body, "clone_flags", &flags) && (flags & 0x10000))
+            argus_ft_set_tgid(t, cur->tgid); /* when known */
         else
-            set_tgid(t, (int64_t)pid);
+            argus_ft_set_tgid(t, (int64_t)pid);
         return;
     }
     case EV_FORK: {
-        if (!field_dec(body, "child_pid", &pid))
-            return (void)write_raw(d, s, cur);
-        field(body, "child_comm", &comm);
-        thread *t = get_thread(d, pid);
-        set_comm(t, comm.p, comm.n);
+        if (!argus_ft_field_dec(body, "child_pid", &pid))
+            return (void)argus_ft_write_raw(d, s, cur);
+        argus_ft_field(body, "child_comm", &comm);
+        thread *t = argus_ft_get_thread(d, pid);
+        argus_ft_set_comm(t, comm.p, comm.n);
         /* DEC-PARENT: the process that forked it */
         if (pid != 0 && t->parent != pid_of(cur)) {
             t->parent = pid_of(cur);
@@ -816,37 +817,37 @@ static void map_task(argus_ft *d, const line_slot *s, thread *cur, span body,
         return;
     }
     case EV_RENAME: {
-        if (!field_dec(body, "pid", &pid) || !field(body, "newcomm", &comm))
-            return (void)write_raw(d, s, cur);
-        set_comm(get_thread(d, pid), comm.p, comm.n);
+        if (!argus_ft_field_dec(body, "pid", &pid) || !argus_ft_field(body, "newcomm", &comm))
+            return (void)argus_ft_write_raw(d, s, cur);
+        argus_ft_set_comm(argus_ft_get_thread(d, pid), comm.p, comm.n);
         return;
     }
     case EV_EXEC: {
         span file = {0};
-        field(body, "filename", &file);
+        argus_ft_field(body, "filename", &file);
         if (file.n) {
             /* the new name, as the kernel sets it (when no task_rename
              * line says it): the file's base name, 15 bytes at most */
             const char *slash = memrchr(file.p, '/', file.n);
             const char *base = slash ? slash + 1 : file.p;
             size_t n = (size_t)(file.p + file.n - base);
-            set_comm(cur, base, n > 15 ? 15 : n);
+            argus_ft_set_comm(cur, base, n > 15 ? 15 : n);
         }
         /* its fds opened close-on-exec are closed now, and the trace
          * does not say which: none is named any more (DEC-FD) */
         fd_forget_range(d, pid_of(cur), 0, (1u << 31) - 1);
         BEGIN(d, s, cur, "exec", file.n > 0);
         if (file.n)
-            put_span_kv(d, "filename", file);
+            argus_ft_put_span_kv(d, "filename", file);
         argus_end_record(d->w);
         return;
     }
     default: { /* EV_EXIT */
         thread *t = cur;
-        if (field_dec(body, "pid", &pid) && pid != cur->tid)
-            t = get_thread(d, pid);
-        if (field(body, "comm", &v))
-            set_comm(t, v.p, v.n);
+        if (argus_ft_field_dec(body, "pid", &pid) && pid != cur->tid)
+            t = argus_ft_get_thread(d, pid);
+        if (argus_ft_field(body, "comm", &v))
+            argus_ft_set_comm(t, v.p, v.n);
         if (t->tid == pid_of(t)) /* the process ends (its leader) */
             fd_forget_range(d, pid_of(t), 0, (1u << 31) - 1);
         BEGIN(d, s, t, "exit", 0);
@@ -861,19 +862,19 @@ static void map_flag(argus_ft *d, const line_slot *s, thread *cur, span body,
 {
     uint64_t addr, value = 0;
     span name = {0};
-    if (!field_hex(body, "addr", &addr))
-        return (void)write_raw(d, s, cur);
-    bool have_value = field_hex(body, "value", &value);
-    field(body, "name", &name);
+    if (!argus_ft_field_hex(body, "addr", &addr))
+        return (void)argus_ft_write_raw(d, s, cur);
+    bool have_value = argus_ft_field_hex(body, "value", &value);
+    argus_ft_field(body, "name", &name);
     if (write)
         BEGIN(d, s, cur, "flag_write", 1 + have_value + (name.n > 0));
     else
         BEGIN(d, s, cur, "flag_read", 1 + have_value + (name.n > 0));
-    put_uint_kv(d, "addr", addr);
+    argus_ft_put_uint_kv(d, "addr", addr);
     if (have_value)
-        put_uint_kv(d, "value", value);
+        argus_ft_put_uint_kv(d, "value", value);
     if (name.n)
-        put_span_kv(d, "name", name);
+        argus_ft_put_span_kv(d, "name", name);
     argus_end_record(d->w);
 }
 
@@ -884,8 +885,8 @@ static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span b
 {
     uint64_t nr, args[6], ret = 0;
     if (body.n < 4 || memcmp(body.p, "NR ", 3) != 0 ||
-        !span_dec((span){body.p + 3, body.n - 3}, &nr))
-        return (void)write_raw(d, s, cur);
+        !argus_ft_span_dec((span){body.p + 3, body.n - 3}, &nr))
+        return (void)argus_ft_write_raw(d, s, cur);
     char name[32];
     int n = snprintf(name, sizeof name, "NR_%llu", (unsigned long long)nr);
     size_t nargs = 0;
@@ -896,7 +897,8 @@ static void map_raw_syscall(argus_ft *d, const line_slot *s, thread *cur, span b
             nargs = parse_args((span){o + 1, body.n - (size_t)(o + 1 - body.p)}, args);
     } else {
         const char *eq = memmem(body.p, body.n, "= ", 2);
-        have_ret = eq && span_dec((span){eq + 2, body.n - (size_t)(eq + 2 - body.p)}, &ret);
+        have_ret =
+            eq && argus_ft_span_dec((span){eq + 2, body.n - (size_t)(eq + 2 - body.p)}, &ret);
     }
     write_syscall(d, s, cur, (span){name, (size_t)n}, begin, args, nargs, have_ret, ret);
 }
@@ -924,7 +926,7 @@ static bool line_says_timed_out(const line_slot *s, span name, const char *q)
         return false;
     }
     uint64_t v;
-    if (!span_hex(ret, &v) && !field_hex(ret, "ret", &v))
+    if (!argus_ft_span_hex(ret, &v) && !argus_ft_field_hex(ret, "ret", &v))
         return false;
     if ((int64_t)v == -110)
         return true;
@@ -934,11 +936,11 @@ static bool line_says_timed_out(const line_slot *s, span name, const char *q)
 }
 
 /* A synthetic interrupt window on thread TID. */
-void synth_irq(argus_ft *d, const line_slot *s, uint64_t tid, bool begin, char ctx)
+void argus_ft_synth_irq(argus_ft *d, const line_slot *s, uint64_t tid, bool begin, char ctx)
 {
-    thread *t = get_thread(d, tid);
+    thread *t = argus_ft_get_thread(d, tid);
     BEGIN(d, s, t, "interrupt", 2);
-    put_phase(d, begin);
+    argus_ft_put_phase(d, begin);
     PUT_LIT(d->w, "name");
     argus_put_cstr(d->w, ctx == 's' ? "softirq context" : "hardirq context");
     argus_end_record(d->w);
@@ -953,7 +955,7 @@ static bool net_softirq(const line_slot *s)
     if (memmem(body.p, body.n, "action=NET_", 11))
         return true;
     uint64_t vec;
-    return !memmem(body.p, body.n, "action=", 7) && field_dec(body, "vec", &vec) &&
+    return !memmem(body.p, body.n, "action=", 7) && argus_ft_field_dec(body, "vec", &vec) &&
            (vec == 2 || vec == 3);
 }
 
@@ -980,7 +982,7 @@ static void track_irq_ctx(argus_ft *d, const line_slot *s, ev_kind kind)
     d->line_ctx = hard_flag || (s->irq_ctx && s->irq_ctx != '.') ? CTX_IRQ : CTX_TASK;
     if (s->cpu >= CPU_CTX_MAX)
         return;
-    struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+    struct cpu_ctx *c = argus_ft_cpu_ctx(d, s->cpu);
     d->line_cpu = c;
     bool real_edge = kind == EV_IRQ_ENTRY || kind == EV_IRQ_EXIT ||
                      kind == EV_SOFTIRQ_ENTRY || kind == EV_SOFTIRQ_EXIT;
@@ -992,12 +994,12 @@ static void track_irq_ctx(argus_ft *d, const line_slot *s, ev_kind kind)
     /* leave a synthetic window when the cpu is back in task context, at a
      * real interrupt's own events, or on another thread */
     if (c->synth_open && (!in_irq || real_edge || s->tid != c->synth_tid)) {
-        synth_irq(d, s, c->synth_tid, false, c->synth_ctx);
+        argus_ft_synth_irq(d, s, c->synth_tid, false, c->synth_ctx);
         c->synth_open = false;
     }
     if (in_irq && !real_edge && c->real_depth == 0) {
         if (!c->synth_open) {
-            synth_irq(d, s, s->tid, true, s->irq_ctx);
+            argus_ft_synth_irq(d, s, s->tid, true, s->irq_ctx);
             c->synth_ctx = s->irq_ctx;
         }
         c->synth_open = true;
@@ -1005,9 +1007,9 @@ static void track_irq_ctx(argus_ft *d, const line_slot *s, ev_kind kind)
     }
     uint32_t bit = c->real_depth < 32 ? 1u << c->real_depth : 0;
     if (kind == EV_SOFTIRQ_ENTRY) {
-        const thread *t = get_thread(d, s->tid);
+        const thread *t = argus_ft_get_thread(d, s->tid);
         bool own = c->real_depth == 0 && s->tid != 0 && t->in_syscall &&
-                   !thread_is_kernel(t) && !c->last_hard && c->last_tid == s->tid &&
+                   !argus_ft_thread_is_kernel(t) && !c->last_hard && c->last_tid == s->tid &&
                    net_softirq(s);
         c->own_mask = own ? c->own_mask | bit : c->own_mask & ~bit;
         d->n_own_softirq += own;
@@ -1028,22 +1030,22 @@ static void track_irq_ctx(argus_ft *d, const line_slot *s, ev_kind kind)
     c->last_hard = hard_flag || kind == EV_IRQ_ENTRY || kind == EV_IRQ_EXIT;
 }
 
-void map_line(argus_ft *d, line_slot *s)
+void argus_ft_map_line(argus_ft *d, line_slot *s)
 {
-    thread *cur = get_thread(d, s->tid);
+    thread *cur = argus_ft_get_thread(d, s->tid);
     /* the head's name comes from the kernel's cache of names (it may be
      * stale: Android shows one thread under two names); the names events
      * carry (prev_comm, comm=, newcomm) win */
     if (!cur->comm[0])
-        set_comm(cur, s->text + s->comm_off, s->comm_len);
-    set_tgid(cur, s->tgid);
+        argus_ft_set_comm(cur, s->text + s->comm_off, s->comm_len);
+    argus_ft_set_tgid(cur, s->tgid);
     const char *p = s->text + s->body_off, *end = s->text + s->len;
     const char *q = p;
     while (q < end && is_ident(*q))
         q++;
     span name = {p, (size_t)(q - p)};
     bool named = q < end && *q == ':' && name.n;
-    ev_kind kind = named ? event_kind(d, name.p, name.n) : EV_OTHER;
+    ev_kind kind = named ? argus_ft_event_kind(d, name.p, name.n) : EV_OTHER;
     if (cur->waiting) /* its own event before a switch-in */
         write_woken(d, s, cur, true, NULL, line_says_timed_out(s, name, q));
     /* a uprobe's line ("NAME: (0x7f..) ..."): it ran in the thread's own
@@ -1068,7 +1070,7 @@ void map_line(argus_ft *d, line_slot *s)
         if (name.n > 9 && memcmp(name.p, "sys_exit_", 9) == 0) {
             uint64_t ret = 0;
             /* "0x5", or "__syscall_nr=0 ret=0x5" (trace-cmd report -R) */
-            bool have = span_hex(body, &ret) || field_hex(body, "ret", &ret);
+            bool have = argus_ft_span_hex(body, &ret) || argus_ft_field_hex(body, "ret", &ret);
             write_syscall(d, s, cur, (span){name.p + 9, name.n - 9}, false, NULL, 0,
                           have, ret);
             return;
@@ -1097,26 +1099,26 @@ void map_line(argus_ft *d, line_slot *s)
         case EV_FLAG_READ: return map_flag(d, s, cur, body, kind == EV_FLAG_WRITE);
         case EV_LOOP_DISPATCH:
         case EV_LOOP_DISPATCH_RET:
-            return map_loop_dispatch(d, s, cur, body, kind == EV_LOOP_DISPATCH);
+            return argus_ft_map_loop_dispatch(d, s, cur, body, kind == EV_LOOP_DISPATCH);
         case EV_LOOP_POLL:
-        case EV_LOOP_POLL_RET: return map_loop_poll(d, s, cur, body, kind == EV_LOOP_POLL);
-        case EV_GTK_EVENT: return map_input(d, s, cur, body, gtk_kinds, "keyval");
-        case EV_QT_INPUT: return map_input(d, s, cur, body, qt_kinds, "keysym");
-        case EV_TK_INPUT: return map_input(d, s, cur, body, x_kinds, NULL);
+        case EV_LOOP_POLL_RET: return argus_ft_map_loop_poll(d, s, cur, body, kind == EV_LOOP_POLL);
+        case EV_GTK_EVENT: return argus_ft_map_input(d, s, cur, body, argus_ft_gtk_kinds, "keyval");
+        case EV_QT_INPUT: return argus_ft_map_input(d, s, cur, body, argus_ft_qt_kinds, "keysym");
+        case EV_TK_INPUT: return argus_ft_map_input(d, s, cur, body, argus_ft_x_kinds, NULL);
         case EV_GDBUS_SET_SERIAL:
         case EV_LIBDBUS_SET_SERIAL:
-            return map_dbus_set_serial(d, s, cur, body, kind == EV_LIBDBUS_SET_SERIAL);
-        case EV_DBUS_SET_REPLY_SERIAL: return map_dbus_set_reply_serial(d, s, cur, body);
-        case EV_DBUS_FROM_BLOB: return map_dbus_recv(d, s, cur, body, false);
-        case EV_DBUS_GET_REPLY_SERIAL: return map_dbus_recv(d, s, cur, body, true);
-        case EV_DBUS_SET_SENDER: return map_dbus_set_sender(d, s, cur, body);
-        case EV_DBUS_SEND_PREALLOC: return map_dbus_send_prealloc(d, s, cur, body);
+            return argus_ft_map_dbus_set_serial(d, s, cur, body, kind == EV_LIBDBUS_SET_SERIAL);
+        case EV_DBUS_SET_REPLY_SERIAL: return argus_ft_map_dbus_set_reply_serial(d, s, cur, body);
+        case EV_DBUS_FROM_BLOB: return argus_ft_map_dbus_recv(d, s, cur, body, false);
+        case EV_DBUS_GET_REPLY_SERIAL: return argus_ft_map_dbus_recv(d, s, cur, body, true);
+        case EV_DBUS_SET_SENDER: return argus_ft_map_dbus_set_sender(d, s, cur, body);
+        case EV_DBUS_SEND_PREALLOC: return argus_ft_map_dbus_send_prealloc(d, s, cur, body);
         case EV_BINDER_TXN:
-        case EV_BINDER_RECV: return map_binder(d, s, cur, body, kind == EV_BINDER_TXN);
-        case EV_MARK: return map_mark(d, s, cur, body);
+        case EV_BINDER_RECV: return argus_ft_map_binder(d, s, cur, body, kind == EV_BINDER_TXN);
+        case EV_MARK: return argus_ft_map_mark(d, s, cur, body);
         case EV_OTHER: break;
         }
-        return write_raw(d, s, cur);
+        return argus_ft_write_raw(d, s, cur);
     }
     /* "sys_foo(a: 1, b: 2)" and "sys_foo -> 0x0" (the syscall tracer of
      * older kernels) */
@@ -1132,11 +1134,11 @@ void map_line(argus_ft *d, line_slot *s)
         }
         if (end - q >= 4 && memcmp(q, " -> ", 4) == 0) {
             uint64_t ret = 0;
-            bool have = span_hex((span){q + 4, (size_t)(end - q - 4)}, &ret);
+            bool have = argus_ft_span_hex((span){q + 4, (size_t)(end - q - 4)}, &ret);
             write_syscall(d, s, cur, (span){name.p + 4, name.n - 4}, false, NULL, 0,
                           have, ret);
             return;
         }
     }
-    write_raw(d, s, cur);
+    argus_ft_write_raw(d, s, cur);
 }

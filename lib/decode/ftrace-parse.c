@@ -10,7 +10,7 @@
 /* ---- Small parsers ------------------------------------------------------ */
 
 /* A decimal number at the start of S (an optional '-' wraps around). */
-bool span_dec(span s, uint64_t *v)
+bool argus_ft_span_dec(span s, uint64_t *v)
 {
     size_t i = 0;
     bool neg = s.n > 0 && s.p[0] == '-';
@@ -26,7 +26,7 @@ bool span_dec(span s, uint64_t *v)
 }
 
 /* A hex number at the start of S, with or without "0x". */
-bool span_hex(span s, uint64_t *v)
+bool argus_ft_span_hex(span s, uint64_t *v)
 {
     size_t i = 0;
     if (s.n >= 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X'))
@@ -43,7 +43,7 @@ bool span_hex(span s, uint64_t *v)
 }
 
 /* A hex number that is the whole of S ("events" is a name, not 0xe). */
-bool span_hex_whole(span s, uint64_t *v)
+bool argus_ft_span_hex_whole(span s, uint64_t *v)
 {
     size_t i = s.n >= 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X') ? 2 : 0;
     if (i == s.n)
@@ -51,13 +51,13 @@ bool span_hex_whole(span s, uint64_t *v)
     for (size_t k = i; k < s.n; k++)
         if (hex_value(s.p[k]) < 0)
             return false;
-    return span_hex(s, v);
+    return argus_ft_span_hex(s, v);
 }
 
 /* "key=value" fields: a value runs to the space before the next
  * "ident=" or "==>" (so comm values may hold spaces). Returns false at
  * the end. */
-bool next_field(span *rest, span *key, span *val)
+bool argus_ft_next_field(span *rest, span *key, span *val)
 {
     const char *p = rest->p, *end = p + rest->n;
     for (;;) {
@@ -107,32 +107,32 @@ bool next_field(span *rest, span *key, span *val)
 }
 
 /* The value of KEY among BODY's fields. */
-bool field(span body, const char *key, span *val)
+bool argus_ft_field(span body, const char *key, span *val)
 {
     span k;
-    while (next_field(&body, &k, val))
+    while (argus_ft_next_field(&body, &k, val))
         if (key_is(k, key))
             return true;
     *val = (span){0};
     return false;
 }
 
-bool field_dec(span body, const char *key, uint64_t *v)
+bool argus_ft_field_dec(span body, const char *key, uint64_t *v)
 {
     span s;
-    return field(body, key, &s) && span_dec(s, v);
+    return argus_ft_field(body, key, &s) && argus_ft_span_dec(s, v);
 }
 
-bool field_hex(span body, const char *key, uint64_t *v)
+bool argus_ft_field_hex(span body, const char *key, uint64_t *v)
 {
     span s;
-    return field(body, key, &s) && span_hex(s, v);
+    return argus_ft_field(body, key, &s) && argus_ft_span_hex(s, v);
 }
 
 /* ---- The line head ----------------------------------------------------- */
 
 /* A timestamp "SECONDS[.FRACTION]" at P, to ns; P moves past it. */
-bool parse_ts(const char **pp, const char *end, uint64_t *ns, bool *counter)
+bool argus_ft_parse_ts(const char **pp, const char *end, uint64_t *ns, bool *counter)
 {
     const char *p = *pp;
     uint64_t sec = 0, frac = 0;
@@ -170,30 +170,30 @@ static bool negative_ts_at(const char *p, const char *end)
     const char *q = p + 1;
     uint64_t ns;
     bool counter;
-    return parse_ts(&q, end, &ns, &counter) && q < end && *q == ':';
+    return argus_ft_parse_ts(&q, end, &ns, &counter) && q < end && *q == ':';
 }
 
 /* V * 10 + digit C, held at UINT64_MAX rather than wrapped round: a
  * number too large stays too large. */
-uint64_t dec_digit_saturating(uint64_t v, char c)
+uint64_t argus_ft_dec_digit_saturating(uint64_t v, char c)
 {
     uint64_t digit = (uint64_t)(c - '0');
     return v > (UINT64_MAX - digit) / 10 ? UINT64_MAX : v * 10 + digit;
 }
 
 /* The decimal at *Q (before END), saturating; *Q moves past its digits. */
-uint64_t read_dec(const char **q, const char *end)
+uint64_t argus_ft_read_dec(const char **q, const char *end)
 {
     uint64_t v = 0;
     while (*q < end && is_digit(**q))
-        v = dec_digit_saturating(v, *(*q)++);
+        v = argus_ft_dec_digit_saturating(v, *(*q)++);
     return v;
 }
 
 /* Parses "COMM-TID [(TGID)] [CPU] [FLAGS] TS: " into S; WHO_ONLY (the
  * first pass) skips the flags and the timestamp: the body is after the
  * first ':' that ends a number. */
-bool parse_head_how(line_slot *s, bool who_only)
+bool argus_ft_parse_head_how(line_slot *s, bool who_only)
 {
     const char *start = s->text, *end = start + s->len, *p = start;
     while (p < end && (*p == ' ' || *p == '\t'))
@@ -230,7 +230,7 @@ bool parse_head_how(line_slot *s, bool who_only)
                 uint64_t g = 0;
                 s->tgid_off = (uint32_t)(t - start);
                 while (t < e - 1 && is_digit(*t))
-                    g = dec_digit_saturating(g, *t++);
+                    g = argus_ft_dec_digit_saturating(g, *t++);
                 s->tgid_len = (uint32_t)(t - start) - s->tgid_off;
                 /* out of the kernel's range: refused by the caller */
                 tgid = g > INT64_MAX ? INT64_MAX : (int64_t)g;
@@ -248,7 +248,7 @@ bool parse_head_how(line_slot *s, bool who_only)
             continue;
         uint64_t tid = 0;
         for (const char *t = dstart; t < e; t++)
-            tid = dec_digit_saturating(tid, *t);
+            tid = argus_ft_dec_digit_saturating(tid, *t);
         /* after [CPU]: optional flags, then TS: */
         p = after;
         while (p < end && *p == ' ')
@@ -264,7 +264,7 @@ bool parse_head_how(line_slot *s, bool who_only)
         } else if (negative_ts_at(p, end)) {
             s->negative_ts = true;
             tp = memchr(p, ':', (size_t)(end - p));
-        } else if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
+        } else if (!argus_ft_parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
             /* FLAGS: irqs-off, need-resched, hardirq/softirq, ... */
             const char *flags = p;
             while (p < end && *p != ' ')
@@ -277,7 +277,7 @@ bool parse_head_how(line_slot *s, bool who_only)
             if (negative_ts_at(p, end)) {
                 s->negative_ts = true;
                 tp = memchr(p, ':', (size_t)(end - p));
-            } else if (!parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
+            } else if (!argus_ft_parse_ts(&tp, end, &ns, &s->counter) || tp >= end || *tp != ':') {
                 return false;
             }
         }
@@ -307,7 +307,7 @@ bool parse_head_how(line_slot *s, bool who_only)
     return false;
 }
 
-bool parse_head(line_slot *s)
+bool argus_ft_parse_head(line_slot *s)
 {
-    return parse_head_how(s, false);
+    return argus_ft_parse_head_how(s, false);
 }

@@ -3,6 +3,7 @@
  * written before their first event), the head of each event, its pairs,
  * and the `ftrace` event of a line kept as it is. */
 #include "argus/decode/ftrace-internal.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/text.h"
 
 #include <stdlib.h>
@@ -20,9 +21,7 @@ static void put_text_utf8(argus_writer *w, const char *s, size_t n)
         argus_put_text(w, s, n);
         return;
     }
-    char *tmp = malloc(n * 3 + 1);
-    if (!tmp)
-        abort();
+    char *tmp = argus_xmalloc(n * 3 + 1, "a line of the trace");
     size_t o = 0;
     for (i = 0; i < n;) {
         size_t k = argus_utf8_char((const uint8_t *)s + i, n - i);
@@ -40,12 +39,12 @@ static void put_text_utf8(argus_writer *w, const char *s, size_t n)
     free(tmp);
 }
 
-thread *find_thread(argus_ft *d, uint64_t tid)
+thread *argus_ft_find_thread(argus_ft *d, uint64_t tid)
 {
     return argus_threads_find(&d->threads, tid);
 }
 
-thread *get_thread(argus_ft *d, uint64_t tid)
+thread *argus_ft_get_thread(argus_ft *d, uint64_t tid)
 {
     if (d->recent[tid & 255].t && d->recent[tid & 255].tid == tid)
         return d->recent[tid & 255].t;
@@ -63,7 +62,7 @@ thread *get_thread(argus_ft *d, uint64_t tid)
 
 /* Sets T's name from a trace (not "<...>", the unknown comm). The idle
  * task is "swapper/N" on CPU N, one tid 0 for all: it keeps "swapper". */
-void set_comm(thread *t, const char *c, size_t n)
+void argus_ft_set_comm(thread *t, const char *c, size_t n)
 {
     if (t->tid == 0 || n == 0 || (n == 5 && memcmp(c, "<...>", 5) == 0) ||
         (n == 6 && memcmp(c, "<idle>", 6) == 0))
@@ -74,7 +73,7 @@ void set_comm(thread *t, const char *c, size_t n)
     t->announced = false;
 }
 
-void set_tgid(thread *t, int64_t tgid)
+void argus_ft_set_tgid(thread *t, int64_t tgid)
 {
     if (tgid < 0 || t->tgid == tgid || t->tid == 0)
         return;
@@ -102,7 +101,7 @@ static bool kernel_comm(const char *c)
 }
 
 /* A kernel thread: by argus-record's word, else by its name. */
-bool thread_is_kernel(const thread *t)
+bool argus_ft_thread_is_kernel(const thread *t)
 {
     return t->kernel_known ? t->kernel : (t->tid == 0 || kernel_comm(t->comm));
 }
@@ -110,11 +109,11 @@ bool thread_is_kernel(const thread *t)
 static void write_thread(argus_ft *d, thread *t)
 {
     argus_writer *w = d->w;
-    bool kernel = thread_is_kernel(t);
+    bool kernel = argus_ft_thread_is_kernel(t);
     bool main = t->tid != 0 && t->tgid >= 0 && (uint64_t)t->tgid == t->tid;
     const char *proc = t->comm;
     if (t->tgid >= 0 && !main) {
-        const thread *m = find_thread(d, (uint64_t)t->tgid);
+        const thread *m = argus_ft_find_thread(d, (uint64_t)t->tgid);
         if (m && m->comm[0])
             proc = m->comm;
     }
@@ -126,8 +125,8 @@ static void write_thread(argus_ft *d, thread *t)
 
 /* Starts an event of TYPE by T, at S's time on S's cpu, with EXTRA more
  * pairs to come. */
-void begin_event(argus_ft *d, const line_slot *s, thread *t,
-                 const char *type, size_t type_len, unsigned extra)
+void argus_ft_begin_event(argus_ft *d, const line_slot *s, thread *t, const char *type,
+                          size_t type_len, unsigned extra)
 {
     if (!t->announced)
         write_thread(d, t);
@@ -136,19 +135,19 @@ void begin_event(argus_ft *d, const line_slot *s, thread *t,
     d->n_events++;
 }
 
-void put_uint_kv(argus_ft *d, const char *key, uint64_t v)
+void argus_ft_put_uint_kv(argus_ft *d, const char *key, uint64_t v)
 {
     argus_put_key(d->w, key);
     argus_put_uint(d->w, v);
 }
 
-void put_span_kv(argus_ft *d, const char *key, span v)
+void argus_ft_put_span_kv(argus_ft *d, const char *key, span v)
 {
     argus_put_key(d->w, key);
     put_text_utf8(d->w, v.p, v.n);
 }
 
-void put_phase(argus_ft *d, bool begin)
+void argus_ft_put_phase(argus_ft *d, bool begin)
 {
     PUT_LIT(d->w, "phase");
     if (begin)
@@ -159,12 +158,12 @@ void put_phase(argus_ft *d, bool begin)
 
 /* The line as an `ftrace` event: its event name when it has one, and the
  * whole text. */
-void write_raw(argus_ft *d, const line_slot *s, thread *t)
+void argus_ft_write_raw(argus_ft *d, const line_slot *s, thread *t)
 {
     span name = d->event_name;
     BEGIN(d, s, t, "ftrace", 1 + (name.n > 0));
     if (name.n)
-        put_span_kv(d, "event", name);
+        argus_ft_put_span_kv(d, "event", name);
     PUT_LIT(d->w, "text"); /* the line as read, but for leading blanks */
     put_text_utf8(d->w, s->text, s->len);
     argus_end_record(d->w);

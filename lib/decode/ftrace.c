@@ -1,7 +1,7 @@
 /* Linux ftrace text to an argus stream (include/argus/decode/ftrace.h): the line
  * reader. Lines come in (a first pass over a file finds the threads asleep
  * at the start), go through the reorder window into ts order, and leave it
- * for the mapping (map_line, lib/decode/ftrace-kernel.c); comment lines
+ * for the mapping (argus_ft_map_line, lib/decode/ftrace-kernel.c); comment lines
  * give the header (argus-record's clock, command, focus and threads) and
  * what the trace lost (DEC-LOSS); a text that is no ftrace is refused.
  * include/argus/decode/ftrace-internal.h lists the other parts
@@ -91,7 +91,7 @@ static const struct { const char *name; ev_kind kind; } event_names[] = {
     {"print", EV_MARK},
 };
 
-ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
+ev_kind argus_ft_event_kind(const argus_ft *d, const char *name, size_t len)
 {
     const uint32_t *k = argus_table_get(&d->names, XXH3_64bits(name, len));
     if (!k)
@@ -105,9 +105,7 @@ ev_kind event_kind(const argus_ft *d, const char *name, size_t len)
 
 argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
 {
-    argus_ft *d = calloc(1, sizeof *d);
-    if (!d)
-        abort();
+    argus_ft *d = argus_xcalloc(1, sizeof *d, "ftrace reader");
     d->w = w;
     d->o = *o;
     d->o.window = o->window ? o->window : ARGUS_FT_DEFAULT_WINDOW;
@@ -219,7 +217,8 @@ static void map_clock_line(argus_ft *d, const char *p, size_t n)
     r += 9;
     bool cm, cr;
     uint64_t mono, real;
-    if (parse_ts(&m, end, &mono, &cm) && parse_ts(&r, end, &real, &cr) && !cm && !cr) {
+    if (argus_ft_parse_ts(&m, end, &mono, &cm) && argus_ft_parse_ts(&r, end, &real, &cr) && !cm &&
+        !cr) {
         d->have_clock = true;
         d->clock_mono = mono;
         d->clock_real = real;
@@ -232,22 +231,22 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
 {
     span body = {p, n}, comm = {0};
     uint64_t tid, tgid, kernel = 0, ppid;
-    if (!field_dec(body, "tid", &tid) || tid == 0)
+    if (!argus_ft_field_dec(body, "tid", &tid) || tid == 0)
         return; /* tid 0 is the idle task, a kernel thread whatever a line says */
-    thread *t = get_thread(d, tid);
-    if (field_dec(body, "tgid", &tgid))
-        set_tgid(t, (int64_t)tgid);
-    if (field_dec(body, "kernel", &kernel)) {
+    thread *t = argus_ft_get_thread(d, tid);
+    if (argus_ft_field_dec(body, "tgid", &tgid))
+        argus_ft_set_tgid(t, (int64_t)tgid);
+    if (argus_ft_field_dec(body, "kernel", &kernel)) {
         t->kernel_known = true;
         t->kernel = kernel != 0;
         t->announced = false;
     }
-    if (field_dec(body, "ppid", &ppid) && ppid != 0 && ppid != pid_of(t)) {
+    if (argus_ft_field_dec(body, "ppid", &ppid) && ppid != 0 && ppid != pid_of(t)) {
         t->parent = ppid;       /* DEC-PARENT, for a process older than the trace */
         t->announced = false;
     }
-    if (field(body, "comm", &comm))
-        set_comm(t, comm.p, comm.n);
+    if (argus_ft_field(body, "comm", &comm))
+        argus_ft_set_comm(t, comm.p, comm.n);
     if (comm.n == 12 && memcmp(comm.p, "argus-record", 12) == 0 && d->recorder_pid &&
         tid != d->recorder_pid && pid_of(t) == tid) {
         d->held_child = tid;
@@ -279,7 +278,7 @@ void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
     if (n == 0 || *p == '#' || n > LINE_MAX_BYTES)
         return;
     line_slot s = {.text = (char *)p, .len = (uint32_t)n};
-    if (!parse_head_how(&s, true))
+    if (!argus_ft_parse_head_how(&s, true))
         return;
     const char *b = p + s.body_off, *end = p + n, *q = b;
     while (q < end && is_ident(*q))
@@ -304,28 +303,29 @@ void argus_ft_prescan_line(argus_ft *d, const char *p, size_t n)
     /* the D-Bus daemons, so that their socket pairs give way to the D-Bus
      * ones from the first line on (map_wakeup) */
     if (q < end && *q == ':' && name.n > 9 && memcmp(name.p, "argus_db_s", 10) == 0) {
-        ev_kind k = event_kind(d, name.p, name.n);
+        ev_kind k = argus_ft_event_kind(d, name.p, name.n);
         if (k == EV_DBUS_SET_SENDER || k == EV_DBUS_SEND_PREALLOC)
-            dbus_add_daemon(d, s.tgid >= 0 ? (uint64_t)s.tgid : s.tid);
+            argus_ft_dbus_add_daemon(d, s.tgid >= 0 ? (uint64_t)s.tgid : s.tid);
         return;
     }
     if (q == end || *q != ':' || name.n < 12 || memcmp(name.p, "sched_", 6) != 0)
         return;
-    ev_kind kind = event_kind(d, name.p, name.n);
+    ev_kind kind = argus_ft_event_kind(d, name.p, name.n);
     if (kind != EV_WAKING && kind != EV_WAKEUP && kind != EV_WAKEUP_NEW && kind != EV_SWITCH)
         return;
     span body = {q + 1, (size_t)(end - q - 1)}, comm = {0}, after, st;
     uint64_t target = 0, prev;
     bool have = kind == EV_SWITCH
-                    ? field_dec(body, "next_pid", &target) ||
-                          plugin_switch(body, &comm, &prev, &st, &comm, &target)
-                    : field_dec(body, "pid", &target) || plugin_task(body, &comm, &target, &after);
+                    ? argus_ft_field_dec(body, "next_pid", &target) ||
+                          argus_ft_plugin_switch(body, &comm, &prev, &st, &comm, &target)
+                    : argus_ft_field_dec(body, "pid", &target) ||
+                          argus_ft_plugin_task(body, &comm, &target, &after);
     if (!have || target == 0 || target > ARGUS_PID_MAX)
         return;     /* no pid (DEC-RANGE: the line is refused when it is read) */
     struct prescan *t = prescan_thread(d, target);
     if (!t->seen) { /* a new task's first wakeup is no sleep */
         t->asleep = kind == EV_WAKING || kind == EV_WAKEUP;
-        if (t->asleep && (comm.n || field(body, "comm", &comm)))
+        if (t->asleep && (comm.n || argus_ft_field(body, "comm", &comm)))
             argus_utf8_copy(t->comm, sizeof t->comm, comm.p, comm.n);
     }
     t->seen = true;
@@ -343,21 +343,20 @@ static void write_start_waits(argus_ft *d, const line_slot *s)
 {
     d->start_waits_written = true;
     size_t pos = 0, n = 0;
-    uint64_t tid, *tids = malloc((d->prescan.count + 1) * sizeof *tids);
+    uint64_t tid, *tids = argus_xmalloc((d->prescan.count + 1) * sizeof *tids,
+                                        "threads asleep at the start");
     void *v;
-    if (!tids)
-        abort();
     while (argus_table_next(&d->prescan, &pos, &tid, &v))
         if (((struct prescan *)v)->asleep)
             tids[n++] = tid;
     qsort(tids, n, sizeof *tids, by_tid);
     for (size_t i = 0; i < n; i++) {
         struct prescan *p = argus_table_get(&d->prescan, tids[i]);
-        thread *t = get_thread(d, tids[i]);
+        thread *t = argus_ft_get_thread(d, tids[i]);
         if (t->tgid < 0 && p->tgid >= 0)
-            set_tgid(t, p->tgid);
+            argus_ft_set_tgid(t, p->tgid);
         if (!t->comm[0])
-            set_comm(t, p->comm, strlen(p->comm));
+            argus_ft_set_comm(t, p->comm, strlen(p->comm));
         BEGIN(d, s, t, "wait", 2);
         argus_put_key(d->w, "reason");
         argus_put_cstr(d->w, p->sys[0] ? p->sys : "sleeping");
@@ -418,17 +417,17 @@ static void take_oldest(argus_ft *d)
         write_start_waits(d, s);
     if (s->kind == HEAD_EVENT) {
         if (s->cpu < CPU_CTX_MAX) {
-            struct cpu_ctx *c = cpu_ctx(d, s->cpu);
+            struct cpu_ctx *c = argus_ft_cpu_ctx(d, s->cpu);
             if (!c->seen) {
                 c->seen = true;
                 c->first_ts = s->ts;
             }
         }
-        map_line(d, s);
+        argus_ft_map_line(d, s);
     } else {
         /* no head: an `ftrace` event of the idle/kernel thread 0 */
         d->event_name = (span){0};
-        write_raw(d, s, get_thread(d, 0));
+        argus_ft_write_raw(d, s, argus_ft_get_thread(d, 0));
     }
     argus_reorder_pop(&d->window);
 }
@@ -441,11 +440,11 @@ static bool lost_line(argus_ft *d, const char *p, size_t n)
         return false;
     d->n_lost++;
     const char *q = p + 4, *end = p + n;
-    uint64_t cpu = read_dec(&q, end);
+    uint64_t cpu = argus_ft_read_dec(&q, end);
     q = lost + 6;
-    uint64_t m = read_dec(&q, end);
+    uint64_t m = argus_ft_read_dec(&q, end);
     if (cpu < CPU_CTX_MAX) {
-        struct cpu_ctx *c = cpu_ctx(d, (uint32_t)cpu);
+        struct cpu_ctx *c = argus_ft_cpu_ctx(d, (uint32_t)cpu);
         c->dropped += m;
         c->drop_lines++;
         if (d->n_heads) {
@@ -595,7 +594,7 @@ static bool bad_pid_field(span body, char *what, size_t what_size)
         uint64_t x = 0;
         const char *q = digits;
         while (q < end && is_digit(*q))
-            x = dec_digit_saturating(x, *q++);
+            x = argus_ft_dec_digit_saturating(x, *q++);
         if (q == digits || (!negative && x <= ARGUS_PID_MAX))
             continue;
         snprintf(what, what_size, "%.*s", (int)(q - key > 64 ? 64 : q - key), key);
@@ -609,11 +608,11 @@ static bool bad_pid_field(span body, char *what, size_t what_size)
 static void entries_line(argus_ft *d, const char *p, size_t n)
 {
     const char *q = p, *end = p + n;
-    uint64_t kept = read_dec(&q, end);
+    uint64_t kept = argus_ft_read_dec(&q, end);
     if (q == end || *q++ != '/')
         return;
     d->entries_kept = kept;
-    d->entries_written = read_dec(&q, end);
+    d->entries_written = argus_ft_read_dec(&q, end);
 }
 
 /* "##### CPU N buffer started ####": CPU N's older events were
@@ -624,9 +623,9 @@ static void buffer_started_line(argus_ft *d, const char *p, size_t n)
     if (!cpu || !memmem(p, n, "buffer started", 14))
         return;
     const char *q = cpu + 4, *end = p + n;
-    uint64_t x = read_dec(&q, end);
+    uint64_t x = argus_ft_read_dec(&q, end);
     if (q > cpu + 4 && x < CPU_CTX_MAX)
-        cpu_ctx(d, (uint32_t)x)->started_mark = true;
+        argus_ft_cpu_ctx(d, (uint32_t)x)->started_mark = true;
 }
 
 static bool stack_line(const char *p, size_t n)
@@ -677,11 +676,11 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
                 span v;
                 uint64_t x = 0;
                 size_t at = 0, digits = 0;
-                if (!field(body, keys[k], &v))
+                if (!argus_ft_field(body, keys[k], &v))
                     continue;
                 at = v.n && v.p[0] == '-';
                 while (at + digits < v.n && is_digit(v.p[at + digits]))
-                    x = dec_digit_saturating(x, v.p[at + digits++]);
+                    x = argus_ft_dec_digit_saturating(x, v.p[at + digits++]);
                 if (digits && (at || x > ARGUS_PID_MAX))
                     return fail(d, "%s:%llu: %s=%.*s is out of the kernel's range (0 to %u)",
                                 d->o.name, (unsigned long long)d->line_no, keys[k],
@@ -730,9 +729,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     if (s->cap < n) {
         free(s->text);
         s->cap = (uint32_t)(n < 256 ? 256 : n);
-        s->text = malloc(s->cap);
-        if (!s->text)
-            abort();
+        s->text = argus_xmalloc(s->cap, "a line of the trace");
     }
     memcpy(s->text, p + i, n - i);
     s->len = (uint32_t)(n - i);
@@ -740,7 +737,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
     if (!d->n_content++)
         snprintf(d->first_content, sizeof d->first_content, "%.*s",
                  (int)(n - i < 60 ? n - i : 60), p + i);
-    if (parse_head(s)) {
+    if (argus_ft_parse_head(s)) {
         d->n_heads++;
         s->kind = HEAD_EVENT;
         /* DEC-RANGE: refused rather than bent (clamped, wrapped, merged) */
@@ -819,32 +816,34 @@ static void write_losses(argus_ft *d)
     bool overwritten = d->entries_written > d->entries_kept;
     if (overwritten) {
         begin_loss(d, "overwritten", 2);
-        put_uint_kv(d, "events", d->entries_written - d->entries_kept);
-        put_uint_kv(d, "written", d->entries_written);
+        argus_ft_put_uint_kv(d, "events", d->entries_written - d->entries_kept);
+        argus_ft_put_uint_kv(d, "written", d->entries_written);
         argus_end_record(d->w);
     }
     for (uint32_t cpu = 0; cpu < d->ncpus; cpu++) {
         const struct cpu_ctx *c = &d->cpus[cpu];
         if (c->seen && (overwritten || c->started_mark)) {
             begin_loss(d, "cpu_start", 2);
-            put_uint_kv(d, "cpu", cpu);
-            put_uint_kv(d, "since", c->first_ts > d->zero ? c->first_ts - d->zero : 0);
+            argus_ft_put_uint_kv(d, "cpu", cpu);
+            argus_ft_put_uint_kv(d, "since", c->first_ts > d->zero ? c->first_ts - d->zero : 0);
             argus_end_record(d->w);
         }
         if (c->drop_lines) {
             begin_loss(d, "dropped", 2 + 2 * c->drop_timed);
-            put_uint_kv(d, "cpu", cpu);
-            put_uint_kv(d, "events", c->dropped);
+            argus_ft_put_uint_kv(d, "cpu", cpu);
+            argus_ft_put_uint_kv(d, "events", c->dropped);
             if (c->drop_timed) {
-                put_uint_kv(d, "from", c->dropped_from > d->zero ? c->dropped_from - d->zero : 0);
-                put_uint_kv(d, "to", c->dropped_to > d->zero ? c->dropped_to - d->zero : 0);
+                argus_ft_put_uint_kv(d, "from",
+                                     c->dropped_from > d->zero ? c->dropped_from - d->zero : 0);
+                argus_ft_put_uint_kv(d, "to",
+                                     c->dropped_to > d->zero ? c->dropped_to - d->zero : 0);
             }
             argus_end_record(d->w);
         }
     }
     if (d->cut_line) {
         begin_loss(d, "cut", 1);
-        put_uint_kv(d, "line", d->cut_line);
+        argus_ft_put_uint_kv(d, "line", d->cut_line);
         argus_end_record(d->w);
     }
     if (d->end_expected && !d->end_seen) {
@@ -864,7 +863,7 @@ int argus_ft_finish(argus_ft *d)
     for (uint32_t cpu = 0; cpu < d->ncpus; cpu++)
         if (d->cpus[cpu].synth_open) {
             line_slot end = {.ts = d->last_ts, .cpu = cpu};
-            synth_irq(d, &end, d->cpus[cpu].synth_tid, false, d->cpus[cpu].synth_ctx);
+            argus_ft_synth_irq(d, &end, d->cpus[cpu].synth_tid, false, d->cpus[cpu].synth_ctx);
             d->cpus[cpu].synth_open = false;
         }
     write_losses(d);
@@ -879,7 +878,7 @@ static bool head_parses(const char *p, size_t n)
     s.len = (uint32_t)(n < sizeof tmp ? n : sizeof tmp);
     memcpy(tmp, p, s.len);
     s.text = tmp;
-    return parse_head(&s);
+    return argus_ft_parse_head(&s);
 }
 
 /* Whether a last line with no newline was cut short (a recording killed

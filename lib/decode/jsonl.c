@@ -8,6 +8,7 @@
  * checked with the stream reader's own record parser, and written. */
 #include "argus/decode/jsonl.h"
 #include "argus/stream/cbor.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/table.h"
 
 #include <errno.h>
@@ -353,9 +354,7 @@ static int on_map_key(void *ctx, const unsigned char *s, size_t len)
         return fail(d, "more than %d keys in one record", MAX_KEYS);
     if (d->npairs == d->pairs_cap) {
         d->pairs_cap = d->pairs_cap ? d->pairs_cap * 2 : 32;
-        d->pairs = realloc(d->pairs, d->pairs_cap * sizeof *d->pairs);
-        if (!d->pairs)
-            abort();
+        d->pairs = argus_xrealloc(d->pairs, d->pairs_cap * sizeof *d->pairs, "a record's keys");
     }
     pair *p = &d->pairs[d->npairs++];
     p->key_off = (uint32_t)d->keys.len;
@@ -649,16 +648,14 @@ static int record_end(argus_jsonl *d)
 
 argus_jsonl *argus_jsonl_new(argus_writer *w, const char *command)
 {
-    argus_jsonl *d = calloc(1, sizeof *d);
-    if (!d)
-        abort();
+    argus_jsonl *d = argus_xcalloc(1, sizeof *d, "JSON lines reader");
     d->w = w;
-    d->command = strdup(command);
+    d->command = argus_xstrdup(command, "command line");
     d->yajl = yajl_alloc(&callbacks, NULL, d);
     d->check = argus_parser_new();
     d->next_id = 1;
-    if (!d->command || !d->yajl)
-        abort();
+    if (!d->yajl)
+        argus_die(ARGUS_EX_IOERR, "out of memory (JSON parser)");
     yajl_config(d->yajl, yajl_allow_multiple_values, 1);
     argus_table_init(&d->threads, sizeof(thread_state));
     return d;

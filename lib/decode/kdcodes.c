@@ -2,6 +2,7 @@
  * docs/inputs/macos.md): built-in entries, extended or overridden by codes
  * files in the trace.codes format with a type column. */
 #include "argus/decode/kdebug.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/table.h"
 
 #include <ctype.h>
@@ -221,14 +222,12 @@ static void resolve(argus_kd_codes *c, size_t i)
     c->exact[i].action = r ? r->action : ARGUS_KD_RAW;
     c->exact[i].phase = r ? r->phase : ARGUS_KD_PHASE_FUNC;
     free(c->exact[i].type);
-    c->exact[i].type = r && r->type ? strdup(r->type) : NULL;
+    c->exact[i].type = r && r->type ? argus_xstrdup(r->type, "event codes") : NULL;
 }
 
 static char *dup_text(const char *s, size_t len)
 {
-    char *p = malloc(len + 1);
-    if (!p)
-        abort();
+    char *p = argus_xmalloc(len + 1, "event codes");
     memcpy(p, s, len);
     p[len] = '\0';
     return p;
@@ -246,9 +245,7 @@ static void add_entry(argus_kd_codes *c, uint32_t lo, uint32_t hi,
     if (lo != hi) {
         if (c->nranges == c->capranges) {
             c->capranges = c->capranges ? c->capranges * 2 : 8;
-            c->ranges = realloc(c->ranges, c->capranges * sizeof *c->ranges);
-            if (!c->ranges)
-                abort();
+            c->ranges = argus_xrealloc(c->ranges, c->capranges * sizeof *c->ranges, "event codes");
         }
         argus_kd_code *r = &c->ranges[c->nranges++];
         *r = (argus_kd_code){lo, hi, action, phase,
@@ -265,10 +262,8 @@ static void add_entry(argus_kd_codes *c, uint32_t lo, uint32_t hi,
     if (created) {
         if (c->nexact == c->capexact) {
             c->capexact = c->capexact ? c->capexact * 2 : 256;
-            c->exact = realloc(c->exact, c->capexact * sizeof *c->exact);
-            c->typed = realloc(c->typed, c->capexact * sizeof *c->typed);
-            if (!c->exact || !c->typed)
-                abort();
+            c->exact = argus_xrealloc(c->exact, c->capexact * sizeof *c->exact, "event codes");
+            c->typed = argus_xrealloc(c->typed, c->capexact * sizeof *c->typed, "event codes");
         }
         i = c->nexact++;
         *slot = i + 1;
@@ -299,9 +294,7 @@ static void add_entry(argus_kd_codes *c, uint32_t lo, uint32_t hi,
 
 argus_kd_codes *argus_kd_codes_default(void)
 {
-    argus_kd_codes *c = calloc(1, sizeof *c);
-    if (!c)
-        abort();
+    argus_kd_codes *c = argus_xcalloc(1, sizeof *c, "event codes");
     argus_table_init(&c->by_id, sizeof(uint64_t));
     argus_table_init(&c->by_name, sizeof(uint64_t));
     char name[64];

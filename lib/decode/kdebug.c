@@ -83,9 +83,7 @@ int argus_kd_fail(argus_kd *d, const char *fmt, ...)
 
 argus_kd *argus_kd_new(argus_writer *w, const argus_kd_options *o)
 {
-    argus_kd *d = calloc(1, sizeof *d);
-    if (!d)
-        abort();
+    argus_kd *d = argus_xcalloc(1, sizeof *d, "kdebug reader");
     d->w = w;
     d->o = *o;
     d->source = "kdebug";
@@ -187,9 +185,8 @@ void argus_kd_map_thread(argus_kd *d, uint64_t tid, uint32_t pid,
         t = add_thread(d, tid);
         if (d->nmap == d->capmap) {
             d->capmap = d->capmap ? d->capmap * 2 : 256;
-            d->map_order = realloc(d->map_order, d->capmap * sizeof *d->map_order);
-            if (!d->map_order)
-                abort();
+            d->map_order = argus_xrealloc(d->map_order, d->capmap * sizeof *d->map_order,
+                                          "thread table");
         }
         d->map_order[d->nmap++] = tid;
     }

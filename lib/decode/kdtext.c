@@ -25,6 +25,7 @@
  * Lines are parsed in place in the input's window: no allocation per line
  * (tables grow by doubling; names are resolved through a small cache). */
 #include "argus/decode/kdebug.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/table.h"
 
 #include <stdio.h>
@@ -297,13 +298,11 @@ static const command_slot *command_of(text_reader *r, const char *s, size_t len)
                 return c;
             continue;
         }
-        if (r->arena_len + len > UINT32_MAX)
-            abort(); /* 4 GiB of distinct command names */
+        if (r->arena_len + len > UINT32_MAX) /* offsets are 32 bits */
+            argus_die(ARGUS_EX_IOERR, "out of memory (command names: 4 GiB at most)");
         if (r->arena_len + len > r->arena_cap) {
             r->arena_cap = (r->arena_len + len) * 2 + 256;
-            r->arena = realloc(r->arena, r->arena_cap);
-            if (!r->arena)
-                abort();
+            r->arena = argus_xrealloc(r->arena, r->arena_cap, "command names");
         }
         c->off = (uint32_t)r->arena_len;
         c->len = (uint32_t)len;
@@ -542,9 +541,7 @@ static int parse_line(text_reader *r, const char *line, size_t len)
 
 int argus_kd_read_text(argus_kd *d, argus_input *in)
 {
-    text_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        abort();
+    text_reader *r = argus_xcalloc(1, sizeof *r, "trace text reader");
     r->d = d;
     r->codes = argus_kd_codes_of(d);
     r->name = in->name;

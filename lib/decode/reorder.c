@@ -1,5 +1,6 @@
 /* The reorder window (include/argus/decode/reorder.h). */
 #include "argus/decode/reorder.h"
+#include "argus/stream/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,7 @@ void argus_reorder_init(argus_reorder *r, size_t slot_size, size_t window)
     while (r->cap < r->window + 1)
         r->cap <<= 1;
     /* one spare slot: the swap space of commit */
-    r->slots = calloc(r->cap + 1, slot_size);
-    if (!r->slots)
-        abort();
+    r->slots = argus_xcalloc(r->cap + 1, slot_size, "reorder window");
 }
 
 void argus_reorder_free(argus_reorder *r)

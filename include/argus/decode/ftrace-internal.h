@@ -7,7 +7,7 @@
  *                     losses, refusals, sniffing, counters
  *   ftrace-parse.c    a line's text: its head, numbers, key=value fields
  *   ftrace-records.c  threads and the records written (event heads, pairs)
- *   ftrace-kernel.c   each line's mapping (map_line) and the kernel's
+ *   ftrace-kernel.c   each line's mapping (argus_ft_map_line) and the kernel's
  *                     events: scheduler, syscalls, fds, interrupts,
  *                     workqueues, timers, tasks
  *   ftrace-desktop.c  argus-record's uprobes on the desktop's libraries
@@ -306,49 +306,49 @@ static inline uint64_t pid_of(const thread *t)
 }
 
 #define PUT_LIT(w, lit) argus_put_text((w), lit, sizeof lit - 1)
-#define BEGIN(d, s, t, lit, extra) begin_event(d, s, t, lit, sizeof lit - 1, extra)
+#define BEGIN(d, s, t, lit, extra) argus_ft_begin_event(d, s, t, lit, sizeof lit - 1, extra)
 
 /* ---- ftrace.c ----------------------------------------------------------- */
 
-ev_kind event_kind(const argus_ft *d, const char *name, size_t len);
+ev_kind argus_ft_event_kind(const argus_ft *d, const char *name, size_t len);
 
 /* ---- ftrace-parse.c ----------------------------------------------------- */
 
-bool span_dec(span s, uint64_t *v);
-bool span_hex(span s, uint64_t *v);
-bool span_hex_whole(span s, uint64_t *v);
-bool next_field(span *rest, span *key, span *val);
-bool field(span body, const char *key, span *val);
-bool field_dec(span body, const char *key, uint64_t *v);
-bool field_hex(span body, const char *key, uint64_t *v);
-bool parse_ts(const char **pp, const char *end, uint64_t *ns, bool *counter);
-uint64_t dec_digit_saturating(uint64_t v, char c);
-uint64_t read_dec(const char **q, const char *end);
-bool parse_head_how(line_slot *s, bool who_only);
-bool parse_head(line_slot *s);
+bool argus_ft_span_dec(span s, uint64_t *v);
+bool argus_ft_span_hex(span s, uint64_t *v);
+bool argus_ft_span_hex_whole(span s, uint64_t *v);
+bool argus_ft_next_field(span *rest, span *key, span *val);
+bool argus_ft_field(span body, const char *key, span *val);
+bool argus_ft_field_dec(span body, const char *key, uint64_t *v);
+bool argus_ft_field_hex(span body, const char *key, uint64_t *v);
+bool argus_ft_parse_ts(const char **pp, const char *end, uint64_t *ns, bool *counter);
+uint64_t argus_ft_dec_digit_saturating(uint64_t v, char c);
+uint64_t argus_ft_read_dec(const char **q, const char *end);
+bool argus_ft_parse_head_how(line_slot *s, bool who_only);
+bool argus_ft_parse_head(line_slot *s);
 
 /* ---- ftrace-records.c --------------------------------------------------- */
 
-thread *find_thread(argus_ft *d, uint64_t tid);
-thread *get_thread(argus_ft *d, uint64_t tid);
-void set_comm(thread *t, const char *c, size_t n);
-void set_tgid(thread *t, int64_t tgid);
-bool thread_is_kernel(const thread *t);
-void begin_event(argus_ft *d, const line_slot *s, thread *t,
-                 const char *type, size_t type_len, unsigned extra);
-void put_uint_kv(argus_ft *d, const char *key, uint64_t v);
-void put_span_kv(argus_ft *d, const char *key, span v);
-void put_phase(argus_ft *d, bool begin);
-void write_raw(argus_ft *d, const line_slot *s, thread *t);
+thread *argus_ft_find_thread(argus_ft *d, uint64_t tid);
+thread *argus_ft_get_thread(argus_ft *d, uint64_t tid);
+void argus_ft_set_comm(thread *t, const char *c, size_t n);
+void argus_ft_set_tgid(thread *t, int64_t tgid);
+bool argus_ft_thread_is_kernel(const thread *t);
+void argus_ft_begin_event(argus_ft *d, const line_slot *s, thread *t, const char *type,
+                          size_t type_len, unsigned extra);
+void argus_ft_put_uint_kv(argus_ft *d, const char *key, uint64_t v);
+void argus_ft_put_span_kv(argus_ft *d, const char *key, span v);
+void argus_ft_put_phase(argus_ft *d, bool begin);
+void argus_ft_write_raw(argus_ft *d, const line_slot *s, thread *t);
 
 /* ---- ftrace-kernel.c ---------------------------------------------------- */
 
-void map_line(argus_ft *d, line_slot *s);
-struct cpu_ctx *cpu_ctx(argus_ft *d, uint32_t cpu);
-void synth_irq(argus_ft *d, const line_slot *s, uint64_t tid, bool begin, char ctx);
-bool plugin_task(span s, span *comm, uint64_t *pid, span *after);
-bool plugin_switch(span body, span *prev_comm, uint64_t *prev_pid,
-                   span *prev_state, span *next_comm, uint64_t *next_pid);
+void argus_ft_map_line(argus_ft *d, line_slot *s);
+struct cpu_ctx *argus_ft_cpu_ctx(argus_ft *d, uint32_t cpu);
+void argus_ft_synth_irq(argus_ft *d, const line_slot *s, uint64_t tid, bool begin, char ctx);
+bool argus_ft_plugin_task(span s, span *comm, uint64_t *pid, span *after);
+bool argus_ft_plugin_switch(span body, span *prev_comm, uint64_t *prev_pid, span *prev_state,
+                            span *next_comm, uint64_t *next_pid);
 
 /* ---- ftrace-desktop.c --------------------------------------------------- */
 
@@ -359,26 +359,28 @@ struct input_kind {
     unsigned type;
     const char *kind;
 };
-extern const struct input_kind gtk_kinds[], x_kinds[], qt_kinds[];
+extern const struct input_kind argus_ft_gtk_kinds[], argus_ft_x_kinds[], argus_ft_qt_kinds[];
 
-void map_loop_dispatch(argus_ft *d, const line_slot *s, thread *cur, span body, bool begin);
-void map_loop_poll(argus_ft *d, const line_slot *s, thread *cur, span body, bool before);
-void map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
-               const struct input_kind *kinds, const char *key_field);
+void argus_ft_map_loop_dispatch(argus_ft *d, const line_slot *s, thread *cur, span body,
+                                bool begin);
+void argus_ft_map_loop_poll(argus_ft *d, const line_slot *s, thread *cur, span body, bool before);
+void argus_ft_map_input(argus_ft *d, const line_slot *s, thread *cur, span body,
+                        const struct input_kind *kinds, const char *key_field);
 
 /* ---- ftrace-dbus.c ------------------------------------------------------ */
 
-struct dbus_daemon *dbus_daemon(const argus_ft *d, uint64_t pid);
-struct dbus_daemon *dbus_add_daemon(argus_ft *d, uint64_t pid);
-void map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, span body, bool libdbus);
-void map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *cur, span body);
-void map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body);
-void map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur, span body);
-void map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool libdbus);
+struct dbus_daemon *argus_ft_dbus_daemon(const argus_ft *d, uint64_t pid);
+struct dbus_daemon *argus_ft_dbus_add_daemon(argus_ft *d, uint64_t pid);
+void argus_ft_map_dbus_set_serial(argus_ft *d, const line_slot *s, thread *cur, span body,
+                                  bool libdbus);
+void argus_ft_map_dbus_set_reply_serial(argus_ft *d, const line_slot *s, thread *cur, span body);
+void argus_ft_map_dbus_set_sender(argus_ft *d, const line_slot *s, thread *cur, span body);
+void argus_ft_map_dbus_send_prealloc(argus_ft *d, const line_slot *s, thread *cur, span body);
+void argus_ft_map_dbus_recv(argus_ft *d, const line_slot *s, thread *cur, span body, bool libdbus);
 
 /* ---- ftrace-android.c --------------------------------------------------- */
 
-void map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool send);
-void map_mark(argus_ft *d, const line_slot *s, thread *cur, span body);
+void argus_ft_map_binder(argus_ft *d, const line_slot *s, thread *cur, span body, bool send);
+void argus_ft_map_mark(argus_ft *d, const line_slot *s, thread *cur, span body);
 
 #endif

@@ -17,6 +17,13 @@ enum {
     ARGUS_EX_NOINPUT = 66,   /* input file missing or unreadable */
     ARGUS_EX_SOFTWARE = 70,  /* a bug of ours (sysexits' EX_SOFTWARE) */
     ARGUS_EX_IOERR = 74,     /* read or write error */
+    /* those of the programs that set up tracing (argus-record, argus-watch;
+     * docs/stages/record.md, "Exit status") */
+    ARGUS_EX_UNAVAILABLE = 69, /* no tracefs, no sched_switch, no breakpoint slot */
+    ARGUS_EX_CANTCREAT = 73,   /* an output file or folder cannot be created */
+    ARGUS_EX_NOPERM = 77,      /* not root */
+    ARGUS_EX_NOEXEC = 126,     /* a command to run is not executable (as a shell says) */
+    ARGUS_EX_NOTFOUND = 127,   /* a command to run is not found (as a shell says) */
 };
 
 
