@@ -235,3 +235,20 @@ stream() {
     assert_failure 65
     assert_output "argus-decode: $LTTNG: babeltrace2 dies reading its metadata and packet headers: Duplicate member/option name in structure/variant field class (a damaged trace, or one babeltrace2 cannot read)"
 }
+
+# ---- What the trace lost (DEC-LOSS) ------------------------------------------
+
+@test "DEC-LOSS: an LTTng stream whose packet says 25 events discarded and whose next packet's sequence number skips one: both lost-events lines of its CPU, one dropped record of 25 events from the first to the second" {
+    run --separate-stderr stream $F/lttng-lost
+    assert_success
+    [ "${stderr_lines[0]}" = "argus-decode: $F/lttng-lost:6: warning: CPU:1 [LOST 25 EVENTS]" ]
+    [ "${stderr_lines[1]}" = "argus-decode: $F/lttng-lost:9: warning: CPU:1 [LOST EVENTS]" ]
+    [ "${#stderr_lines[@]}" = 2 ]
+    [ "${#lines[@]}" = 19 ]
+    assert_line --index 18 '{"type":"loss","kind":"dropped","cpu":1,"events":25,"from":12000000,"to":22000000}'
+}
+
+@test "DEC-LOSS: argus diagnose of that trace says first that the tracer dropped events, and when" {
+    run --separate-stderr argus diagnose $F/lttng-lost
+    assert_line --index 1 "Incomplete trace: the tracer dropped 25 events (about 1457111226.012000..1457111226.022000 s)."
+}

@@ -851,8 +851,9 @@ static void on_event(ctf_reader *r, const bt_message *m)
     render(r, e);
 }
 
-/* Events the tracer dropped: the line tracefs writes for them, which the
- * ftrace decoder warns of and counts. */
+/* Events the tracer dropped (a packet's events_discarded grew since the
+ * stream's packet before): the line tracefs writes for them, which the
+ * ftrace decoder warns of and counts (DEC-LOSS). */
 static void on_discarded(ctf_reader *r, const bt_message *m)
 {
     if (r->prescan)
@@ -866,6 +867,19 @@ static void on_discarded(ctf_reader *r, const bt_message *m)
         put(r, "CPU:%u [LOST %llu EVENTS]", cpu, (unsigned long long)count);
     else
         put(r, "CPU:%u [LOST EVENTS]", cpu);
+    line_out(r);
+}
+
+/* Packets the tracer dropped (a gap in packet_seq_num: LTTng's consumer
+ * lost a whole sub-buffer): the events in them are not counted, so the
+ * line says events were lost without how many (DEC-LOSS). */
+static void on_discarded_packets(ctf_reader *r, const bt_message *m)
+{
+    if (r->prescan)
+        return;
+    uint32_t cpu = stream_cpu(r, bt_message_discarded_packets_borrow_stream_const(m), false, 0);
+    r->len = 0;
+    put(r, "CPU:%u [LOST EVENTS]", cpu);
     line_out(r);
 }
 
@@ -895,6 +909,7 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
             switch (bt_message_get_type(msgs[i])) {
             case BT_MESSAGE_TYPE_EVENT: on_event(r, msgs[i]); break;
             case BT_MESSAGE_TYPE_DISCARDED_EVENTS: on_discarded(r, msgs[i]); break;
+            case BT_MESSAGE_TYPE_DISCARDED_PACKETS: on_discarded_packets(r, msgs[i]); break;
             default: break;
             }
         }
