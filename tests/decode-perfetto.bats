@@ -56,6 +56,30 @@ verdict() {
     same_stream fixtures/ftrace/syscall-waits.txt --zlib --bundle 1
 }
 
+@test "the same trace in zstd-compressed packets (zstd_compressed_packets, field 133), one event a bundle: the same stream" {
+    same_stream fixtures/ftrace/syscall-waits.txt --zstd --bundle 1
+}
+
+@test "the kept deflate and zstd fixtures give the stream of their ftrace text, and the generator still writes them byte for byte" {
+    for z in zlib:deflate zstd:zstd; do
+        "$GEN" --${z%%:*} --bundle 1 < fixtures/ftrace/syscall-waits.txt 2>/dev/null | cmp - fixtures/perfetto/syscall-waits-${z#*:}.pb
+    done
+    stream fixtures/ftrace/syscall-waits.txt > "$T/text.jsonl"
+    for f in deflate zstd; do
+        run --separate-stderr stream fixtures/perfetto/syscall-waits-$f.pb
+        assert_success
+        assert_output "$(cat "$T/text.jsonl")"
+    done
+}
+
+@test "zstd-compressed packets whose frame is damaged: exit 65 naming the packet's byte and zstd's reason" {
+    cp fixtures/perfetto/syscall-waits-zstd.pb "$T/bad.pb"
+    printf '\377\377\377\377' | dd of="$T/bad.pb" bs=1 seek=7 conv=notrunc 2>/dev/null
+    run --separate-stderr argus-decode "$T/bad.pb"
+    assert_failure 65
+    [ "$stderr" = "argus-decode: $T/bad.pb: byte 0: zstd-compressed packets that do not decompress (zstd: Unknown frame descriptor)" ]
+}
+
 @test "the process tree gives each thread its process: the same stream" {
     same_stream fixtures/ftrace/tracefs-tgid.txt
     run sh -c "argus-decode '$T/trace.pb' | argus-to-json | grep -m1 '\"tid\":5103'"

@@ -6,7 +6,7 @@
  * allocation per field) walks the Trace's packets. A first walk (the
  * index) notes each ftrace bundle (its CPU, its first timestamp, where
  * its bytes are), the process tree, the system's architecture, and
- * inflates zlib-compressed packets to index them too. Then the bundles
+ * inflates compressed packets (zlib's deflate, or zstd) to index them too. Then the bundles
  * are merged into time order: each bundle is a cursor over its events
  * and its compact_sched arrays (each in time order, as the kernel's
  * per-CPU buffer gives them), a heap holds the bundles open, and a
@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define PF_MAX_CPUS 4096            /* a bundle's cpu beyond this is damage */
 #define PF_MAX_INFLATED (256u << 20) /* one compressed_packets field, inflated */
@@ -166,11 +167,13 @@ typedef struct pf_comm {
     char name[PF_NAME_CAP];
 } pf_comm;
 
-/* zlib-compressed packets: inflated to index them, again when one of
- * their bundles opens, and freed when the last of those closes. */
+/* Compressed packets (compressed_packets: deflate; zstd_compressed_packets):
+ * inflated to index them, again when one of their bundles opens, and
+ * freed when the last of those closes. */
 typedef struct pf_chunk {
     const uint8_t *z;
     size_t zlen;
+    bool zstd;
     uint64_t off;         /* the file offset of its packet */
     uint8_t *buf;
     size_t len;
@@ -571,9 +574,56 @@ static void add_bundle(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         p->chunks[chunk - 1].bundles++;
 }
 
+/* Decompresses a zstd chunk C into its buffer: one or more frames, their
+ * size not trusted (the output grows as it comes, up to PF_MAX_INFLATED). */
+static void unzstd_chunk(pf *p, pf_chunk *c)
+{
+    ZSTD_DStream *zd = ZSTD_createDStream();
+    if (!zd)
+        abort();
+    size_t cap = c->zlen * 4 + 4096, rc = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        abort();
+    ZSTD_inBuffer in = {c->z, c->zlen, 0};
+    ZSTD_outBuffer out = {buf, cap, 0};
+    while (in.pos < in.size || rc != 0) {
+        if (out.pos == out.size) {
+            if (cap >= PF_MAX_INFLATED) {
+                ZSTD_freeDStream(zd);
+                free(buf);
+                pf_fail(p, "compressed packets inflate to more than %u MiB",
+                        PF_MAX_INFLATED >> 20);
+            }
+            cap = cap * 2 > PF_MAX_INFLATED ? PF_MAX_INFLATED : cap * 2;
+            buf = realloc(buf, cap);
+            if (!buf)
+                abort();
+            out.dst = buf;
+            out.size = cap;
+        }
+        size_t before_in = in.pos, before_out = out.pos;
+        rc = ZSTD_decompressStream(zd, &out, &in);
+        if (ZSTD_isError(rc) || (rc && in.pos == before_in && out.pos == before_out &&
+                                 in.pos == in.size)) {
+            ZSTD_freeDStream(zd);
+            free(buf);
+            pf_fail(p, "zstd-compressed packets that do not decompress (zstd: %s)",
+                    ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "cut short");
+        }
+    }
+    ZSTD_freeDStream(zd);
+    c->buf = buf;
+    c->len = out.pos;
+}
+
 /* Inflates chunk C into its buffer. */
 static void inflate_chunk(pf *p, pf_chunk *c)
 {
+    if (c->zstd) {
+        unzstd_chunk(p, c);
+        return;
+    }
     z_stream z = {0};
     if (inflateInit(&z) != Z_OK)
         abort();
@@ -638,7 +688,8 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         case 45: index_system_info(p, f.data, f.len); break;
         case 12: index_interned(p, f.data, f.len); break;
         case 6: index_clock_snapshot(p, f.data, f.len); break;
-        case 50: {
+        case 50:
+        case 133: { /* compressed_packets (deflate), zstd_compressed_packets */
             if (chunk)
                 pf_fail(p, "compressed packets inside compressed packets");
             if (p->n_chunks == p->cap_chunks) {
@@ -648,7 +699,7 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
                     abort();
             }
             pf_chunk *c = &p->chunks[p->n_chunks++];
-            *c = (pf_chunk){.z = f.data, .zlen = f.len, .off = p->at};
+            *c = (pf_chunk){.z = f.data, .zlen = f.len, .off = p->at, .zstd = f.num == 133};
             p->c->compressed++;
             inflate_chunk(p, c);
             p->chunk_base = c->buf;
@@ -659,9 +710,6 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
             c->buf = NULL;
             break;
         }
-        case 133:
-            pf_fail(p, "zstd-compressed packets, which argus does not read (record "
-                       "with compression_type COMPRESSION_TYPE_DEFLATE or none)");
         default: break;
         }
     }
@@ -1713,7 +1761,7 @@ void argus_pf_print_counts(const argus_pf_counts *c, void *file)
     if (v)             \
         fprintf(f, "  %llu %s\n", (unsigned long long)(v), what)
     COUNT(c->packets, "Perfetto packets");
-    COUNT(c->compressed, "of them compressed packets (zlib), inflated");
+    COUNT(c->compressed, "of them compressed packets (deflate or zstd), inflated");
     COUNT(c->bundles, "ftrace bundles");
     COUNT(c->events, "ftrace events");
     COUNT(c->switches, "sched_switch (ftrace and compact_sched)");
