@@ -200,3 +200,49 @@ verdict() {
     assert_output --partial '  perfetto    a Perfetto protobuf trace (Linux, Android)'
     assert_output --partial 'ftrace, tracedat, perfdata, perfetto, ctf)'
 }
+
+# ---- What the trace lost (DEC-LOSS) ------------------------------------------
+
+# losses GEN-OPTIONS...: the loss records of syscall-waits.txt made a
+# Perfetto trace with those options, and decode's warnings after them
+losses() {
+    "$GEN" "$@" < fixtures/ftrace/syscall-waits.txt > "$T/l.pb" 2> /dev/null
+    argus-decode "$T/l.pb" 2> "$T/err" | argus-to-json | grep '"loss"'
+    sed "s|$T/||" "$T/err"
+}
+
+@test "DEC-LOSS: ftrace_stats whose CPU 0 overrun grew by 40 from the trace's start to its end (CPU 1's not): a dropped record of 40 events on CPU 0, no time (before the first event)" {
+    run losses --overrun 0:40 --overrun 1:0
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":40}
+argus-decode: l.pb:4: warning: CPU:0 [LOST 40 EVENTS]'
+}
+
+@test "DEC-LOSS: trace_stats whose buffer overwrote chunks (ring buffer mode: the oldest data gone): each CPU's kept events start at its first (cpu_start), as tracefs' buffer started marks" {
+    run losses --chunks-overwritten 7
+    assert_success
+    assert_output '{"type":"loss","kind":"cpu_start","cpu":0,"since":0}
+{"type":"loss","kind":"cpu_start","cpu":1,"since":400000}'
+}
+
+@test "DEC-LOSS: an ftrace bundle whose lost_events flag is set: a dropped record of its CPU, when its bundle opens, how many not known" {
+    run losses --lost-bundle 2
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":1,"events":0,"from":320000,"to":320000}
+argus-decode: l.pb:17: warning: CPU:1 [LOST EVENTS]'
+}
+
+@test "DEC-LOSS: the stats inside compressed packets are read too" {
+    run losses --zstd --overrun 1:3 --chunks-overwritten 2
+    assert_success
+    assert_output '{"type":"loss","kind":"cpu_start","cpu":0,"since":0}
+{"type":"loss","kind":"cpu_start","cpu":1,"since":400000}
+{"type":"loss","kind":"dropped","cpu":1,"events":3}
+argus-decode: l.pb:4: warning: CPU:1 [LOST 3 EVENTS]'
+}
+
+@test "DEC-LOSS: a trace without stats or lost flags has no loss record" {
+    run losses
+    assert_success
+    assert_output ''
+}

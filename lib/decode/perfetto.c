@@ -249,6 +249,15 @@ typedef struct pf {
     uint64_t boottime, realtime; /* the first clock snapshot holding both */
     bool other_clock;     /* a bundle's ftrace clock is not the boot clock */
     uint64_t kinds[8];    /* packet kinds seen, for the refusal's message */
+    /* DEC-LOSS: per CPU, the kernel ring's overrun and dropped counts at
+     * the trace's start and end (ftrace_stats), and the chunks the
+     * service's buffers overwrote (trace_stats) */
+    struct pf_loss {
+        uint64_t start_overrun, end_overrun, start_dropped, end_dropped;
+        bool start, end;
+    } *loss;
+    uint32_t n_loss;
+    uint64_t chunks_overwritten;
     /* the merge */
     bool prescan;
     pf_cursor **heap;
@@ -512,6 +521,73 @@ static void index_system_info(pf *p, const uint8_t *data, size_t len)
     }
 }
 
+/* ftrace_stats: each CPU's overrun (events its ring overwrote before
+ * traced read them) and dropped events (a ring not in overwrite mode,
+ * full), at the trace's start and end; of several flushes, the first
+ * start and the last end (DEC-LOSS). */
+static void index_ftrace_stats(pf *p, const uint8_t *data, size_t len)
+{
+    pb b = {data, data + len};
+    pb_field f, g;
+    uint64_t phase = 0;
+    while (pf_next(p, &b, &f, "ftrace stats"))
+        if (f.num == 1 && f.wt == 0)
+            phase = f.v;
+    if (phase != 1 && phase != 2)
+        return;
+    b = (pb){data, data + len};
+    while (pf_next(p, &b, &f, "ftrace stats")) {
+        if (f.num != 2 || f.wt != 2)
+            continue;
+        uint64_t cpu = 0, overrun = 0, dropped = 0;
+        pb c = {f.data, f.data + f.len};
+        while (pf_next(p, &c, &g, "ftrace cpu stats")) {
+            if (g.wt != 0)
+                continue;
+            if (g.num == 1)
+                cpu = g.v;
+            else if (g.num == 3)
+                overrun = g.v;
+            else if (g.num == 8)
+                dropped = g.v;
+        }
+        if (cpu >= PF_MAX_CPUS)
+            continue;
+        if (cpu >= p->n_loss) {
+            uint32_t n = (uint32_t)cpu + 1;
+            p->loss = realloc(p->loss, n * sizeof *p->loss);
+            if (!p->loss)
+                abort();
+            memset(p->loss + p->n_loss, 0, (n - p->n_loss) * sizeof *p->loss);
+            p->n_loss = n;
+        }
+        struct pf_loss *l = &p->loss[cpu];
+        if (phase == 1 && !l->start)
+            l->start = true, l->start_overrun = overrun, l->start_dropped = dropped;
+        else if (phase == 2)
+            l->end = true, l->end_overrun = overrun, l->end_dropped = dropped;
+    }
+}
+
+/* trace_stats: the chunks each buffer overwrote before they were read
+ * (a ring buffer full: the trace's oldest data gone). */
+static void index_trace_stats(pf *p, const uint8_t *data, size_t len)
+{
+    pb b = {data, data + len};
+    pb_field f, g;
+    uint64_t chunks = 0;
+    while (pf_next(p, &b, &f, "trace stats")) {
+        if (f.num != 1 || f.wt != 2)
+            continue;
+        pb s = {f.data, f.data + f.len};
+        while (pf_next(p, &s, &g, "buffer stats"))
+            if (g.num == 3 && g.wt == 0)
+                chunks += g.v;
+    }
+    if (chunks > p->chunks_overwritten) /* the last, cumulative */
+        p->chunks_overwritten = chunks;
+}
+
 /* A bundle's first timestamp: its first event's, its first switch's and
  * first waking's (compact_sched: the first of each array is absolute). */
 static uint64_t bundle_min_ts(pf *p, const uint8_t *data, size_t len, uint32_t *cpu)
@@ -688,6 +764,8 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         case 45: index_system_info(p, f.data, f.len); break;
         case 12: index_interned(p, f.data, f.len); break;
         case 6: index_clock_snapshot(p, f.data, f.len); break;
+        case 34: index_ftrace_stats(p, f.data, f.len); break;
+        case 35: index_trace_stats(p, f.data, f.len); break;
         case 50:
         case 133: { /* compressed_packets (deflate), zstd_compressed_packets */
             if (chunk)
@@ -1612,6 +1690,42 @@ static void thread_lines(pf *p)
     }
 }
 
+/* DEC-LOSS: what the stats say was lost, as the lines tracefs writes for
+ * it, before the first event: each CPU's events lost in its kernel ring
+ * (overrun and dropped, the end's count less the start's), and, when the
+ * service's buffer overwrote chunks, each CPU's "buffer started" mark
+ * (its oldest events gone). */
+static void loss_lines(pf *p)
+{
+    for (uint32_t cpu = 0; cpu < p->n_loss; cpu++) {
+        const struct pf_loss *l = &p->loss[cpu];
+        if (!l->end)
+            continue;
+        uint64_t lost = 0;
+        if (l->end_overrun > l->start_overrun)
+            lost += l->end_overrun - l->start_overrun;
+        if (l->end_dropped > l->start_dropped)
+            lost += l->end_dropped - l->start_dropped;
+        if (lost) {
+            p->n = 0;
+            put(p, "CPU:%u [LOST %llu EVENTS]", cpu, (unsigned long long)lost);
+            emit(p);
+        }
+    }
+    if (!p->chunks_overwritten)
+        return;
+    uint8_t seen[PF_MAX_CPUS / 8 + 1] = {0};
+    for (size_t i = 0; i < p->n_bundles; i++) {
+        uint32_t cpu = p->bundles[i].cpu;
+        if (cpu < PF_MAX_CPUS && !(seen[cpu / 8] & (1u << (cpu % 8)))) {
+            seen[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+            p->n = 0;
+            put(p, "##### CPU %u buffer started ####", cpu);
+            emit(p);
+        }
+    }
+}
+
 static const char *const kind_names[] = {"ftrace_events", "track_event", "perf_sample",
                                          "process_tree", "process_stats", "android_log",
                                          "sys_stats"};
@@ -1672,6 +1786,7 @@ static int pf_run(pf *p)
         return how == 2 ? -2 : -1;
     }
     thread_lines(p);
+    loss_lines(p);
     merge(p);
     if (p->deferred[0]) {
         snprintf(p->err, p->errlen, "%s", p->deferred);
@@ -1718,6 +1833,7 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
     argus_table_free(&p->threads);
     argus_table_free(&p->ksyms);
     free(p->bundles);
+    free(p->loss);
     for (size_t i = 0; i < p->n_chunks; i++)
         free(p->chunks[i].buf);
     free(p->chunks);
