@@ -252,3 +252,18 @@ stream() {
     run --separate-stderr argus diagnose $F/lttng-lost
     assert_line --index 1 "Incomplete trace: the tracer dropped 25 events (about 1457111226.012000..1457111226.022000 s)."
 }
+
+# ---- CTF 2 -----------------------------------------------------------------------
+
+@test "a CTF 2 trace (JSON metadata, LTTng 2.15's default) is told as CTF and refused by name with Debian 12's libbabeltrace2 2.0.4: the version it needs and how to record CTF 1.8 (65), as a directory, as its metadata file and through argus diagnose" {
+    tar xzf $F/ctf2-lttng-crash.tar.gz -C "$T"
+    msg="$T/ctf2-lttng-crash/metadata: a CTF 2 trace, which libbabeltrace2 2.0.4 does not read (it reads CTF 1.8; CTF 2 needs babeltrace2 2.1 or later): record it as CTF 1.8 (lttng create SESSION --trace-format=ctf-1.8)"
+    for input in "$T/ctf2-lttng-crash" "$T/ctf2-lttng-crash/metadata" "$T"; do
+        run --separate-stderr argus-decode "$input"
+        assert_failure 65
+        [ "$stderr" = "argus-decode: $msg" ]
+    done
+    run --separate-stderr argus diagnose "$T/ctf2-lttng-crash"
+    assert_failure 65
+    [ "$stderr" = "argus diagnose: $msg" ]
+}
