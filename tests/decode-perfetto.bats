@@ -246,3 +246,9 @@ argus-decode: l.pb:4: warning: CPU:1 [LOST 3 EVENTS]'
     assert_success
     assert_output ''
 }
+
+@test "DEC-LOSS: argus diagnose of a trace whose only loss is a bundle's lost_events flag says that the tracer dropped events it did not count, and about when" {
+    "$GEN" --lost-bundle 2 < fixtures/ftrace/syscall-waits.txt > "$T/l.pb" 2> /dev/null
+    run --separate-stderr argus diagnose "$T/l.pb"
+    assert_line --index 1 "Incomplete trace: the tracer dropped events it did not count (about 7200.000420 s)."
+}
