@@ -56,11 +56,11 @@ verdict() {
     same_stream fixtures/ftrace/syscall-waits.txt --zlib --bundle 1
 }
 
-@test "the same trace in zstd-compressed packets (zstd_compressed_packets, field 133), one event a bundle: the same stream" {
+@test "zstd_compressed_packets (field 133), one event a bundle: the same stream" {
     same_stream fixtures/ftrace/syscall-waits.txt --zstd --bundle 1
 }
 
-@test "the kept deflate and zstd fixtures give the stream of their ftrace text, and the generator still writes them byte for byte" {
+@test "the kept deflate and zstd fixtures: the stream of their text; the generator writes them alike" {
     for z in zlib:deflate zstd:zstd; do
         "$GEN" --${z%%:*} --bundle 1 < fixtures/ftrace/syscall-waits.txt 2>/dev/null | cmp - fixtures/perfetto/syscall-waits-${z#*:}.pb
     done
@@ -211,21 +211,21 @@ losses() {
     sed "s|$T/||" "$T/err"
 }
 
-@test "DEC-LOSS: ftrace_stats whose CPU 0 overrun grew by 40 from the trace's start to its end (CPU 1's not): a dropped record of 40 events on CPU 0, no time (before the first event)" {
+@test "DEC-LOSS: ftrace_stats, CPU 0's overrun up by 40: a dropped record of 40 events, no time" {
     run losses --overrun 0:40 --overrun 1:0
     assert_success
     assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":40}
 argus-decode: l.pb:4: warning: CPU:0 [LOST 40 EVENTS]'
 }
 
-@test "DEC-LOSS: trace_stats whose buffer overwrote chunks (ring buffer mode: the oldest data gone): each CPU's kept events start at its first (cpu_start), as tracefs' buffer started marks" {
+@test "DEC-LOSS: trace_stats' chunks overwritten: each CPU's kept events start at its first (cpu_start)" {
     run losses --chunks-overwritten 7
     assert_success
     assert_output '{"type":"loss","kind":"cpu_start","cpu":0,"since":0}
 {"type":"loss","kind":"cpu_start","cpu":1,"since":400000}'
 }
 
-@test "DEC-LOSS: an ftrace bundle whose lost_events flag is set: a dropped record of its CPU, when its bundle opens, how many not known" {
+@test "DEC-LOSS: a bundle's lost_events flag: a dropped record of its CPU, when it opens, no count" {
     run losses --lost-bundle 2
     assert_success
     assert_output '{"type":"loss","kind":"dropped","cpu":1,"events":0,"from":320000,"to":320000}
@@ -247,7 +247,7 @@ argus-decode: l.pb:4: warning: CPU:1 [LOST 3 EVENTS]'
     assert_output ''
 }
 
-@test "DEC-LOSS: argus diagnose of a trace whose only loss is a bundle's lost_events flag says that the tracer dropped events it did not count, and about when" {
+@test "DEC-LOSS: diagnose, only a lost_events flag: the tracer dropped events it did not count" {
     "$GEN" --lost-bundle 2 < fixtures/ftrace/syscall-waits.txt > "$T/l.pb" 2> /dev/null
     run --separate-stderr argus diagnose "$T/l.pb"
     assert_line --index 1 "Incomplete trace: the tracer dropped events it did not count (about 7200.000420 s)."

@@ -151,7 +151,7 @@ cut_fails() {
 
 # ---- What the trace lost (DEC-LOSS) --------------------------------------
 
-@test "DEC-LOSS: a trace.dat whose small ring overwrote events under load: each CPU's drop as the kernel marks it (missed_events) gives a dropped record, 1107 on CPU 0 and 919 on CPU 1, the counts trace-cmd report prints" {
+@test "DEC-LOSS: a trace.dat's missed events (small ring, load): dropped records of 1107 and 919" {
     run sh -c "argus-decode $F/lost-v7.dat 2>/dev/null | argus-to-json | grep '\"loss\"'"
     assert_success
     assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":1107}
@@ -160,14 +160,14 @@ cut_fails() {
     grep -qx 'argus-td: CPU:1 \[919 EVENTS DROPPED\]' $F/lost.txt
 }
 
-@test "DEC-LOSS: trace-cmd report's own '[N EVENTS DROPPED]' lines (after the instance's name) are losses too: the text gives the stream of the trace.dat, loss records included" {
+@test "DEC-LOSS: trace-cmd report's [N EVENTS DROPPED] lines are losses: the text gives the same stream" {
     same_stream $F/lost-v7.dat $F/lost.txt
     run --separate-stderr argus-decode $F/lost.txt
     assert_success
     [ "${stderr_lines[0]}" = "argus-decode: $F/lost.txt:2: warning: CPU:0 [1107 EVENTS DROPPED]" ]
 }
 
-@test "DEC-LOSS: argus diagnose of the trace.dat says, before anything else it found, that the tracer dropped 2026 events" {
+@test "DEC-LOSS: argus diagnose of the trace.dat says first that the tracer dropped 2026 events" {
     run --separate-stderr argus diagnose $F/lost-v7.dat
     assert_failure 1
     assert_line --index 0 "no hang found"
