@@ -122,7 +122,7 @@ bench/gen-ftrace: bench/gen-ftrace.c bench/rng.h
 
 # ftrace text to a Perfetto trace of the same events (tests, fuzz seeds, bench)
 bench/gen-perfetto: bench/gen-perfetto.c build/libargus.a $(HEADERS)
-	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-perfetto.c build/libargus.a -lz
+	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-perfetto.c build/libargus.a -lz -lzstd
 
 bench/gen-ctf: bench/gen-ctf.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -o $@ bench/gen-ctf.c

@@ -4,7 +4,9 @@
  * diagnosis), the fuzzer's seeds and make bench. No perfetto binary is
  * needed: it writes the wire format itself.
  *
- *   bench/gen-perfetto [--compact] [--zlib] [--no-tree] [--bundle N] < trace.txt > trace.pb
+ *   bench/gen-perfetto [--compact] [--zlib|--zstd] [--no-tree] [--bundle N]
+ *                      [--overrun CPU:N]... [--chunks-overwritten N] [--lost-bundle K]
+ *                      < trace.txt > trace.pb
  *
  * Each run of consecutive lines of one CPU (N at most, 256 by default)
  * becomes one FtraceEventBundle, so the file keeps the text's order. The
@@ -17,7 +19,13 @@
  * binder_return); other lines are left out (counted on
  * stderr). `--compact` writes switches and wakings as compact_sched
  * arrays (Perfetto's default since v42); `--zlib` puts the packets in
- * zlib-compressed packets. The threads' processes ((TGID) columns and
+ * zlib-compressed packets (compressed_packets, as trace_config's
+ * COMPRESSION_TYPE_DEFLATE writes them), `--zstd` in zstd-compressed
+ * ones (zstd_compressed_packets). What was lost (DEC-LOSS): `--overrun
+ * CPU:N` writes ftrace_stats packets at the start and end whose CPU's
+ * kernel overrun grew by N, `--chunks-overwritten N` a trace_stats
+ * packet whose buffer overwrote N chunks, `--lost-bundle K` sets the
+ * lost_events flag of the K-th bundle (from 1). The threads' processes ((TGID) columns and
  * `# argus-thread:` lines) go in a process tree first (`--no-tree`: none,
  * as a trace recorded without linux.process_stats), and a system info
  * packet says x86_64. Lengths are written as 4-byte varints, as
@@ -30,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 typedef struct buf {
     uint8_t *p;
@@ -356,7 +365,10 @@ typedef struct compact {
     size_t n_intern;
 } compact;
 
-static bool compact_mode, zlib_mode, no_tree;
+static bool compact_mode, zlib_mode, zstd_mode, no_tree;
+static uint64_t overrun[64], chunks_overwritten;
+static bool overrun_set[64];
+static long lost_bundle, bundles_written;
 static long bundle_max = 256;
 static buf out, packets, events;
 static compact cs;
@@ -387,12 +399,20 @@ static void flush_zlib(void)
 {
     if (!zlib_mode || !packets.n)
         return;
-    uLongf zn = compressBound(packets.n);
+    uLongf zn = zstd_mode ? ZSTD_compressBound(packets.n) : compressBound(packets.n);
     uint8_t *z = malloc(zn);
-    if (!z || compress2(z, &zn, packets.p, packets.n, 9) != Z_OK)
+    if (!z)
         abort();
+    if (zstd_mode) {
+        size_t r = ZSTD_compress(z, zn, packets.p, packets.n, 3);
+        if (ZSTD_isError(r))
+            abort();
+        zn = r;
+    } else if (compress2(z, &zn, packets.p, packets.n, 9) != Z_OK) {
+        abort();
+    }
     buf pkt = {0};
-    put_bytes(&pkt, 50, z, zn);
+    put_bytes(&pkt, zstd_mode ? 133 : 50, z, zn);
     put_u(&pkt, 10, 1);
     put_bytes(&out, 1, pkt.p, pkt.n);
     free(pkt.p);
@@ -407,6 +427,8 @@ static void flush_bundle(void)
     buf pkt = {0};
     size_t fe = begin(&pkt, 1);
     put_u(&pkt, 1, (uint64_t)bundle_cpu);
+    if (++bundles_written == lost_bundle)
+        put_u(&pkt, 3, 1); /* lost_events */
     put_raw(&pkt, events.p, events.n);
     if (cs.sw_ts.n || cs.wk_ts.n) {
         size_t c = begin(&pkt, 4);
@@ -844,6 +866,44 @@ static void process_tree(void)
     free(pkt.p);
 }
 
+/* ftrace_stats of PHASE (1 start, 2 end): each --overrun CPU's overrun,
+ * 5 at the start (the kernel's count before the trace), 5 + N at the end. */
+static void ftrace_stats(uint64_t phase)
+{
+    buf pkt = {0};
+    size_t st = begin(&pkt, 34);
+    put_u(&pkt, 1, phase);
+    for (unsigned c = 0; c < 64; c++) {
+        if (!overrun_set[c])
+            continue;
+        size_t cpu = begin(&pkt, 2);
+        put_u(&pkt, 1, c);
+        put_u(&pkt, 2, 100);
+        put_u(&pkt, 3, 5 + (phase == 2 ? overrun[c] : 0));
+        end(&pkt, cpu);
+    }
+    end(&pkt, st);
+    put_u(&pkt, 10, 3);
+    packet_done(&pkt);
+    free(pkt.p);
+}
+
+/* trace_stats: one buffer that overwrote --chunks-overwritten chunks. */
+static void trace_stats(void)
+{
+    buf pkt = {0};
+    size_t st = begin(&pkt, 35);
+    size_t b = begin(&pkt, 1);
+    put_u(&pkt, 12, 1 << 20);
+    put_u(&pkt, 2, 1000 + chunks_overwritten);
+    put_u(&pkt, 3, chunks_overwritten);
+    end(&pkt, b);
+    end(&pkt, st);
+    put_u(&pkt, 10, 4);
+    packet_done(&pkt);
+    free(pkt.p);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -851,13 +911,27 @@ int main(int argc, char **argv)
             compact_mode = true;
         else if (strcmp(argv[i], "--zlib") == 0)
             zlib_mode = true;
+        else if (strcmp(argv[i], "--zstd") == 0)
+            zlib_mode = zstd_mode = true;
+        else if (strcmp(argv[i], "--overrun") == 0 && i + 1 < argc) {
+            unsigned c;
+            unsigned long long v;
+            if (sscanf(argv[++i], "%u:%llu", &c, &v) != 2 || c >= 64)
+                return 2;
+            overrun[c] = v;
+            overrun_set[c] = true;
+        } else if (strcmp(argv[i], "--chunks-overwritten") == 0 && i + 1 < argc)
+            chunks_overwritten = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--lost-bundle") == 0 && i + 1 < argc)
+            lost_bundle = atol(argv[++i]);
         else if (strcmp(argv[i], "--no-tree") == 0)
             no_tree = true;
         else if (strcmp(argv[i], "--bundle") == 0 && i + 1 < argc)
             bundle_max = atol(argv[++i]);
         else {
-            fprintf(stderr, "usage: gen-perfetto [--compact] [--zlib] [--no-tree] [--bundle N] "
-                            "< trace.txt > trace.pb\n");
+            fprintf(stderr, "usage: gen-perfetto [--compact] [--zlib|--zstd] [--no-tree] "
+                            "[--bundle N] [--overrun CPU:N]... [--chunks-overwritten N] "
+                            "[--lost-bundle K] < trace.txt > trace.pb\n");
             return 2;
         }
     }
@@ -917,6 +991,11 @@ int main(int argc, char **argv)
     clock_snapshot();
     if (!no_tree)
         process_tree();
+    bool any_overrun = false;
+    for (unsigned c = 0; c < 64; c++)
+        any_overrun |= overrun_set[c];
+    if (any_overrun)
+        ftrace_stats(1);
     /* the function names: read ahead, interned in one packet before the
      * events (symbolize_ksyms) */
     buf saved_out = out, saved_packets = packets;
@@ -941,6 +1020,7 @@ int main(int argc, char **argv)
     packets = saved_packets;
     zlib_mode = saved_zlib;
     converted = skipped = 0;
+    bundles_written = 0;
     if (n_ksyms) {
         buf k = {0};
         size_t id = begin(&k, 12);
@@ -965,6 +1045,10 @@ int main(int argc, char **argv)
         s = nl ? nl + 1 : s + strlen(s);
     }
     flush_bundle();
+    if (any_overrun)
+        ftrace_stats(2);
+    if (chunks_overwritten)
+        trace_stats();
     flush_zlib();
     fwrite(out.p, 1, out.n, stdout);
     fprintf(stderr, "gen-perfetto: %llu events converted, %llu lines left out\n",

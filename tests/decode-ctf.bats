@@ -235,3 +235,35 @@ stream() {
     assert_failure 65
     assert_output "argus-decode: $LTTNG: babeltrace2 dies reading its metadata and packet headers: Duplicate member/option name in structure/variant field class (a damaged trace, or one babeltrace2 cannot read)"
 }
+
+# ---- What the trace lost (DEC-LOSS) ------------------------------------------
+
+@test "DEC-LOSS: LTTng's 25 discarded events and a skipped packet: one dropped record of CPU 1" {
+    run --separate-stderr stream $F/lttng-lost
+    assert_success
+    [ "${stderr_lines[0]}" = "argus-decode: $F/lttng-lost:6: warning: CPU:1 [LOST 25 EVENTS]" ]
+    [ "${stderr_lines[1]}" = "argus-decode: $F/lttng-lost:9: warning: CPU:1 [LOST EVENTS]" ]
+    [ "${#stderr_lines[@]}" = 2 ]
+    [ "${#lines[@]}" = 19 ]
+    assert_line --index 18 '{"type":"loss","kind":"dropped","cpu":1,"events":25,"from":12000000,"to":22000000}'
+}
+
+@test "DEC-LOSS: argus diagnose of that trace says first that the tracer dropped events, and when" {
+    run --separate-stderr argus diagnose $F/lttng-lost
+    assert_line --index 1 "Incomplete trace: the tracer dropped 25 events (about 1457111226.012000..1457111226.022000 s)."
+}
+
+# ---- CTF 2 -----------------------------------------------------------------------
+
+@test "a CTF 2 trace is told as CTF and refused by name (65): the babeltrace2 it needs, how to record 1.8" {
+    tar xzf $F/ctf2-lttng-crash.tar.gz -C "$T"
+    msg="$T/ctf2-lttng-crash/metadata: a CTF 2 trace, which libbabeltrace2 2.0.4 does not read (it reads CTF 1.8; CTF 2 needs babeltrace2 2.1 or later): record it as CTF 1.8 (lttng create SESSION --trace-format=ctf-1.8)"
+    for input in "$T/ctf2-lttng-crash" "$T/ctf2-lttng-crash/metadata" "$T"; do
+        run --separate-stderr argus-decode "$input"
+        assert_failure 65
+        [ "$stderr" = "argus-decode: $msg" ]
+    done
+    run --separate-stderr argus diagnose "$T/ctf2-lttng-crash"
+    assert_failure 65
+    [ "$stderr" = "argus diagnose: $msg" ]
+}

@@ -264,3 +264,15 @@ window() {
     printf '\377\377' | dd of="$T/c2.data" bs=1 seek=34056 conv=notrunc status=none
     fails "$T/c2.data" "$T/c2.data: byte 34048: a compressed record of 936 bytes whose data size says 65535"
 }
+
+# ---- What the trace lost (DEC-LOSS) --------------------------------------
+
+@test "DEC-LOSS: perf record -m 1 under load: 266 LOST events as dropped records, not counted twice" {
+    gunzip -c $F/lost.data.gz > "$T/lost.data"
+    run sh -c "argus-decode '$T/lost.data' 2>/dev/null | argus-to-json | grep '\"loss\"'"
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":146,"from":423379977,"to":435376608}
+{"type":"loss","kind":"dropped","cpu":1,"events":120,"from":319628,"to":715487789}'
+    run sh -c "argus-decode '$T/lost.data' 2>/dev/null | argus validate"
+    assert_line --index 1 "<stdin>: incomplete: 2 loss records (DEC-LOSS), 266 events lost"
+}

@@ -56,6 +56,30 @@ verdict() {
     same_stream fixtures/ftrace/syscall-waits.txt --zlib --bundle 1
 }
 
+@test "zstd_compressed_packets (field 133), one event a bundle: the same stream" {
+    same_stream fixtures/ftrace/syscall-waits.txt --zstd --bundle 1
+}
+
+@test "the kept deflate and zstd fixtures: the stream of their text; the generator writes them alike" {
+    for z in zlib:deflate zstd:zstd; do
+        "$GEN" --${z%%:*} --bundle 1 < fixtures/ftrace/syscall-waits.txt 2>/dev/null | cmp - fixtures/perfetto/syscall-waits-${z#*:}.pb
+    done
+    stream fixtures/ftrace/syscall-waits.txt > "$T/text.jsonl"
+    for f in deflate zstd; do
+        run --separate-stderr stream fixtures/perfetto/syscall-waits-$f.pb
+        assert_success
+        assert_output "$(cat "$T/text.jsonl")"
+    done
+}
+
+@test "zstd-compressed packets whose frame is damaged: exit 65 naming the packet's byte and zstd's reason" {
+    cp fixtures/perfetto/syscall-waits-zstd.pb "$T/bad.pb"
+    printf '\377\377\377\377' | dd of="$T/bad.pb" bs=1 seek=7 conv=notrunc 2>/dev/null
+    run --separate-stderr argus-decode "$T/bad.pb"
+    assert_failure 65
+    [ "$stderr" = "argus-decode: $T/bad.pb: byte 0: zstd-compressed packets that do not decompress (zstd: Unknown frame descriptor)" ]
+}
+
 @test "the process tree gives each thread its process: the same stream" {
     same_stream fixtures/ftrace/tracefs-tgid.txt
     run sh -c "argus-decode '$T/trace.pb' | argus-to-json | grep -m1 '\"tid\":5103'"
@@ -175,4 +199,56 @@ verdict() {
     run argus-decode --help
     assert_output --partial '  perfetto    a Perfetto protobuf trace (Linux, Android)'
     assert_output --partial 'ftrace, tracedat, perfdata, perfetto, ctf)'
+}
+
+# ---- What the trace lost (DEC-LOSS) ------------------------------------------
+
+# losses GEN-OPTIONS...: the loss records of syscall-waits.txt made a
+# Perfetto trace with those options, and decode's warnings after them
+losses() {
+    "$GEN" "$@" < fixtures/ftrace/syscall-waits.txt > "$T/l.pb" 2> /dev/null
+    argus-decode "$T/l.pb" 2> "$T/err" | argus-to-json | grep '"loss"'
+    sed "s|$T/||" "$T/err"
+}
+
+@test "DEC-LOSS: ftrace_stats, CPU 0's overrun up by 40: a dropped record of 40 events, no time" {
+    run losses --overrun 0:40 --overrun 1:0
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":40}
+argus-decode: l.pb:4: warning: CPU:0 [LOST 40 EVENTS]'
+}
+
+@test "DEC-LOSS: trace_stats' chunks overwritten: each CPU's kept events start at its first (cpu_start)" {
+    run losses --chunks-overwritten 7
+    assert_success
+    assert_output '{"type":"loss","kind":"cpu_start","cpu":0,"since":0}
+{"type":"loss","kind":"cpu_start","cpu":1,"since":400000}'
+}
+
+@test "DEC-LOSS: a bundle's lost_events flag: a dropped record of its CPU, when it opens, no count" {
+    run losses --lost-bundle 2
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":1,"events":0,"from":320000,"to":320000}
+argus-decode: l.pb:17: warning: CPU:1 [LOST EVENTS]'
+}
+
+@test "DEC-LOSS: the stats inside compressed packets are read too" {
+    run losses --zstd --overrun 1:3 --chunks-overwritten 2
+    assert_success
+    assert_output '{"type":"loss","kind":"cpu_start","cpu":0,"since":0}
+{"type":"loss","kind":"cpu_start","cpu":1,"since":400000}
+{"type":"loss","kind":"dropped","cpu":1,"events":3}
+argus-decode: l.pb:4: warning: CPU:1 [LOST 3 EVENTS]'
+}
+
+@test "DEC-LOSS: a trace without stats or lost flags has no loss record" {
+    run losses
+    assert_success
+    assert_output ''
+}
+
+@test "DEC-LOSS: diagnose, only a lost_events flag: the tracer dropped events it did not count" {
+    "$GEN" --lost-bundle 2 < fixtures/ftrace/syscall-waits.txt > "$T/l.pb" 2> /dev/null
+    run --separate-stderr argus diagnose "$T/l.pb"
+    assert_line --index 1 "Incomplete trace: the tracer dropped events it did not count (about 7200.000420 s)."
 }

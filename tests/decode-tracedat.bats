@@ -148,3 +148,28 @@ cut_fails() {
     assert_output "$(cat "$T/text.report")"
     assert_line --index 0 --partial "Verdict (hang 0): head/main [5508] was blocked 594.1 ms in read"
 }
+
+# ---- What the trace lost (DEC-LOSS) --------------------------------------
+
+@test "DEC-LOSS: a trace.dat's missed events (small ring, load): dropped records of 1107 and 919" {
+    run sh -c "argus-decode $F/lost-v7.dat 2>/dev/null | argus-to-json | grep '\"loss\"'"
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":0,"events":1107}
+{"type":"loss","kind":"dropped","cpu":1,"events":919,"from":92968333,"to":92968333}'
+    grep -qx 'argus-td: CPU:0 \[1107 EVENTS DROPPED\]' $F/lost.txt
+    grep -qx 'argus-td: CPU:1 \[919 EVENTS DROPPED\]' $F/lost.txt
+}
+
+@test "DEC-LOSS: trace-cmd report's [N EVENTS DROPPED] lines are losses: the text gives the same stream" {
+    same_stream $F/lost-v7.dat $F/lost.txt
+    run --separate-stderr argus-decode $F/lost.txt
+    assert_success
+    [ "${stderr_lines[0]}" = "argus-decode: $F/lost.txt:2: warning: CPU:0 [1107 EVENTS DROPPED]" ]
+}
+
+@test "DEC-LOSS: argus diagnose of the trace.dat says first that the tracer dropped 2026 events" {
+    run --separate-stderr argus diagnose $F/lost-v7.dat
+    assert_failure 1
+    assert_line --index 0 "no hang found"
+    assert_line --index 1 "Incomplete trace: the tracer dropped 2026 events (about 57317.434379 s)."
+}

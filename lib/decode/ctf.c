@@ -25,23 +25,42 @@
 
 /* ---- Telling a CTF trace ------------------------------------------------ */
 
+/* CTF 2 metadata (LTTng 2.15's default format): a JSON text sequence,
+ * each fragment after an RS byte (0x1e), the first a preamble. */
+static bool ctf2_metadata(const uint8_t *buf, size_t len)
+{
+    size_t i = 1;
+    if (len < 2 || buf[0] != 0x1e)
+        return false;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+        i++;
+    return i < len && buf[i] == '{' && memmem(buf + i, len - i, "\"preamble\"", 10);
+}
+
 bool argus_ctf_sniff(const uint8_t *buf, size_t len)
 {
     static const uint8_t le[4] = {0x57, 0x1d, 0xd1, 0x75}, be[4] = {0x75, 0xd1, 0x1d, 0x57};
     if (len >= 4 && (memcmp(buf, le, 4) == 0 || memcmp(buf, be, 4) == 0))
         return true;
-    return len >= 10 && memcmp(buf, "/* CTF 1.", 9) == 0;
+    return (len >= 10 && memcmp(buf, "/* CTF 1.", 9) == 0) || ctf2_metadata(buf, len);
+}
+
+/* The first bytes of PATH (up to SIZE), 0 when it does not open. */
+static size_t file_head(const char *path, uint8_t *head, size_t size)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, head, size);
+    close(fd);
+    return n > 0 ? (size_t)n : 0;
 }
 
 static bool metadata_file(const char *path)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return false;
-    uint8_t head[16];
-    ssize_t n = read(fd, head, sizeof head);
-    close(fd);
-    return n > 0 && argus_ctf_sniff(head, (size_t)n);
+    uint8_t head[256];
+    size_t n = file_head(path, head, sizeof head);
+    return n > 0 && argus_ctf_sniff(head, n);
 }
 
 /* The directories under DIR (itself included, DEPTH levels down) that
@@ -80,6 +99,35 @@ static int find_traces(const char *dir, int depth, bt_value *list)
 bool argus_ctf_dir(const char *dir)
 {
     return find_traces(dir, 4, NULL) > 0;
+}
+
+/* The first trace under DIR whose metadata is CTF 2, into PATH; false when
+ * none is. */
+static bool find_ctf2(const char *dir, int depth, char *path, size_t size)
+{
+    uint8_t head[256];
+    if (snprintf(path, size, "%s/metadata", dir) < (int)size) {
+        size_t n = file_head(path, head, sizeof head);
+        if (n && argus_ctf_sniff(head, n))
+            return ctf2_metadata(head, n);
+    }
+    if (depth == 0)
+        return false;
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    bool found = false;
+    char sub[4096];
+    struct stat st;
+    for (int i = 0; i < n; i++) {
+        if (!found && names[i]->d_name[0] != '.' &&
+            snprintf(sub, sizeof sub, "%s/%s", dir, names[i]->d_name) < (int)sizeof sub &&
+            stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            found = find_ctf2(sub, depth - 1, path, size);
+        free(names[i]);
+    }
+    if (n >= 0)
+        free(names);
+    return found;
 }
 
 /* ---- An event, flattened --------------------------------------------------- */
@@ -851,8 +899,9 @@ static void on_event(ctf_reader *r, const bt_message *m)
     render(r, e);
 }
 
-/* Events the tracer dropped: the line tracefs writes for them, which the
- * ftrace decoder warns of and counts. */
+/* Events the tracer dropped (a packet's events_discarded grew since the
+ * stream's packet before): the line tracefs writes for them, which the
+ * ftrace decoder warns of and counts (DEC-LOSS). */
 static void on_discarded(ctf_reader *r, const bt_message *m)
 {
     if (r->prescan)
@@ -866,6 +915,19 @@ static void on_discarded(ctf_reader *r, const bt_message *m)
         put(r, "CPU:%u [LOST %llu EVENTS]", cpu, (unsigned long long)count);
     else
         put(r, "CPU:%u [LOST EVENTS]", cpu);
+    line_out(r);
+}
+
+/* Packets the tracer dropped (a gap in packet_seq_num: LTTng's consumer
+ * lost a whole sub-buffer): the events in them are not counted, so the
+ * line says events were lost without how many (DEC-LOSS). */
+static void on_discarded_packets(ctf_reader *r, const bt_message *m)
+{
+    if (r->prescan)
+        return;
+    uint32_t cpu = stream_cpu(r, bt_message_discarded_packets_borrow_stream_const(m), false, 0);
+    r->len = 0;
+    put(r, "CPU:%u [LOST EVENTS]", cpu);
     line_out(r);
 }
 
@@ -895,6 +957,7 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
             switch (bt_message_get_type(msgs[i])) {
             case BT_MESSAGE_TYPE_EVENT: on_event(r, msgs[i]); break;
             case BT_MESSAGE_TYPE_DISCARDED_EVENTS: on_discarded(r, msgs[i]); break;
+            case BT_MESSAGE_TYPE_DISCARDED_PACKETS: on_discarded_packets(r, msgs[i]); break;
             default: break;
             }
         }
@@ -1238,6 +1301,20 @@ int argus_ctf_read(argus_ft *d, const char *dir, const char *name, char *err, si
     r->prescan = true;
     r->state_bits = 8; /* a kernel of today, unless the trace says otherwise */
     argus_table_init(&r->procs, sizeof(proc_entry));
+    /* CTF 2 (LTTng 2.15's default; 2.14's with --trace-format=ctf-2):
+     * babeltrace2 reads it from 2.1 on; before, its CTF 1.8 parser fails on
+     * the JSON with a log line no user would take for the reason */
+    char ctf2[4096];
+    unsigned major = bt_version_get_major(), minor = bt_version_get_minor();
+    if ((major < 2 || (major == 2 && minor < 1)) && find_ctf2(dir, 4, ctf2, sizeof ctf2)) {
+        snprintf(err, errlen, "%s: a CTF 2 trace, which libbabeltrace2 %u.%u.%u does not "
+                 "read (it reads CTF 1.8; CTF 2 needs babeltrace2 2.1 or later): record it "
+                 "as CTF 1.8 (lttng create SESSION --trace-format=ctf-1.8)", ctf2, major,
+                 minor, bt_version_get_patch());
+        argus_table_free(&r->procs);
+        free(r);
+        return -1;
+    }
     int rc = ctf_trial(dir, name, err, errlen) ? run_pass(r, dir, name, err, errlen) : -1;
     if (rc == 0) {
         /* the second pass: each cpu starts with the task its first switch

@@ -432,16 +432,22 @@ static void take_oldest(argus_ft *d)
     argus_reorder_pop(&d->window);
 }
 
-/* A "CPU:N [LOST M EVENTS]" line: a warning, counted (no event). */
+/* A "CPU:N [LOST M EVENTS]" line (trace_pipe's; trace-cmd report's is
+ * "CPU:N [M EVENTS DROPPED]"): a warning, counted (no event). */
 static bool lost_line(argus_ft *d, const char *p, size_t n)
 {
-    const char *lost;
-    if (n < 8 || memcmp(p, "CPU:", 4) != 0 || !(lost = memmem(p, n, "[LOST ", 6)))
+    /* after a buffer instance's "NAME: ", when trace-cmd report prints one */
+    const char *lost = n >= 8 ? memmem(p, n < 80 ? n : 80, ": CPU:", 6) : NULL;
+    if (lost && memcmp(p, "CPU:", 4) != 0)
+        n -= (size_t)(lost + 2 - p), p = lost + 2;
+    if (n < 8 || memcmp(p, "CPU:", 4) != 0 ||
+        !((lost = memmem(p, n, "[LOST ", 6)) ? (lost += 6) :
+          memmem(p, n, "EVENTS DROPPED]", 15) && (lost = memchr(p, '[', n)) ? ++lost : NULL))
         return false;
     d->n_lost++;
     const char *q = p + 4, *end = p + n;
     uint64_t cpu = argus_ft_read_dec(&q, end);
-    q = lost + 6;
+    q = lost;
     uint64_t m = argus_ft_read_dec(&q, end);
     if (cpu < CPU_CTX_MAX) {
         struct cpu_ctx *c = argus_ft_cpu_ctx(d, (uint32_t)cpu);

@@ -844,6 +844,12 @@ static int take_record(pd_file *f, uint64_t at)
         memcpy(t->comm, comm, sizeof comm); /* a fork copies the name */
         return 0;
     }
+    /* perf record ends the file with a LOST_SAMPLES record of each event
+     * and CPU, time 0, holding the counter of the samples it lost: the
+     * LOST records gave them already as they happened (counted twice, a
+     * recording's 266 events lost read as 532) */
+    if (type == REC_LOST_SAMPLES && record_time(f, at, size) == 0)
+        return 0;
     if (type == REC_LOST || type == REC_LOST_SAMPLES) {
         uint64_t lost = size >= 24 ? rd64(r + (type == REC_LOST ? 16 : 8)) : 0;
         char line[96];

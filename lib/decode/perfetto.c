@@ -6,7 +6,7 @@
  * allocation per field) walks the Trace's packets. A first walk (the
  * index) notes each ftrace bundle (its CPU, its first timestamp, where
  * its bytes are), the process tree, the system's architecture, and
- * inflates zlib-compressed packets to index them too. Then the bundles
+ * inflates compressed packets (zlib's deflate, or zstd) to index them too. Then the bundles
  * are merged into time order: each bundle is a cursor over its events
  * and its compact_sched arrays (each in time order, as the kernel's
  * per-CPU buffer gives them), a heap holds the bundles open, and a
@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define PF_MAX_CPUS 4096            /* a bundle's cpu beyond this is damage */
 #define PF_MAX_INFLATED (256u << 20) /* one compressed_packets field, inflated */
@@ -166,11 +167,13 @@ typedef struct pf_comm {
     char name[PF_NAME_CAP];
 } pf_comm;
 
-/* zlib-compressed packets: inflated to index them, again when one of
- * their bundles opens, and freed when the last of those closes. */
+/* Compressed packets (compressed_packets: deflate; zstd_compressed_packets):
+ * inflated to index them, again when one of their bundles opens, and
+ * freed when the last of those closes. */
 typedef struct pf_chunk {
     const uint8_t *z;
     size_t zlen;
+    bool zstd;
     uint64_t off;         /* the file offset of its packet */
     uint8_t *buf;
     size_t len;
@@ -246,6 +249,15 @@ typedef struct pf {
     uint64_t boottime, realtime; /* the first clock snapshot holding both */
     bool other_clock;     /* a bundle's ftrace clock is not the boot clock */
     uint64_t kinds[8];    /* packet kinds seen, for the refusal's message */
+    /* DEC-LOSS: per CPU, the kernel ring's overrun and dropped counts at
+     * the trace's start and end (ftrace_stats), and the chunks the
+     * service's buffers overwrote (trace_stats) */
+    struct pf_loss {
+        uint64_t start_overrun, end_overrun, start_dropped, end_dropped;
+        bool start, end;
+    } *loss;
+    uint32_t n_loss;
+    uint64_t chunks_overwritten;
     /* the merge */
     bool prescan;
     pf_cursor **heap;
@@ -509,6 +521,73 @@ static void index_system_info(pf *p, const uint8_t *data, size_t len)
     }
 }
 
+/* ftrace_stats: each CPU's overrun (events its ring overwrote before
+ * traced read them) and dropped events (a ring not in overwrite mode,
+ * full), at the trace's start and end; of several flushes, the first
+ * start and the last end (DEC-LOSS). */
+static void index_ftrace_stats(pf *p, const uint8_t *data, size_t len)
+{
+    pb b = {data, data + len};
+    pb_field f, g;
+    uint64_t phase = 0;
+    while (pf_next(p, &b, &f, "ftrace stats"))
+        if (f.num == 1 && f.wt == 0)
+            phase = f.v;
+    if (phase != 1 && phase != 2)
+        return;
+    b = (pb){data, data + len};
+    while (pf_next(p, &b, &f, "ftrace stats")) {
+        if (f.num != 2 || f.wt != 2)
+            continue;
+        uint64_t cpu = 0, overrun = 0, dropped = 0;
+        pb c = {f.data, f.data + f.len};
+        while (pf_next(p, &c, &g, "ftrace cpu stats")) {
+            if (g.wt != 0)
+                continue;
+            if (g.num == 1)
+                cpu = g.v;
+            else if (g.num == 3)
+                overrun = g.v;
+            else if (g.num == 8)
+                dropped = g.v;
+        }
+        if (cpu >= PF_MAX_CPUS)
+            continue;
+        if (cpu >= p->n_loss) {
+            uint32_t n = (uint32_t)cpu + 1;
+            p->loss = realloc(p->loss, n * sizeof *p->loss);
+            if (!p->loss)
+                abort();
+            memset(p->loss + p->n_loss, 0, (n - p->n_loss) * sizeof *p->loss);
+            p->n_loss = n;
+        }
+        struct pf_loss *l = &p->loss[cpu];
+        if (phase == 1 && !l->start)
+            l->start = true, l->start_overrun = overrun, l->start_dropped = dropped;
+        else if (phase == 2)
+            l->end = true, l->end_overrun = overrun, l->end_dropped = dropped;
+    }
+}
+
+/* trace_stats: the chunks each buffer overwrote before they were read
+ * (a ring buffer full: the trace's oldest data gone). */
+static void index_trace_stats(pf *p, const uint8_t *data, size_t len)
+{
+    pb b = {data, data + len};
+    pb_field f, g;
+    uint64_t chunks = 0;
+    while (pf_next(p, &b, &f, "trace stats")) {
+        if (f.num != 1 || f.wt != 2)
+            continue;
+        pb s = {f.data, f.data + f.len};
+        while (pf_next(p, &s, &g, "buffer stats"))
+            if (g.num == 3 && g.wt == 0)
+                chunks += g.v;
+    }
+    if (chunks > p->chunks_overwritten) /* the last, cumulative */
+        p->chunks_overwritten = chunks;
+}
+
 /* A bundle's first timestamp: its first event's, its first switch's and
  * first waking's (compact_sched: the first of each array is absolute). */
 static uint64_t bundle_min_ts(pf *p, const uint8_t *data, size_t len, uint32_t *cpu)
@@ -571,9 +650,56 @@ static void add_bundle(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         p->chunks[chunk - 1].bundles++;
 }
 
+/* Decompresses a zstd chunk C into its buffer: one or more frames, their
+ * size not trusted (the output grows as it comes, up to PF_MAX_INFLATED). */
+static void unzstd_chunk(pf *p, pf_chunk *c)
+{
+    ZSTD_DStream *zd = ZSTD_createDStream();
+    if (!zd)
+        abort();
+    size_t cap = c->zlen * 4 + 4096, rc = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        abort();
+    ZSTD_inBuffer in = {c->z, c->zlen, 0};
+    ZSTD_outBuffer out = {buf, cap, 0};
+    while (in.pos < in.size || rc != 0) {
+        if (out.pos == out.size) {
+            if (cap >= PF_MAX_INFLATED) {
+                ZSTD_freeDStream(zd);
+                free(buf);
+                pf_fail(p, "compressed packets inflate to more than %u MiB",
+                        PF_MAX_INFLATED >> 20);
+            }
+            cap = cap * 2 > PF_MAX_INFLATED ? PF_MAX_INFLATED : cap * 2;
+            buf = realloc(buf, cap);
+            if (!buf)
+                abort();
+            out.dst = buf;
+            out.size = cap;
+        }
+        size_t before_in = in.pos, before_out = out.pos;
+        rc = ZSTD_decompressStream(zd, &out, &in);
+        if (ZSTD_isError(rc) || (rc && in.pos == before_in && out.pos == before_out &&
+                                 in.pos == in.size)) {
+            ZSTD_freeDStream(zd);
+            free(buf);
+            pf_fail(p, "zstd-compressed packets that do not decompress (zstd: %s)",
+                    ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "cut short");
+        }
+    }
+    ZSTD_freeDStream(zd);
+    c->buf = buf;
+    c->len = out.pos;
+}
+
 /* Inflates chunk C into its buffer. */
 static void inflate_chunk(pf *p, pf_chunk *c)
 {
+    if (c->zstd) {
+        unzstd_chunk(p, c);
+        return;
+    }
     z_stream z = {0};
     if (inflateInit(&z) != Z_OK)
         abort();
@@ -638,7 +764,10 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         case 45: index_system_info(p, f.data, f.len); break;
         case 12: index_interned(p, f.data, f.len); break;
         case 6: index_clock_snapshot(p, f.data, f.len); break;
-        case 50: {
+        case 34: index_ftrace_stats(p, f.data, f.len); break;
+        case 35: index_trace_stats(p, f.data, f.len); break;
+        case 50:
+        case 133: { /* compressed_packets (deflate), zstd_compressed_packets */
             if (chunk)
                 pf_fail(p, "compressed packets inside compressed packets");
             if (p->n_chunks == p->cap_chunks) {
@@ -648,7 +777,7 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
                     abort();
             }
             pf_chunk *c = &p->chunks[p->n_chunks++];
-            *c = (pf_chunk){.z = f.data, .zlen = f.len, .off = p->at};
+            *c = (pf_chunk){.z = f.data, .zlen = f.len, .off = p->at, .zstd = f.num == 133};
             p->c->compressed++;
             inflate_chunk(p, c);
             p->chunk_base = c->buf;
@@ -659,9 +788,6 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
             c->buf = NULL;
             break;
         }
-        case 133:
-            pf_fail(p, "zstd-compressed packets, which argus does not read (record "
-                       "with compression_type COMPRESSION_TYPE_DEFLATE or none)");
         default: break;
         }
     }
@@ -1564,6 +1690,42 @@ static void thread_lines(pf *p)
     }
 }
 
+/* DEC-LOSS: what the stats say was lost, as the lines tracefs writes for
+ * it, before the first event: each CPU's events lost in its kernel ring
+ * (overrun and dropped, the end's count less the start's), and, when the
+ * service's buffer overwrote chunks, each CPU's "buffer started" mark
+ * (its oldest events gone). */
+static void loss_lines(pf *p)
+{
+    for (uint32_t cpu = 0; cpu < p->n_loss; cpu++) {
+        const struct pf_loss *l = &p->loss[cpu];
+        if (!l->end)
+            continue;
+        uint64_t lost = 0;
+        if (l->end_overrun > l->start_overrun)
+            lost += l->end_overrun - l->start_overrun;
+        if (l->end_dropped > l->start_dropped)
+            lost += l->end_dropped - l->start_dropped;
+        if (lost) {
+            p->n = 0;
+            put(p, "CPU:%u [LOST %llu EVENTS]", cpu, (unsigned long long)lost);
+            emit(p);
+        }
+    }
+    if (!p->chunks_overwritten)
+        return;
+    uint8_t seen[PF_MAX_CPUS / 8 + 1] = {0};
+    for (size_t i = 0; i < p->n_bundles; i++) {
+        uint32_t cpu = p->bundles[i].cpu;
+        if (cpu < PF_MAX_CPUS && !(seen[cpu / 8] & (1u << (cpu % 8)))) {
+            seen[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+            p->n = 0;
+            put(p, "##### CPU %u buffer started ####", cpu);
+            emit(p);
+        }
+    }
+}
+
 static const char *const kind_names[] = {"ftrace_events", "track_event", "perf_sample",
                                          "process_tree", "process_stats", "android_log",
                                          "sys_stats"};
@@ -1624,6 +1786,7 @@ static int pf_run(pf *p)
         return how == 2 ? -2 : -1;
     }
     thread_lines(p);
+    loss_lines(p);
     merge(p);
     if (p->deferred[0]) {
         snprintf(p->err, p->errlen, "%s", p->deferred);
@@ -1670,6 +1833,7 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
     argus_table_free(&p->threads);
     argus_table_free(&p->ksyms);
     free(p->bundles);
+    free(p->loss);
     for (size_t i = 0; i < p->n_chunks; i++)
         free(p->chunks[i].buf);
     free(p->chunks);
@@ -1713,7 +1877,7 @@ void argus_pf_print_counts(const argus_pf_counts *c, void *file)
     if (v)             \
         fprintf(f, "  %llu %s\n", (unsigned long long)(v), what)
     COUNT(c->packets, "Perfetto packets");
-    COUNT(c->compressed, "of them compressed packets (zlib), inflated");
+    COUNT(c->compressed, "of them compressed packets (deflate or zstd), inflated");
     COUNT(c->bundles, "ftrace bundles");
     COUNT(c->events, "ftrace events");
     COUNT(c->switches, "sched_switch (ftrace and compact_sched)");

@@ -181,7 +181,10 @@ static void put_event_name(struct trace_seq *s, const struct tep_event *event)
 
 /* One record as `trace-cmd report -t` prints it (trace-cmd 3.1's
  * trace_show_data, without its options): the buffer's prefix, a line for
- * events the kernel dropped before it, COMM-PID [CPU] TS: NAME: INFO. */
+ * events the kernel dropped before it, COMM-PID [CPU] TS: NAME: INFO.
+ * The dropped line is trace_pipe's ("CPU:N [LOST M EVENTS]", where
+ * trace-cmd prints "[M EVENTS DROPPED]"): the line the ftrace decoder
+ * takes as a loss (DEC-LOSS). */
 static int td_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
     (void)cpu;
@@ -191,10 +194,10 @@ static int td_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
     struct trace_seq *s = &p->s;
     trace_seq_reset(s);
     if (rec->missed_events > 0)
-        trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", rec->cpu,
+        trace_seq_printf(s, "CPU:%d [LOST %lld EVENTS]\n", rec->cpu,
                          (long long)rec->missed_events);
     else if (rec->missed_events < 0)
-        trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", rec->cpu);
+        trace_seq_printf(s, "CPU:%d [LOST EVENTS]\n", rec->cpu); /* how many not known */
     trace_seq_puts(s, prefix ? prefix : "");
     tep_print_event(tep, s, rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID,
                     TEP_PRINT_CPU);

@@ -816,7 +816,13 @@ static void sb_losses(report *R, sb *b)
         sep = "; ";
     }
     if (R->loss.dropped || R->loss.drop_when || R->loss.drop_any_time) {
-        sb_printf(b, "%sthe tracer dropped %llu events", sep, (unsigned long long)R->loss.dropped);
+        /* none counted: a Perfetto bundle's lost_events flag, CTF's
+         * discarded packets say that events were lost, not how many */
+        if (R->loss.dropped)
+            sb_printf(b, "%sthe tracer dropped %llu events", sep,
+                      (unsigned long long)R->loss.dropped);
+        else
+            sb_printf(b, "%sthe tracer dropped events it did not count", sep);
         if (R->loss.drop_when) {
             sb_puts(b, " (about ");
             if (R->loss.drop_to > R->loss.drop_from)
