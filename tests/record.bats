@@ -316,6 +316,22 @@ after: not mounted"
     [ ! -e "$TFS/instances/$NAME" ]
 }
 
+@test "DEC-COMPRESSED: -o FILE.gz and FILE.zst write the trace compressed" {
+    need_tracefs
+    for ext in gz zst; do
+        argus-record -q -o "$T.$ext" --instance "$NAME" --duration 0.3
+        [ ! -e "$T.$ext.partial" ]
+        # gzip's magic 1f 8b, zstd's 28 b5 2f fd
+        run sh -c "od -An -tx1 -N4 '$T.$ext' | tr -d ' '"
+        [ "$ext" = gz ] && assert_output --regexp '^1f8b' || assert_output '28b52ffd'
+        # whole: decode reads it as it is, its end mark there (no loss record)
+        run sh -c "argus-decode '$T.$ext' | argus-to-json | grep -c '\"id\":'"
+        refute_output 0
+        run sh -c "argus-decode '$T.$ext' | argus-to-json | grep -c '\"type\":\"loss\"'"
+        assert_output 0
+    done
+}
+
 @test "DEC-LOSS: a recording is FILE.partial until whole, ending in its end mark" {
     need_tracefs
     argus-record -o "$T" --instance "$NAME" --duration 5 2> "$BATS_TEST_TMPDIR/err" &

@@ -26,7 +26,8 @@ static const char usage[] =
     "runs it and records until it exits (the exit status is CMD's).\n"
     "Without: records until SIGINT/SIGTERM or --duration.\n"
     "\n"
-    "  -o, --output FILE      write the trace to FILE (default stdout)\n"
+    "  -o, --output FILE      write the trace to FILE (default stdout); FILE.gz or\n"
+    "                         FILE.zst: compressed so (argus reads it as it is)\n"
     "      --buffer-mb N      ring buffer of N MB per CPU (default 16); it\n"
     "                         overwrites the oldest events when full\n"
     "      --duration SECS    stop after SECS seconds (decimals allowed)\n"
@@ -300,6 +301,7 @@ int main(int argc, char **argv)
         out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
         if (out_fd < 0)     /* the name the user gave: FILE's directory refused */
             argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
+        out_compress_by_name(opt.output);
     }
 
     st.owner = getpid();

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 /* The output: a file descriptor and a buffer of our own, so that a write
  * blocked on a full pipe can be interrupted (a second stop signal while
@@ -38,10 +40,83 @@ static void check_abort(void)
     }
 }
 
+/* -o FILE.gz or FILE.zst: the trace compressed as it is written (every
+ * input of argus reads it as it is, DEC-COMPRESSED); a recording of 7 s is
+ * 60 to 90 MB of text, a tenth of that compressed. */
+static enum { PLAIN, GZIP, ZSTD } out_codec;
+static z_stream gz;
+static ZSTD_CStream *zs;
+static unsigned char packed[1 << 16];
+
+void out_compress_by_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n > 3 && strcmp(name + n - 3, ".gz") == 0) {
+        out_codec = GZIP;
+        /* windowBits 15 + 16: a gzip member, as gzip(1) writes */
+        if (deflateInit2(&gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            argus_die(ARGUS_EX_IOERR, "out of memory (the gzip compressor)");
+    } else if (n > 4 && strcmp(name + n - 4, ".zst") == 0) {
+        out_codec = ZSTD;
+        zs = ZSTD_createCStream();
+        if (!zs || ZSTD_isError(ZSTD_initCStream(zs, 3)))
+            argus_die(ARGUS_EX_IOERR, "out of memory (the zstd compressor)");
+    }
+}
+
+static void write_all(const unsigned char *p, size_t n);
+
+/* The compressor's output for the bytes P..P+N (END: the stream's end). */
+static void pack(const unsigned char *p, size_t n, bool end)
+{
+    if (out_codec == GZIP) {
+        gz.next_in = (unsigned char *)p;
+        gz.avail_in = (uInt)n;
+        int r;
+        do {
+            gz.next_out = packed;
+            gz.avail_out = sizeof packed;
+            r = deflate(&gz, end ? Z_FINISH : Z_NO_FLUSH);
+            write_all(packed, sizeof packed - gz.avail_out);
+        } while (gz.avail_out == 0 || (end && r != Z_STREAM_END));
+        if (end)
+            deflateEnd(&gz);
+        return;
+    }
+    ZSTD_inBuffer in = {p, n, 0};
+    size_t left;
+    do {
+        ZSTD_outBuffer o = {packed, sizeof packed, 0};
+        left = ZSTD_compressStream2(zs, &o, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+        if (ZSTD_isError(left))
+            argus_die(ARGUS_EX_IOERR, "%s: zstd: %s", output_name(), ZSTD_getErrorName(left));
+        write_all(packed, o.pos);
+    } while (end ? left != 0 : in.pos < in.size);
+    if (end)
+        ZSTD_freeCStream(zs);
+}
+
 void out_flush(void)
 {
-    for (size_t done = 0; done < out_len;) {
-        ssize_t w = write(out_fd, out_buf + done, out_len - done);
+    if (out_codec != PLAIN)
+        pack((const unsigned char *)out_buf, out_len, false);
+    else
+        write_all((const unsigned char *)out_buf, out_len);
+    out_len = 0;
+}
+
+/* The last bytes, and the compressed stream's end. */
+void out_finish(void)
+{
+    out_flush();
+    if (out_codec != PLAIN)
+        pack(NULL, 0, true);
+}
+
+static void write_all(const unsigned char *p, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(out_fd, p + done, n - done);
         if (w > 0) {
             done += (size_t)w;
             continue;
@@ -59,7 +134,6 @@ void out_flush(void)
         argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", output_name(),
                   strerror(w < 0 ? errno : EIO));
     }
-    out_len = 0;
 }
 
 void out_write(const char *s, size_t n)
@@ -196,5 +270,5 @@ void write_output(const struct thread_list *start, const struct thread_list *end
      * lacks it, and decode says so: DEC-LOSS) */
     out_printf("# argus-end: events=%llu overwritten=%llu\n", (unsigned long long)events_out,
                (unsigned long long)overwritten);
-    out_flush();
+    out_finish();
 }
