@@ -35,6 +35,7 @@ SHOWS_ERROR='^: \| argus decode|18446744073709551615|^argus (nosuch|-x)|/nonexis
 # the unknown command front-command.md shows.
 NOT_OURS='mark-waits|nosuch'
 STAGE_WORD='(^|[ |(/])argus[- ]([a-z][a-z-]*)'
+SUDO_BARE='(^|[;&|] *)sudo +argus'
 
 setup_file() {
     clone="$BATS_FILE_TMPDIR/clone"
@@ -71,7 +72,14 @@ class_of() {
 run_page() {
     local page=$1 where cmd class stage rest ran=0 skipped=0 out status
     cd "$CLONE"
-    export PATH="$CLONE/bin:$PATH"
+    # the PATH of a user's shell (test_helper's directories out), then the
+    # README's own PATH line, run from the clone's root
+    PATH=$(tr ':' '\n' <<< "$PATH" | grep -vxF -e "$ARGUS_BIN" -e "$ARGUS_ROOT/tests/tools" | paste -sd:)
+    local path_line
+    path_line=$(tests/tools/doc-commands README.md | tr '\0' '\n' | grep -m1 -P '^README.md:\d+\texport PATH=' | cut -f2-)
+    [ -n "$path_line" ] || fail "README.md's set-up has no export PATH= line"
+    eval "$path_line"
+    [ "$(command -v argus)" = "$CLONE/bin/argus" ]
     while IFS=$'\t' read -r -d '' where cmd; do
         class_of "$cmd"
         class=$CLASS
@@ -84,6 +92,11 @@ run_page() {
             [ -x "bin/argus-$stage" ] || [[ $stage =~ ^(graph|diagnose|help|$NOT_OURS)$ ]] ||
                 fail "$where: no stage $stage: $cmd"
         done
+        # sudo resets PATH (its secure_path): the README's PATH line reaches
+        # an argus program under sudo only through env PATH="$PATH" or bin/
+        if [[ $cmd =~ $SUDO_BARE ]]; then
+            fail "$where: sudo does not find argus on the README's PATH: $cmd"
+        fi
         if [ "$class" != run ]; then
             skipped=$((skipped + 1))
             continue
