@@ -137,35 +137,99 @@ run_page() {
     [ "$ran" -ge 30 ]
 }
 
-@test "README.md: its commands run as written from a fresh clone" { run_page README.md; }
-@test "docs/diagnose.md: its commands run as written" { run_page docs/diagnose.md; }
-@test "docs/front-command.md: its commands run as written" { run_page docs/front-command.md; }
-@test "docs/inputs/android.md: its commands run as written" { run_page docs/inputs/android.md; }
-@test "docs/inputs/ctf.md: its commands run as written" { run_page docs/inputs/ctf.md; }
-@test "docs/inputs/linux.md: its commands run as written" { run_page docs/inputs/linux.md; }
-@test "docs/inputs/macos.md: its commands run as written" { run_page docs/inputs/macos.md; }
-@test "docs/inputs/perf.md: its commands run as written" { run_page docs/inputs/perf.md; }
-@test "docs/inputs/perfetto.md: its commands run as written" { run_page docs/inputs/perfetto.md; }
-@test "docs/library.md: its commands run as written" { run_page docs/library.md; }
-@test "docs/performance.md: its commands run as written" { run_page docs/performance.md; }
-@test "docs/reliability.md: its commands run as written" { run_page docs/reliability.md; }
-@test "docs/stages/analyze.md: its commands run as written" { run_page docs/stages/analyze.md; }
-@test "docs/stages/chain.md: its commands run as written" { run_page docs/stages/chain.md; }
-@test "docs/stages/cull-interrupts.md: its commands run as written" { run_page docs/stages/cull-interrupts.md; }
-@test "docs/stages/decode.md: its commands run as written" { run_page docs/stages/decode.md; }
-@test "docs/stages/diff.md: its commands run as written" { run_page docs/stages/diff.md; }
-@test "docs/stages/export.md: its commands run as written" { run_page docs/stages/export.md; }
-@test "docs/stages/find-spinning.md: its commands run as written" { run_page docs/stages/find-spinning.md; }
-@test "docs/stages/link-dispatch.md: its commands run as written" { run_page docs/stages/link-dispatch.md; }
-@test "docs/stages/link-flags.md: its commands run as written" { run_page docs/stages/link-flags.md; }
-@test "docs/stages/link-ipc.md: its commands run as written" { run_page docs/stages/link-ipc.md; }
-@test "docs/stages/link-wakeups.md: its commands run as written" { run_page docs/stages/link-wakeups.md; }
-@test "docs/stages/record.md: its commands run as written" { run_page docs/stages/record.md; }
-@test "docs/stages/report.md: its commands run as written" { run_page docs/stages/report.md; }
-@test "docs/stages/segment.md: its commands run as written" { run_page docs/stages/segment.md; }
-@test "docs/stages/similar.md: its commands run as written" { run_page docs/stages/similar.md; }
-@test "docs/stages/to-json.md: its commands run as written" { run_page docs/stages/to-json.md; }
-@test "docs/stages/validate.md: its commands run as written" { run_page docs/stages/validate.md; }
-@test "docs/stages/watch.md: its commands run as written" { run_page docs/stages/watch.md; }
-@test "docs/stream-format.md: its commands run as written" { run_page docs/stream-format.md; }
-@test "docs/viewing.md: its commands run as written" { run_page docs/viewing.md; }
+@test "README.md: its commands run as written from a fresh clone" {
+    run_page README.md
+}
+@test "docs/diagnose.md: its commands run as written" {
+    run_page docs/diagnose.md
+}
+@test "docs/front-command.md: its commands run as written" {
+    run_page docs/front-command.md
+}
+@test "docs/inputs/android.md: its commands run as written" {
+    run_page docs/inputs/android.md
+}
+@test "docs/inputs/ctf.md: its commands run as written" {
+    run_page docs/inputs/ctf.md
+}
+@test "docs/inputs/linux.md: its commands run as written" {
+    run_page docs/inputs/linux.md
+}
+@test "docs/inputs/macos.md: its commands run as written" {
+    run_page docs/inputs/macos.md
+}
+@test "docs/inputs/perf.md: its commands run as written" {
+    run_page docs/inputs/perf.md
+}
+@test "docs/inputs/perfetto.md: its commands run as written" {
+    run_page docs/inputs/perfetto.md
+}
+@test "docs/library.md: its commands run as written" {
+    run_page docs/library.md
+}
+@test "docs/performance.md: its commands run as written" {
+    run_page docs/performance.md
+}
+@test "docs/reliability.md: its commands run as written" {
+    run_page docs/reliability.md
+}
+@test "docs/stages/analyze.md: its commands run as written" {
+    run_page docs/stages/analyze.md
+}
+@test "docs/stages/chain.md: its commands run as written" {
+    run_page docs/stages/chain.md
+}
+@test "docs/stages/cull-interrupts.md: its commands run as written" {
+    run_page docs/stages/cull-interrupts.md
+}
+@test "docs/stages/decode.md: its commands run as written" {
+    run_page docs/stages/decode.md
+}
+@test "docs/stages/diff.md: its commands run as written" {
+    run_page docs/stages/diff.md
+}
+@test "docs/stages/export.md: its commands run as written" {
+    run_page docs/stages/export.md
+}
+@test "docs/stages/find-spinning.md: its commands run as written" {
+    run_page docs/stages/find-spinning.md
+}
+@test "docs/stages/link-dispatch.md: its commands run as written" {
+    run_page docs/stages/link-dispatch.md
+}
+@test "docs/stages/link-flags.md: its commands run as written" {
+    run_page docs/stages/link-flags.md
+}
+@test "docs/stages/link-ipc.md: its commands run as written" {
+    run_page docs/stages/link-ipc.md
+}
+@test "docs/stages/link-wakeups.md: its commands run as written" {
+    run_page docs/stages/link-wakeups.md
+}
+@test "docs/stages/record.md: its commands run as written" {
+    run_page docs/stages/record.md
+}
+@test "docs/stages/report.md: its commands run as written" {
+    run_page docs/stages/report.md
+}
+@test "docs/stages/segment.md: its commands run as written" {
+    run_page docs/stages/segment.md
+}
+@test "docs/stages/similar.md: its commands run as written" {
+    run_page docs/stages/similar.md
+}
+@test "docs/stages/to-json.md: its commands run as written" {
+    run_page docs/stages/to-json.md
+}
+@test "docs/stages/validate.md: its commands run as written" {
+    run_page docs/stages/validate.md
+}
+@test "docs/stages/watch.md: its commands run as written" {
+    run_page docs/stages/watch.md
+}
+@test "docs/stream-format.md: its commands run as written" {
+    run_page docs/stream-format.md
+}
+@test "docs/viewing.md: its commands run as written" {
+    run_page docs/viewing.md
+}
