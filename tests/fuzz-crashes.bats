@@ -23,7 +23,7 @@ build_record_replay() {
     ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -g \
         -fsanitize=address,undefined -fno-sanitize-recover=all \
         -o "$tmp/replay" tests/fuzz/fuzz-record.c tests/tools/fuzz-replay.c \
-        filters/record/parse.c filters/record/symbols.c
+        filters/record/parse.c filters/record/symbols.c lib/stream/cli.c -pthread
 }
 
 @test "argus-record's ELF reader refuses a misaligned section table offset" {
