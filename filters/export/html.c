@@ -953,6 +953,7 @@ int export_html(export_state *x, const char *input, const char *report, const ch
         }
     }
     free(H->page.chain);
+    free(H->culprits);
     argus_graph_free(&g);
     return 0;
 }

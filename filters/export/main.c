@@ -158,5 +158,9 @@ int main(int argc, char **argv)
             export_perfetto(&X, input);
     }
     argus_close_stdout();
+    argus_table_free(&X.marks);
+    free(X.hangs);
+    free(X.cores);
+    free(X.links);
     return status;
 }

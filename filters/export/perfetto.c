@@ -652,5 +652,15 @@ void export_perfetto(export_state *x, const char *input)
     write_hang_instants(P);
     out("\n]}\n");
     argus_reader_close(rd);
+    argus_table_free(&P->threads);
+    argus_table_free(&P->keep_segs);
+    argus_table_free(&P->keep_tids);
+    argus_table_free(&P->places.thr_of);
+    free(P->places.thr);
+    if (P->places.fd >= 0)
+        close(P->places.fd);
+    for (size_t i = 0; i < P->nkinds; i++)
+        free(P->kinds[i]);
+    free(P->kinds);
     free(P);
 }
