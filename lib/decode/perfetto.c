@@ -21,6 +21,7 @@
 #include "argus/decode/perfetto.h"
 #include "argus/decode/syscalls.h"
 #include "argus/stream/table.h"
+#include "argus/stream/cli.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -650,6 +651,24 @@ static void add_bundle(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         p->chunks[chunk - 1].bundles++;
 }
 
+/* BUF of inflated packets grown to twice its capacity *CAP, at most
+ * PF_MAX_INFLATED: past that the trace is refused, the decompressor
+ * STREAM ended first (END) and BUF freed. zlib's and zstd's loops alike. */
+static uint8_t *grow_inflated(pf *p, uint8_t *buf, size_t *cap, void (*end)(void *),
+                              void *stream)
+{
+    if (*cap >= PF_MAX_INFLATED) {
+        end(stream);
+        free(buf);
+        pf_fail(p, "compressed packets inflate to more than %u MiB", PF_MAX_INFLATED >> 20);
+    }
+    *cap = *cap * 2 > PF_MAX_INFLATED ? PF_MAX_INFLATED : *cap * 2;
+    return argus_xrealloc(buf, *cap, "inflated packets");
+}
+
+static void end_zstd(void *stream) { ZSTD_freeDStream(stream); }
+static void end_zlib(void *stream) { inflateEnd(stream); }
+
 /* Decompresses a zstd chunk C into its buffer: one or more frames, their
  * size not trusted (the output grows as it comes, up to PF_MAX_INFLATED). */
 static void unzstd_chunk(pf *p, pf_chunk *c)
@@ -665,16 +684,7 @@ static void unzstd_chunk(pf *p, pf_chunk *c)
     ZSTD_outBuffer out = {buf, cap, 0};
     while (in.pos < in.size || rc != 0) {
         if (out.pos == out.size) {
-            if (cap >= PF_MAX_INFLATED) {
-                ZSTD_freeDStream(zd);
-                free(buf);
-                pf_fail(p, "compressed packets inflate to more than %u MiB",
-                        PF_MAX_INFLATED >> 20);
-            }
-            cap = cap * 2 > PF_MAX_INFLATED ? PF_MAX_INFLATED : cap * 2;
-            buf = realloc(buf, cap);
-            if (!buf)
-                abort();
+            buf = grow_inflated(p, buf, &cap, end_zstd, zd);
             out.dst = buf;
             out.size = cap;
         }
@@ -711,18 +721,8 @@ static void inflate_chunk(pf *p, pf_chunk *c)
     z.avail_in = (uInt)c->zlen;
     int rc;
     do {
-        if (len == cap) {
-            if (cap >= PF_MAX_INFLATED) {
-                inflateEnd(&z);
-                free(buf);
-                pf_fail(p, "compressed packets inflate to more than %u MiB",
-                        PF_MAX_INFLATED >> 20);
-            }
-            cap = cap * 2 > PF_MAX_INFLATED ? PF_MAX_INFLATED : cap * 2;
-            buf = realloc(buf, cap);
-            if (!buf)
-                abort();
-        }
+        if (len == cap)
+            buf = grow_inflated(p, buf, &cap, end_zlib, &z);
         z.next_out = buf + len;
         z.avail_out = (uInt)(cap - len);
         rc = inflate(&z, Z_NO_FLUSH);
