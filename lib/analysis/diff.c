@@ -180,9 +180,7 @@ static void put_branch(ctx *c, uint32_t hang, uint32_t at, const uint32_t *cand,
         c->answer[c->nasked++] = chosen ? b->edges[cand[chosen - 1]].from_seg
                                         : ARGUS_NONE;
     }
-    uint64_t *choices = malloc(((size_t)n + 1) * sizeof *choices);
-    if (!choices)
-        argus_die(ARGUS_EX_IOERR, "out of memory (a branch point of %u choices)", n);
+    uint64_t *choices = argus_xmalloc(((size_t)n + 1) * sizeof *choices, "a branch point");
     for (uint32_t i = 0; i < n; i++)
         choices[i] = b->segs[b->edges[cand[i]].from_seg].seg;
     argus_write_branch(w, &(argus_branch_finding){

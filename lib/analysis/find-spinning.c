@@ -877,10 +877,8 @@ static void put_path(argus_writer *w, const argus_graph *g, uint32_t n,
 {
     const argus_seg *cause = &g->segs[p->steps[p->len - 1].seg];
     uint32_t nedges = p->len - 1;
-    uint64_t *segs = malloc((p->len + 2 * (size_t)nedges) * sizeof *segs);
-    const char **kinds = malloc(((size_t)nedges + 1) * sizeof *kinds);
-    if (!segs || !kinds)
-        argus_die(ARGUS_EX_IOERR, "out of memory (a path of %u steps)", p->len);
+    uint64_t *segs = argus_xmalloc((p->len + 2 * (size_t)nedges) * sizeof *segs, "a causal path");
+    const char **kinds = argus_xmalloc(((size_t)nedges + 1) * sizeof *kinds, "a causal path");
     uint64_t *from = segs + p->len, *to = from + nedges;
     for (uint32_t i = p->len, k = 0; i-- > 0; k++)
         segs[k] = g->segs[p->steps[i].seg].seg;
@@ -929,10 +927,8 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
     const argus_seg *last = &g->segs[c->segs[c->len - 1]];
     /* what the last thread waited on, when it was waiting then */
     bool waits = last->wait_id != UINT64_MAX && c->state[c->len - 1] == ARGUS_LINK_BLOCKED;
-    uint64_t *u = malloc(5 * (size_t)c->len * sizeof *u);
-    const char **texts = malloc(2 * (size_t)c->len * sizeof *texts);
-    if (!u || !texts)
-        argus_die(ARGUS_EX_IOERR, "out of memory (a wait chain of %u links)", c->len);
+    uint64_t *u = argus_xmalloc(5 * (size_t)c->len * sizeof *u, "a wait chain");
+    const char **texts = argus_xmalloc(2 * (size_t)c->len * sizeof *texts, "a wait chain");
     uint32_t len = c->len;
     argus_chain_finding f = {
         .hang = n, .nsegs = (int)len, .ntids = (int)len, .nvia = (int)len - 1,
@@ -962,10 +958,8 @@ static void put_chain(argus_writer *w, const argus_graph *g, uint32_t n,
 static void put_critical_path(argus_writer *w, const argus_graph *g, uint32_t n,
                               const argus_cpath *cp)
 {
-    uint64_t *u = malloc(3 * ((size_t)cp->len + 1) * sizeof *u);
-    const char **state = malloc(((size_t)cp->len + 1) * sizeof *state);
-    if (!u || !state)
-        argus_die(ARGUS_EX_IOERR, "out of memory (a critical path of %u steps)", cp->len);
+    uint64_t *u = argus_xmalloc(3 * ((size_t)cp->len + 1) * sizeof *u, "a critical path");
+    const char **state = argus_xmalloc(((size_t)cp->len + 1) * sizeof *state, "a critical path");
     argus_cpath_finding f = {.hang = n, .n = (int)cp->len, .tid = u,
                              .from = u + cp->len + 1, .to = u + 2 * (cp->len + 1),
                              .state = state};

@@ -271,9 +271,7 @@ static void *mem_get(argus_findings_mem *m, size_t n)
     block *b = m->blocks;
     if (!b || b->size - b->used < n) {
         size_t size = n > 16384 ? n : 16384;
-        b = malloc(sizeof *b + size);
-        if (!b)
-            argus_die(ARGUS_EX_IOERR, "out of memory (%zu bytes of findings)", size);
+        b = argus_xmalloc(sizeof *b + size, "the findings read");
         b->size = size;
         b->used = 0;
         /* a block made for one big item goes behind the current one,
