@@ -960,8 +960,14 @@ dead_pid() {
     echo "-:argusbats_$dead/argus_bats_getpid" >> "$TFS/uprobe_events"
     rmdir "$TFS/instances/$NAME" "$TFS/instances/argus-$dead-other"
     [ "$cleanup_status" = 0 ]
-    run echo "$cleanup_output"
-    assert_output "argus-record: removed what dead recorders left in /sys/kernel/tracing: instances/argus-$dead, instances/argus-$dead-detect, argus_$dead/argus_bats_getpid, argus_$dead/argus_bats_getpid_ret"
+    # only this test's dead pid: another suite's killed recorder may be
+    # reaped by the same run
+    run sh -c 'printf "%s\n" "$1" | sed "s/: /:\n/2; s/, /\n/g" | grep -e "^argus-record" -e "argus[-_]$2\(-detect\)\?\(/\|$\)"' - "$cleanup_output" "$dead"
+    assert_output "argus-record: removed what dead recorders left in /sys/kernel/tracing:
+instances/argus-$dead
+instances/argus-$dead-detect
+argus_$dead/argus_bats_getpid
+argus_$dead/argus_bats_getpid_ret"
     [ ! -e "$TFS/instances/argus-$dead" ]
     [ ! -e "$TFS/instances/argus-$dead-detect" ]
     run grep -c "argus_$dead/" "$TFS/uprobe_events"
