@@ -122,7 +122,14 @@ verdict() {
     assert_success
     assert_output --partial 'valid: 18064 records, 17812 events, 214 threads'
     run sh -c "argus-decode '$T/systing.pb' | argus-to-json | grep -m1 '\"tid\":1,'"
-    assert_output '{"type":"thread","tid":1,"pid":1,"proc":"systemd","name":"systemd","main":true}'
+    assert_output '{"type":"thread","tid":1,"pid":1,"proc":"systemd","name":"systemd","main":true,"cmdline":["/usr/lib/systemd/systemd","--switched-root","--system","--deserialize=56","rhgb"]}'
+}
+
+@test "DEC-CMDLINE: the process tree's command lines: on main threads, none on kernel's" {
+    run sh -c "argus-decode '$T/systing.pb' | argus-to-json | jq -c 'select(.type == \"thread\" and .cmdline) | [.main, .kernel // false]' | sort | uniq -c"
+    assert_output '     46 [true,false]'
+    run sh -c "argus-decode '$T/systing.pb' | argus-to-json | jq -r 'select(.type == \"thread\" and .cmdline and .proc == \"systemd-journal\") | .cmdline | join(\" \")'"
+    assert_output '/usr/lib/systemd/systemd-journald'
 }
 
 @test "DEC-ORIGIN: systing's header: origin its first timestamp, t0 its snapshot" {

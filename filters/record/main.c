@@ -51,7 +51,8 @@ static const char usage[] =
     "                         argus diagnose ranks its hangs first, as a\n"
     "                         launched CMD's\n"
     "      --proc NAME        the same for each running process of that name\n"
-    "                         (its comm, or its first 15 bytes; repeatable)\n"
+    "                         (its comm, or the program or script it runs;\n"
+    "                         repeatable)\n"
     "      --instance NAME    tracefs instance name (default argus-PID)\n"
     "      --cleanup          only remove what killed recorders left (their\n"
     "                         instances and argus_PID uprobes; every run\n"
@@ -421,8 +422,8 @@ int main(int argc, char **argv)
     }
     sigprocmask(SIG_BLOCK, &stop_set, NULL);
     restore();
-    free(at_start.v);
-    free(at_end.v);
+    free_threads(&at_start);
+    free_threads(&at_end);
 
     if (!opt.quiet) {
         char hits[128] = "";

@@ -1,6 +1,7 @@
 /* argus-record: writing the trace: the instance's trace file as the kernel
  * writes it, with argus's header, thread and watch lines put in. */
 #include "record.h"
+#include "argus/stream/procname.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -175,20 +176,43 @@ void out_printf(const char *fmt, ...)
 uint64_t overwritten; /* events the ring buffer dropped */
 unsigned n_threads_out;
 
+/* "# argus-cmdline:" of the launched command when it had ended by the
+ * end's look at /proc: its own argv (at the start it was still the
+ * recorder, held before its exec). */
+static void write_command_cmdline(void)
+{
+    char args[4096], line[8192];
+    size_t n = 0;
+    for (char **a = opt.cmd; *a && n < sizeof args; a++) {
+        size_t len = strlen(*a) + 1;
+        if (n + len > sizeof args)
+            break;
+        memcpy(args + n, *a, len);
+        n += len;
+    }
+    if (argus_cmdline_escape(line, sizeof line, args, n) > 0)
+        out_printf("# argus-cmdline: pid=%d %s\n", (int)st.child, line);
+}
+
 static void write_threads(const struct thread_list *start, const struct thread_list *end)
 {
     /* one line per tid: the start's, then the threads only the end has */
     size_t i = 0, j = 0;
     while (i < start->n || j < end->n) {
         const struct thread_info *t;
+        const char *cmdline, *at_end = NULL;
         if (j >= end->n || (i < start->n && start->v[i].tid <= end->v[j].tid)) {
             t = &start->v[i];
+            cmdline = t->cmdline;
             if (j < end->n && end->v[j].tid == t->tid)
-                j++;
+                at_end = end->v[j++].cmdline;
             i++;
         } else {
             t = &end->v[j++];
+            cmdline = at_end = t->cmdline;
         }
+        if (at_end)
+            cmdline = at_end;   /* the end's command line: after any exec */
         /* a process's parent: whose child it is when the trace has no
          * fork for it (decode's DEC-PARENT) */
         if (t->tid == t->tgid && t->ppid > 0)
@@ -197,6 +221,10 @@ static void write_threads(const struct thread_list *start, const struct thread_l
         else
             out_printf("# argus-thread: tid=%d tgid=%d kernel=%d comm=%s\n", t->tid, t->tgid,
                        t->kernel ? 1 : 0, t->comm);
+        if (opt.cmd && t->tid == st.child && !at_end)
+            write_command_cmdline();
+        else if (cmdline && t->tid == t->tgid)
+            out_printf("# argus-cmdline: pid=%d %s\n", t->tid, cmdline);
         n_threads_out++;
     }
 }

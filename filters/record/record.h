@@ -150,6 +150,9 @@ struct thread_info {
     int ppid;           /* the parent process, 0 when none (kthreadd, init's) */
     bool kernel;
     char comm[64];
+    char *cmdline;      /* a process's main thread: its command line as
+                           "# argus-cmdline:" writes it; NULL: none, or
+                           not read */
 };
 
 struct thread_list {
@@ -160,14 +163,15 @@ struct thread_list {
 bool read_thread(int tgid, int tid, struct thread_info *t);
 /* The process of thread PID (its Tgid), 0 when none is running. */
 int running_process(int pid);
-/* Appends to PIDS (N of them) the running processes named NAME (their
- * comm, or NAME's first 15 bytes), each once, but the caller; returns how
- * many are so named (0: none, or /proc unreadable). */
+/* Appends to PIDS (N of them) the running processes NAME names (their
+ * comm, program or script: argus_proc_named), each once, but the caller;
+ * returns how many are so named (0: none, or /proc unreadable). */
 size_t processes_named(const char *name, int **pids, size_t *n);
 /* T's comm, parent and kernel flag from the text of a /proc stat file
  * (parse.c) */
 bool parse_thread_stat(const char *buf, struct thread_info *t);
 void scan_threads(struct thread_list *list);
+void free_threads(struct thread_list *list);
 void sort_threads(struct thread_list *list);
 /* in a sorted list */
 const struct thread_info *find_thread(const struct thread_list *l, int tid);

@@ -1,6 +1,7 @@
 /* argus-record: the threads in /proc, scanned at the start and at the end
  * of a recording, for argus's "# argus-thread:" lines. */
 #include "record.h"
+#include "argus/stream/procname.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -27,7 +28,31 @@ bool read_thread(int tgid, int tid, struct thread_info *t)
         return false;
     t->tid = tid;
     t->tgid = tgid;
+    t->cmdline = NULL;
     return true;
+}
+
+/* PID's command line, escaped for "# argus-cmdline:"; NULL when it has
+ * none (a kernel thread, a zombie) or is gone. */
+static char *read_cmdline(int pid)
+{
+    char path[64], args[4096], line[8192];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    ssize_t n = read(fd, args, sizeof args);
+    close(fd);
+    if (n <= 0)
+        return NULL;
+    /* a command line longer than the buffer is cut at an argument; a
+     * process that rewrote its own may lack the last NUL */
+    if ((size_t)n == sizeof args && args[n - 1] != '\0') {
+        const char *last = memrchr(args, '\0', (size_t)n);
+        n = last ? last - args + 1 : 0;
+    }
+    return n > 0 && argus_cmdline_escape(line, sizeof line, args, (size_t)n) > 0
+               ? argus_xstrdup(line, "a command line") : NULL;
 }
 
 void scan_threads(struct thread_list *list)
@@ -52,6 +77,8 @@ void scan_threads(struct thread_list *list)
             struct thread_info t;
             if (!read_thread(tgid, atoi(te->d_name), &t))
                 continue;
+            if (t.tid == tgid && !t.kernel)
+                t.cmdline = read_cmdline(tgid);
             if (list->n == list->cap) {
                 list->cap = list->cap ? list->cap * 2 : 512;
                 list->v = argus_xrealloc(list->v, list->cap * sizeof *list->v, "thread table");
@@ -61,6 +88,14 @@ void scan_threads(struct thread_list *list)
         closedir(task);
     }
     closedir(proc);
+}
+
+void free_threads(struct thread_list *list)
+{
+    for (size_t i = 0; i < list->n; i++)
+        free(list->v[i].cmdline);
+    free(list->v);
+    *list = (struct thread_list){0};
 }
 
 static int by_tid(const void *a, const void *b)
@@ -98,6 +133,34 @@ int running_process(int pid)
     return tgid > 0 ? tgid : 0;
 }
 
+/* Whether NAME names process PID: its comm, or its program or script
+ * (argus_proc_named). */
+static bool process_named(int pid, const char *name)
+{
+    char path[64], comm[64], args[4096];
+    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool got = fgets(comm, sizeof comm, f) != NULL;
+    fclose(f);
+    if (!got)
+        return false;
+    comm[strcspn(comm, "\n")] = 0;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return argus_proc_named(name, comm, NULL);
+    for (ssize_t i = 0; i < n; i++)
+        if (args[i] == '\0' || args[i] == '\n')
+            args[i] = args[i] ? '?' : '\n';
+    args[n] = '\0';
+    return argus_proc_named(name, comm, args);
+}
+
 /* A process's comm is its name's first 15 bytes (TASK_COMM_LEN - 1): a
  * comm of 15 bytes matches a longer NAME that starts with it, as
  * find-spinning's --proc does. */
@@ -113,17 +176,7 @@ size_t processes_named(const char *name, int **pids, size_t *n)
         long pid = strtol(de->d_name, &end, 10);
         if (*end || pid <= 0 || pid > INT_MAX || pid == getpid())
             continue;
-        char path[64], comm[64];
-        snprintf(path, sizeof path, "/proc/%ld/comm", pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        bool got = fgets(comm, sizeof comm, f) != NULL;
-        fclose(f);
-        if (!got)
-            continue;
-        comm[strcspn(comm, "\n")] = 0;
-        if (strcmp(comm, name) != 0 && !(strlen(comm) == 15 && strncmp(comm, name, 15) == 0))
+        if (!process_named((int)pid, name))
             continue;
         found++;
         bool seen = false;

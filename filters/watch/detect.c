@@ -9,6 +9,7 @@
 #include "argus/decode/syscalls.h"
 #include "argus/stream/table.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/procname.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ typedef struct thread_state {
                                    it woke one, or an input probe fired */
     bool display;               /* a display server */
     bool named;                 /* --proc or --pid names it */
+    bool cmd_named;             /* a --proc names its program or script */
     bool kernel;                /* a kernel thread */
     bool never;                 /* a kernel thread, argus's own (by its name
                                    now: a command argus-record ran was named
@@ -104,15 +106,40 @@ static bool is_display_server(const char *comm)
     return false;
 }
 
-static bool names_it(const char *comm, int tgid)
+/* Whether --pid or --proc names process TGID, known by COMM and
+ * CMDLINE (its arguments separated by '\n', NULL: not known). */
+static bool names_it(const char *comm, int tgid, const char *cmdline)
 {
     for (size_t i = 0; i < wopt.n_pids; i++)
         if (wopt.pids[i] == tgid)
             return true;
     for (size_t i = 0; i < wopt.n_procs; i++)
-        if (strncmp(comm, wopt.procs[i], 15) == 0)
+        if (argus_proc_named(wopt.procs[i], comm, cmdline))
             return true;
     return false;
+}
+
+/* Live, whether a --proc names TGID by its command line in /proc: its
+ * program or the script it runs (a replay has "# argus-cmdline:" lines
+ * instead: detect_cmdline). */
+static bool cmdline_names_it(int tgid)
+{
+    if (!wopt.n_procs)
+        return false;
+    char path[64], args[4096];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", tgid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, args, sizeof args - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    for (ssize_t i = 0; i < n; i++)
+        if (args[i] == '\0' || args[i] == '\n')
+            args[i] = args[i] ? '?' : '\n';
+    args[n] = '\0';
+    return names_it("", tgid, args);
 }
 
 /* The process entry of TGID, or NULL. */
@@ -136,12 +163,14 @@ static thread_state *learn(int tid, int tgid, const char *comm, size_t comm_len)
         if (tid == t->tgid) {
             /* a process's name is its main thread's (exec changes it) */
             t->display = is_display_server(t->comm);
-            t->named = names_it(t->comm, tid);
+            if (!wopt.replay) /* exec changes it too */
+                t->cmd_named = cmdline_names_it(tid);
+            t->named = t->cmd_named || names_it(t->comm, tid, NULL);
             t->never = t->kernel || tid == self || strncmp(t->comm, "argus-", 6) == 0;
         }
     }
     if (created && tid == tgid) {
-        t->named = names_it(t->comm, tid);
+        t->named = t->cmd_named || names_it(t->comm, tid, NULL);
         t->since = 0;
     }
     if (t->display_woke && t->tgid > 0 && t->tgid != tid) {
@@ -155,6 +184,15 @@ static thread_state *learn(int tid, int tgid, const char *comm, size_t comm_len)
         t->display_woke = false;
     }
     return t;
+}
+
+void detect_cmdline(int pid, const char *cmdline)
+{
+    bool created;
+    thread_state *t = argus_table_put(&threads, (uint64_t)pid, &created);
+    t->tgid = pid;
+    t->cmd_named = names_it("", pid, cmdline);
+    t->named = t->cmd_named || names_it(t->comm, pid, NULL);
 }
 
 void detect_thread(int tid, int tgid, const char *comm, bool kernel)

@@ -7,11 +7,13 @@
 
 #include "argus/stream/input.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/procname.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -34,7 +36,8 @@ static const char usage[] =
     "  -d, --dir DIR          where the folders go (default /var/lib/argus-watch;\n"
     "                         with --replay, the current directory)\n"
     "      --proc NAME        also watch the main thread of programs named NAME\n"
-    "                         (repeatable)\n"
+    "                         (their name, or the program or script they run;\n"
+    "                         repeatable)\n"
     "      --pid PID          also watch process PID (repeatable)\n"
     "      --hang MS          the limit, for every program watched (default:\n"
     "                         a GUI program's main loop away from its wait for\n"
@@ -212,6 +215,20 @@ static void take_thread_line(const char *line)
         detect_thread(atoi(tid + 5), atoi(tgid + 6), comm + 6, kernel && kernel < comm);
 }
 
+/* "# argus-cmdline: pid=N ARG..." */
+static void take_cmdline_line(const char *line)
+{
+    const char *pid = strstr(line, " pid=");
+    if (!pid)
+        return;
+    char *words;
+    long n = strtol(pid + 5, &words, 10);
+    char args[4096];
+    if (n > 0 && n <= INT_MAX && *words == ' ' &&
+        argus_cmdline_unescape(args, sizeof args, words + 1, strlen(words + 1)) > 0)
+        detect_cmdline((int)n, args);
+}
+
 /* "# argus-clock: mono=S.N realtime=S.N" */
 static void take_clock_line(const char *line)
 {
@@ -254,6 +271,8 @@ static void replay(void)
         if (in_header && (p[0] == '#' || len == 0)) {
             if (strncmp(p, "# argus-thread:", 15) == 0)
                 take_thread_line(p);
+            else if (strncmp(p, "# argus-cmdline:", 16) == 0)
+                take_cmdline_line(p);
             else if (strncmp(p, "# argus-clock:", 14) == 0)
                 take_clock_line(p);
         } else {

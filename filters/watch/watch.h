@@ -79,6 +79,9 @@ void detect_init(hang_sink *sink, void *ctx, bool syscalls_from_proc);
 /* A "# argus-thread:" line of a trace's header, or a thread in /proc:
  * its name, whether it is a display server's, a kernel thread */
 void detect_thread(int tid, int tgid, const char *comm, bool kernel);
+/* A "# argus-cmdline:" line of a replayed trace's header: process PID's
+ * arguments, separated by '\n' (a --proc may name its script) */
+void detect_cmdline(int pid, const char *cmdline);
 void detect_line(const struct event_line *ev);
 /* The trace's clock is at NOW (ns): the limits of the hangs in flight. */
 void detect_tick(uint64_t now);

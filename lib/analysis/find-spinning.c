@@ -8,6 +8,7 @@
 #include "argus/decode/decoder.h"
 #include "argus/stages/stage.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/procname.h"
 #include "argus/stream/table.h"
 
 #include <stdio.h>
@@ -291,12 +292,13 @@ static const char *class_of(const argus_graph *g, const hang *h)
     return s->wait_id != UINT64_MAX ? "wait" : "busy";
 }
 
-/* --proc: the process's name, or its first 15 bytes (Linux's comm). */
+/* --proc: the process's name, or its first 15 bytes (Linux's comm), or
+ * its program or script (argus_proc_named). */
 static bool proc_is(const argus_graph *g, uint32_t thread, const char *proc)
 {
-    const char *name = argus_graph_str(g, g->threads[thread].proc);
-    return !proc || strcmp(name, proc) == 0 ||
-           (strlen(name) == 15 && strncmp(name, proc, 15) == 0);
+    const argus_gthread *t = &g->threads[thread];
+    return !proc ||
+           argus_proc_named(proc, argus_graph_str(g, t->proc), argus_graph_cmdline(g, t->pid));
 }
 
 /* ---- SPIN-HANG: the threads watched, and waits that are no hang ------------ */

@@ -4,6 +4,7 @@
  * answering questions of it, at 1.9k lines. */
 #include "argus/analysis/graph.h"
 
+#include "argus/stream/cbor.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/input.h"
 #include "argus/stream/table.h"
@@ -31,6 +32,8 @@ struct argus_graph_priv {
                                    binary search finds them */
     argus_table thread_index;   /* tid -> thread index (uint32) */
     argus_table pid_proc;       /* pid -> process name (string offset) */
+    argus_table pid_cmdline;    /* pid -> its arguments, separated by '\n'
+                                   (string offset) */
     argus_table str_index;      /* XXH3 of a string -> offset (chained by
                                    comparing, collisions fall back to a
                                    fresh copy) */
@@ -413,6 +416,39 @@ static uint32_t thread_for(argus_graph *g, uint64_t tid, uint64_t pid)
     return *v;
 }
 
+/* A thread record's "cmdline", an array of texts: joined by '\n' and
+ * interned (a byte NUL or '\n' inside an argument made '?'); 0 when
+ * absent or not such an array. */
+static uint32_t intern_cmdline(argus_graph *g, const argus_record *r)
+{
+    const argus_field *f = argus_get_named(r, "cmdline");
+    if (!f || f->kind != ARGUS_V_ARRAY)
+        return 0;
+    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
+    argus_cbor_head_info h;
+    if (!argus_cbor_read_head(p, (size_t)(end - p), &h) || h.info == 31)
+        return 0;
+    p += h.len;
+    char buf[4096];
+    size_t n = 0;
+    for (uint64_t i = 0; i < h.arg; i++) {
+        argus_cbor_head_info e;
+        if (!argus_cbor_read_head(p, (size_t)(end - p), &e) || e.major != 3 || e.info == 31 ||
+            e.arg > (uint64_t)(end - p) - e.len)
+            return 0;
+        if (n + e.arg + 1 >= sizeof buf)
+            break;              /* cut at an argument */
+        if (i)
+            buf[n++] = '\n';
+        for (uint64_t k = 0; k < e.arg; k++) {
+            char c = (char)p[e.len + k];
+            buf[n++] = c == '\0' || c == '\n' ? '?' : c;
+        }
+        p += e.len + e.arg;
+    }
+    return argus_graph_intern(g, buf, n);
+}
+
 static void load_thread(argus_graph *g, const argus_record *r)
 {
     uint64_t tid = 0, pid = 0;
@@ -437,6 +473,16 @@ static void load_thread(argus_graph *g, const argus_record *r)
     const argus_field *parent = argus_get_named(r, "parent");
     if (parent && parent->kind == ARGUS_V_UINT)
         th->parent = parent->u;
+    if ((s = intern_cmdline(g, r))) {
+        bool created;
+        *(uint32_t *)argus_table_put(&g->p->pid_cmdline, pid, &created) = s;
+    }
+}
+
+const char *argus_graph_cmdline(const argus_graph *g, uint64_t pid)
+{
+    const uint32_t *s = argus_table_get(&g->p->pid_cmdline, pid);
+    return s ? argus_graph_str(g, *s) : NULL;
 }
 
 static uint32_t segment_for(argus_graph *g, uint64_t seg, uint32_t thread,
@@ -1608,6 +1654,7 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
     g->p->segs_sorted = true;
     argus_table_init(&g->p->thread_index, sizeof(uint32_t));
     argus_table_init(&g->p->pid_proc, sizeof(uint32_t));
+    argus_table_init(&g->p->pid_cmdline, sizeof(uint32_t));
     argus_table_init(&g->p->str_index, sizeof(uint32_t));
     argus_table_init(&g->p->lock_failed, sizeof(uint64_t));
     argus_table_init(&g->p->connect_started, sizeof(uint64_t));
@@ -1739,6 +1786,7 @@ void argus_graph_free(argus_graph *g)
     argus_table_free(&p->seg_index);
     argus_table_free(&p->thread_index);
     argus_table_free(&p->pid_proc);
+    argus_table_free(&p->pid_cmdline);
     argus_table_free(&p->str_index);
     argus_table_free(&p->lock_failed);
     argus_table_free(&p->connect_started);

@@ -119,10 +119,10 @@ void argus_put_stream_header_focus(argus_writer *w, const char *source, bool hav
 
 void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
                              const char *proc, const char *name, bool main,
-                             bool kernel, uint64_t parent)
+                             bool kernel, uint64_t parent, const char *cmdline)
 {
     bool named = name && name[0];
-    argus_put_map(w, 4 + named + main + kernel + (parent != 0));
+    argus_put_map(w, 4 + named + main + kernel + (parent != 0) + (cmdline != NULL));
     PUT_LIT(w, "type");
     PUT_LIT(w, "thread");
     PUT_LIT(w, "tid");
@@ -146,6 +146,20 @@ void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
     if (parent) {
         PUT_LIT(w, "parent");
         argus_put_uint(w, parent);
+    }
+    if (cmdline) {
+        size_t n = 1;
+        for (const char *c = cmdline; *c; c++)
+            n += *c == '\n';
+        PUT_LIT(w, "cmdline");
+        argus_put_array(w, n);
+        for (const char *c = cmdline;; c++) {
+            const char *e = strchr(c, '\n');
+            argus_put_text(w, c, e ? (size_t)(e - c) : strlen(c));
+            if (!e)
+                break;
+            c = e;
+        }
     }
     argus_end_record(w);
 }

@@ -119,7 +119,9 @@ static void write_thread(argus_ft *d, thread *t)
     }
     /* a thread's parent is its own process: only another process is told */
     uint64_t parent = t->parent != pid_of(t) ? t->parent : 0;
-    argus_put_thread_record(w, t->tid, pid_of(t), proc, t->comm, main, kernel, parent);
+    char **cmdline = main ? argus_table_get(&d->cmdlines, t->tid) : NULL;
+    argus_put_thread_record(w, t->tid, pid_of(t), proc, t->comm, main, kernel, parent,
+                            cmdline ? *cmdline : NULL);
     t->announced = true;
 }
 

@@ -9,6 +9,7 @@
 #include "argus/decode/ftrace-internal.h"
 #include "argus/decode/decode.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/procname.h"
 #include "argus/stream/text.h"
 
 #include <stdarg.h>
@@ -118,6 +119,7 @@ argus_ft *argus_ft_new(argus_writer *w, const argus_ft_options *o)
     argus_table_init(&d->timer_armer, sizeof(uint64_t));
     argus_table_init(&d->fds, sizeof(struct fd_origin));
     argus_table_init(&d->prescan, sizeof(struct prescan));
+    argus_table_init(&d->cmdlines, sizeof(char *));
     for (size_t i = 0; i < sizeof event_names / sizeof *event_names; i++) {
         bool created;
         uint32_t *k = argus_table_put(
@@ -141,6 +143,12 @@ void argus_ft_free(argus_ft *d)
     argus_table_free(&d->timer_armer);
     argus_table_free(&d->fds);
     argus_table_free(&d->prescan);
+    size_t pos = 0;
+    uint64_t pid;
+    void *cmdline;
+    while (argus_table_next(&d->cmdlines, &pos, &pid, &cmdline))
+        free(*(char **)cmdline);
+    argus_table_free(&d->cmdlines);
     for (uint32_t i = 0; i < d->ncpus; i++)
         free(d->cpus[i].run);
     free(d->cpus);
@@ -252,6 +260,28 @@ static void map_thread_line(argus_ft *d, const char *p, size_t n)
         d->held_child = tid;
         d->n_held_children++;
     }
+}
+
+/* "# argus-cmdline: pid=P ARG..." (argus-record): process P's command line,
+ * on its main thread's record (DEC-CMDLINE); a later line for P wins. */
+static void map_cmdline_line(argus_ft *d, const char *p, size_t n)
+{
+    uint64_t pid = parse_pid_field(p, n);
+    size_t i = 0;
+    while (i < n && p[i] != ' ')
+        i++;
+    char args[4096];
+    if (!pid || pid > ARGUS_PID_MAX || i >= n ||
+        argus_cmdline_unescape(args, sizeof args, p + i + 1, n - i - 1) == 0)
+        return;
+    bool created;
+    char **slot = argus_table_put(&d->cmdlines, pid, &created);
+    if (!created)
+        free(*slot);
+    *slot = argus_xstrdup(args, "a command line");
+    thread *t = argus_ft_find_thread(d, pid);
+    if (t)
+        t->announced = false;
 }
 
 /* ---- The first pass: threads asleep when the trace began ---------------- */
@@ -671,6 +701,7 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         static const char tag[] = "# argus-thread:";
         static const char clock[] = "# argus-clock:";
         static const char command[] = "# argus-command: pid=";
+        static const char cmdline[] = "# argus-cmdline: pid=";
         static const char focus[] = "# argus-focus: pid=";
         static const char recorder[] = "# recorded by argus-record ";
         static const char entries[] = "# entries-in-buffer/entries-written: ";
@@ -696,6 +727,8 @@ int argus_ft_line(argus_ft *d, const char *p, size_t n)
         }
         else if (n - i > sizeof clock - 1 && memcmp(p + i, clock, sizeof clock - 1) == 0)
             map_clock_line(d, p + i + sizeof clock - 1, n - i - (sizeof clock - 1));
+        else if (n - i > sizeof cmdline - 1 && memcmp(p + i, cmdline, sizeof cmdline - 1) == 0)
+            map_cmdline_line(d, p + i + sizeof cmdline - 1, n - i - (sizeof cmdline - 1));
         else if (n - i > sizeof command - 1 && memcmp(p + i, command, sizeof command - 1) == 0)
             d->launched = parse_pid_field(p + i + sizeof command - 1,
                                           n - i - (sizeof command - 1));

@@ -213,7 +213,7 @@ void argus_kd_map_thread(argus_kd *d, uint64_t tid, uint32_t pid,
 
 static void write_thread(argus_kd *d, thread *t)
 {
-    argus_put_thread_record(d->w, t->tid, t->pid, t->proc, t->name, t->main, t->kernel, 0);
+    argus_put_thread_record(d->w, t->tid, t->pid, t->proc, t->name, t->main, t->kernel, 0, NULL);
     t->announced = true;
 }
 

@@ -22,6 +22,7 @@
 #include "argus/decode/syscalls.h"
 #include "argus/stream/table.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/procname.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -161,6 +162,8 @@ typedef struct pf_thread {
     int64_t tgid, ppid;   /* -1: not known */
     bool kernel;
     char name[PF_NAME_CAP];
+    char *cmdline;        /* a process's command line, escaped for
+                             "# argus-cmdline:"; NULL: not given */
 } pf_thread;
 
 /* A task's name as the events so far give it (the lines' heads). */
@@ -359,11 +362,22 @@ static void index_process_tree(pf *p, const uint8_t *data, size_t len)
         bool kthread = false, is_comm = false;
         const uint8_t *name = NULL;
         size_t name_len = 0;
+        char args[4096];        /* the command line's words, each ended by a NUL */
+        size_t args_len = 0;
         while (pf_next(p, &in, &g, "process tree")) {
             if (f.num == 1) { /* Process */
                 if (g.num == 1 && g.wt == 0) id = (int32_t)g.v;
                 else if (g.num == 2 && g.wt == 0) ppid = (int32_t)g.v;
-                else if (g.num == 3 && g.wt == 2 && !name) name = g.data, name_len = g.len;
+                else if (g.num == 3 && g.wt == 2) {
+                    if (!name)
+                        name = g.data, name_len = g.len;
+                    size_t n = strnlen((const char *)g.data, g.len);
+                    if (args_len + n + 1 <= sizeof args) {
+                        memcpy(args + args_len, g.data, n);
+                        args[args_len + n] = '\0';
+                        args_len += n + 1;
+                    }
+                }
                 else if (g.num == 8 && g.wt == 0) kthread = g.v != 0;
                 else if (g.num == 9 && g.wt == 0) is_comm = g.v != 0;
             } else { /* Thread */
@@ -380,6 +394,10 @@ static void index_process_tree(pf *p, const uint8_t *data, size_t len)
             if (t->ppid < 0)
                 t->ppid = ppid;
             t->kernel = t->kernel || kthread || id == 2 || ppid == 2;
+            char line[4096];
+            if (!is_comm && !t->kernel && !t->cmdline && args_len &&
+                argus_cmdline_escape(line, sizeof line, args, args_len) > 0)
+                t->cmdline = argus_xstrdup(line, "a command line");
             if (name && !t->name[0]) {
                 /* a command line's first word is a path: the kernel's
                  * comm is its base name, 15 bytes at most */
@@ -1687,6 +1705,11 @@ static void thread_lines(pf *p)
         if (t->name[0])
             put(p, " comm=%s", t->name);
         emit(p);
+        if (t->cmdline && t->tgid == (int64_t)tid) {
+            p->n = 0;
+            put(p, "# argus-cmdline: pid=%llu %s", (unsigned long long)tid, t->cmdline);
+            emit(p);
+        }
     }
 }
 
@@ -1830,6 +1853,11 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
         }
         snprintf(err, errlen, "%s: byte %llu: %s", name, (unsigned long long)p->at, m);
     }
+    size_t pos = 0;
+    uint64_t tid;
+    void *v;
+    while (argus_table_next(&p->threads, &pos, &tid, &v))
+        free(((pf_thread *)v)->cmdline);
     argus_table_free(&p->threads);
     argus_table_free(&p->ksyms);
     free(p->bundles);

@@ -256,6 +256,9 @@ const char *argus_graph_str(const argus_graph *g, uint32_t off);
 /* The same, but NULL for none (off 0): a finding's optional text. */
 const char *argus_graph_opt_str(const argus_graph *g, uint32_t off);
 uint32_t argus_graph_intern(argus_graph *g, const char *s, size_t len);
+/* Process PID's command line, its arguments separated by '\n' (a thread
+ * record's "cmdline"); NULL when the trace does not give it. */
+const char *argus_graph_cmdline(const argus_graph *g, uint64_t pid);
 
 /* Index of the first of N items (SIZE bytes each, in order of the
  * unsigned key of KEY_SIZE bytes, 4 or 8, at byte KEY_AT of each) whose

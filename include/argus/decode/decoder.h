@@ -56,10 +56,11 @@ void argus_put_stream_header_focus(argus_writer *w, const char *source, bool hav
                                    const char *command);
 /* A thread record; NAME may be empty or NULL (left out), PROC empty is
  * "unknown"; main and kernel are written when true, PARENT (the pid of the
- * process that forked it) when not 0. */
+ * process that forked it) when not 0, CMDLINE (the process's arguments,
+ * separated by '\n') when not NULL, as the array "cmdline". */
 void argus_put_thread_record(argus_writer *w, uint64_t tid, uint64_t pid,
                              const char *proc, const char *name, bool main,
-                             bool kernel, uint64_t parent);
+                             bool kernel, uint64_t parent, const char *cmdline);
 /* The head of an event: a map of 6 + EXTRA pairs, type, id, ts, tid, pid
  * and cpu written; the caller writes EXTRA more, then ends the record. */
 void argus_put_event_head(argus_writer *w, const char *type, size_t type_len,

@@ -187,6 +187,8 @@ struct argus_ft {
     argus_table timer_armer; /* timer -> the arming process + 1 */
     argus_table fds;       /* (pid << 32 | fd) -> struct fd_origin (DEC-FD) */
     argus_table prescan;   /* tid -> struct prescan (argus_ft_prescan) */
+    argus_table cmdlines;  /* pid -> char *: its arguments, separated by
+                              '\n' ("# argus-cmdline:", DEC-CMDLINE) */
     uint64_t prescan_done[256]; /* tid + 1 by tid modulo 256: nothing more
                                  * for its own lines to tell (a line's
                                  * thread is mostly one seen a moment ago) */
