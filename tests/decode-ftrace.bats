@@ -236,6 +236,14 @@ setup() {
     fixture argus-record.txt
 }
 
+@test "DEC-CMDLINE: a process's command line on its main thread's record only" {
+    run sh -c "argus-decode --format ftrace fixtures/ftrace/argus-record.txt | argus-to-json | jq -c 'select(.type == \"thread\") | [.tid, .cmdline]'"
+    assert_output '[4243,null]
+[4242,["/usr/bin/python3","-u","./hang ui.py","","café","a\\b?"]]
+[731,null]
+[5000,["/usr/sbin/daemon?","--foreground"]]'
+}
+
 @test "the idle task is thread 0: a kernel thread named swapper, never a main thread" {
     {
         echo '# argus-thread: tid=0 tgid=0 kernel=0 comm=idle'

@@ -153,6 +153,23 @@ argus-find-spinning: GUI main loops watched (SPIN-LOOP): 1
 argus-find-spinning: hang nodes: 0'
 }
 
+@test "SPIN-HANG: --proc names a process by its comm or the program or script it runs" {
+    for name in tool.py tool /srv/tool.py other.py python3 -u --fast bin; do
+        printf '%s:' "$name"
+        spin $F/proc-names.jsonl --hang 250 --proc "$name" | jq -r 'select(.type == "hang") | .tid' | tr '\n' ' '
+        echo
+    done > "$BATS_TEST_TMPDIR/named"
+    run cat "$BATS_TEST_TMPDIR/named"
+    assert_output 'tool.py:6001 
+tool:6001 
+/srv/tool.py:6001 
+other.py:7001 
+python3:6001 7001 
+-u:
+--fast:
+bin:'
+}
+
 @test "SPIN-HANG: --proc NAME keeps the hang nodes of processes named NAME only" {
     run spin $F/hang-ms.jsonl --hang 250 --proc Maps
     assert_success
