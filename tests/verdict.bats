@@ -166,6 +166,23 @@ Verdict (hang 0): cat/main [13217] was blocked 1.975 s in read on fd 3, waiting 
     assert_success
 }
 
+@test "plain key events: a main-loop callback, a timeout, no kernel timer; -v's words" {
+    argus diagnose -v "$R/gtk-timeout.txt" > "$R/gt.report"
+    # the report before its details, and the details
+    sed '/^  Details (--verbose):$/,$d' "$R/gt.report" > "$R/gt.plain"
+    sed -n '/^  Details (--verbose):$/,$p' "$R/gt.report" > "$R/gt.details"
+    run grep -c -E 'main-loop callback|woken by its timeout' "$R/gt.plain"
+    refute_output 0
+    run grep -c -E 'runloop|callout|timed_out|timer_arm|timer_cancel|hrtimer|dl_task_timer|\bui ' "$R/gt.plain"
+    assert_output 0
+    run grep -c -E 'runloop callout' "$R/gt.details"
+    refute_output 0
+    run grep -c -E 'timer_arm hrtimer_wakeup' "$R/gt.details"
+    refute_output 0
+    run grep -c -E 'woken timed_out' "$R/gt.details"
+    refute_output 0
+}
+
 @test "the report names its baseline: compared with the file given, or none given" {
     argus diagnose --baseline "$R/gui-dbus.normal.txt" "$R/gui-dbus.txt" > "$R/gd.report"
     run grep '^Baseline:' "$R/gd.report"

@@ -577,7 +577,7 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
         uint64_t after = H->hang_at > H->page.hang->begin ? H->hang_at - H->page.hang->begin : 0;
         char label[96];
         if (strcmp(ind, "loop") == 0)
-            snprintf(label, sizeof label, "main loop away %llu ms",
+            snprintf(label, sizeof label, "main loop not back in %llu ms",
                      (unsigned long long)(after / 1000000u));
         else if (strcmp(ind, "anr") == 0)
             snprintf(label, sizeof label, "input not handled in time (ANR)");
@@ -726,7 +726,8 @@ static void put_verdict(html *H)
     put_moment(H, h->end, false);
     if (*h->indicator) {
         out("; found by ");
-        put_html_str(strcmp(h->indicator, "loop") == 0 ? "its main loop away from its wait"
+        put_html_str(strcmp(h->indicator, "loop") == 0
+                         ? "its main loop not back to waiting for events in time"
                      : strcmp(h->indicator, "anr") == 0
                          ? "input not handled within 5 s (Android's ANR)"
                      : strcmp(h->indicator, "hang") == 0 ? "a main thread blocked or busy too long"

@@ -485,6 +485,43 @@ static void sb_wait_what(report *R, sb *b, const char *reason, uint64_t resource
     }
 }
 
+/* Linux's own timers, which the report leaves out (its details, -v, keep them): a
+ * waiting thread's timeout (its wait says it) and the scheduler's and the
+ * tick's. A timer of the program's (timerfd, POSIX timers) stays. */
+static bool kernel_timer(const char *func)
+{
+    static const char *const own[] = {
+        "hrtimer_wakeup", "process_timeout", "dl_task_timer", "inactive_task_timer",
+        "tick_sched_timer", "tick_nohz_handler", "sched_rt_period_timer",
+        "sched_cfs_period_timer", "sched_cfs_slack_timer", "hrtick",
+    };
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (strcmp(func, own[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the report leaves key event K out (not in its details, -v): timers the
+ * kernel keeps for itself, and every cancel (a cancel of a timer the
+ * program set says nothing that its next wait does not). */
+static bool plain_leaves_out(const report *R, const argus_key_event *k)
+{
+    if (R->details)
+        return false;
+    if (k->type == ARGUS_T_TIMER_CANCEL)
+        return true;
+    return k->type == ARGUS_T_TIMER_ARM && kernel_timer(argus_graph_str(R->g, k->text));
+}
+
+/* A wait's ending in plain words (the stream's word in the details). */
+static const char *plain_woken(const char *result)
+{
+    if (strcmp(result, "timed_out") == 0) return "by its timeout";
+    if (strcmp(result, "interrupted") == 0) return "by a signal";
+    if (strcmp(result, "restart") == 0) return "to restart its call";
+    return NULL;
+}
+
 static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k)
 {
     const char *text = argus_graph_str(R->g, k->text);
@@ -513,10 +550,18 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         break;
     }
     case ARGUS_T_UI_EVENT:
-        sb_puts(b, "ui ");
+        sb_puts(b, R->details ? "ui " : "input ");
         sb_sym(R, b, *text ? text : "event");
         break;
     case ARGUS_T_RUNLOOP_INVOKE:
+        if (!R->details) {
+            sb_puts(b, "main-loop callback");
+            if (*text) {
+                sb_puts(b, " ");
+                sb_sym(R, b, text);
+            }
+            break;
+        }
         sb_puts(b, "runloop ");
         if (*text)
             sb_sym(R, b, text);
@@ -531,7 +576,7 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
             sb_puts(b, "block");
         break;
     case ARGUS_T_TIMER_ARM:
-        sb_puts(b, "timer_arm");
+        sb_puts(b, R->details ? "timer_arm" : "timer set");
         if (*text) {
             sb_puts(b, " ");
             sb_sym(R, b, text);
@@ -588,8 +633,14 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         sb_puts(b, "woken");
         if (*text && strcmp(text, "awakened") != 0) {
             sb_puts(b, " ");
-            sb_sym(R, b, text);
+            if (!R->details && plain_woken(text))
+                sb_puts(b, plain_woken(text));
+            else
+                sb_sym(R, b, text);
         }
+        break;
+    case ARGUS_T_TIMER_FIRE:
+        sb_puts(b, R->details ? "timer_fire" : "timer fired");
         break;
     default:
         sb_puts(b, argus_type_name(k->type < ARGUS_T_COUNT ? k->type : 0));
@@ -607,11 +658,17 @@ static void sb_seg_events(report *R, sb *b, uint32_t si)
         sb_printf(b, "%u" NBS "events", R->g->segs[si].nevents);
         return;
     }
+    bool any = false;
     for (uint32_t k = 0; k < n; k++) {
-        if (k)
+        if (plain_leaves_out(R, &keys[k]))
+            continue;
+        if (any)
             sb_puts(b, "; ");
         sb_key_event(R, b, si, &keys[k]);
+        any = true;
     }
+    if (!any)
+        sb_printf(b, "%u" NBS "events", R->g->segs[si].nevents);
 }
 
 /* ---- the analysis records (read through lib/analysis/findings.c) ------------------ */
@@ -1145,16 +1202,19 @@ static void sb_indicator(report *R, sb *b, const argus_hang_finding *h)
         return;
     }
     if (strcmp(ind, "loop") == 0) {
-        sb_puts(b, "its main loop away from its wait");
+        sb_puts(b, "its main loop did not get back to waiting for events");
         if (h->at != NONE) {
             uint64_t begin = hang_begin(R, h);
-            sb_puts(b, " past the limit at ");
-            sb_time(R, b, h->at);
             if (h->at > begin) {
-                sb_puts(b, " (");
+                sb_puts(b, " within ");
                 sb_dur(b, h->at - begin);
-                sb_puts(b, " after it left its wait)");
             }
+            if (R->hang_ms)
+                sb_puts(b, " (--hang)");
+            else
+                sb_puts(b, " (the limit for GUI programs; --hang MS sets it)");
+            sb_puts(b, ", crossed at ");
+            sb_time(R, b, h->at);
         }
         if (h->open)
             sb_puts(b, "; not back at its wait when the trace ends");
