@@ -247,3 +247,14 @@ like hang 0, so that hang's culprits are named from this trace alone."
     assert_failure 65
     assert_equal "$stderr" "argus-analyze: $BATS_TEST_TMPDIR/bash-sh.jsonl: a baseline of another program: no thread of it is in a process named App, as the hung thread is (its programs: bash, sh, SecurityAgent)"
 }
+
+@test "DEC-CMDLINE: the report gives the hung process's command line, in both formats" {
+    run argus diagnose --hang 250 --proc tool fixtures/spinning/proc-names.jsonl
+    assert_success
+    assert_line '  Command:   /usr/bin/python3 -u ./tool.py --fast'
+    run argus diagnose --hang 250 --proc tool --output-format markdown fixtures/spinning/proc-names.jsonl
+    assert_line -- '- **Command:** `/usr/bin/python3 -u ./tool.py --fast`'
+    # a trace without command lines: no such line
+    run argus diagnose --hang 250 --proc Maps fixtures/spinning/hang-ms.jsonl
+    refute_line --partial 'Command:'
+}

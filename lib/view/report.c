@@ -12,6 +12,7 @@
 #include "argus/decode/android.h"
 #include "argus/decode/ftrace.h"
 #include "argus/stream/cli.h"
+#include "argus/stream/text.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -1160,7 +1161,10 @@ static void sb_class(report *R, sb *b, const argus_hang_finding *h)
             sb_puts(b, ", still blocked when the trace ends");
         else if (strcmp(h->result, "awakened") == 0)
             sb_puts(b, ", then woken");
-        else {
+        else if (plain_woken(h->result)) {
+            sb_puts(b, ", ended ");
+            sb_puts(b, plain_woken(h->result));
+        } else {
             sb_puts(b, ", ended ");
             sb_sym(R, b, h->result);
         }
@@ -1288,6 +1292,22 @@ static void section_hang(report *R, const argus_hang_finding *h)
     sb_dur(&R->line, hang_duration(R, h));
     sb_puts(&R->line, ")");
     field(R, "When", sb_str(&R->line));
+
+    /* the command the user ran, where the trace has it (DEC-CMDLINE): an
+     * interpreted program's name is its interpreter's */
+    const char *cmdline = argus_graph_cmdline(R->g, pid);
+    if (cmdline) {
+        char words[256];
+        size_t n = argus_utf8_cut(cmdline, strlen(cmdline), sizeof words - 4);
+        memcpy(words, cmdline, n);
+        strcpy(words + n, n < strlen(cmdline) ? "..." : "");
+        for (char *c = words; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        sb_clear(&R->line);
+        sb_sym(R, &R->line, words);
+        field(R, "Command", sb_str(&R->line));
+    }
     sb_clear(&R->line);
     sb_class(R, &R->line, h);
     field(R, "Class", sb_str(&R->line));
