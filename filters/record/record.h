@@ -171,6 +171,12 @@ size_t processes_named(const char *name, int **pids, size_t *n);
  * (parse.c) */
 bool parse_thread_stat(const char *buf, struct thread_info *t);
 void scan_threads(struct thread_list *list);
+/* PID's arguments as /proc/PID/cmdline holds them, each ended by a NUL,
+ * cut at an argument to fit SIZE; their length, 0 when none or gone. */
+size_t read_cmdline(int pid, char *args, size_t size);
+/* The same as argus_proc_named takes them, NUL-terminated in WORDS:
+ * separated by '\n' (a '\n' inside one made '?'); false when none. */
+bool cmdline_words(int pid, char *words, size_t size);
 void free_threads(struct thread_list *list);
 void sort_threads(struct thread_list *list);
 /* in a sorted list */

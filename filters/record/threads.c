@@ -32,26 +32,45 @@ bool read_thread(int tgid, int tid, struct thread_info *t)
     return true;
 }
 
-/* PID's command line, escaped for "# argus-cmdline:"; NULL when it has
- * none (a kernel thread, a zombie) or is gone. */
-static char *read_cmdline(int pid)
+size_t read_cmdline(int pid, char *args, size_t size)
 {
-    char path[64], args[4096], line[8192];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return NULL;
-    ssize_t n = read(fd, args, sizeof args);
+        return 0;
+    ssize_t n = read(fd, args, size);
     close(fd);
     if (n <= 0)
-        return NULL;
+        return 0;
     /* a command line longer than the buffer is cut at an argument; a
      * process that rewrote its own may lack the last NUL */
-    if ((size_t)n == sizeof args && args[n - 1] != '\0') {
+    if ((size_t)n == size && args[n - 1] != '\0') {
         const char *last = memrchr(args, '\0', (size_t)n);
         n = last ? last - args + 1 : 0;
     }
-    return n > 0 && argus_cmdline_escape(line, sizeof line, args, (size_t)n) > 0
+    return (size_t)n;
+}
+
+bool cmdline_words(int pid, char *words, size_t size)
+{
+    size_t n = size ? read_cmdline(pid, words, size - 1) : 0;
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (words[i] == '\0' || words[i] == '\n')
+            words[i] = words[i] ? '?' : '\n';
+    words[n] = '\0';
+    return true;
+}
+
+/* PID's command line, escaped for "# argus-cmdline:"; NULL when it has
+ * none (a kernel thread, a zombie) or is gone. */
+static char *escaped_cmdline(int pid)
+{
+    char args[4096], line[8192];
+    size_t n = read_cmdline(pid, args, sizeof args);
+    return n > 0 && argus_cmdline_escape(line, sizeof line, args, n) > 0
                ? argus_xstrdup(line, "a command line") : NULL;
 }
 
@@ -78,7 +97,7 @@ void scan_threads(struct thread_list *list)
             if (!read_thread(tgid, atoi(te->d_name), &t))
                 continue;
             if (t.tid == tgid && !t.kernel)
-                t.cmdline = read_cmdline(tgid);
+                t.cmdline = escaped_cmdline(tgid);
             if (list->n == list->cap) {
                 list->cap = list->cap ? list->cap * 2 : 512;
                 list->v = argus_xrealloc(list->v, list->cap * sizeof *list->v, "thread table");
@@ -137,7 +156,7 @@ int running_process(int pid)
  * (argus_proc_named). */
 static bool process_named(int pid, const char *name)
 {
-    char path[64], comm[64], args[4096];
+    char path[64], comm[64], words[4096];
     snprintf(path, sizeof path, "/proc/%d/comm", pid);
     FILE *f = fopen(path, "re");
     if (!f)
@@ -147,18 +166,7 @@ static bool process_named(int pid, const char *name)
     if (!got)
         return false;
     comm[strcspn(comm, "\n")] = 0;
-    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return argus_proc_named(name, comm, NULL);
-    for (ssize_t i = 0; i < n; i++)
-        if (args[i] == '\0' || args[i] == '\n')
-            args[i] = args[i] ? '?' : '\n';
-    args[n] = '\0';
-    return argus_proc_named(name, comm, args);
+    return argus_proc_named(name, comm, cmdline_words(pid, words, sizeof words) ? words : NULL);
 }
 
 /* A process's comm is its name's first 15 bytes (TASK_COMM_LEN - 1): a

@@ -124,22 +124,9 @@ static bool names_it(const char *comm, int tgid, const char *cmdline)
  * instead: detect_cmdline). */
 static bool cmdline_names_it(int tgid)
 {
-    if (!wopt.n_procs)
-        return false;
-    char path[64], args[4096];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", tgid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, args, sizeof args - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    for (ssize_t i = 0; i < n; i++)
-        if (args[i] == '\0' || args[i] == '\n')
-            args[i] = args[i] ? '?' : '\n';
-    args[n] = '\0';
-    return names_it("", tgid, args);
+    char words[4096];
+    return wopt.n_procs && cmdline_words(tgid, words, sizeof words) &&
+           names_it("", tgid, words);
 }
 
 /* The process entry of TGID, or NULL. */
