@@ -101,7 +101,7 @@ labels_of() {
     run grep -F 'When:      2561.429400 s (2026-11-28 21:28:38.419 UTC) to 2564.452864 s (3.023 s)' "$(D)/gtk-click.report"
     assert_success
     run sh -c "grep -o '<p class=\"verdict\" id=\"verdict\">.*' '$(D)/gtk-click.html' | sed 's/<[^>]*>//g'"
-    assert_output "Hang 0 gtk-click-app/main [31923] hung 3.023 s (wait: blocked in wait4), from 2561.429400 s (2026-11-28 21:28:38.419 UTC) to 2564.452864 s; found by its main loop away from its wait."
+    assert_output "Hang 0 gtk-click-app/main [31923] hung 3.023 s (wait: blocked in wait4), from 2561.429400 s (2026-11-28 21:28:38.419 UTC) to 2564.452864 s; found by its main loop not back to waiting for events in time."
     run labels_of gtk-click
     assert_line "tick: trace 2562 s"
     assert_line "range: trace 2561.369 s to 2564.513 s (3.144 s shown; from 2026-11-28 21:28:38.359 UTC)"
@@ -118,7 +118,7 @@ labels_of() {
     run grep -F 'When:      13507.243398 s to 13510.265154 s (3.022 s)' "$(D)/gui-dbus.report"
     assert_success
     run sh -c "grep -o '<p class=\"verdict\" id=\"verdict\">.*' '$(D)/gui-dbus.html' | sed 's/<[^>]*>//g'"
-    assert_output "Hang 0 gtk-dbus-app/main [25605] hung 3.022 s (wait: blocked in poll), from 13507.243398 s to 13510.265154 s; found by its main loop away from its wait."
+    assert_output "Hang 0 gtk-dbus-app/main [25605] hung 3.022 s (wait: blocked in poll), from 13507.243398 s to 13510.265154 s; found by its main loop not back to waiting for events in time."
     run labels_of gui-dbus
     assert_line "tick: trace 13508 s"
     assert_line "range: trace 13507.183 s to 13510.325 s (3.142 s shown)"
