@@ -146,7 +146,7 @@ chain_of() {
 @test "SPIN-PATH: a path segment shows its frames, its IPC peer by name, its wait" {
     run report demo
     assert_success
-    assert_line "    App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
+    assert_line "    App/main [1001]  0.001..3.200 s (hang): input keyDown; backtrace -[Document save:] <"
     assert_line "        -[SyncClient fetch] < mach_msg; send msg_id 4242 -> syncd(200); wait mach_msg receive on"
     run report demo -v
     assert_line "    seg 1  App/main [1001]  0.001..3.200 s (hang): ui keyDown; backtrace -[Document save:] <"
