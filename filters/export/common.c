@@ -3,6 +3,7 @@
 #include "export.h"
 
 #include "argus/stream/cli.h"
+#include "argus/view/report.h"
 #include "argus/stream/text.h"
 
 #include <errno.h>
@@ -85,8 +86,26 @@ void copy_text(char *dst, size_t size, const char *src)
 
 /* ---- what a segment did ---------------------------------------------------- */
 /* An event in words, from what the graph keeps of it (lib's key event text). */
-void describe(char *dst, size_t size, int type, const char *text, uint64_t aux)
+void describe(char *dst, size_t size, int type, const char *text, uint64_t aux, bool plain)
 {
+    /* the page speaks as the report does; Perfetto and DOT keep the
+     * stream's words */
+    if (plain && type == ARGUS_T_UI_EVENT) {
+        snprintf(dst, size, "input %s", *text ? text : "event");
+        return;
+    }
+    if (plain && type == ARGUS_T_RUNLOOP_INVOKE) {
+        snprintf(dst, size, "main-loop callback%s%s", *text ? " " : "", text);
+        return;
+    }
+    if (plain && type == ARGUS_T_TIMER_ARM) {
+        snprintf(dst, size, "timer set%s%s", *text ? " " : "", text);
+        return;
+    }
+    if (plain && type == ARGUS_T_WOKEN && argus_woken_words(text)) {
+        snprintf(dst, size, "woken %s", argus_woken_words(text));
+        return;
+    }
     switch (type) {
     case ARGUS_T_SYSCALL: snprintf(dst, size, "%s", *text ? text : "syscall"); break;
     case ARGUS_T_UI_EVENT: snprintf(dst, size, "ui %s", *text ? text : "event"); break;
@@ -362,25 +381,25 @@ void rewind_input(const char *input)
         lseek(0, 0, SEEK_SET);
 }
 
-void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size)
+void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size, bool plain)
 {
     namer nm = {0, ""};
     char desc[200];
     if (s->ui_id != NONE64) {   /* the keys may have dropped it (the middle) */
         describe(desc, sizeof desc, ARGUS_T_UI_EVENT,
-                 s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0);
+                 s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0, plain);
         namer_add(&nm, ARGUS_T_UI_EVENT, desc);
     }
     uint32_t nkeys;
     const argus_key_event *keys = argus_graph_seg_keys(g, (uint32_t)(s - g->segs), &nkeys);
     for (uint32_t k = 0; k < nkeys; k++) {
         const argus_key_event *ke = &keys[k];
-        describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux);
+        describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux, plain);
         namer_add(&nm, ke->type, desc);
     }
     if (s->wait_id != NONE64) {
         const char *reason = s->wait_reason ? argus_graph_str(g, s->wait_reason) : "";
-        describe(desc, sizeof desc, ARGUS_T_WAIT, reason, 0);
+        describe(desc, sizeof desc, ARGUS_T_WAIT, reason, 0, plain);
         namer_final_wait(&nm, desc);
     }
     if (nm.rank)

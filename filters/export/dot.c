@@ -82,7 +82,7 @@ int export_dot(export_state *X, const char *input)
                 const argus_seg *s = &g.segs[si];
                 const argus_gthread *th = &g.threads[t];
                 char name[200];
-                seg_name(&g, s, name, sizeof name);
+                seg_name(&g, s, name, sizeof name, false);
                 mark *m = argus_table_get(&X->marks, s->seg);
                 printf("    s%llu [label=\"", (unsigned long long)s->seg);
                 dot_str(X, th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");

@@ -69,7 +69,7 @@ void begin_event(export_state *X);
 void check_around(export_state *X);
 void copy_finding_text(char *dst, size_t size, const char *s);
 void copy_text(char *dst, size_t size, const char *src);
-void describe(char *dst, size_t size, int type, const char *text, uint64_t aux);
+void describe(char *dst, size_t size, int type, const char *text, uint64_t aux, bool plain);
 void findings_from_graph(export_state *X, argus_graph *g, const argus_reader *rd);
 void make_stdin_seekable(void);
 void namer_add(namer *nm, int type, const char *desc);
@@ -81,7 +81,7 @@ void put_escaped(export_state *X, const char *s, size_t n, bool dot);
 void put_str(export_state *X, const char *s);
 void put_us(uint64_t ns);
 void rewind_input(const char *input);
-void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size);
+void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size, bool plain);
 void take_finding(export_state *X, const argus_reader *rd, const argus_record *r);
 bool want_hang(export_state *X, uint64_t h);
 

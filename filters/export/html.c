@@ -270,7 +270,7 @@ static void event_words(const argus_record *r, char *dst, size_t size)
     char text[160];
     uint64_t aux = NONE64;
     if (argus_key_event_text(r, text, sizeof text, &aux) >= 0) {
-        describe(dst, size, r->type, text, aux);
+        describe(dst, size, r->type, text, aux, true);
         return;
     }
     size_t nlen = 0, plen = 0;
@@ -480,7 +480,7 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
             put_rel(p, run_from < p->lo ? p->lo : run_from);
             printf(",\"open\":%s", s->resume == NONE64 ? "true" : "false");
         }
-        seg_name(g, s, buf, sizeof buf);
+        seg_name(g, s, buf, sizeof buf, true);
         out(",\"name\":");
         put_str(H->x, buf);
         printf(",\"n\":%u,\"more\":%u", s->nevents, p->more[k]);
@@ -749,7 +749,7 @@ static void put_verdict(html *H)
         printf("<p class=\"verdict\" id=\"verdict-culprit\"><span class=\"tag culprit\">Culprit"
                "</span> <b>");
         put_html_str(best->who);
-        printf("</b>, seg %llu", (unsigned long long)best->seg);
+        out("</b>");
         if (*best->state) {
             out(": ");
             put_html_str(best->state);
@@ -769,10 +769,9 @@ static void put_verdict(html *H)
     }
     if (H->match_seg != NONE64) {
         printf("<p class=\"verdict\" id=\"verdict-similar\"><span class=\"tag similar\">"
-               "Baseline</span> similar node: seg %llu of ",
-               (unsigned long long)H->match_seg);
+               "Baseline</span> the stretch of work most like the hang's in ");
         put_html_str(*H->match_name ? H->match_name : "the baseline");
-        printf(" (%llu edits between signatures, %llu%%).</p>\n",
+        printf(": %llu events apart (%llu%%).</p>\n",
                (unsigned long long)H->match_distance, (unsigned long long)H->match_percent);
     }
 }

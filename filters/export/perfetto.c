@@ -429,7 +429,7 @@ static void take_event(perfetto *P, const argus_reader *rd, const argus_record *
     uint64_t aux = 0;
     if (argus_key_event_text(r, text, sizeof text, &aux) < 0)
         return;
-    describe(desc, sizeof desc, r->type, text, aux);
+    describe(desc, sizeof desc, r->type, text, aux, false);
     add_key_line(o, desc);
     namer_add(&o->nm, r->type, desc);
     if (r->type == ARGUS_T_WAIT) {

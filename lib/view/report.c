@@ -514,8 +514,7 @@ static bool plain_leaves_out(const report *R, const argus_key_event *k)
     return k->type == ARGUS_T_TIMER_ARM && kernel_timer(argus_graph_str(R->g, k->text));
 }
 
-/* A wait's ending in plain words (the stream's word in the details). */
-static const char *plain_woken(const char *result)
+const char *argus_woken_words(const char *result)
 {
     if (strcmp(result, "timed_out") == 0) return "by its timeout";
     if (strcmp(result, "interrupted") == 0) return "by a signal";
@@ -634,8 +633,8 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         sb_puts(b, "woken");
         if (*text && strcmp(text, "awakened") != 0) {
             sb_puts(b, " ");
-            if (!R->details && plain_woken(text))
-                sb_puts(b, plain_woken(text));
+            if (!R->details && argus_woken_words(text))
+                sb_puts(b, argus_woken_words(text));
             else
                 sb_sym(R, b, text);
         }
@@ -1161,9 +1160,9 @@ static void sb_class(report *R, sb *b, const argus_hang_finding *h)
             sb_puts(b, ", still blocked when the trace ends");
         else if (strcmp(h->result, "awakened") == 0)
             sb_puts(b, ", then woken");
-        else if (plain_woken(h->result)) {
+        else if (argus_woken_words(h->result)) {
             sb_puts(b, ", ended ");
-            sb_puts(b, plain_woken(h->result));
+            sb_puts(b, argus_woken_words(h->result));
         } else {
             sb_puts(b, ", ended ");
             sb_sym(R, b, h->result);
