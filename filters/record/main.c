@@ -78,19 +78,20 @@ static const char usage[] =
     "kernel feature unavailable, 73 cannot create FILE, 74 I/O error,\n"
     "77 not root, 126/127 CMD not executable/not found.\n";
 
-struct options opt = {.buffer_mb = 16};
+/* argus-record's state (record.h): its ring buffer 16 MB per CPU unless
+ * --buffer-mb says */
+struct recorder rec = RECORDER_INIT(16);
 
 /* SIGINT, SIGTERM, SIGHUP and SIGCHLD stay blocked and arrive through a
  * signalfd, so that every step runs to its end and waiting is one poll. */
 static int signal_fd = -1;
-volatile sig_atomic_t stop_signals, last_signal;
 static bool child_changed;
 
 /* While writing the output (see main). */
 static void on_stop_signal(int sig)
 {
-    stop_signals++;
-    last_signal = sig;
+    rec.stop.count++;
+    rec.stop.last = sig;
 }
 
 static void take_signals(void)
@@ -100,8 +101,8 @@ static void take_signals(void)
         if (si.ssi_signo == SIGCHLD) {
             child_changed = true;
         } else {
-            stop_signals++;
-            last_signal = (int)si.ssi_signo;
+            rec.stop.count++;
+            rec.stop.last = (int)si.ssi_signo;
         }
     }
 }
@@ -142,9 +143,10 @@ static void add_watch(const char *spec)
     } else {
         w.symbol = copy;
     }
-    opt.watches =
-        argus_xrealloc(opt.watches, (opt.n_watches + 1) * sizeof *opt.watches, "--watch options");
-    opt.watches[opt.n_watches++] = w;
+    struct options *o = &rec.opt;
+    o->watches = argus_xrealloc(o->watches, (o->n_watches + 1) * sizeof *o->watches,
+                                "--watch options");
+    o->watches[o->n_watches++] = w;
 }
 
 static void add_event(const char *spec)
@@ -160,20 +162,18 @@ static void add_event(const char *spec)
         snprintf(path, size, "%.*s", (int)(colon - spec), spec);
     else
         snprintf(path, size, "%.*s/%s", (int)(colon - spec), spec, colon + 1);
-    opt.events =
-        argus_xrealloc(opt.events, (opt.n_events + 1) * sizeof *opt.events, "--event options");
-    opt.event_specs = argus_xrealloc(opt.event_specs, (opt.n_events + 1) * sizeof *opt.event_specs,
-                                     "--event options");
-    opt.event_specs[opt.n_events] = spec;
-    opt.events[opt.n_events++] = path;
+    struct options *o = &rec.opt;
+    o->events = argus_xrealloc(o->events, (o->n_events + 1) * sizeof *o->events, "--event options");
+    o->event_specs = argus_xrealloc(o->event_specs, (o->n_events + 1) * sizeof *o->event_specs,
+                                    "--event options");
+    o->event_specs[o->n_events] = spec;
+    o->events[o->n_events++] = path;
 }
 
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
     OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC, OPT_CLEANUP,
 };
-
-static bool cleanup_only; /* --cleanup */
 
 static void parse_args(int argc, char **argv)
 {
@@ -197,30 +197,31 @@ static void parse_args(int argc, char **argv)
     };
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     opterr = 0;
-    snprintf(opt.instance_name, sizeof opt.instance_name, "argus-%d", (int)getpid());
+    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "argus-%d", (int)getpid());
     const char *probes = NULL;
     int c;
     /* '+': options end at CMD, so CMD's own options are left to it */
     while ((c = getopt_long(argc, argv, "+o:qh", longs, NULL)) != -1) {
         switch (c) {
         case 'o':
-            opt.output = optarg;
+            rec.opt.output = optarg;
             break;
         case 'q':
-            opt.quiet = true;
+            rec.opt.quiet = true;
             argus_cli_quiet(true);
             break;
         case OPT_BUFFER_MB:
-            opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");
+            rec.opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536,
+                                                        " (MB per CPU)");
             break;
         case OPT_DURATION:
-            opt.duration = parse_duration(optarg);
+            rec.opt.duration = parse_duration(optarg);
             break;
         case OPT_EVENT:
             add_event(optarg);
             break;
         case OPT_ALL_SYSCALLS:
-            opt.all_syscalls = true;
+            rec.opt.all_syscalls = true;
             break;
         case OPT_WATCH:
             add_watch(optarg);
@@ -238,7 +239,7 @@ static void parse_args(int argc, char **argv)
             focus_name(optarg, true);
             break;
         case OPT_CLEANUP:
-            cleanup_only = true;
+            rec.opt.cleanup = true;
             break;
         case OPT_INSTANCE:
             set_instance_name(optarg);
@@ -250,13 +251,13 @@ static void parse_args(int argc, char **argv)
         }
     }
     probes_choose(probes);
-    probes_focus(opt.focus, opt.n_focus);
+    probes_focus(rec.opt.focus, rec.opt.n_focus);
     if (optind < argc)
-        opt.cmd = argv + optind;
-    for (size_t i = 0; i < opt.n_watches; i++)
-        if (opt.watches[i].of_command && !opt.cmd)
+        rec.opt.cmd = argv + optind;
+    for (size_t i = 0; i < rec.opt.n_watches; i++)
+        if (rec.opt.watches[i].of_command && !rec.opt.cmd)
             argus_usage_error("--watch %s: without @PID it watches CMD's process, and there is no CMD",
-                              opt.watches[i].spec);
+                              rec.opt.watches[i].spec);
 }
 
 static double now_mono(void)
@@ -289,45 +290,45 @@ int main(int argc, char **argv)
         argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
 
-    if (opt.output && strcmp(opt.output, "-") != 0) {
+    if (rec.opt.output && strcmp(rec.opt.output, "-") != 0) {
         /* a file is written as FILE.partial and renamed when whole: a
          * killed or failed recording never leaves a FILE that looks whole
          * (a device or a FIFO is written as it is) */
         struct stat sb;
-        if (stat(opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
-            size_t n = strlen(opt.output) + sizeof ".partial";
-            out_partial = argus_xmalloc(n, "output file name");
-            snprintf(out_partial, n, "%s.partial", opt.output);
+        if (stat(rec.opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
+            size_t n = strlen(rec.opt.output) + sizeof ".partial";
+            rec.out.partial = argus_xmalloc(n, "output file name");
+            snprintf(rec.out.partial, n, "%s.partial", rec.opt.output);
         }
-        out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (out_fd < 0)     /* the name the user gave: FILE's directory refused */
-            argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
-        out_compress_by_name(opt.output);
+        rec.out.fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (rec.out.fd < 0)     /* the name the user gave: FILE's directory refused */
+            argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", rec.opt.output, strerror(errno));
+        out_compress_by_name(rec.opt.output);
     }
 
-    st.owner = getpid();
+    rec.tfs.owner = getpid();
     atexit(restore);
 
     find_tracefs();
     /* a recorder killed by SIGKILL restored nothing: its leftovers go first */
     reap_dead_recorders();
-    if (cleanup_only)
+    if (rec.opt.cleanup)
         exit(0);
     setup_instance();
 
-    bool cmd_watches = opt.n_watches && watch_setup();
-    if (opt.cmd)
+    bool cmd_watches = rec.opt.n_watches && watch_setup();
+    if (rec.opt.cmd)
         start_child(cmd_watches, &old_mask);
 
     int err = tfs_write(ipath("tracing_on"), "1");
     if (err)
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance,
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", rec.tfs.root, rec.tfs.instance,
                   strerror(err));
     watch_enable();
     double started = now_mono();
     struct thread_list at_start = {0};
     scan_threads(&at_start);
-    if (opt.cmd)
+    if (rec.opt.cmd)
         release_child(cmd_watches);
 
     /* Record until the command ends, a stop signal, or --duration. */
@@ -336,29 +337,29 @@ int main(int argc, char **argv)
     bool *hung_up = argus_xcalloc(watch_n_rings() + 1, sizeof *hung_up, "watchpoint rings");
     for (;;) {
         take_signals();
-        if (stop_signals) {
-            why_stopped = last_signal == SIGINT ? "SIGINT" : last_signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+        if (rec.stop.count) {
+            why_stopped = rec.stop.last == SIGINT ? "SIGINT" : rec.stop.last == SIGTERM ? "SIGTERM" : "SIGHUP";
             break;
         }
-        if (opt.cmd && child_changed) {
+        if (rec.opt.cmd && child_changed) {
             child_changed = false;
             int status;
-            if (waitpid(st.child, &status, WNOHANG) == st.child &&
+            if (waitpid(rec.child.pid, &status, WNOHANG) == rec.child.pid &&
                 (WIFEXITED(status) || WIFSIGNALED(status))) {
-                st.child_reaped = true;
-                st.child_status = status;
+                rec.child.reaped = true;
+                rec.child.status = status;
                 break;
             }
         }
         double now = now_mono();
-        if (opt.duration > 0 && now - started >= opt.duration) {
+        if (rec.opt.duration > 0 && now - started >= rec.opt.duration) {
             why_stopped = "--duration";
             break;
         }
         /* drain at least every 100 ms (hits also wake us) */
         double wait = watch_n_rings() ? 0.1 : -1;
-        if (opt.duration > 0) {
-            double left = opt.duration - (now - started);
+        if (rec.opt.duration > 0) {
+            double left = rec.opt.duration - (now - started);
             if (wait < 0 || left < wait)
                 wait = left;
         }
@@ -389,8 +390,8 @@ int main(int argc, char **argv)
     tfs_write(ipath("tracing_on"), "0");
     watch_disable();
     watch_drain();
-    if (opt.cmd && !st.child_reaped)
-        kill(st.child, stop_signals ? last_signal : SIGTERM);
+    if (rec.opt.cmd && !rec.child.reaped)
+        kill(rec.child.pid, rec.stop.count ? rec.stop.last : SIGTERM);
     struct thread_list at_end = {0};
     scan_threads(&at_end);
     sort_threads(&at_start);
@@ -399,7 +400,7 @@ int main(int argc, char **argv)
     /* While writing, a stop signal is counted by a handler and interrupts
      * a blocked write; the second one abandons the output. */
     take_signals();
-    int signals_before_writing = stop_signals;
+    int signals_before_writing = rec.stop.count;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -411,46 +412,46 @@ int main(int argc, char **argv)
     sigdelset(&stop_set, SIGCHLD);
     sigprocmask(SIG_UNBLOCK, &stop_set, NULL);
     write_output(&at_start, &at_end);
-    if (out_fd != STDOUT_FILENO && close(out_fd) != 0)
+    if (rec.out.fd != STDOUT_FILENO && close(rec.out.fd) != 0)
         argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", output_name(), strerror(errno));
-    if (out_partial) {
-        if (rename(out_partial, opt.output) != 0)
-            argus_die(ARGUS_EX_IOERR, "%s: cannot rename to %s (%s)", out_partial, opt.output,
+    if (rec.out.partial) {
+        if (rename(rec.out.partial, rec.opt.output) != 0)
+            argus_die(ARGUS_EX_IOERR, "%s: cannot rename to %s (%s)", rec.out.partial, rec.opt.output,
                       strerror(errno));
-        free(out_partial);
-        out_partial = NULL;
+        free(rec.out.partial);
+        rec.out.partial = NULL;
     }
     sigprocmask(SIG_BLOCK, &stop_set, NULL);
     restore();
     free_threads(&at_start);
     free_threads(&at_end);
 
-    if (!opt.quiet) {
+    if (!rec.opt.quiet) {
         char hits[128] = "";
-        if (opt.n_watches)
+        if (rec.opt.n_watches)
             snprintf(hits, sizeof hits, ", %llu watch hits (%llu lost)",
-                     (unsigned long long)hits_out, (unsigned long long)watch_lost());
+                     (unsigned long long)rec.out.hits, (unsigned long long)watch_lost());
         fprintf(stderr, "%s: %llu events, %u threads%s, %llu overwritten; stopped by %s; wrote %s\n",
-                argus_prog(), (unsigned long long)events_out, n_threads_out, hits,
-                (unsigned long long)overwritten, why_stopped, output_name());
+                argus_prog(), (unsigned long long)rec.out.events, rec.out.threads, hits,
+                (unsigned long long)rec.out.overwritten, why_stopped, output_name());
     }
 
-    if (!opt.cmd)
+    if (!rec.opt.cmd)
         return ARGUS_EX_OK;
-    if (!st.child_reaped) {
+    if (!rec.child.reaped) {
         /* it was asked to end: wait for it, unless interrupted again */
         int status;
-        while (waitpid(st.child, &status, WNOHANG) != st.child) {
+        while (waitpid(rec.child.pid, &status, WNOHANG) != rec.child.pid) {
             struct pollfd p = {.fd = signal_fd, .events = POLLIN};
             poll(&p, 1, -1);
             take_signals();
-            if (stop_signals > signals_before_writing)
-                return 128 + last_signal;
+            if (rec.stop.count > signals_before_writing)
+                return 128 + rec.stop.last;
         }
-        st.child_status = status;
+        rec.child.status = status;
     }
-    if (WIFSIGNALED(st.child_status))
-        return 128 + WTERMSIG(st.child_status);
-    return WEXITSTATUS(st.child_status);
+    if (WIFSIGNALED(rec.child.status))
+        return 128 + WTERMSIG(rec.child.status);
+    return WEXITSTATUS(rec.child.status);
 }
 
