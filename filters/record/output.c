@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -42,12 +43,13 @@ static void abandon_if_stopped_twice(void)
 {
     if (rec.stop.count >= 2) {
         restore();
-        argus_die(128 + rec.stop.last, "interrupted while writing: %s is incomplete",
+        argus_die(ARGUS_EX_SIGNALED + rec.stop.last, "interrupted while writing: %s is incomplete",
                   output_name());
     }
 }
 
-void out_compress_by_name(const char *name)
+/* -o NAME ending in .gz or .zst: the output is written compressed so. */
+static void compress_by_name(const char *name)
 {
     size_t n = strlen(name);
     if (n > 3 && strcmp(name + n - 3, ".gz") == 0) {
@@ -60,6 +62,38 @@ void out_compress_by_name(const char *name)
         ob.zs = ZSTD_createCStream();
         if (!ob.zs || ZSTD_isError(ZSTD_initCStream(ob.zs, 3)))
             argus_die(ARGUS_EX_IOERR, "out of memory (the zstd compressor)");
+    }
+}
+
+void out_open(void)
+{
+    if (!rec.opt.output || strcmp(rec.opt.output, "-") == 0)
+        return;
+    /* a file is written as FILE.partial and renamed when whole: a killed
+     * or failed recording never leaves a FILE that looks whole (a device
+     * or a FIFO is written as it is) */
+    struct stat sb;
+    if (stat(rec.opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
+        size_t n = strlen(rec.opt.output) + sizeof ".partial";
+        rec.out.partial = argus_xmalloc(n, "output file name");
+        snprintf(rec.out.partial, n, "%s.partial", rec.opt.output);
+    }
+    rec.out.fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (rec.out.fd < 0) /* the name the user gave: FILE's directory refused */
+        argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", rec.opt.output, strerror(errno));
+    compress_by_name(rec.opt.output);
+}
+
+void out_close(void)
+{
+    if (rec.out.fd != STDOUT_FILENO && close(rec.out.fd) != 0)
+        argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", output_name(), strerror(errno));
+    if (rec.out.partial) {
+        if (rename(rec.out.partial, rec.opt.output) != 0)
+            argus_die(ARGUS_EX_IOERR, "%s: cannot rename to %s (%s)", rec.out.partial,
+                      rec.opt.output, strerror(errno));
+        free(rec.out.partial);
+        rec.out.partial = NULL;
     }
 }
 

@@ -306,14 +306,18 @@ void release_child(bool traced);
 /* ---------------------------------------------------------------------- */
 /* Output (output.c) */
 
+/* Opens -o FILE (as FILE.partial when a file), compressed by its name;
+ * stdout when none */
+void out_open(void);
+/* Closes it, FILE.partial renamed to FILE: the recording is whole */
+void out_close(void);
+/* the file being written, for messages */
 const char *output_name(void);
 void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_write(const char *s, size_t n);
 void out_flush(void);
 /* The last bytes, and the end of a compressed output. */
 void out_finish(void);
-/* -o NAME ending in .gz or .zst: the output is written compressed so. */
-void out_compress_by_name(const char *name);
 /* argus's lines after the kernel's header: the recorder, the clock, the
  * command, the probes, the watches, the threads */
 void write_argus_header(const struct thread_list *start, const struct thread_list *end);
