@@ -189,10 +189,11 @@ void out_printf(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    /* an assertion: vsnprintf fails only past INT_MAX bytes or on wide
+    /* a bug of ours: vsnprintf fails only past INT_MAX bytes or on wide
      * characters, which no format here has */
     if (n < 0)
-        abort();
+        argus_die(ARGUS_EX_SOFTWARE, "internal error: a line of the trace cannot be formatted (%s)",
+                  strerror(errno));
     if ((size_t)n < sizeof small) {
         out_write(small, (size_t)n);
         return;
