@@ -14,10 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int go_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-
 void start_child(bool traced, const sigset_t *old_mask)
 {
+    /* the go pipe's EOF lets the child exec; the err pipe brings back
+     * its exec's errno, or EOF when the exec closes it */
+    int go_pipe[2], err_pipe[2];
     if (pipe2(go_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
         argus_die(ARGUS_EX_UNAVAILABLE, "pipe: %s", strerror(errno));
     pid_t pid = fork();
@@ -42,12 +43,14 @@ void start_child(bool traced, const sigset_t *old_mask)
         char c;
         while (read(go_pipe[0], &c, 1) < 0 && errno == EINTR)
             ;
-        execvp(opt.cmd[0], opt.cmd);
+        execvp(rec.opt.cmd[0], rec.opt.cmd);
         int e = errno;
         (void)!write(err_pipe[1], &e, sizeof e);
         _exit(e == ENOENT ? ARGUS_EX_NOTFOUND : ARGUS_EX_NOEXEC);
     }
-    st.child = pid;
+    rec.child.pid = pid;
+    rec.child.go_fd = go_pipe[1];
+    rec.child.exec_err_fd = err_pipe[0];
     close(go_pipe[0]);
     close(err_pipe[1]);
 }
@@ -64,8 +67,8 @@ static bool wait_trap(pid_t pid)
             argus_die(ARGUS_EX_UNAVAILABLE, "waitpid: %s", strerror(errno));
         }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
-            st.child_reaped = true;
-            st.child_status = status;
+            rec.child.reaped = true;
+            rec.child.status = status;
             return false;
         }
         if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP)
@@ -91,25 +94,28 @@ static void run_to_entry(pid_t pid)
         if (auxv[i] == AT_ENTRY)
             entry = auxv[i + 1];
     if (!entry)
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s: no entry point in %s", opt.cmd[0], path);
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s: no entry point in %s", rec.opt.cmd[0], path);
     errno = 0;
     long word = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)entry, NULL);
     if (errno)
-        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace peek at %s's entry: %s", opt.cmd[0],
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace peek at %s's entry: %s", rec.opt.cmd[0],
                   strerror(errno));
     long trap = (long)(((unsigned long)word & ~0xfful) | 0xcc);
     if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)trap) != 0 ||
         ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace to %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace to %s's entry: %s", rec.opt.cmd[0],
+                  strerror(errno));
     if (!wait_trap(pid))
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s ended before its entry point", opt.cmd[0]);
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s ended before its entry point", rec.opt.cmd[0]);
     struct user_regs_struct regs;
     if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)word) != 0 ||
         ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace at %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace at %s's entry: %s", rec.opt.cmd[0],
+                  strerror(errno));
     regs.rip = entry; /* the int3 ran: run the original instruction */
     if (ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace at %s's entry: %s", opt.cmd[0], strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace at %s's entry: %s", rec.opt.cmd[0],
+                  strerror(errno));
 #else
     (void)pid;
     argus_die(ARGUS_EX_USAGE, "--watch: a symbol of a shared library of CMD needs x86-64 here; use SYMBOL@PID");
@@ -120,40 +126,43 @@ static void run_to_entry(pid_t pid)
  * the watchpoints in, then lets it go. */
 void release_child(bool traced)
 {
-    close(go_pipe[1]);
+    close(rec.child.go_fd);
+    rec.child.go_fd = -1;
     int e = 0;
     ssize_t n;
-    while ((n = read(err_pipe[0], &e, sizeof e)) < 0 && errno == EINTR)
+    while ((n = read(rec.child.exec_err_fd, &e, sizeof e)) < 0 && errno == EINTR)
         ;
-    close(err_pipe[0]);
+    close(rec.child.exec_err_fd);
+    rec.child.exec_err_fd = -1;
     if (n == (ssize_t)sizeof e) {
         /* exec failed: the child exits by itself */
-        waitpid(st.child, &st.child_status, 0);
-        st.child_reaped = true;
-        argus_die(e == ENOENT ? ARGUS_EX_NOTFOUND : ARGUS_EX_NOEXEC, "%s: %s", opt.cmd[0],
+        waitpid(rec.child.pid, &rec.child.status, 0);
+        rec.child.reaped = true;
+        argus_die(e == ENOENT ? ARGUS_EX_NOTFOUND : ARGUS_EX_NOEXEC, "%s: %s", rec.opt.cmd[0],
                   strerror(e));
     }
     if (!traced) {
-        st.child_released = true;
+        rec.child.released = true;
         return;
     }
     /* stopped right after the exec */
-    if (!wait_trap(st.child))
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s ended before its watchpoints were set", opt.cmd[0]);
+    if (!wait_trap(rec.child.pid))
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s ended before its watchpoints were set", rec.opt.cmd[0]);
     /* right after the exec only the program and the dynamic linker are
      * mapped: a symbol of a shared library needs the run to its entry */
     bool all_found = true;
-    for (size_t i = 0; i < opt.n_watches; i++)
-        if (opt.watches[i].of_command)
-            all_found &= resolve_watch(&opt.watches[i], st.child, false);
+    for (size_t i = 0; i < rec.opt.n_watches; i++)
+        if (rec.opt.watches[i].of_command)
+            all_found &= resolve_watch(&rec.opt.watches[i], rec.child.pid, false);
     if (!all_found) {
-        run_to_entry(st.child);
-        for (size_t i = 0; i < opt.n_watches; i++)
-            if (opt.watches[i].of_command)
-                resolve_watch(&opt.watches[i], st.child, true);
+        run_to_entry(rec.child.pid);
+        for (size_t i = 0; i < rec.opt.n_watches; i++)
+            if (rec.opt.watches[i].of_command)
+                resolve_watch(&rec.opt.watches[i], rec.child.pid, true);
     }
-    watch_command(st.child);
-    if (ptrace(PTRACE_DETACH, st.child, NULL, NULL) != 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace detach of %d: %s", (int)st.child, strerror(errno));
-    st.child_released = true;
+    watch_command(rec.child.pid);
+    if (ptrace(PTRACE_DETACH, rec.child.pid, NULL, NULL) != 0)
+        argus_die(ARGUS_EX_UNAVAILABLE, "ptrace detach of %d: %s", (int)rec.child.pid,
+                  strerror(errno));
+    rec.child.released = true;
 }

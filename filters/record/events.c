@@ -28,8 +28,6 @@ static const char *const syscall_names[] = {
     "fcntl", "flock", "sched_yield", "close", "close_range", "dup2", "dup3",
 };
 
-size_t n_enabled;
-
 /* Enables event PATH ("SYS/NAME" or "SYS") in the instance; 0 or errno. */
 static int enable_event(const char *path)
 {
@@ -45,23 +43,23 @@ void enable_events(void)
     for (size_t i = 0; i < sizeof base_events / sizeof *base_events; i++) {
         err = enable_event(base_events[i]);
         if (!err) {
-            n_enabled++;
+            rec.tfs.n_enabled++;
             continue;
         }
         if (i == 0)
             argus_die(ARGUS_EX_UNAVAILABLE,
                       "%s/%s/events/%s: cannot enable it (%s); it is the one event argus needs",
-                      st.root, st.instance, base_events[i], strerror(err));
+                      rec.tfs.root, rec.tfs.instance, base_events[i], strerror(err));
         n_missing++;
         size_t len = strlen(missing);
         snprintf(missing + len, sizeof missing - len, "%s%s", len ? ", " : "",
                  strchr(base_events[i], '/') + 1);
     }
-    if (opt.all_syscalls) {
+    if (rec.opt.all_syscalls) {
         if ((err = enable_event("syscalls")))
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/syscalls: cannot enable (%s)", st.root,
-                      st.instance, strerror(err));
-        n_enabled++;
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/syscalls: cannot enable (%s)",
+                      rec.tfs.root, rec.tfs.instance, strerror(err));
+        rec.tfs.n_enabled++;
     } else {
         for (size_t i = 0; i < sizeof syscall_names / sizeof *syscall_names; i++) {
             for (int exit_side = 0; exit_side < 2; exit_side++) {
@@ -71,7 +69,7 @@ void enable_events(void)
                 if (!tfs_exists(ipath("events/%s", ev)))
                     continue; /* this architecture has no such syscall */
                 if (enable_event(ev) == 0) {
-                    n_enabled++;
+                    rec.tfs.n_enabled++;
                     continue;
                 }
                 n_missing++;
@@ -83,14 +81,14 @@ void enable_events(void)
     if (n_missing)
         argus_note("%zu event%s missing on this kernel (not recorded): %s", n_missing,
                           n_missing == 1 ? "" : "s", missing);
-    for (size_t i = 0; i < opt.n_events; i++) {
-        const char *ev = opt.events[i];
+    for (size_t i = 0; i < rec.opt.n_events; i++) {
+        const char *ev = rec.opt.events[i];
         if (!tfs_exists(ipath("events/%s", ev)))
             argus_die(ARGUS_EX_USAGE, "--event %s: no such event in %s/events",
-                      opt.event_specs[i], st.root);
+                      rec.opt.event_specs[i], rec.tfs.root);
         if ((err = enable_event(ev)))
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s: cannot enable it (%s)", st.root,
-                      st.instance, ev, strerror(err));
-        n_enabled++;
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s: cannot enable it (%s)", rec.tfs.root,
+                      rec.tfs.instance, ev, strerror(err));
+        rec.tfs.n_enabled++;
     }
 }

@@ -1,7 +1,8 @@
 /* argus-record: records a system-wide Linux kernel trace as ftrace text
  * (docs/stages/record.md), in a tracefs instance of its own, with optional
  * hardware watchpoints on shared flags (--watch). This file: the command
- * line, signals and the recording loop; record.h lists the other parts. */
+ * line, signals and the recording's steps, which main calls in turn;
+ * record.h lists the other parts. */
 #include "record.h"
 
 #include <ctype.h>
@@ -78,30 +79,44 @@ static const char usage[] =
     "kernel feature unavailable, 73 cannot create FILE, 74 I/O error,\n"
     "77 not root, 126/127 CMD not executable/not found.\n";
 
-struct options opt = {.buffer_mb = 16};
+/* argus-record's state (record.h): its ring buffer 16 MB per CPU unless
+ * --buffer-mb says */
+struct recorder rec = RECORDER_INIT(16);
 
-/* SIGINT, SIGTERM, SIGHUP and SIGCHLD stay blocked and arrive through a
- * signalfd, so that every step runs to its end and waiting is one poll. */
-static int signal_fd = -1;
-volatile sig_atomic_t stop_signals, last_signal;
-static bool child_changed;
+/* One recording's course, passed from step to step of main. */
+struct recording {
+    /* SIGINT, SIGTERM, SIGHUP and SIGCHLD stay blocked and arrive through
+     * a signalfd, so that every step runs to its end and waiting is one
+     * poll */
+    int signal_fd;
+    sigset_t blocked;          /* those four */
+    sigset_t old_mask;         /* the caller's mask: CMD gets it back */
+    bool child_changed;        /* a SIGCHLD came: CMD may have ended */
+    bool cmd_watches;          /* some --watch is of CMD's process */
+    double started;            /* CLOCK_MONOTONIC s, when tracing went on */
+    const char *why_stopped;   /* the summary's "stopped by" */
+    struct thread_list at_start, at_end; /* the threads in /proc */
+    int stops_before_writing;  /* rec.stop.count then: one more while
+                                  waiting for CMD gives up the wait */
+};
 
-/* While writing the output (see main). */
+/* While writing the output (see write_trace): a stop signal is counted
+ * here, and interrupts a blocked write. */
 static void on_stop_signal(int sig)
 {
-    stop_signals++;
-    last_signal = sig;
+    rec.stop.count++;
+    rec.stop.last = sig;
 }
 
-static void take_signals(void)
+static void take_signals(struct recording *r)
 {
     struct signalfd_siginfo si;
-    while (read(signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+    while (read(r->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
         if (si.ssi_signo == SIGCHLD) {
-            child_changed = true;
+            r->child_changed = true;
         } else {
-            stop_signals++;
-            last_signal = (int)si.ssi_signo;
+            rec.stop.count++;
+            rec.stop.last = (int)si.ssi_signo;
         }
     }
 }
@@ -142,9 +157,10 @@ static void add_watch(const char *spec)
     } else {
         w.symbol = copy;
     }
-    opt.watches =
-        argus_xrealloc(opt.watches, (opt.n_watches + 1) * sizeof *opt.watches, "--watch options");
-    opt.watches[opt.n_watches++] = w;
+    struct options *o = &rec.opt;
+    o->watches = argus_xrealloc(o->watches, (o->n_watches + 1) * sizeof *o->watches,
+                                "--watch options");
+    o->watches[o->n_watches++] = w;
 }
 
 static void add_event(const char *spec)
@@ -160,20 +176,18 @@ static void add_event(const char *spec)
         snprintf(path, size, "%.*s", (int)(colon - spec), spec);
     else
         snprintf(path, size, "%.*s/%s", (int)(colon - spec), spec, colon + 1);
-    opt.events =
-        argus_xrealloc(opt.events, (opt.n_events + 1) * sizeof *opt.events, "--event options");
-    opt.event_specs = argus_xrealloc(opt.event_specs, (opt.n_events + 1) * sizeof *opt.event_specs,
-                                     "--event options");
-    opt.event_specs[opt.n_events] = spec;
-    opt.events[opt.n_events++] = path;
+    struct options *o = &rec.opt;
+    o->events = argus_xrealloc(o->events, (o->n_events + 1) * sizeof *o->events, "--event options");
+    o->event_specs = argus_xrealloc(o->event_specs, (o->n_events + 1) * sizeof *o->event_specs,
+                                    "--event options");
+    o->event_specs[o->n_events] = spec;
+    o->events[o->n_events++] = path;
 }
 
 enum {
     OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
     OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC, OPT_CLEANUP,
 };
-
-static bool cleanup_only; /* --cleanup */
 
 static void parse_args(int argc, char **argv)
 {
@@ -197,30 +211,31 @@ static void parse_args(int argc, char **argv)
     };
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     opterr = 0;
-    snprintf(opt.instance_name, sizeof opt.instance_name, "argus-%d", (int)getpid());
+    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "argus-%d", (int)getpid());
     const char *probes = NULL;
     int c;
     /* '+': options end at CMD, so CMD's own options are left to it */
     while ((c = getopt_long(argc, argv, "+o:qh", longs, NULL)) != -1) {
         switch (c) {
         case 'o':
-            opt.output = optarg;
+            rec.opt.output = optarg;
             break;
         case 'q':
-            opt.quiet = true;
+            rec.opt.quiet = true;
             argus_cli_quiet(true);
             break;
         case OPT_BUFFER_MB:
-            opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");
+            rec.opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536,
+                                                        " (MB per CPU)");
             break;
         case OPT_DURATION:
-            opt.duration = parse_duration(optarg);
+            rec.opt.duration = parse_duration(optarg);
             break;
         case OPT_EVENT:
             add_event(optarg);
             break;
         case OPT_ALL_SYSCALLS:
-            opt.all_syscalls = true;
+            rec.opt.all_syscalls = true;
             break;
         case OPT_WATCH:
             add_watch(optarg);
@@ -238,7 +253,7 @@ static void parse_args(int argc, char **argv)
             focus_name(optarg, true);
             break;
         case OPT_CLEANUP:
-            cleanup_only = true;
+            rec.opt.cleanup = true;
             break;
         case OPT_INSTANCE:
             set_instance_name(optarg);
@@ -250,13 +265,13 @@ static void parse_args(int argc, char **argv)
         }
     }
     probes_choose(probes);
-    probes_focus(opt.focus, opt.n_focus);
+    probes_focus(rec.opt.focus, rec.opt.n_focus);
     if (optind < argc)
-        opt.cmd = argv + optind;
-    for (size_t i = 0; i < opt.n_watches; i++)
-        if (opt.watches[i].of_command && !opt.cmd)
+        rec.opt.cmd = argv + optind;
+    for (size_t i = 0; i < rec.opt.n_watches; i++)
+        if (rec.opt.watches[i].of_command && !rec.opt.cmd)
             argus_usage_error("--watch %s: without @PID it watches CMD's process, and there is no CMD",
-                              opt.watches[i].spec);
+                              rec.opt.watches[i].spec);
 }
 
 static double now_mono(void)
@@ -266,116 +281,117 @@ static double now_mono(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int main(int argc, char **argv)
+/* ---------------------------------------------------------------------- */
+/* The recording, step by step */
+
+/* SIGINT/SIGTERM/SIGHUP end the recording (through the signalfd).
+ * SIGPIPE becomes EPIPE, so that a closed pipe still restores
+ * everything. */
+static void block_signals(struct recording *r)
 {
-    argus_cli_init(argc, argv);
-    parse_args(argc, argv);
-
-    if (geteuid() != 0)
-        argus_die(ARGUS_EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
-
-    /* SIGINT/SIGTERM/SIGHUP end the recording (through signal_fd).
-     * SIGPIPE becomes EPIPE, so that a closed pipe still restores
-     * everything. */
-    sigset_t block_set, old_mask;
-    sigemptyset(&block_set);
-    sigaddset(&block_set, SIGINT);
-    sigaddset(&block_set, SIGTERM);
-    sigaddset(&block_set, SIGHUP);
-    sigaddset(&block_set, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &block_set, &old_mask);
-    signal_fd = signalfd(-1, &block_set, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (signal_fd < 0)
+    sigemptyset(&r->blocked);
+    sigaddset(&r->blocked, SIGINT);
+    sigaddset(&r->blocked, SIGTERM);
+    sigaddset(&r->blocked, SIGHUP);
+    sigaddset(&r->blocked, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &r->blocked, &r->old_mask);
+    r->signal_fd = signalfd(-1, &r->blocked, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (r->signal_fd < 0)
         argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
+}
 
-    if (opt.output && strcmp(opt.output, "-") != 0) {
-        /* a file is written as FILE.partial and renamed when whole: a
-         * killed or failed recording never leaves a FILE that looks whole
-         * (a device or a FIFO is written as it is) */
-        struct stat sb;
-        if (stat(opt.output, &sb) != 0 || S_ISREG(sb.st_mode)) {
-            size_t n = strlen(opt.output) + sizeof ".partial";
-            out_partial = argus_xmalloc(n, "output file name");
-            snprintf(out_partial, n, "%s.partial", opt.output);
-        }
-        out_fd = open(output_name(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (out_fd < 0)     /* the name the user gave: FILE's directory refused */
-            argus_die(ARGUS_EX_CANTCREAT, "%s: cannot create (%s)", opt.output, strerror(errno));
-        out_compress_by_name(opt.output);
-    }
-
-    st.owner = getpid();
+/* tracefs, what dead recorders left removed, the instance, the watches
+ * and CMD, then tracing on and CMD let go. --cleanup ends here. */
+static void start_recording(struct recording *r)
+{
+    rec.tfs.owner = getpid();
     atexit(restore);
-
     find_tracefs();
     /* a recorder killed by SIGKILL restored nothing: its leftovers go first */
     reap_dead_recorders();
-    if (cleanup_only)
-        exit(0);
+    if (rec.opt.cleanup)
+        exit(ARGUS_EX_OK);
     setup_instance();
 
-    bool cmd_watches = opt.n_watches && watch_setup();
-    if (opt.cmd)
-        start_child(cmd_watches, &old_mask);
-
+    r->cmd_watches = rec.opt.n_watches && watch_setup();
+    if (rec.opt.cmd)
+        start_child(r->cmd_watches, &r->old_mask);
     int err = tfs_write(ipath("tracing_on"), "1");
     if (err)
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance,
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", rec.tfs.root, rec.tfs.instance,
                   strerror(err));
     watch_enable();
-    double started = now_mono();
-    struct thread_list at_start = {0};
-    scan_threads(&at_start);
-    if (opt.cmd)
-        release_child(cmd_watches);
+    r->started = now_mono();
+    scan_threads(&r->at_start);
+    if (rec.opt.cmd)
+        release_child(r->cmd_watches);
+}
 
-    /* Record until the command ends, a stop signal, or --duration. */
-    const char *why_stopped = "the command's end";
+/* Whether CMD has ended (reaped, its status kept). */
+static bool child_ended(struct recording *r)
+{
+    if (!rec.opt.cmd || !r->child_changed)
+        return false;
+    r->child_changed = false;
+    int status;
+    if (waitpid(rec.child.pid, &status, WNOHANG) != rec.child.pid ||
+        !(WIFEXITED(status) || WIFSIGNALED(status)))
+        return false;
+    rec.child.reaped = true;
+    rec.child.status = status;
+    return true;
+}
+
+/* How long to wait for a signal or a watch hit at NOW: NULL, until one
+ * comes; else in *TS. */
+static struct timespec *wait_time(const struct recording *r, double now, struct timespec *ts)
+{
+    /* drain at least every 100 ms (hits also wake us) */
+    double wait = watch_n_rings() ? 0.1 : -1;
+    if (rec.opt.duration > 0) {
+        double left = rec.opt.duration - (now - r->started);
+        if (wait < 0 || left < wait)
+            wait = left;
+    }
+    if (wait < 0)
+        return NULL;
+    ts->tv_sec = (time_t)wait;
+    ts->tv_nsec = (long)((wait - (double)ts->tv_sec) * 1e9);
+    return ts;
+}
+
+/* Records until the command ends, a stop signal, or --duration, draining
+ * the watchpoint rings meanwhile. */
+static void record_until_stopped(struct recording *r)
+{
+    r->why_stopped = "the command's end";
     struct pollfd *pfds = argus_xcalloc(watch_n_rings() + 1, sizeof *pfds, "watchpoint rings");
     bool *hung_up = argus_xcalloc(watch_n_rings() + 1, sizeof *hung_up, "watchpoint rings");
     for (;;) {
-        take_signals();
-        if (stop_signals) {
-            why_stopped = last_signal == SIGINT ? "SIGINT" : last_signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+        take_signals(r);
+        if (rec.stop.count) {
+            r->why_stopped = rec.stop.last == SIGINT    ? "SIGINT"
+                             : rec.stop.last == SIGTERM ? "SIGTERM"
+                                                        : "SIGHUP";
             break;
         }
-        if (opt.cmd && child_changed) {
-            child_changed = false;
-            int status;
-            if (waitpid(st.child, &status, WNOHANG) == st.child &&
-                (WIFEXITED(status) || WIFSIGNALED(status))) {
-                st.child_reaped = true;
-                st.child_status = status;
-                break;
-            }
-        }
+        if (child_ended(r))
+            break;
         double now = now_mono();
-        if (opt.duration > 0 && now - started >= opt.duration) {
-            why_stopped = "--duration";
+        if (rec.opt.duration > 0 && now - r->started >= rec.opt.duration) {
+            r->why_stopped = "--duration";
             break;
         }
-        /* drain at least every 100 ms (hits also wake us) */
-        double wait = watch_n_rings() ? 0.1 : -1;
-        if (opt.duration > 0) {
-            double left = opt.duration - (now - started);
-            if (wait < 0 || left < wait)
-                wait = left;
-        }
-        struct timespec ts, *tsp = NULL;
-        if (wait >= 0) {
-            ts.tv_sec = (time_t)wait;
-            ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
-            tsp = &ts;
-        }
+        struct timespec ts;
         /* rings whose events have all ended say POLLHUP for good: they
          * are drained on the timeout only */
         nfds_t n = 0;
-        pfds[n++] = (struct pollfd){.fd = signal_fd, .events = POLLIN};
+        pfds[n++] = (struct pollfd){.fd = r->signal_fd, .events = POLLIN};
         for (size_t i = 0; i < watch_n_rings(); i++)
             if (!hung_up[i])
                 pfds[n++] = (struct pollfd){.fd = watch_ring_fd(i), .events = POLLIN};
-        if (ppoll(pfds, n, tsp, NULL) < 0 && errno != EINTR)
+        if (ppoll(pfds, n, wait_time(r, now, &ts), NULL) < 0 && errno != EINTR)
             argus_die(ARGUS_EX_UNAVAILABLE, "ppoll: %s", strerror(errno));
         for (size_t i = 0, k = 1; i < watch_n_rings(); i++)
             if (!hung_up[i] && (pfds[k++].revents & (POLLHUP | POLLERR)))
@@ -384,22 +400,30 @@ int main(int argc, char **argv)
     }
     free(pfds);
     free(hung_up);
+}
 
-    /* Stop, then write what the buffer holds. */
+/* Tracing off, the last hits drained, CMD asked to end, the threads at the
+ * end. */
+static void stop_recording(struct recording *r)
+{
     tfs_write(ipath("tracing_on"), "0");
     watch_disable();
     watch_drain();
-    if (opt.cmd && !st.child_reaped)
-        kill(st.child, stop_signals ? last_signal : SIGTERM);
-    struct thread_list at_end = {0};
-    scan_threads(&at_end);
-    sort_threads(&at_start);
-    sort_threads(&at_end);
+    if (rec.opt.cmd && !rec.child.reaped)
+        kill(rec.child.pid, rec.stop.count ? rec.stop.last : SIGTERM);
+    scan_threads(&r->at_end);
+    sort_threads(&r->at_start);
+    sort_threads(&r->at_end);
     watch_finish();
-    /* While writing, a stop signal is counted by a handler and interrupts
-     * a blocked write; the second one abandons the output. */
-    take_signals();
-    int signals_before_writing = stop_signals;
+}
+
+/* Writes what the buffer holds, then restores tracefs. While writing, a
+ * stop signal is counted by a handler and interrupts a blocked write; the
+ * second one abandons the output. */
+static void write_trace(struct recording *r)
+{
+    take_signals(r);
+    r->stops_before_writing = rec.stop.count;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -407,50 +431,67 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    sigset_t stop_set = block_set;
+    sigset_t stop_set = r->blocked;
     sigdelset(&stop_set, SIGCHLD);
     sigprocmask(SIG_UNBLOCK, &stop_set, NULL);
-    write_output(&at_start, &at_end);
-    if (out_fd != STDOUT_FILENO && close(out_fd) != 0)
-        argus_die(ARGUS_EX_IOERR, "%s: write error (%s)", output_name(), strerror(errno));
-    if (out_partial) {
-        if (rename(out_partial, opt.output) != 0)
-            argus_die(ARGUS_EX_IOERR, "%s: cannot rename to %s (%s)", out_partial, opt.output,
-                      strerror(errno));
-        free(out_partial);
-        out_partial = NULL;
-    }
+    write_output(&r->at_start, &r->at_end);
+    out_close();
     sigprocmask(SIG_BLOCK, &stop_set, NULL);
     restore();
-    free_threads(&at_start);
-    free_threads(&at_end);
-
-    if (!opt.quiet) {
-        char hits[128] = "";
-        if (opt.n_watches)
-            snprintf(hits, sizeof hits, ", %llu watch hits (%llu lost)",
-                     (unsigned long long)hits_out, (unsigned long long)watch_lost());
-        fprintf(stderr, "%s: %llu events, %u threads%s, %llu overwritten; stopped by %s; wrote %s\n",
-                argus_prog(), (unsigned long long)events_out, n_threads_out, hits,
-                (unsigned long long)overwritten, why_stopped, output_name());
-    }
-
-    if (!opt.cmd)
-        return ARGUS_EX_OK;
-    if (!st.child_reaped) {
-        /* it was asked to end: wait for it, unless interrupted again */
-        int status;
-        while (waitpid(st.child, &status, WNOHANG) != st.child) {
-            struct pollfd p = {.fd = signal_fd, .events = POLLIN};
-            poll(&p, 1, -1);
-            take_signals();
-            if (stop_signals > signals_before_writing)
-                return 128 + last_signal;
-        }
-        st.child_status = status;
-    }
-    if (WIFSIGNALED(st.child_status))
-        return 128 + WTERMSIG(st.child_status);
-    return WEXITSTATUS(st.child_status);
+    free_threads(&r->at_start);
+    free_threads(&r->at_end);
 }
 
+/* The line on stderr: what was written, and why the recording stopped. */
+static void print_summary(const struct recording *r)
+{
+    if (rec.opt.quiet)
+        return;
+    char hits[128] = "";
+    if (rec.opt.n_watches)
+        snprintf(hits, sizeof hits, ", %llu watch hits (%llu lost)",
+                 (unsigned long long)rec.out.hits, (unsigned long long)watch_lost());
+    fprintf(stderr, "%s: %llu events, %u threads%s, %llu overwritten; stopped by %s; wrote %s\n",
+            argus_prog(), (unsigned long long)rec.out.events, rec.out.threads, hits,
+            (unsigned long long)rec.out.overwritten, r->why_stopped, output_name());
+}
+
+/* 0, or with CMD its exit status (128 + the signal that killed it),
+ * waiting for it to end unless interrupted again. */
+static int exit_status(struct recording *r)
+{
+    if (!rec.opt.cmd)
+        return ARGUS_EX_OK;
+    if (!rec.child.reaped) {
+        int status;
+        while (waitpid(rec.child.pid, &status, WNOHANG) != rec.child.pid) {
+            struct pollfd p = {.fd = r->signal_fd, .events = POLLIN};
+            poll(&p, 1, -1);
+            take_signals(r);
+            if (rec.stop.count > r->stops_before_writing)
+                return ARGUS_EX_SIGNALED + rec.stop.last;
+        }
+        rec.child.status = status;
+    }
+    if (WIFSIGNALED(rec.child.status))
+        return ARGUS_EX_SIGNALED + WTERMSIG(rec.child.status);
+    return WEXITSTATUS(rec.child.status);
+}
+
+int main(int argc, char **argv)
+{
+    argus_cli_init(argc, argv);
+    parse_args(argc, argv);
+    if (geteuid() != 0)
+        argus_die(ARGUS_EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
+
+    struct recording r = {.signal_fd = -1};
+    block_signals(&r);
+    out_open();
+    start_recording(&r);
+    record_until_stopped(&r);
+    stop_recording(&r);
+    write_trace(&r);
+    print_summary(&r);
+    return exit_status(&r);
+}

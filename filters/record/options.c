@@ -22,7 +22,7 @@ void set_instance_name(const char *arg)
     if (!*arg || strchr(arg, '/') || strcmp(arg, ".") == 0 || strcmp(arg, "..") == 0 ||
         strlen(arg) > NAME_MAX)
         argus_usage_error("--instance %s: expected a directory name", arg);
-    snprintf(opt.instance_name, sizeof opt.instance_name, "%s", arg);
+    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "%s", arg);
 }
 
 int focus_pid(int pid)
@@ -30,11 +30,12 @@ int focus_pid(int pid)
     int tgid = running_process(pid);
     if (!tgid)
         argus_usage_error("--pid %d: no such process is running", pid);
-    for (size_t i = 0; i < opt.n_focus; i++)
-        if (opt.focus[i] == tgid)
+    struct options *o = &rec.opt;
+    for (size_t i = 0; i < o->n_focus; i++)
+        if (o->focus[i] == tgid)
             return tgid;
-    opt.focus = argus_xrealloc(opt.focus, (opt.n_focus + 1) * sizeof *opt.focus, "--pid options");
-    opt.focus[opt.n_focus++] = tgid;
+    o->focus = argus_xrealloc(o->focus, (o->n_focus + 1) * sizeof *o->focus, "--pid options");
+    o->focus[o->n_focus++] = tgid;
     return tgid;
 }
 
@@ -42,6 +43,6 @@ void focus_name(const char *name, bool must_run)
 {
     if (!*name)
         argus_usage_error("--proc: expected a process name");
-    if (!processes_named(name, &opt.focus, &opt.n_focus) && must_run)
+    if (!processes_named(name, &rec.opt.focus, &rec.opt.n_focus) && must_run)
         argus_usage_error("--proc %s: no process of that name is running", name);
 }

@@ -305,7 +305,7 @@ static int remove_last_def(void)
     int err = tfs_append("uprobe_events", line);
     if (err)
         argus_warn("%s/uprobe_events: cannot remove %s/%s (%s); remove it with echo '-:%s/%s' >> uprobe_events",
-                   st.root, group, event, strerror(err), group, event);
+                   rec.tfs.root, group, event, strerror(err), group, event);
     pr.n_defs--;
     probes_n_defined--;
     return err;
@@ -404,7 +404,7 @@ static int define_set(size_t s, const struct place *files, char *why, size_t why
                  p->fetch);
         int err = tfs_append("uprobe_events", line);
         if (err) {
-            snprintf(why, why_size, "%s/uprobe_events: cannot define %s (%s)", st.root,
+            snprintf(why, why_size, "%s/uprobe_events: cannot define %s (%s)", rec.tfs.root,
                      p->event, strerror(err));
             ok = false;
             break;
@@ -566,9 +566,10 @@ void probes_define(void)
     if (!tfs_exists("uprobe_events")) {
         if (pr.explicit)
             argus_die(ARGUS_EX_UNAVAILABLE,
-                      "--probes: %s/uprobe_events is missing (a kernel without uprobes)", st.root);
+                      "--probes: %s/uprobe_events is missing (a kernel without uprobes)",
+                      rec.tfs.root);
         argus_note("no uprobes on this kernel (%s/uprobe_events): the desktop's libraries are not probed",
-                          st.root);
+                          rec.tfs.root);
         return;
     }
     /* the system's libraries, then the files the focused processes map
@@ -601,17 +602,17 @@ void probes_define(void)
         const char *group = group_name(pr.defs[k].group);
         int err = tfs_write(ipath("events/%s/%s/filter", group, p->event), p->filter);
         if (err)
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", st.root, st.instance,
-                      group, p->event, strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/%s/filter: %s", rec.tfs.root,
+                      rec.tfs.instance, group, p->event, strerror(err));
     }
     for (size_t g = 0; g < probes_n_groups(); g++) {
         const char *group = group_name((unsigned)g);
         int err = tfs_write(ipath("events/%s/enable", group), "1");
         if (err)
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", st.root, st.instance,
-                      group, strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/events/%s/enable: %s", rec.tfs.root,
+                      rec.tfs.instance, group, strerror(err));
     }
-    n_enabled += probes_n_defined;
+    rec.tfs.n_enabled += probes_n_defined;
 }
 
 void probes_remove(void)

@@ -1,16 +1,21 @@
 /* argus-record's parts (docs/stages/record.md): what one file of the
- * recorder uses of another's.
+ * recorder uses of another's. Their state is one struct recorder, rec
+ * (below); each part writes its own member of it, named here.
  *
- *   main.c     the command line, signals, the recording loop
- *   command.c  CMD: started held, released once tracing is on
+ *   main.c     the command line (rec.opt), signals (rec.stop), the
+ *              recording's steps; it defines rec (argus-watch's main.c,
+ *              which records with the other parts, defines its own)
+ *   command.c  CMD: started held, released once tracing is on (rec.child)
  *   tracefs.c  the tracefs mount, the instance, restoring what changed
- *   events.c   the tracefs events enabled
+ *              (rec.tfs)
+ *   events.c   the tracefs events enabled (rec.tfs.n_enabled)
  *   probes.c   uprobes on the desktop's libraries (main loops, input, D-Bus)
  *   threads.c  the threads in /proc at the start and at the end
  *   symbols.c  ELF symbols of a running process
- *   watch.c    --watch: hardware watchpoints, perf rings, BPF
+ *   watch.c    --watch: hardware watchpoints, perf rings, BPF (it fills in
+ *              rec.opt.watches)
  *   options.c  the options argus-record and argus-watch parse alike
- *   output.c   writing the trace and argus's lines
+ *   output.c   writing the trace and argus's lines (rec.out)
  *   parse.c    what it parses of the kernel's text (trace, maps, stat) */
 #ifndef ARGUS_RECORD_H
 #define ARGUS_RECORD_H
@@ -24,9 +29,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------------- */
-/* Options (main.c) */
+/* The recorder's state */
 
 struct watch {
     const char *spec;    /* as given, for messages */
@@ -39,23 +45,96 @@ struct watch {
     int prog[2];         /* BPF programs of the W and RW breakpoints, -1: none yet */
 };
 
+/* The command line: set by the program's main.c and options.c, read by
+ * every part; watch.c fills in each watch as it resolves it. */
 struct options {
-    const char *output;
-    uint64_t buffer_mb;
+    const char *output;  /* -o FILE, NULL or "-": stdout */
+    uint64_t buffer_mb;  /* --buffer-mb: the ring buffer per CPU */
     double duration;     /* seconds; 0: none */
     char **events;       /* --event, as SYS/NAME or SYS */
     const char **event_specs; /* --event, as given */
-    size_t n_events;
-    bool all_syscalls;
-    struct watch *watches;
-    size_t n_watches;
-    char instance_name[NAME_MAX + 1];
-    bool quiet;
+    size_t n_events;     /* of each */
+    bool all_syscalls;   /* --all-syscalls */
+    struct watch *watches; /* --watch */
+    size_t n_watches;    /* 0: no watchpoints */
+    char instance_name[NAME_MAX + 1]; /* --instance, or argus-PID */
+    bool quiet;          /* -q */
+    bool cleanup;        /* --cleanup: only remove what dead recorders left */
     int *focus;          /* --pid, --proc: the processes focused */
-    size_t n_focus;
+    size_t n_focus;      /* each once */
     char **cmd;          /* NULL: no command */
 };
-extern struct options opt;
+
+/* SIGINT, SIGTERM and SIGHUP asked for the recording's end: counted by the
+ * program's main.c as its signalfd says, and while the output is written
+ * by a handler (main.c); output.c abandons the output at the second. */
+struct stop_requests {
+    volatile sig_atomic_t count; /* how many came */
+    volatile sig_atomic_t last;  /* the last one's number */
+};
+
+/* What was changed in tracefs, so that restore() can undo it from any
+ * exit path (tracefs.c; argus-watch's main.c makes the detection
+ * instance). */
+struct tracefs_state {
+    pid_t owner;               /* the recorder (atexit also runs in a child) */
+    char root[PATH_MAX];       /* tracefs directory */
+    int root_fd;               /* held open: keeps the mount in use */
+    bool mounted;              /* we mounted root */
+    char instance[PATH_MAX];   /* "instances/NAME", relative to root_fd */
+    bool instance_made;        /* it exists: restore() removes it */
+    char detect_instance[PATH_MAX]; /* argus-watch's second instance, "": none */
+    bool detect_made;          /* the same for detect_instance */
+    int top_tgid_old;          /* old top-level record-tgid, -1: untouched */
+    size_t n_enabled;          /* events (or subsystems) enabled in the
+                                  instance (events.c, probes.c) */
+    FILE *trace;               /* the instance's trace, while output.c reads it */
+};
+
+/* CMD (command.c; main.c's loop reaps it when it ends): restore() kills
+ * it while it is held. */
+struct child_state {
+    pid_t pid;                 /* 0: no command */
+    int go_fd;                 /* closed: CMD may exec (-1: closed) */
+    int exec_err_fd;           /* CMD's exec error (errno), or EOF */
+    bool released;             /* running the command (not held) */
+    bool reaped;               /* it ended and was waited for */
+    int status;                /* its wait status, once reaped */
+};
+
+/* The output and what went into it (output.c; argus-watch's report.c
+ * points fd at each window it writes). */
+struct output_state {
+    int fd;                    /* the trace's file, or stdout */
+    char *partial;             /* FILE.partial while writing FILE, else NULL */
+    uint64_t events;           /* event lines written */
+    uint64_t hits;             /* watch lines written */
+    uint64_t overwritten;      /* events the ring buffer dropped */
+    unsigned threads;          /* "# argus-thread:" lines written */
+};
+
+/* argus-record's state, and argus-watch's, which records with these
+ * parts: one program-wide instance, defined by each program's main.c with
+ * RECORDER_INIT, because restore() runs from atexit (every argus_die) and
+ * must reach the tracefs state and the command, and the writer must see
+ * the stop requests a signal handler counts. Which part writes a
+ * member is said above it; the others only read it. */
+struct recorder {
+    struct options opt;
+    struct stop_requests stop;
+    struct tracefs_state tfs;
+    struct child_state child;
+    struct output_state out;
+};
+extern struct recorder rec;
+
+#define RECORDER_INIT(default_buffer_mb)                                   \
+    {                                                                      \
+        .opt = {.buffer_mb = (default_buffer_mb)},                         \
+        .tfs = {.root_fd = -1, .top_tgid_old = -1},                        \
+        .child = {.go_fd = -1, .exec_err_fd = -1},                         \
+        .out = {.fd = STDOUT_FILENO},                                      \
+    }
 
 /* Options both argus-record and argus-watch take (options.c); a bad
  * value is a usage error. */
@@ -67,31 +146,8 @@ int focus_pid(int pid);
  * none running is a usage error when MUST_RUN */
 void focus_name(const char *name, bool must_run);
 
-/* SIGINT/SIGTERM/SIGHUP seen, and the last of them (main.c). */
-extern volatile sig_atomic_t stop_signals, last_signal;
-
-
 /* ---------------------------------------------------------------------- */
-/* What was changed, so that restore() can undo it from any exit path
- * (tracefs.c). */
-
-struct state {
-    pid_t owner;               /* the recorder (atexit also runs in a child) */
-    char root[PATH_MAX];       /* tracefs directory */
-    int root_fd;               /* held open: keeps the mount in use */
-    bool mounted;              /* we mounted root */
-    char instance[PATH_MAX];   /* "instances/NAME", relative to root_fd */
-    bool instance_made;
-    char detect_instance[PATH_MAX]; /* argus-watch's second instance, "": none */
-    bool detect_made;
-    int top_tgid_old;          /* old top-level record-tgid, -1: untouched */
-    pid_t child;               /* CMD, 0: none */
-    bool child_released;       /* running the command (not held) */
-    bool child_reaped;
-    int child_status;
-    FILE *trace;               /* the instance's trace, while read */
-};
-extern struct state st;
+/* tracefs and restoring what was changed (tracefs.c) */
 
 void restore(void);
 void find_tracefs(void);
@@ -104,7 +160,7 @@ void setup_instance(void);
  * *MADE is set once it exists, for restore(). Dies on an error. */
 void make_instance(const char *dir, uint64_t buffer_mb, bool *made);
 
-/* tracefs files, relative to st.root_fd: 0 or an errno */
+/* tracefs files, relative to rec.tfs.root_fd: 0 or an errno */
 int tfs_write(const char *path, const char *text);
 int tfs_append(const char *path, const char *text);
 int tfs_read(const char *path, char *buf, size_t size);
@@ -117,7 +173,7 @@ const char *dpath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---------------------------------------------------------------------- */
 /* Events (events.c) */
 
-extern size_t n_enabled; /* events (or subsystems) enabled */
+/* enables them in the instance, counted in rec.tfs.n_enabled */
 void enable_events(void);
 
 /* ---------------------------------------------------------------------- */
@@ -250,19 +306,18 @@ void release_child(bool traced);
 /* ---------------------------------------------------------------------- */
 /* Output (output.c) */
 
-extern int out_fd;
-extern char *out_partial;   /* FILE.partial while writing FILE, else NULL */
-extern uint64_t events_out, hits_out, overwritten;
-extern unsigned n_threads_out;
-
+/* Opens -o FILE (as FILE.partial when a file), compressed by its name;
+ * stdout when none */
+void out_open(void);
+/* Closes it, FILE.partial renamed to FILE: the recording is whole */
+void out_close(void);
+/* the file being written, for messages */
 const char *output_name(void);
 void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_write(const char *s, size_t n);
 void out_flush(void);
 /* The last bytes, and the end of a compressed output. */
 void out_finish(void);
-/* -o NAME ending in .gz or .zst: the output is written compressed so. */
-void out_compress_by_name(const char *name);
 /* argus's lines after the kernel's header: the recorder, the clock, the
  * command, the probes, the watches, the threads */
 void write_argus_header(const struct thread_list *start, const struct thread_list *end);

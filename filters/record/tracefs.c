@@ -15,15 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct state st = {.root_fd = -1, .top_tgid_old = -1};
-
 /* ---------------------------------------------------------------------- */
-/* tracefs files, relative to st.root_fd */
+/* tracefs files, relative to rec.tfs.root_fd */
 
 /* Writes TEXT to tracefs file PATH opened with FLAGS; 0 or an errno. */
 static int tfs_put(const char *path, const char *text, int flags)
 {
-    int fd = openat(st.root_fd, path, O_WRONLY | flags | O_CLOEXEC);
+    int fd = openat(rec.tfs.root_fd, path, O_WRONLY | flags | O_CLOEXEC);
     if (fd < 0)
         return errno;
     size_t n = strlen(text);
@@ -49,7 +47,7 @@ int tfs_append(const char *path, const char *text)
 /* Reads tracefs file PATH (first line, no newline) into BUF; 0 or errno. */
 int tfs_read(const char *path, char *buf, size_t size)
 {
-    int fd = openat(st.root_fd, path, O_RDONLY | O_CLOEXEC);
+    int fd = openat(rec.tfs.root_fd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return errno;
     ssize_t r = read(fd, buf, size - 1);
@@ -64,7 +62,7 @@ int tfs_read(const char *path, char *buf, size_t size)
 
 bool tfs_exists(const char *path)
 {
-    return faccessat(st.root_fd, path, F_OK, 0) == 0;
+    return faccessat(rec.tfs.root_fd, path, F_OK, 0) == 0;
 }
 
 /* PATH under instance DIR, in BUF. */
@@ -81,7 +79,7 @@ const char *ipath(const char *fmt, ...)
     static char buf[PATH_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
-    vpath(buf, sizeof buf, st.instance, fmt, ap);
+    vpath(buf, sizeof buf, rec.tfs.instance, fmt, ap);
     va_end(ap);
     return buf;
 }
@@ -92,7 +90,7 @@ const char *dpath(const char *fmt, ...)
     static char buf[PATH_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
-    vpath(buf, sizeof buf, st.detect_instance, fmt, ap);
+    vpath(buf, sizeof buf, rec.tfs.detect_instance, fmt, ap);
     va_end(ap);
     return buf;
 }
@@ -112,7 +110,7 @@ static void remove_instance(const char *dir, bool *made)
      * instance open (a reader of its trace_pipe): retry for a while */
     int err = 0;
     for (int i = 0; i < 50; i++) {
-        if (unlinkat(st.root_fd, dir, AT_REMOVEDIR) == 0) {
+        if (unlinkat(rec.tfs.root_fd, dir, AT_REMOVEDIR) == 0) {
             err = 0;
             break;
         }
@@ -122,46 +120,46 @@ static void remove_instance(const char *dir, bool *made)
         usleep(20000);
     }
     if (err)
-        argus_warn("%s/%s: cannot remove the instance (%s); remove it with rmdir", st.root, dir,
-                   strerror(err));
+        argus_warn("%s/%s: cannot remove the instance (%s); remove it with rmdir", rec.tfs.root,
+                   dir, strerror(err));
     *made = false;
 }
 
 void restore(void)
 {
-    if (st.owner != getpid())
+    if (rec.tfs.owner != getpid())
         return; /* a forked child exiting */
-    st.owner = 0; /* once */
+    rec.tfs.owner = 0; /* once */
 
-    if (st.child && !st.child_released && !st.child_reaped) {
+    if (rec.child.pid && !rec.child.released && !rec.child.reaped) {
         /* held before or right after its exec: it must not run on */
-        kill(st.child, SIGKILL);
-        waitpid(st.child, NULL, 0);
-        st.child_reaped = true;
+        kill(rec.child.pid, SIGKILL);
+        waitpid(rec.child.pid, NULL, 0);
+        rec.child.reaped = true;
     }
-    if (st.trace) {
-        fclose(st.trace); /* an open file keeps the instance busy */
-        st.trace = NULL;
+    if (rec.tfs.trace) {
+        fclose(rec.tfs.trace); /* an open file keeps the instance busy */
+        rec.tfs.trace = NULL;
     }
-    remove_instance(st.detect_instance, &st.detect_made);
-    remove_instance(st.instance, &st.instance_made);
+    remove_instance(rec.tfs.detect_instance, &rec.tfs.detect_made);
+    remove_instance(rec.tfs.instance, &rec.tfs.instance_made);
     probes_remove(); /* after the instance, which had them enabled */
-    if (st.top_tgid_old >= 0) {
-        int err = tfs_write("options/record-tgid", st.top_tgid_old ? "1" : "0");
+    if (rec.tfs.top_tgid_old >= 0) {
+        int err = tfs_write("options/record-tgid", rec.tfs.top_tgid_old ? "1" : "0");
         if (err)
             argus_warn("%s/options/record-tgid: cannot restore it to %d (%s)",
-                       st.root, st.top_tgid_old, strerror(err));
-        st.top_tgid_old = -1;
+                       rec.tfs.root, rec.tfs.top_tgid_old, strerror(err));
+        rec.tfs.top_tgid_old = -1;
     }
-    if (st.root_fd >= 0) {
-        close(st.root_fd);
-        st.root_fd = -1;
+    if (rec.tfs.root_fd >= 0) {
+        close(rec.tfs.root_fd);
+        rec.tfs.root_fd = -1;
     }
-    if (st.mounted) {
-        if (umount2(st.root, 0) != 0)
-            argus_warn("%s: cannot unmount the tracefs it mounted (%s)", st.root,
+    if (rec.tfs.mounted) {
+        if (umount2(rec.tfs.root, 0) != 0)
+            argus_warn("%s: cannot unmount the tracefs it mounted (%s)", rec.tfs.root,
                        strerror(errno));
-        st.mounted = false;
+        rec.tfs.mounted = false;
     }
 }
 
@@ -181,9 +179,9 @@ static bool is_tracefs(const char *dir)
 
 static void use_tracefs(const char *dir)
 {
-    snprintf(st.root, sizeof st.root, "%s", dir);
-    st.root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (st.root_fd < 0)
+    snprintf(rec.tfs.root, sizeof rec.tfs.root, "%s", dir);
+    rec.tfs.root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rec.tfs.root_fd < 0)
         argus_die(ARGUS_EX_UNAVAILABLE, "%s: cannot open tracefs (%s)", dir, strerror(errno));
 }
 
@@ -206,8 +204,8 @@ void find_tracefs(void)
     int mount_err = 0;
     if (mount("nodev", sys, "tracefs", 0, NULL) == 0) {
         if (is_tracefs(sys)) {
-            st.mounted = true; /* before anything can exit: restore unmounts */
-            snprintf(st.root, sizeof st.root, "%s", sys);
+            rec.tfs.mounted = true; /* before anything can exit: restore unmounts */
+            snprintf(rec.tfs.root, sizeof rec.tfs.root, "%s", sys);
             use_tracefs(sys);
             return;
         }
@@ -228,12 +226,12 @@ void find_tracefs(void)
 void make_instance(const char *dir, uint64_t buffer_mb, bool *made)
 {
     char path[PATH_MAX + 64];
-    if (mkdirat(st.root_fd, dir, 0755) != 0) {
+    if (mkdirat(rec.tfs.root_fd, dir, 0755) != 0) {
         if (errno == EEXIST)
             argus_die(ARGUS_EX_UNAVAILABLE,
                       "%s/%s: the instance exists (another recorder? --instance names another one)",
-                      st.root, dir);
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", st.root, dir,
+                      rec.tfs.root, dir);
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot create the instance (%s)", rec.tfs.root, dir,
                   strerror(errno));
     }
     *made = true;
@@ -241,42 +239,44 @@ void make_instance(const char *dir, uint64_t buffer_mb, bool *made)
     snprintf(path, sizeof path, "%s/tracing_on", dir);
     int err = tfs_write(path, "0");
     if (err)
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", rec.tfs.root, path, strerror(err));
     char kb[32];
     snprintf(kb, sizeof kb, "%llu", (unsigned long long)(buffer_mb * 1024));
     snprintf(path, sizeof path, "%s/buffer_size_kb", dir);
     if ((err = tfs_write(path, kb)))
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot set %s KB per CPU (%s)", st.root, path, kb,
-                  strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot set %s KB per CPU (%s)", rec.tfs.root, path,
+                  kb, strerror(err));
     /* the ring buffer: the oldest events go when it is full */
     snprintf(path, sizeof path, "%s/options/overwrite", dir);
     if ((err = tfs_write(path, "1")))
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", rec.tfs.root, path, strerror(err));
     /* CLOCK_MONOTONIC, the clock of the perf watchpoint samples */
     snprintf(path, sizeof path, "%s/trace_clock", dir);
     if ((err = tfs_write(path, "mono")))
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot select mono (%s)", st.root, path,
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: cannot select mono (%s)", rec.tfs.root, path,
                   strerror(err));
     /* The (TGID) column: an instance option on recent kernels; older
      * ones have it at the top level only (changed, then restored). */
     snprintf(path, sizeof path, "%s/options/record-tgid", dir);
     if (tfs_exists(path)) {
         if ((err = tfs_write(path, "1")))
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, path, strerror(err));
-    } else if (st.top_tgid_old < 0) {
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", rec.tfs.root, path, strerror(err));
+    } else if (rec.tfs.top_tgid_old < 0) {
         char old[16];
         if ((err = tfs_read("options/record-tgid", old, sizeof old)))
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
-        st.top_tgid_old = atoi(old) ? 1 : 0;
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/options/record-tgid: %s", rec.tfs.root,
+                      strerror(err));
+        rec.tfs.top_tgid_old = atoi(old) ? 1 : 0;
         if ((err = tfs_write("options/record-tgid", "1")))
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/options/record-tgid: %s", st.root, strerror(err));
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/options/record-tgid: %s", rec.tfs.root,
+                      strerror(err));
     }
 }
 
 void setup_instance(void)
 {
-    snprintf(st.instance, sizeof st.instance, "instances/%s", opt.instance_name);
-    make_instance(st.instance, opt.buffer_mb, &st.instance_made);
+    snprintf(rec.tfs.instance, sizeof rec.tfs.instance, "instances/%s", rec.opt.instance_name);
+    make_instance(rec.tfs.instance, rec.opt.buffer_mb, &rec.tfs.instance_made);
     enable_events();
     probes_define();
 }
@@ -364,7 +364,7 @@ static bool dead_probes_enabled_in(const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "instances/%.255s/events", name);
-    int fd = openat(st.root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = openat(rec.tfs.root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
     if (!dir && fd >= 0)
         close(fd);
@@ -390,7 +390,7 @@ size_t reap_dead_recorders(void)
     size_t removed = 0;
     char **gone = NULL;
     size_t ngone = 0;
-    int dir_fd = openat(st.root_fd, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir_fd = openat(rec.tfs.root_fd, "instances", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *dir = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
     if (!dir && dir_fd >= 0)
         close(dir_fd);
@@ -417,7 +417,7 @@ size_t reap_dead_recorders(void)
     ngone = 0;
 
     /* uprobe_events: "p:GROUP/EVENT PATH:OFFSET ..." (r: at a return) */
-    int fd = openat(st.root_fd, "uprobe_events", O_RDONLY | O_CLOEXEC);
+    int fd = openat(rec.tfs.root_fd, "uprobe_events", O_RDONLY | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
     if (!f && fd >= 0)
         close(fd);
@@ -453,8 +453,8 @@ size_t reap_dead_recorders(void)
         snprintf(cmd, sizeof cmd, "-:%s\n", gone[i]);
         int err = tfs_append("uprobe_events", cmd);
         if (err)
-            argus_warn("%s/uprobe_events: cannot remove %s, left by a dead recorder (%s)", st.root,
-                       gone[i], strerror(err));
+            argus_warn("%s/uprobe_events: cannot remove %s, left by a dead recorder (%s)",
+                       rec.tfs.root, gone[i], strerror(err));
         else {
             removed++;
             say_removed(said, sizeof said, gone[i]);
@@ -462,8 +462,8 @@ size_t reap_dead_recorders(void)
         free(gone[i]);
     }
     free(gone);
-    if (removed && !opt.quiet)
-        fprintf(stderr, "%s: removed what dead recorders left in %s: %s\n", argus_prog(), st.root,
-                said);
+    if (removed && !rec.opt.quiet)
+        fprintf(stderr, "%s: removed what dead recorders left in %s: %s\n", argus_prog(),
+                rec.tfs.root, said);
     return removed;
 }

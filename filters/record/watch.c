@@ -38,7 +38,7 @@ bool resolve_watch(struct watch *w, pid_t pid, bool must)
         if (!found && w->of_command)
             argus_die(ARGUS_EX_USAGE,
                       "--watch %s: no symbol '%s' in the ELF symbol tables of the files %s maps (process %d, after its dynamic linker ran)",
-                      w->spec, w->symbol, opt.cmd[0], (int)pid);
+                      w->spec, w->symbol, rec.opt.cmd[0], (int)pid);
         if (!found)
             argus_die(ARGUS_EX_USAGE,
                       "--watch %s: no symbol '%s' in the ELF symbol tables of process %d's mapped files",
@@ -131,16 +131,21 @@ struct bp_event {
     uint8_t rw;
 };
 
+/* The watchpoints' state. */
 static struct {
     bool bpf;                 /* values read at the access (else at drain) */
     struct ring *rings;       /* one per CPU */
     size_t n_rings;
     struct bp_event *bps;     /* every breakpoint event */
     size_t n_bp;
-    int map_fd;
-    struct hit *hits;
+    int map_fd;               /* BPF: the perf event array of the rings */
+    struct hit *hits;         /* every access seen, sorted by watch_finish */
     size_t n_hits, cap_hits;
-    uint64_t lost, dropped;
+    size_t next_hit;          /* the first not written yet */
+    uint64_t lost, dropped;   /* lost by the rings, dropped past MAX_HITS */
+    /* drain mode: the comm of watch-hit threads, read from /proc when
+     * first seen (they may be gone by the end) */
+    struct thread_list hit_threads;
 } wp = {.map_fd = -1};
 
 #define MAX_HITS (2u << 20) /* 2M accesses, 112 MB */
@@ -180,25 +185,22 @@ static struct hit *new_hit(void)
     return h;
 }
 
-/* Drain mode: the comm of watch-hit threads, read from /proc when first
- * seen (they may be gone by the end). */
-static struct thread_list hit_threads;
-
+/* Drain mode: the comm of thread TID, from /proc when first seen. */
 static const char *hit_thread_comm(uint32_t tgid, uint32_t tid)
 {
-    for (size_t i = hit_threads.n; i-- > 0;)
-        if (hit_threads.v[i].tid == (int)tid)
-            return hit_threads.v[i].comm;
+    struct thread_list *seen = &wp.hit_threads;
+    for (size_t i = seen->n; i-- > 0;)
+        if (seen->v[i].tid == (int)tid)
+            return seen->v[i].comm;
     struct thread_info t = {.tid = (int)tid, .tgid = (int)tgid};
     if (!read_thread((int)tgid, (int)tid, &t))
         t.comm[0] = 0;
-    if (hit_threads.n == hit_threads.cap) {
-        hit_threads.cap = hit_threads.cap ? hit_threads.cap * 2 : 16;
-        hit_threads.v = argus_xrealloc(hit_threads.v, hit_threads.cap * sizeof *hit_threads.v,
-                                       "thread table");
+    if (seen->n == seen->cap) {
+        seen->cap = seen->cap ? seen->cap * 2 : 16;
+        seen->v = argus_xrealloc(seen->v, seen->cap * sizeof *seen->v, "thread table");
     }
-    hit_threads.v[hit_threads.n] = t;
-    return hit_threads.v[hit_threads.n++].comm;
+    seen->v[seen->n] = t;
+    return seen->v[seen->n++].comm;
 }
 
 /* The record BPF writes (the program below lays it out on its stack). */
@@ -217,7 +219,7 @@ static const struct bp_event *bp_by_id(uint64_t id)
     return NULL;
 }
 
-static void on_sample(const uint8_t *rec, size_t len)
+static void on_sample(const uint8_t *sample, size_t len)
 {
     if (wp.bpf) {
         /* PERF_SAMPLE_RAW: u32 size, then the record */
@@ -225,11 +227,11 @@ static void on_sample(const uint8_t *rec, size_t len)
         struct bpf_record b;
         if (len < 4 + sizeof b)
             return;
-        memcpy(&raw, rec, 4);
+        memcpy(&raw, sample, 4);
         if (raw < sizeof b)
             return;
-        memcpy(&b, rec + 4, sizeof b);
-        if ((b.kind >> 1) >= opt.n_watches)
+        memcpy(&b, sample + 4, sizeof b);
+        if ((b.kind >> 1) >= rec.opt.n_watches)
             return;
         struct hit *h = new_hit();
         if (!h)
@@ -257,14 +259,14 @@ static void on_sample(const uint8_t *rec, size_t len)
     } s;
     if (len < sizeof s)
         return;
-    memcpy(&s, rec, sizeof s);
+    memcpy(&s, sample, sizeof s);
     const struct bp_event *bp = bp_by_id(s.id);
     if (!bp)
         return;
     struct hit *h = new_hit();
     if (!h)
         return;
-    const struct watch *w = &opt.watches[bp->watch];
+    const struct watch *w = &rec.opt.watches[bp->watch];
     h->ts = s.time;
     h->tgid = s.pid;
     h->tid = s.tid;
@@ -537,7 +539,7 @@ static void add_bp(struct bp_event bp)
  * all writing into one ring per CPU. */
 static void open_breakpoints(unsigned index, pid_t tid, bool enabled)
 {
-    const struct watch *w = &opt.watches[index];
+    const struct watch *w = &rec.opt.watches[index];
     int ncpu = wp.bpf ? 1 : cpu_count("/sys/devices/system/cpu/possible");
     for (int rw = 0; rw < 2; rw++) {
         for (int c = 0; c < ncpu; c++) {
@@ -580,7 +582,7 @@ static void open_breakpoints(unsigned index, pid_t tid, bool enabled)
             add_bp(bp);
             if (wp.bpf) {
                 /* one program per watch and kind, for all its threads */
-                int *prog = &opt.watches[index].prog[rw];
+                int *prog = &rec.opt.watches[index].prog[rw];
                 char log[4096];
                 if (*prog < 0 && (*prog = load_program(w, index, rw, log, sizeof log)) < 0)
                     argus_die(ARGUS_EX_UNAVAILABLE, "--watch %s: BPF program rejected (%s): %s",
@@ -611,7 +613,7 @@ static void open_breakpoints(unsigned index, pid_t tid, bool enabled)
  * own events; the ones created later inherit them). */
 static void open_process_watch(unsigned index)
 {
-    pid_t pid = opt.watches[index].pid;
+    pid_t pid = rec.opt.watches[index].pid;
     int *done = NULL;
     size_t n_done = 0;
     for (bool more = true; more;) {
@@ -620,7 +622,8 @@ static void open_process_watch(unsigned index)
         snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
         DIR *d = opendir(path);
         if (!d)
-            argus_die(ARGUS_EX_USAGE, "--watch %s: no process %d", opt.watches[index].spec, (int)pid);
+            argus_die(ARGUS_EX_USAGE, "--watch %s: no process %d", rec.opt.watches[index].spec,
+                      (int)pid);
         struct dirent *e;
         while ((e = readdir(d))) {
             if (!isdigit((unsigned char)e->d_name[0]))
@@ -701,12 +704,12 @@ bool watch_setup(void)
     if (!wp.bpf && !getenv("ARGUS_RECORD_WATCH_VALUES"))
         argus_note("watch values are read when drained, not at the access (%s)", why);
     bool of_command = false;
-    for (size_t i = 0; i < opt.n_watches; i++) {
-        if (opt.watches[i].of_command) {
+    for (size_t i = 0; i < rec.opt.n_watches; i++) {
+        if (rec.opt.watches[i].of_command) {
             of_command = true;
             continue;
         }
-        resolve_watch(&opt.watches[i], opt.watches[i].pid, true);
+        resolve_watch(&rec.opt.watches[i], rec.opt.watches[i].pid, true);
         open_process_watch((unsigned)i);
     }
     return of_command;
@@ -714,8 +717,8 @@ bool watch_setup(void)
 
 void watch_command(pid_t pid)
 {
-    for (size_t i = 0; i < opt.n_watches; i++)
-        if (opt.watches[i].of_command)
+    for (size_t i = 0; i < rec.opt.n_watches; i++)
+        if (rec.opt.watches[i].of_command)
             open_breakpoints((unsigned)i, pid, true);
 }
 
@@ -731,8 +734,8 @@ void watch_drain(void)
 
 void write_watch_header(void)
 {
-    for (size_t i = 0; i < opt.n_watches; i++) {
-        const struct watch *w = &opt.watches[i];
+    for (size_t i = 0; i < rec.opt.n_watches; i++) {
+        const struct watch *w = &rec.opt.watches[i];
         out_printf("# watch: name=%s addr=0x%llx len=%u pid=%d values=%s\n", w->name,
                    (unsigned long long)w->addr, w->len, (int)w->pid,
                    wp.bpf ? "at-access" : "at-drain");
@@ -753,17 +756,15 @@ static const char *thread_comm(const struct hit *h, const struct thread_list *a,
     return t ? t->comm : "<...>";
 }
 
-static size_t next_hit;
-
 uint64_t write_watch_hits(uint64_t limit, const struct thread_list *start,
                           const struct thread_list *end)
 {
     uint64_t written = 0;
-    for (; next_hit < wp.n_hits && wp.hits[next_hit].ts < limit; next_hit++) {
-        const struct hit *h = &wp.hits[next_hit];
+    for (; wp.next_hit < wp.n_hits && wp.hits[wp.next_hit].ts < limit; wp.next_hit++) {
+        const struct hit *h = &wp.hits[wp.next_hit];
         if (h->paired == 1)
             continue;
-        const struct watch *w = &opt.watches[h->watch];
+        const struct watch *w = &rec.opt.watches[h->watch];
         bool write = !h->rw || h->paired == 2;
         /* the kernel's own layout: "%16s-%-7d (%7d) [%03d] " */
         out_printf("%16s-%-7u (%7u) [%03u] .... %5llu.%09llu: argus_flag_%s: addr=0x%llx",

@@ -72,9 +72,9 @@ static const char usage[] =
     "Exit status: 0 ok, 64 usage, 65 a replayed trace that is not ftrace\n"
     "text, 69 tracefs unavailable, 73 DIR cannot be made, 77 not root.\n";
 
-struct options opt = {.buffer_mb = 64};
+/* the recorder's state (filters/record/record.h): its buffer 64 MB per CPU */
+struct recorder rec = RECORDER_INIT(64);
 struct watch_options wopt = {.max_hang_ms = 30000};
-volatile sig_atomic_t stop_signals, last_signal;
 
 enum {
     OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB,
@@ -106,7 +106,7 @@ static void parse_args(int argc, char **argv)
     };
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     opterr = 0;
-    snprintf(opt.instance_name, sizeof opt.instance_name, "argus-%d", (int)getpid());
+    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "argus-%d", (int)getpid());
     const char *probes = NULL;
     int c, notify = -1;
     while ((c = getopt_long(argc, argv, "d:qvh", longs, NULL)) != -1) {
@@ -133,7 +133,8 @@ static void parse_args(int argc, char **argv)
             wopt.max_hang_ms = argus_parse_uint_option("--max-hang", optarg, 100, 3600000, " ms");
             break;
         case OPT_BUFFER_MB:
-            opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536, " (MB per CPU)");
+            rec.opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536,
+                                                        " (MB per CPU)");
             break;
         case OPT_PROBES:
             probes = optarg;
@@ -145,7 +146,7 @@ static void parse_args(int argc, char **argv)
             set_instance_name(optarg);
             break;
         case OPT_DURATION:
-            opt.duration = parse_duration(optarg);
+            rec.opt.duration = parse_duration(optarg);
             break;
         case OPT_REPLAY:
             wopt.replay = optarg;
@@ -157,7 +158,7 @@ static void parse_args(int argc, char **argv)
             notify = 1;
             break;
         case 'q':
-            opt.quiet = true;
+            rec.opt.quiet = true;
             argus_cli_quiet(true);
             break;
         case 'v':
@@ -322,7 +323,7 @@ static void focus_running(void)
         wopt.pids[i] = focus_pid(wopt.pids[i]); /* a thread's id names its process */
     for (size_t i = 0; i < wopt.n_procs; i++)
         focus_name(wopt.procs[i], false);
-    probes_focus(opt.focus, opt.n_focus);
+    probes_focus(rec.opt.focus, rec.opt.n_focus);
 }
 
 static void take_signals(bool *child_ended)
@@ -332,8 +333,8 @@ static void take_signals(bool *child_ended)
         if (si.ssi_signo == SIGCHLD) {
             *child_ended = true;
         } else {
-            stop_signals++;
-            last_signal = (int)si.ssi_signo;
+            rec.stop.count++;
+            rec.stop.last = (int)si.ssi_signo;
         }
     }
 }
@@ -343,9 +344,9 @@ static void take_signals(bool *child_ended)
  * Returns its trace_pipe, opened. */
 static int setup_detection(void)
 {
-    snprintf(st.detect_instance, sizeof st.detect_instance, "instances/%s-detect",
-             opt.instance_name);
-    make_instance(st.detect_instance, 1, &st.detect_made);
+    snprintf(rec.tfs.detect_instance, sizeof rec.tfs.detect_instance, "instances/%s-detect",
+             rec.opt.instance_name);
+    make_instance(rec.tfs.detect_instance, 1, &rec.tfs.detect_made);
     static const char *const events[] = {
         "sched/sched_switch", "sched/sched_waking", "sched/sched_process_exit",
         "timer/hrtimer_expire_entry", "timer/hrtimer_expire_exit",
@@ -353,7 +354,7 @@ static int setup_detection(void)
     for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
         int err = tfs_write(dpath("events/%s/enable", events[i]), "1");
         if (err && i == 0)
-            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root,
+            argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", rec.tfs.root,
                       dpath("events/%s/enable", events[i]), strerror(err));
         if (err && i == 1) /* older kernels: sched_wakeup names the wakee */
             tfs_write(dpath("events/sched/sched_wakeup/enable"), "1");
@@ -370,9 +371,10 @@ static int setup_detection(void)
         for (size_t g = 0; g < probes_n_groups(); g++)
             for (size_t i = 0; i < sizeof probes / sizeof *probes; i++)
                 tfs_write(dpath("events/%s/%s/enable", probes_group_at(g), probes[i]), "1");
-    int fd = openat(st.root_fd, dpath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(rec.tfs.root_fd, dpath("trace_pipe"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", st.root, dpath("trace_pipe"), strerror(errno));
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s: %s", rec.tfs.root, dpath("trace_pipe"),
+                  strerror(errno));
     return fd;
 }
 
@@ -385,7 +387,7 @@ static bool drain(int pipe_fd, char *buf, size_t size, size_t *kept)
         ssize_t r = read(pipe_fd, buf + *kept, size - 1 - *kept);
         if (r <= 0) {
             if (r < 0 && errno != EAGAIN && errno != EINTR)
-                argus_die(ARGUS_EX_IOERR, "%s/%s/trace_pipe: %s", st.root, st.instance,
+                argus_die(ARGUS_EX_IOERR, "%s/%s/trace_pipe: %s", rec.tfs.root, rec.tfs.instance,
                           strerror(errno));
             break;
         }
@@ -433,7 +435,7 @@ static void live(void)
         argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
 
-    st.owner = getpid();
+    rec.tfs.owner = getpid();
     atexit(restore);
     focus_running();
     find_tracefs();
@@ -451,7 +453,7 @@ static void live(void)
     if (!err)
         err = tfs_write(dpath("tracing_on"), "1");
     if (err)
-        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", st.root, st.instance,
+        argus_die(ARGUS_EX_UNAVAILABLE, "%s/%s/tracing_on: %s", rec.tfs.root, rec.tfs.instance,
                   strerror(err));
     uint64_t started = mono_ns(CLOCK_MONOTONIC), ring_cleared = started;
     report_set_clock(started, mono_ns(CLOCK_REALTIME));
@@ -462,9 +464,9 @@ static void live(void)
         detect_thread(at_start.v[i].tid, at_start.v[i].tgid, at_start.v[i].comm,
                       at_start.v[i].kernel);
     report_set_threads(&at_start);
-    if (!opt.quiet)
+    if (!rec.opt.quiet)
         fprintf(stderr, "%s: watching (instance %s, %zu events enabled, %zu probes); folders in %s\n",
-                argus_prog(), opt.instance_name, n_enabled, probes_n_defined, wopt.dir);
+                argus_prog(), rec.opt.instance_name, rec.tfs.n_enabled, probes_n_defined, wopt.dir);
 
     size_t size = 4u << 20, kept = 0;
     char *buf = argus_xmalloc(size, "a trace window");
@@ -472,12 +474,14 @@ static void live(void)
     for (;;) {
         bool child_ended = false;
         take_signals(&child_ended);
-        if (stop_signals) {
-            why = last_signal == SIGINT ? "SIGINT" : last_signal == SIGTERM ? "SIGTERM" : "SIGHUP";
+        if (rec.stop.count) {
+            why = rec.stop.last == SIGINT    ? "SIGINT"
+                  : rec.stop.last == SIGTERM ? "SIGTERM"
+                                             : "SIGHUP";
             break;
         }
         uint64_t now = mono_ns(CLOCK_MONOTONIC);
-        if (opt.duration > 0 && now - started >= (uint64_t)(opt.duration * 1e9)) {
+        if (rec.opt.duration > 0 && now - started >= (uint64_t)(rec.opt.duration * 1e9)) {
             why = "--duration";
             break;
         }
@@ -505,7 +509,7 @@ static void live(void)
     report_stop();
     restore();
     free(at_start.v);
-    if (!opt.quiet)
+    if (!rec.opt.quiet)
         fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed%s; %llu events (%llu lost); stopped by %s\n",
                 argus_prog(), (unsigned long long)reports_written,
                 (unsigned long long)reports_unconfirmed, lost_note(), (unsigned long long)events_seen,
@@ -526,7 +530,7 @@ int main(int argc, char **argv)
     detect_init(on_hang, NULL, !wopt.replay);
     if (wopt.replay) {
         replay();
-        if (!opt.quiet)
+        if (!rec.opt.quiet)
             fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed; %llu events\n",
                     argus_prog(), (unsigned long long)reports_written,
                     (unsigned long long)reports_unconfirmed, (unsigned long long)events_seen);

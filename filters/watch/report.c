@@ -115,7 +115,7 @@ static bool make_folder(queued *q)
 }
 
 /* The window [FROM, TO] of the trace in SOURCE (the instance's trace file
- * when live, the replayed file) to out_fd: its header lines, argus-record's
+ * when live, the replayed file) to rec.out.fd: its header lines, argus-record's
  * lines after the kernel's header when live, then the lines of the window.
  * *FIRST is the first event's time in SOURCE (what the ring still held). */
 static uint64_t copy_window(const char *source, uint64_t from, uint64_t to, uint64_t *first)
@@ -320,9 +320,9 @@ static bool write_window(queued *q, const char *trace, const char *report)
     if (wopt.replay)
         snprintf(source, sizeof source, "%s", wopt.replay);
     else
-        snprintf(source, sizeof source, "%s/%s", st.root, ipath("trace"));
+        snprintf(source, sizeof source, "%s/%s", rec.tfs.root, ipath("trace"));
     uint64_t first;
-    out_fd = fd;
+    rec.out.fd = fd;
     uint64_t events = copy_window(source, from, to, &first);
     out_flush();
     if (close(fd) != 0)
@@ -342,7 +342,7 @@ static bool write_window(queued *q, const char *trace, const char *report)
                         "than --buffer-mb %llu MB per CPU while it was read; a larger one keeps "
                         "more.\n",
                     q->h.name, q->h.pid, q->h.begin / 1e9, q->h.end / 1e9, first / 1e9,
-                    (unsigned long long)opt.buffer_mb);
+                    (unsigned long long)rec.opt.buffer_mb);
         close(fd);
     }
     return events > 0;

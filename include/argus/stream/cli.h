@@ -24,6 +24,7 @@ enum {
     ARGUS_EX_NOPERM = 77,      /* not root */
     ARGUS_EX_NOEXEC = 126,     /* a command to run is not executable (as a shell says) */
     ARGUS_EX_NOTFOUND = 127,   /* a command to run is not found (as a shell says) */
+    ARGUS_EX_SIGNALED = 128,   /* + N: ended by signal N (as a shell says) */
 };
 
 
