@@ -83,9 +83,9 @@ need_browser() {
     run page-dom "$(D)/demo.dom" text verdict
     assert_output "Hang 0 App/main [1001] hung 3.199 s (wait: blocked in mach_msg receive), from 0.001 s to 3.200 s; found by the spinning cursor, CGSConnectionSetSpinning."
     run page-dom "$(D)/demo.dom" text verdict-culprit
-    assert_output "Culprit syncd/net [2002], seg 3: blocked 3.199 s in soreceive. 2 culprits in all, ranked in the report."
+    assert_output "Culprit syncd/net [2002]: blocked 3.199 s in soreceive. 2 culprits in all, ranked in the report."
     run page-dom "$(D)/demo.dom" text verdict-similar
-    assert_output "Baseline similar node: seg 1 of fixtures/demo/normal.jsonl (0 edits between signatures, 0%)."
+    assert_output "Baseline the stretch of work most like the hang's in fixtures/demo/normal.jsonl: 0 events apart (0%)."
 }
 
 @test "browser: the page shows the report's own verdict and baseline, word for word" {
