@@ -106,7 +106,7 @@ labels_of() {
     assert_line "tick: trace 2562 s"
     assert_line "range: trace 2561.369 s to 2564.513 s (3.144 s shown; from 2026-11-28 21:28:38.359 UTC)"
     assert_line "marker: trace main loop not back in 2000 ms, at 2563.429400 s"
-    assert_line --partial "tip: trace 260 seg 260: ui mouseUp / gtk-click-app/main [31923] / events 2561.429407 s (2026-11-28 21:28:38.419 UTC) to 2564.452603 s (3.023 s) /"
+    assert_line --partial "tip: trace 260 seg 260: input mouseUp / gtk-click-app/main [31923] / events 2561.429407 s (2026-11-28 21:28:38.419 UTC) to 2564.452603 s (3.023 s) /"
     assert_line "event: trace 260 2561.429407"
     # the baseline's timeline on its own trace's clock
     run labels_of gtk-click.base
