@@ -429,6 +429,8 @@ to it. Culprit: page-toucher/main [4234] itself."
         run records shell-script 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
         assert_output '[[14653,14793],"timeout"]'
     done
+    run grep -c -x '  Command:   bash ./hang.sh' "$R/shell-script.report"
+    assert_output 1
     # the normal run: the writer answered at once
     run argus diagnose --proc hang.sh "$R/shell-script.normal.txt"
     assert_line --index 0 "no hang found"
