@@ -385,3 +385,53 @@ to it. Culprit: page-toucher/main [4234] itself."
     run records tcp-backlog 'select(.type == "culprit" and .hang == 0 and .rank == 1) | .tid'
     assert_output 3721
 }
+
+# gtk-script: a GTK 3 app run as `/usr/bin/python3 .../gtkapp.py`, never
+# renamed (comm python3), whose key handler waits on a threading.Event its
+# worker sets after computing 2.5 s. shell-script: `bash ./hang.sh` (comm
+# bash) waits in `read -t` on a fifo that reply-writer writes after a 2 s
+# sleep. The user knows them as gtkapp.py and hang.sh: only their command
+# lines (argus-record's `# argus-cmdline:` lines) say so.
+@test "DEC-CMDLINE: a script's main thread record carries its command line (gtk-script, shell-script)" {
+    unpack gtk-script shell-script
+    run sh -c "argus-decode '$R/gtk-script.txt' | argus-to-json | jq -c 'select(.type == \"thread\" and (.tid == 16875 or .tid == 17225)) | [.tid, .proc, .main, .cmdline]'"
+    assert_output '[16875,"python3",true,["/usr/bin/python3","/tmp/argus-gtk-script.jGDo9I/gtkapp.py","/tmp/argus-gtk-script.jGDo9I/done","/tmp/argus-gtk-script.jGDo9I/worker.tid"]]
+[17225,"python3",null,null]'
+    run sh -c "argus-decode '$R/shell-script.txt' | argus-to-json | jq -c 'select(.type == \"thread\" and .tid == 14653) | [.proc, .main, .cmdline]'"
+    assert_output '["bash",true,["bash","./hang.sh"]]'
+}
+
+@test "SPIN-HANG: --proc gtkapp.py, gtkapp or python3 names python3 gtkapp.py (gtk-script)" {
+    unpack gtk-script
+    local name
+    for name in gtkapp.py gtkapp python3; do
+        diagnose gtk-script --proc "$name"
+        run records gtk-script 'select(.type == "hang") | [.hang, .tid, .class, .reason]'
+        assert_output '[0,16875,"wait","futex"]'
+        run records gtk-script 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .state]'
+        assert_output '[17225,"busy"]'
+        run records gtk-script 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
+        assert_output '[[16875,17225],"running"]'
+    done
+    run sed -n 1p "$R/gtk-script.report"
+    assert_output "Verdict: python3/main [16875] was blocked 2.506 s in futex on 0x2acfef70, waiting on"
+}
+
+@test "SPIN-HANG: --proc hang.sh or hang names bash ./hang.sh, waiting on the writer (shell-script)" {
+    unpack shell-script
+    local name
+    for name in hang.sh hang; do
+        diagnose shell-script --proc "$name"
+        run records shell-script 'select(.type == "hang") | [.hang, .tid, .class, .reason]'
+        assert_output '[0,14653,"wait","pselect6"]'
+        run records shell-script 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .reason]'
+        assert_output '[14793,"clock_nanosleep"]'
+        run records shell-script 'select(.type == "wait_chain" and .hang == 0) | [.tids, .end]'
+        assert_output '[[14653,14793],"timeout"]'
+    done
+    run grep -c -x '  Command:   bash ./hang.sh' "$R/shell-script.report"
+    assert_output 1
+    # the normal run: the writer answered at once
+    run argus diagnose --proc hang.sh "$R/shell-script.normal.txt"
+    assert_line --index 0 "no hang found"
+}

@@ -817,6 +817,35 @@ Try 'argus-record --help' for more information."
     assert_output "[$plain,$named,$py]"
 }
 
+@test "DEC-CMDLINE: a python3 script's command line is noted; --proc SCRIPT focuses it" {
+    need_tracefs
+    [ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (apt-get install python3)"
+    # a script of a name no other process has (the trace is system-wide);
+    # its comm stays python3. It wakes every 50 ms: a thread record comes
+    # with a thread's first event
+    script=$BATS_TEST_TMPDIR/argus-cmdline-$$.py
+    printf 'import time\nfor _ in range(600):\n    time.sleep(0.05)\n' > "$script"
+    /usr/bin/python3 -u "$script" &
+    py=$!
+    for _ in $(seq 100); do
+        grep -qF "$script" "/proc/$py/cmdline" 2>/dev/null && break
+        sleep 0.05
+    done
+    comm=$(cat "/proc/$py/comm")
+    # the script's name and its stem name the same process: one focus line
+    run argus-record -q -o "$T" --instance "$NAME" --no-probes --duration 0.2 \
+        --proc "argus-cmdline-$$.py" --proc "argus-cmdline-$$" -- true
+    kill "$py"
+    wait "$py" || true
+    assert_success
+    assert_equal "$comm" python3
+    run grep "^# argus-\(focus\|cmdline\): pid=$py\( \|$\)" "$T"
+    assert_output "# argus-focus: pid=$py
+# argus-cmdline: pid=$py /usr/bin/python3 -u $script"
+    run sh -c "argus-decode '$T' | argus-to-json | jq -c 'select(.type == \"thread\" and .tid == $py) | [.proc, .main, .cmdline]'"
+    assert_output "[\"python3\",true,[\"/usr/bin/python3\",\"-u\",\"$script\"]]"
+}
+
 # bundle DIR NAME: a copy of the fake GLib as DIR/NAME, with the soname's link
 bundle() {
     mkdir -p "$1"

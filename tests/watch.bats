@@ -64,6 +64,17 @@ of that wait."
     assert_output --regexp "^[0-9-]+ [0-9:]+  gz-waiter \[9463\]  gz-waiter/main \[9463\] was blocked [0-9.]+ s in wait4, waiting on gzip/main \[9473\].*  \($D/[0-9]{8}-[0-9]{6}-gz-waiter-9463\)$"
 }
 
+@test "WATCH-SCOPE: --proc hang.sh watches bash ./hang.sh, known by its command line" {
+    # shell-script: `bash ./hang.sh` (comm bash) waits 2 s on a fifo; the
+    # trace's `# argus-cmdline:` line names the script
+    run argus-watch -q --no-notify --replay "$(real shell-script hang)" --dir "$D"
+    assert_success
+    assert_output ""
+    run argus-watch -q --no-notify --proc hang.sh --replay "$(real shell-script hang)" --dir "$D"
+    assert_success
+    assert_output --regexp "^[0-9-]+ [0-9:]+  bash \[14653\]  bash/main \[14653\] was blocked 2\.000 s in pselect6, waiting on reply-writer/main \[14793\], which slept 1\.999 s in clock_nanosleep; no UI event was found that led to it\.  \($D/[0-9]{8}-[0-9]{6}-bash-14653\)$"
+}
+
 @test "WATCH-RETRY: a busy handler sleeping 34 times is one hang, one report" {
     run argus-watch -q --no-notify --proc sqlite3 --replay "$(real sqlite-poll hang)" --dir "$D"
     assert_success
