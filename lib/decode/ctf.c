@@ -4,7 +4,10 @@
  * prints for it, and the ftrace text decoder maps the lines. LTTng's
  * events carry no thread unless contexts were added, so the task each
  * CPU runs is followed through sched_switch, and the pids come from the
- * statedump's process table and sched_process_fork (docs/inputs/ctf.md). */
+ * statedump's process table and sched_process_fork (docs/inputs/ctf.md).
+ * One concern, CTF through babeltrace2, at 1.3k lines: the graph's set-up,
+ * the trial child that guards against babeltrace2's aborts, and the
+ * rendering of LTTng's and perf's event names. */
 #include "argus/decode/ctf.h"
 #include "argus/stream/table.h"
 

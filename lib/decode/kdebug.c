@@ -2,7 +2,8 @@
  * reorder window that merges records into ts order, the mapping of each
  * record through the code table to stream records, and the readers of the
  * binary containers (RAW_VERSION0..3). lib/decode/kdtext.c reads trace(1) text
- * into the same decoder. */
+ * into the same decoder. One concern, kdebug's records, at 1.2k lines: the
+ * code table's mapping needs the window and the containers beside it. */
 #include "argus/decode/kdebug.h"
 #include "argus/decode/decoder.h"
 #include "argus/decode/reorder.h"

@@ -2,7 +2,7 @@
  * causal path that led to it, what it waits on, the similar baseline node
  * and the culprits) as text a developer reads in a minute
  * (docs/stages/report.md; the command line is filters/report.c).
- * One concern, the report's words, at 2.4k lines: the words for threads,
+ * One concern, the report's words, at 2.5k lines: the words for threads,
  * waits and times, the findings read back, the layout, then one section
  * after another, each function taking the report's state as R. */
 #include "argus/view/report.h"
