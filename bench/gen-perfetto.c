@@ -6,6 +6,7 @@
  *
  *   bench/gen-perfetto [--compact] [--zlib|--zstd] [--no-tree] [--bundle N]
  *                      [--overrun CPU:N]... [--chunks-overwritten N] [--lost-bundle K]
+ *                      [--dropped-before K]
  *                      < trace.txt > trace.pb
  *
  * Each run of consecutive lines of one CPU (N at most, 256 by default)
@@ -25,7 +26,9 @@
  * CPU:N` writes ftrace_stats packets at the start and end whose CPU's
  * kernel overrun grew by N, `--chunks-overwritten N` a trace_stats
  * packet whose buffer overwrote N chunks, `--lost-bundle K` sets the
- * lost_events flag of the K-th bundle (from 1). The threads' processes ((TGID) columns and
+ * lost_events flag of the K-th bundle (from 1), `--dropped-before K` the
+ * previous_packet_dropped flag of the K-th bundle's packet (its sequence
+ * lost the packet before it). The threads' processes ((TGID) columns and
  * `# argus-thread:` lines) go in a process tree first (`--no-tree`: none,
  * as a trace recorded without linux.process_stats), and a system info
  * packet says x86_64. Lengths are written as 4-byte varints, as
@@ -368,7 +371,7 @@ typedef struct compact {
 static bool compact_mode, zlib_mode, zstd_mode, no_tree;
 static uint64_t overrun[64], chunks_overwritten;
 static bool overrun_set[64];
-static long lost_bundle, bundles_written;
+static long lost_bundle, dropped_before, bundles_written;
 static long bundle_max = 256;
 static buf out, packets, events;
 static compact cs;
@@ -427,7 +430,8 @@ static void flush_bundle(void)
     buf pkt = {0};
     size_t fe = begin(&pkt, 1);
     put_u(&pkt, 1, (uint64_t)bundle_cpu);
-    if (++bundles_written == lost_bundle)
+    bool dropped = ++bundles_written == dropped_before;
+    if (bundles_written == lost_bundle)
         put_u(&pkt, 3, 1); /* lost_events */
     put_raw(&pkt, events.p, events.n);
     if (cs.sw_ts.n || cs.wk_ts.n) {
@@ -447,6 +451,8 @@ static void flush_bundle(void)
     }
     end(&pkt, fe);
     put_u(&pkt, 10, 1); /* trusted_packet_sequence_id */
+    if (dropped)
+        put_u(&pkt, 42, 1); /* previous_packet_dropped */
     packet_done(&pkt);
     free(pkt.p);
     events.n = 0;
@@ -924,6 +930,8 @@ int main(int argc, char **argv)
             chunks_overwritten = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--lost-bundle") == 0 && i + 1 < argc)
             lost_bundle = atol(argv[++i]);
+        else if (strcmp(argv[i], "--dropped-before") == 0 && i + 1 < argc)
+            dropped_before = atol(argv[++i]);
         else if (strcmp(argv[i], "--no-tree") == 0)
             no_tree = true;
         else if (strcmp(argv[i], "--bundle") == 0 && i + 1 < argc)
@@ -931,7 +939,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: gen-perfetto [--compact] [--zlib|--zstd] [--no-tree] "
                             "[--bundle N] [--overrun CPU:N]... [--chunks-overwritten N] "
-                            "[--lost-bundle K] < trace.txt > trace.pb\n");
+                            "[--lost-bundle K] [--dropped-before K] < trace.txt > trace.pb\n");
             return 2;
         }
     }

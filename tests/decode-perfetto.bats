@@ -239,6 +239,17 @@ argus-decode: l.pb:4: warning: CPU:0 [LOST 40 EVENTS]'
 argus-decode: l.pb:17: warning: CPU:1 [LOST EVENTS]'
 }
 
+@test "DEC-LOSS: previous_packet_dropped on a bundle's packet: its CPU dropped events" {
+    run losses --dropped-before 2
+    assert_success
+    assert_output '{"type":"loss","kind":"dropped","cpu":1,"events":0,"from":320000,"to":320000}
+argus-decode: l.pb:17: warning: CPU:1 [LOST EVENTS]'
+    # on a sequence's first packet it may only say the writer is new
+    run losses --dropped-before 1
+    assert_success
+    assert_output ''
+}
+
 @test "DEC-LOSS: the stats inside compressed packets are read too" {
     run losses --zstd --overrun 1:3 --chunks-overwritten 2
     assert_success

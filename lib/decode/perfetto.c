@@ -192,6 +192,8 @@ typedef struct pf_bundle {
     size_t data_off, len; /* its bytes: in the file, or in its chunk */
     uint32_t chunk;       /* 0: the file; else 1 + the chunk's index */
     uint32_t cpu, seq;
+    bool dropped_before;  /* its packet says its sequence lost the packet
+                             before it (previous_packet_dropped) */
 } pf_bundle;
 
 typedef struct pf_packed {
@@ -250,6 +252,7 @@ typedef struct pf {
     size_t n_chunks, cap_chunks;
     argus_table threads;  /* tid -> pf_thread */
     argus_table ksyms;    /* interned kernel symbol iid -> pf_comm (its name) */
+    argus_table sequences; /* trusted_packet_sequence_id -> seen (a byte) */
     const argus_syscall *syscalls;
     bool old_kernel;      /* before 4.14: prev_state is printed as a number */
     uint64_t boottime, realtime; /* the first clock snapshot holding both */
@@ -768,12 +771,36 @@ static void count_kind(pf *p, uint32_t num)
             p->kinds[i]++;
 }
 
+/* DEC-LOSS: a packet's previous_packet_dropped (42) says its sequence
+ * (trusted_packet_sequence_id, 10) lost the packet before it; on an
+ * ftrace bundle's, that CPU lost events there. A sequence's first packet
+ * may say it of a writer just made: it counts from the second on, as
+ * Perfetto's trace processor counts it. */
+static void note_dropped(pf *p, size_t first_bundle, uint64_t seq, bool has_seq, bool dropped)
+{
+    if (!has_seq)
+        return;
+    bool created;
+    argus_table_put(&p->sequences, seq, &created);
+    if (!dropped || created)
+        return;
+    for (size_t i = first_bundle; i < p->n_bundles; i++)
+        p->bundles[i].dropped_before = true;
+}
+
 static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
 {
     pb b = {data, data + len};
     pb_field f;
+    size_t first_bundle = p->n_bundles;
+    uint64_t seq = 0;
+    bool has_seq = false, dropped = false;
     p->c->packets++;
     while (pf_next(p, &b, &f, "packet")) {
+        if (f.wt == 0 && f.num == 10)
+            seq = f.v, has_seq = true;
+        else if (f.wt == 0 && f.num == 42)
+            dropped = f.v != 0;
         if (f.wt != 2)
             continue;
         count_kind(p, f.num);
@@ -811,6 +838,7 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         default: break;
         }
     }
+    note_dropped(p, first_bundle, seq, has_seq, dropped);
 }
 
 /* The packets of a Trace (field 1 each). */
@@ -999,7 +1027,7 @@ static pf_cursor *cursor_open(pf *p, const pf_bundle *b)
                 }
         }
     }
-    if (lost && !p->prescan) {
+    if ((lost || b->dropped_before) && !p->prescan) {
         char l[64];
         int n = snprintf(l, sizeof l, "CPU:%u [LOST EVENTS]", b->cpu);
         if (argus_ft_line(p->d, l, (size_t)n) < 0)
@@ -1837,6 +1865,7 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
     p->syscalls = argus_syscalls_x86_64; /* when the trace does not say */
     argus_table_init(&p->threads, sizeof(pf_thread));
     argus_table_init(&p->ksyms, sizeof(pf_comm));
+    argus_table_init(&p->sequences, 1);
     err[0] = 0;
     int rc = pf_run(p);
     if (rc == -2 && !err[0]) {
@@ -1862,6 +1891,7 @@ int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *n
         free(((pf_thread *)v)->cmdline);
     argus_table_free(&p->threads);
     argus_table_free(&p->ksyms);
+    argus_table_free(&p->sequences);
     free(p->bundles);
     free(p->loss);
     for (size_t i = 0; i < p->n_chunks; i++)
