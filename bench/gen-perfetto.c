@@ -6,7 +6,7 @@
  *
  *   bench/gen-perfetto [--compact] [--zlib|--zstd] [--no-tree] [--bundle N]
  *                      [--overrun CPU:N]... [--chunks-overwritten N] [--lost-bundle K]
- *                      [--dropped-before K]
+ *                      [--dropped-before K] [--chunks-discarded N]
  *                      < trace.txt > trace.pb
  *
  * Each run of consecutive lines of one CPU (N at most, 256 by default)
@@ -28,7 +28,8 @@
  * packet whose buffer overwrote N chunks, `--lost-bundle K` sets the
  * lost_events flag of the K-th bundle (from 1), `--dropped-before K` the
  * previous_packet_dropped flag of the K-th bundle's packet (its sequence
- * lost the packet before it). The threads' processes ((TGID) columns and
+ * lost the packet before it), `--chunks-discarded N` a trace_stats
+ * packet whose buffer, in discard mode, filled and discarded N chunks. The threads' processes ((TGID) columns and
  * `# argus-thread:` lines) go in a process tree first (`--no-tree`: none,
  * as a trace recorded without linux.process_stats), and a system info
  * packet says x86_64. Lengths are written as 4-byte varints, as
@@ -369,7 +370,7 @@ typedef struct compact {
 } compact;
 
 static bool compact_mode, zlib_mode, zstd_mode, no_tree;
-static uint64_t overrun[64], chunks_overwritten;
+static uint64_t overrun[64], chunks_overwritten, chunks_discarded;
 static bool overrun_set[64];
 static long lost_bundle, dropped_before, bundles_written;
 static long bundle_max = 256;
@@ -894,7 +895,8 @@ static void ftrace_stats(uint64_t phase)
     free(pkt.p);
 }
 
-/* trace_stats: one buffer that overwrote --chunks-overwritten chunks. */
+/* trace_stats: one buffer that overwrote --chunks-overwritten chunks, or
+ * discarded --chunks-discarded. */
 static void trace_stats(void)
 {
     buf pkt = {0};
@@ -902,7 +904,10 @@ static void trace_stats(void)
     size_t b = begin(&pkt, 1);
     put_u(&pkt, 12, 1 << 20);
     put_u(&pkt, 2, 1000 + chunks_overwritten);
-    put_u(&pkt, 3, chunks_overwritten);
+    if (chunks_overwritten)
+        put_u(&pkt, 3, chunks_overwritten);
+    if (chunks_discarded)
+        put_u(&pkt, 18, chunks_discarded);
     end(&pkt, b);
     end(&pkt, st);
     put_u(&pkt, 10, 4);
@@ -928,6 +933,8 @@ int main(int argc, char **argv)
             overrun_set[c] = true;
         } else if (strcmp(argv[i], "--chunks-overwritten") == 0 && i + 1 < argc)
             chunks_overwritten = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--chunks-discarded") == 0 && i + 1 < argc)
+            chunks_discarded = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--lost-bundle") == 0 && i + 1 < argc)
             lost_bundle = atol(argv[++i]);
         else if (strcmp(argv[i], "--dropped-before") == 0 && i + 1 < argc)
@@ -939,7 +946,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: gen-perfetto [--compact] [--zlib|--zstd] [--no-tree] "
                             "[--bundle N] [--overrun CPU:N]... [--chunks-overwritten N] "
-                            "[--lost-bundle K] [--dropped-before K] < trace.txt > trace.pb\n");
+                            "[--lost-bundle K] [--dropped-before K] [--chunks-discarded N] < trace.txt > trace.pb\n");
             return 2;
         }
     }
@@ -1055,7 +1062,7 @@ int main(int argc, char **argv)
     flush_bundle();
     if (any_overrun)
         ftrace_stats(2);
-    if (chunks_overwritten)
+    if (chunks_overwritten || chunks_discarded)
         trace_stats();
     flush_zlib();
     fwrite(out.p, 1, out.n, stdout);

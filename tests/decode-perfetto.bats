@@ -250,6 +250,16 @@ argus-decode: l.pb:17: warning: CPU:1 [LOST EVENTS]'
     assert_output ''
 }
 
+@test "DEC-LOSS: trace_stats' chunks_discarded: the buffer filled, the trace ends early" {
+    run losses --chunks-discarded 7
+    assert_success
+    assert_output '{"type":"loss","kind":"full","chunks":7}'
+    "$GEN" --chunks-discarded 7 < fixtures/ftrace/syscall-waits.txt > "$T/l.pb" 2> /dev/null
+    run --separate-stderr argus diagnose "$T/l.pb"
+    assert_line "Incomplete trace: the tracer's buffer filled and it discarded what came after (7 chunks): the"
+    assert_line "trace ends early."
+}
+
 @test "DEC-LOSS: the stats inside compressed packets are read too" {
     run losses --zstd --overrun 1:3 --chunks-overwritten 2
     assert_success

@@ -150,6 +150,7 @@ static const field_def loss_fields[] = {
     F(T, "events", FT_UINT, events, OPTIONAL), F(T, "written", FT_UINT, written, OPTIONAL),
     F(T, "since", FT_UINT, since, OPTIONAL), F(T, "from", FT_UINT, from, OPTIONAL),
     F(T, "to", FT_UINT, to, OPTIONAL), F(T, "line", FT_UINT, line, OPTIONAL),
+    F(T, "chunks", FT_UINT, chunks, OPTIONAL),
 };
 #undef T
 #undef F

@@ -889,6 +889,16 @@ static void write_losses(argus_ft *d)
         begin_loss(d, "no_end", 0);
         argus_end_record(d->w);
     }
+    if (d->full_chunks) {
+        begin_loss(d, "full", 1);
+        argus_ft_put_uint_kv(d, "chunks", d->full_chunks);
+        argus_end_record(d->w);
+    }
+}
+
+void argus_ft_buffer_full(argus_ft *d, uint64_t chunks)
+{
+    d->full_chunks = chunks;
 }
 
 int argus_ft_finish(argus_ft *d)

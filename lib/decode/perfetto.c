@@ -267,6 +267,7 @@ typedef struct pf {
     } *loss;
     uint32_t n_loss;
     uint64_t chunks_overwritten;
+    uint64_t chunks_discarded; /* a buffer in discard mode, full */
     /* the merge */
     bool prescan;
     pf_cursor **heap;
@@ -599,17 +600,22 @@ static void index_trace_stats(pf *p, const uint8_t *data, size_t len)
 {
     pb b = {data, data + len};
     pb_field f, g;
-    uint64_t chunks = 0;
+    uint64_t chunks = 0, discarded = 0;
     while (pf_next(p, &b, &f, "trace stats")) {
         if (f.num != 1 || f.wt != 2)
             continue;
         pb s = {f.data, f.data + f.len};
-        while (pf_next(p, &s, &g, "buffer stats"))
+        while (pf_next(p, &s, &g, "buffer stats")) {
             if (g.num == 3 && g.wt == 0)
                 chunks += g.v;
+            else if (g.num == 18 && g.wt == 0) /* chunks_discarded: full, in discard mode */
+                discarded += g.v;
+        }
     }
     if (chunks > p->chunks_overwritten) /* the last, cumulative */
         p->chunks_overwritten = chunks;
+    if (discarded > p->chunks_discarded)
+        p->chunks_discarded = discarded;
 }
 
 /* A bundle's first timestamp: its first event's, its first switch's and
@@ -1765,6 +1771,8 @@ static void loss_lines(pf *p)
             emit(p);
         }
     }
+    if (p->chunks_discarded)
+        argus_ft_buffer_full(p->d, p->chunks_discarded);
     if (!p->chunks_overwritten)
         return;
     uint8_t seen[PF_MAX_CPUS / 8 + 1] = {0};

@@ -53,6 +53,7 @@ typedef struct loss_summary {
     uint64_t dropped, drop_from, drop_to;
     uint64_t cut_line;
     bool any, have_start, drop_when, drop_any_time, no_end;
+    uint64_t full_chunks;       /* the buffer filled: chunks discarded after */
 } loss_summary;
 
 typedef struct report report;
@@ -824,6 +825,9 @@ static void read_loss(report *R, const argus_record *r)
     } else if (strcmp(f.kind, "no_end") == 0) {
         R->loss.any = true;
         R->loss.no_end = true;
+    } else if (strcmp(f.kind, "full") == 0) {
+        R->loss.any = true;
+        R->loss.full_chunks = f.chunks != NONE && f.chunks ? f.chunks : 1;
     }
 }
 
@@ -841,7 +845,8 @@ static bool hang_in_loss(report *R, const argus_hang_finding *h)
     uint64_t lo = h->begin > CAUSE_BEFORE ? h->begin - CAUSE_BEFORE : 0, hi = h->end;
     return (late_start(R) && lo < R->loss.late_since) || R->loss.drop_any_time ||
            (R->loss.drop_when && R->loss.drop_from <= hi && R->loss.drop_to >= lo) ||
-           ((R->loss.cut_line || R->loss.no_end) && (h->open || h->end + 1000000u >= R->g->t_last));
+           ((R->loss.cut_line || R->loss.no_end || R->loss.full_chunks) &&
+            (h->open || h->end + 1000000u >= R->g->t_last));
 }
 
 /* "Incomplete trace: ..." (empty when nothing was lost): what was lost,
@@ -895,9 +900,14 @@ static void sb_losses(report *R, sb *b)
                      "writing", sep, (unsigned long long)R->loss.cut_line);
         sep = "; ";
     }
-    if (R->loss.no_end)
+    if (R->loss.no_end) {
         sb_printf(b, "%sit lacks argus-record's end mark: the recording did not finish (killed, "
                      "or its disk full), and what it had not written is missing", sep);
+        sep = "; ";
+    }
+    if (R->loss.full_chunks)
+        sb_printf(b, "%sthe tracer's buffer filled and it discarded what came after (%llu "
+                     "chunks): the trace ends early", sep, (unsigned long long)R->loss.full_chunks);
     sb_puts(b, ".");
     uint32_t n = 0, first = 0;
     for (uint32_t i = 0; i < R->hangs.n; i++)

@@ -139,7 +139,7 @@ typedef struct argus_branch_finding {
  * "cut" (line) or "no_end". */
 typedef struct argus_loss_finding {
     const char *kind;
-    uint64_t cpu, events, written, since, from, to, line;
+    uint64_t cpu, events, written, since, from, to, line, chunks;
     uint64_t number;            /* read: its record number in the stream */
 } argus_loss_finding;
 

@@ -153,6 +153,7 @@ struct argus_ft {
     uint64_t entries_kept, entries_written;
     bool end_expected, end_seen;
     uint64_t cut_line;
+    uint64_t full_chunks;  /* argus_ft_buffer_full: chunks discarded */
     uint32_t n_held_children;
     uint64_t last_pushed_ts;
 

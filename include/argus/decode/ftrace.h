@@ -60,6 +60,10 @@ void argus_ft_prescan_line(argus_ft *d, const char *line, size_t len);
 int argus_ft_read(argus_ft *d, argus_input *in);
 /* One line (no newline), numbered in order from 1. Returns 0 or -1. */
 int argus_ft_line(argus_ft *d, const char *line, size_t len);
+/* DEC-LOSS for a binary reader whose format says so: its tracer's buffer
+ * filled and discarded CHUNKS chunks of what came after (Perfetto's
+ * discard fill policy), written as a loss record of kind "full". */
+void argus_ft_buffer_full(argus_ft *d, uint64_t chunks);
 /* End of input: the window drained, the header written if not yet. */
 int argus_ft_finish(argus_ft *d);
 /* After an error: writes the lines still in the window. */
