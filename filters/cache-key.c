@@ -50,6 +50,17 @@ static void hash_file(XXH3_state_t *state, const char *path)
     XXH3_64bits_update(state, le, sizeof le);
 }
 
+/* A, SEP and B as one string; the caller frees it. */
+static char *joined(const char *a, const char *sep, const char *b)
+{
+    size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
+    char *s = argus_xmalloc(la + ls + lb + 1, "a path");
+    memcpy(s, a, la);
+    memcpy(s + la, sep, ls);
+    memcpy(s + la + ls, b, lb + 1);
+    return s;
+}
+
 /* A directory (a CTF trace): each file under it, in name order, its path
  * below DIR hashed before its content. */
 static void hash_dir(XXH3_state_t *state, const char *dir, const char *rel)
@@ -61,11 +72,8 @@ static void hash_dir(XXH3_state_t *state, const char *dir, const char *rel)
     for (int i = 0; i < n; i++) {
         const char *name = names[i]->d_name;
         if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
-            char *path, *sub;
+            char *path = joined(dir, "/", name), *sub = joined(rel, *rel ? "/" : "", name);
             struct stat st;
-            if (asprintf(&path, "%s/%s", dir, name) < 0 ||
-                asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
-                abort();
             if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
                 hash_dir(state, path, sub);
             } else {
@@ -89,10 +97,8 @@ int main(int argc, char **argv)
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
-    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    const char **inputs = argus_xcalloc((size_t)argc, sizeof *inputs, "inputs");
     int ninputs = 0;
-    if (!inputs)
-        abort();
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     int c;
     opterr = 0;
@@ -103,6 +109,8 @@ int main(int argc, char **argv)
         }
     }
     XXH3_state_t *state = XXH3_createState();
+    if (!state) /* xxHash's own allocation */
+        argus_die(ARGUS_EX_IOERR, "out of memory (hash state)");
     XXH3_64bits_reset(state);
     for (int i = 0; i < ninputs; i++) {
         struct stat st;

@@ -60,9 +60,7 @@ static char *similar_baseline(const argus_record *hdr)
         if (!in)
             return NULL;
         p = in + 6;
-        char *name = malloc(st[i].len + 1), *q = name;
-        if (!name)
-            abort();
+        char *name = argus_xmalloc(st[i].len + 1, "the baseline's name"), *q = name;
         bool quoted = false; /* '...' with '\'' for a quote inside */
         for (; p < end && (quoted || *p != ' '); p++) {
             if (*p == '\'')

@@ -248,10 +248,8 @@ static void panel_plan(panel *p, argus_graph *g, const uint64_t *segs, size_t ns
         }
     }
 #undef CORE
-    p->more = calloc(p->nshown ? p->nshown : 1, sizeof *p->more);
-    p->listed = calloc(p->nshown ? p->nshown : 1, sizeof *p->listed);
-    if (!p->more || !p->listed)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    p->more = argus_xcalloc(p->nshown, sizeof *p->more, "the panel's rows");
+    p->listed = argus_xcalloc(p->nshown, sizeof *p->listed, "the panel's rows");
 }
 
 static uint32_t pool_add(panel *p, const char *s)
@@ -920,10 +918,9 @@ int export_html(export_state *x, const char *input, const char *report, const ch
             argus_reader *brd = argus_reader_open(baseline);
             H->page.base.clock = clock_of(argus_reader_header(brd));
             argus_reader_close(brd);
-            uint64_t *bsegs = malloc((H->nculprits + 1) * sizeof *bsegs);
+            uint64_t *bsegs = argus_xmalloc((H->nculprits + 1) * sizeof *bsegs,
+                                            "baseline segments");
             size_t nb = 0;
-            if (!bsegs)
-                argus_die(ARGUS_EX_IOERR, "out of memory");
             if (H->match_seg != NONE64)
                 bsegs[nb++] = H->match_seg;
             for (size_t i = 0; i < H->nculprits; i++)

@@ -211,9 +211,7 @@ static uint32_t kind_index(perfetto *P, const char *s, size_t len)
         if (strlen(P->kinds[i]) == len && memcmp(P->kinds[i], s, len) == 0)
             return (uint32_t)i;
     char **k = ARGUS_PUSH(P->kinds, P->nkinds, P->cap_kinds);
-    *k = strndup(s, len);
-    if (!*k)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    *k = argus_xstrndup(s, len, "slice kinds");
     return (uint32_t)(P->nkinds - 1);
 }
 

@@ -708,18 +708,16 @@ static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
                         const loops *l, const watch *w)
 {
     uint32_t n = found->n, nt = g->nthreads;
-    ordered *o = calloc(n + 1, sizeof *o);
+    ordered *o = argus_xcalloc(n + 1, sizeof *o, "hang order");
     /* per thread, so that each question is a look-up, not a pass over
      * the hangs (linear in hangs, not quadratic: a trace where every
      * thread hangs has as many hangs as threads): the first hang whose
      * chain ends at it, the first chain it is a link of and whether a
      * second one has it too, whether it is a GUI program's hung thread */
-    uint32_t *group_of_root = malloc((nt + 1) * sizeof *group_of_root);
-    uint32_t *first_chain = malloc((nt + 1) * sizeof *first_chain);
-    uint8_t *chains_with = calloc(nt + 1, 1);
-    bool *gui_hung = calloc(nt + 1, sizeof *gui_hung);
-    if (!o || !group_of_root || !first_chain || !chains_with || !gui_hung)
-        argus_die(ARGUS_EX_IOERR, "out of memory (hang order)");
+    uint32_t *group_of_root = argus_xmalloc((nt + 1) * sizeof *group_of_root, "hang order");
+    uint32_t *first_chain = argus_xmalloc((nt + 1) * sizeof *first_chain, "hang order");
+    uint8_t *chains_with = argus_xcalloc(nt + 1, 1, "hang order");
+    bool *gui_hung = argus_xcalloc(nt + 1, sizeof *gui_hung, "hang order");
     for (uint32_t t = 0; t < nt; t++)
         group_of_root[t] = ARGUS_NONE;
     for (uint32_t j = 0; j < n; j++)

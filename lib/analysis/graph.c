@@ -903,10 +903,7 @@ static const argus_record *cursor_next(const argus_graph *g, file_cursor *c)
             size_t want = p->reread_cap ? p->reread_cap * 2 : 65536;
             if (p->reread_cap >= ARGUS_MAX_RECORD)
                 return NULL;
-            uint8_t *buf = realloc(p->reread_buf, want);
-            if (!buf)
-                return NULL;
-            p->reread_buf = buf;
+            p->reread_buf = argus_xrealloc(p->reread_buf, want, "records read again");
             p->reread_cap = want;
         }
         ssize_t n = pread(p->reread_fd, p->reread_buf + rest, p->reread_cap - rest,
@@ -1512,10 +1509,8 @@ static void *group_by_seg(argus_graph *g, void *items, uint32_t n, size_t size, 
 {
     if (!n)
         return items;
-    uint32_t *next = calloc((size_t)g->nsegs + 1, sizeof *next);
-    char *sorted = malloc((size_t)n * size);
-    if (!next || !sorted)
-        argus_die(ARGUS_EX_IOERR, "out of memory (grouping by segment)");
+    uint32_t *next = argus_xcalloc((size_t)g->nsegs + 1, sizeof *next, "grouping by segment");
+    char *sorted = argus_xmalloc((size_t)n * size, "grouping by segment");
 #define ITEM_SEG(item) (*(const uint32_t *)((const char *)(item) + seg_at))
     for (uint32_t k = 0; k < n; k++)
         next[ITEM_SEG((const char *)items + (size_t)k * size) + 1]++;
@@ -1576,11 +1571,10 @@ uint64_t argus_seg_connect_started(const argus_graph *g, uint32_t si)
  * they began, as its prev/next chain has them), reading segs in order. */
 static void index_threads(argus_graph *g)
 {
-    g->seg_first = calloc((size_t)g->nthreads + 1, sizeof *g->seg_first);
-    g->thread_segs = malloc(((size_t)g->nsegs + 1) * sizeof *g->thread_segs);
-    uint32_t *next = calloc((size_t)g->nthreads + 1, sizeof *next);
-    if (!g->seg_first || !g->thread_segs || !next)
-        argus_die(ARGUS_EX_IOERR, "out of memory (thread index)");
+    g->seg_first = argus_xcalloc((size_t)g->nthreads + 1, sizeof *g->seg_first, "thread index");
+    g->thread_segs =
+        argus_xmalloc(((size_t)g->nsegs + 1) * sizeof *g->thread_segs, "thread index");
+    uint32_t *next = argus_xcalloc((size_t)g->nthreads + 1, sizeof *next, "thread index");
     for (uint32_t i = 0; i < g->nsegs; i++)
         next[g->segs[i].thread]++;
     uint32_t at = 0;
@@ -1599,10 +1593,8 @@ static void index_threads(argus_graph *g)
  * of their own: the segments are big, and an edge's ends are anywhere. */
 static void index_edges(argus_graph *g)
 {
-    uint32_t *nin = calloc((size_t)g->nsegs + 1, sizeof *nin);
-    uint32_t *nout = calloc((size_t)g->nsegs + 1, sizeof *nout);
-    if (!nin || !nout)
-        argus_die(ARGUS_EX_IOERR, "out of memory (edge index)");
+    uint32_t *nin = argus_xcalloc((size_t)g->nsegs + 1, sizeof *nin, "edge index");
+    uint32_t *nout = argus_xcalloc((size_t)g->nsegs + 1, sizeof *nout, "edge index");
     for (uint32_t i = 0; i < g->nedges; i++) {
         const argus_gedge *e = &g->edges[i];
         if (e->from_seg == ARGUS_NONE || e->to_seg == ARGUS_NONE)
@@ -1622,10 +1614,8 @@ static void index_edges(argus_graph *g)
         in += s->in_len;
         out += s->out_len;
     }
-    g->in_edges = malloc((in + 1) * sizeof *g->in_edges);
-    g->out_edges = malloc((out + 1) * sizeof *g->out_edges);
-    if (!g->in_edges || !g->out_edges)
-        argus_die(ARGUS_EX_IOERR, "out of memory (edge index)");
+    g->in_edges = argus_xmalloc((in + 1) * sizeof *g->in_edges, "edge index");
+    g->out_edges = argus_xmalloc((out + 1) * sizeof *g->out_edges, "edge index");
     for (uint32_t i = 0; i < g->nedges; i++) {
         const argus_gedge *e = &g->edges[i];
         if (e->from_seg == ARGUS_NONE || e->to_seg == ARGUS_NONE)

@@ -9,6 +9,7 @@
  * the trial child that guards against babeltrace2's aborts, and the
  * rendering of LTTng's and perf's event names. */
 #include "argus/decode/ctf.h"
+#include "argus/stream/cli.h"
 #include "argus/stream/table.h"
 
 #include <dirent.h>
@@ -78,7 +79,7 @@ static int find_traces(const char *dir, int depth, bt_value *list)
         metadata_file(path)) {
         if (list && bt_value_array_append_string_element(list, dir) !=
                         BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK)
-            abort();
+            abort(); /* the trial child runs this too: ctf_trial */
         return 1; /* a trace's directory: its own subdirectories are its index */
     }
     if (depth == 0)
@@ -404,13 +405,12 @@ static cpu_task *cpu_of(ctf_reader *r, uint32_t cpu)
         return NULL;
     if (cpu >= r->ncpus) {
         uint32_t n = cpu + 1 > 2 * r->ncpus ? cpu + 1 : 2 * r->ncpus;
-        cpu_task *c = realloc(r->cpus, n * sizeof *c), *f = realloc(r->first, n * sizeof *f);
-        if (!c || !f)
-            abort();
+        /* events are rendered in this process only, never in the trial
+         * child: out of memory can end the program */
+        r->cpus = argus_xrealloc(r->cpus, n * sizeof *r->cpus, "CPU tasks");
+        r->first = argus_xrealloc(r->first, n * sizeof *r->first, "CPU tasks");
         for (uint32_t i = r->ncpus; i < n; i++)
-            c[i] = f[i] = (cpu_task){.tid = -1};
-        r->cpus = c;
-        r->first = f;
+            r->cpus[i] = r->first[i] = (cpu_task){.tid = -1};
         r->ncpus = n;
     }
     return &r->cpus[cpu];
@@ -1102,7 +1102,7 @@ static int run_pass(ctf_reader *r, const char *dir, const char *name, char *err,
     if (!fs || !muxer || !g || !params ||
         bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) !=
             BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK)
-        abort();
+        abort(); /* the trial child runs this too: ctf_trial */
     const bt_component_source *src = NULL;
     const bt_component_filter *mux = NULL;
     const bt_component_sink *sink = NULL;
@@ -1189,7 +1189,10 @@ static int run_pass(ctf_reader *r, const char *dir, const char *name, char *err,
  * A child first reads every message of the trace, its stderr into a
  * memory file; when it dies, the input is refused with babeltrace2's
  * words, never a crash. Its signals are the default ones, so that a
- * sanitizer's or libFuzzer's handler does not take its death for ours. */
+ * sanitizer's or libFuzzer's handler does not take its death for ours.
+ * Out of memory in what the child runs (run_pass) is an abort(), a death
+ * too: argus_die there would run the parent's exit path (its writer's
+ * flush, the output lock) in the child. */
 #define TRIAL_FAILED 3 /* the child's exit when babeltrace2 reports an error */
 
 static bool ctf_trial(const char *dir, const char *name, char *err, size_t errlen)
@@ -1269,11 +1272,9 @@ static int by_key(const void *a, const void *b)
  * (the ftrace decoder takes them when read, before any event). */
 static int thread_lines(ctf_reader *r)
 {
-    uint64_t *tids = malloc((r->procs.count + 1) * sizeof *tids), tid;
+    uint64_t *tids = argus_xmalloc((r->procs.count + 1) * sizeof *tids, "thread ids"), tid;
     size_t n = 0, pos = 0;
     void *v;
-    if (!tids)
-        abort();
     while (argus_table_next(&r->procs, &pos, &tid, &v))
         if (((proc_entry *)v)->pid >= 0 && tid != 0)
             tids[n++] = tid;
@@ -1297,9 +1298,7 @@ static int thread_lines(ctf_reader *r)
 
 int argus_ctf_read(argus_ft *d, const char *dir, const char *name, char *err, size_t errlen)
 {
-    ctf_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        abort();
+    ctf_reader *r = argus_xcalloc(1, sizeof *r, "CTF reader");
     r->d = d;
     r->prescan = true;
     r->state_bits = 8; /* a kernel of today, unless the trace says otherwise */

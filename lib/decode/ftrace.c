@@ -490,10 +490,8 @@ static bool lost_line(argus_ft *d, const char *p, size_t n)
             c->drop_timed = true;
         }
     }
-    if (!d->o.quiet)
-        fprintf(stderr, "%s: %s:%llu: warning: %.*s\n", argus_prog(),
-                d->o.name ? d->o.name : "<input>", (unsigned long long)d->line_no,
-                (int)(n > 200 ? 200 : n), p);
+    argus_note("%s:%llu: warning: %.*s", d->o.name ? d->o.name : "<input>",
+               (unsigned long long)d->line_no, (int)(n > 200 ? 200 : n), p);
     return true;
 }
 

@@ -494,11 +494,10 @@ static void write_raw(argus_kd *d, const argus_kd_rec *r, thread *t,
 static void lost_events(argus_kd *d, const argus_kd_rec *r, thread *t)
 {
     d->n_lost++;
-    if (!d->o.quiet)
-        argus_warn("%s: %s %llu: events were lost here (TRACE_LOST_EVENTS); "
-                   "the graph has a gap", d->o.name,
-                   strcmp(d->source, "trace-text") == 0 ? "line" : "byte",
-                   (unsigned long long)r->where);
+    argus_note("%s: %s %llu: events were lost here (TRACE_LOST_EVENTS); "
+               "the graph has a gap", d->o.name,
+               strcmp(d->source, "trace-text") == 0 ? "line" : "byte",
+               (unsigned long long)r->where);
     begin_event(d, r, t, "lost_events", 1);
     put_args(d, r);
     argus_end_record(d->w);

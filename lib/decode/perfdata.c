@@ -28,6 +28,7 @@
  * compressed records all feed one time-ordered walk. */
 #include "argus/decode/perfdata.h"
 #include "argus/decode/decoder.h"
+#include "argus/stream/cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -233,7 +234,7 @@ static int add_attr(pd_file *f, const uint8_t *a, uint64_t size, uint64_t at)
         return pd_fail(f, at, "more than 4096 event attributes");
     pd_attr *grown = realloc(f->attrs, (f->n_attrs + 1) * sizeof *grown);
     if (!grown)
-        abort();
+        abort(); /* the trial child runs this too: formats_survive */
     f->attrs = grown;
     pd_attr *x = &f->attrs[f->n_attrs++];
     *x = (pd_attr){.type = rd32(a), .config = rd64(a + 8), .sample_type = rd64(a + 24),
@@ -247,7 +248,7 @@ static void add_id(pd_file *f, uint64_t id, uint32_t attr)
         f->cap_ids = f->cap_ids ? 2 * f->cap_ids : 64;
         f->ids = realloc(f->ids, f->cap_ids * sizeof *f->ids);
         if (!f->ids)
-            abort();
+            abort(); /* the trial child runs this too: formats_survive */
     }
     f->ids[f->n_ids++] = (pd_id){id, attr};
 }
@@ -318,7 +319,7 @@ static char *nul_copy(const uint8_t *p, uint64_t n)
 {
     char *s = malloc(n + 1);
     if (!s)
-        abort();
+        abort(); /* the trial child runs this too: formats_survive */
     memcpy(s, p, n);
     s[n] = 0;
     return s;
@@ -661,9 +662,7 @@ static pd_thread *thread_slot(pd_file *f, int32_t tid, bool add)
 {
     if (add && (f->n_threads + 1) * 2 > f->cap_threads) {
         size_t cap = f->cap_threads ? 2 * f->cap_threads : 1024;
-        pd_thread *t = calloc(cap, sizeof *t);
-        if (!t)
-            abort();
+        pd_thread *t = argus_xcalloc(cap, sizeof *t, "threads");
         for (size_t i = 0; i < f->cap_threads; i++) {
             if (!f->threads[i].used)
                 continue;
@@ -755,9 +754,7 @@ static int sample_line(pd_file *f, uint64_t at, const pd_sample *s)
     if (f->cap_raw < (size_t)s->raw_size + 8) {
         free(f->raw);
         f->cap_raw = (size_t)s->raw_size + 64;
-        f->raw = malloc(f->cap_raw);
-        if (!f->raw)
-            abort();
+        f->raw = argus_xmalloc(f->cap_raw, "a sample's raw data");
     }
     memcpy(f->raw, s->raw, s->raw_size);
     memset(f->raw + s->raw_size, 0, 8);
@@ -897,9 +894,8 @@ static int hold(pd_file *f, uint64_t ts, uint64_t off)
                 return -1;
         } else {
             f->cap_held = f->cap_held ? 2 * f->cap_held : 4096;
-            f->held = realloc(f->held, f->cap_held * sizeof *f->held);
-            if (!f->held)
-                abort();
+            f->held = argus_xrealloc(f->held, f->cap_held * sizeof *f->held,
+                                     "records held for time order");
         }
     }
     f->held[f->n_held++] = (pd_held){ts, off};
@@ -985,17 +981,16 @@ static int inflate_record(pd_file *f, uint64_t at, uint64_t size, uint32_t type)
     }
     if (!f->zd) {
         f->zd = ZSTD_createDStream();
-        if (!f->zd)
-            abort();
+        if (!f->zd) /* its own allocation: a shortage */
+            argus_die(ARGUS_EX_IOERR, "out of memory (zstd decompressor)");
     }
     f->z_records++;
     f->z_bytes += in.size;
     arena_trim(f);
     if (f->n_zsegs == f->cap_zsegs) {
         f->cap_zsegs = f->cap_zsegs ? 2 * f->cap_zsegs : 16;
-        f->zsegs = realloc(f->zsegs, f->cap_zsegs * sizeof *f->zsegs);
-        if (!f->zsegs)
-            abort();
+        f->zsegs = argus_xrealloc(f->zsegs, f->cap_zsegs * sizeof *f->zsegs,
+                                  "decompressed records");
     }
     f->zsegs[f->n_zsegs++] = (pd_zseg){f->arena_base + f->arena_len, at};
     size_t out_before = f->arena_len;
@@ -1004,9 +999,7 @@ static int inflate_record(pd_file *f, uint64_t at, uint64_t size, uint32_t type)
         if (f->arena_cap - f->arena_len < want) {
             f->arena_cap = f->arena_cap * 2 > f->arena_len + want ? f->arena_cap * 2
                                                                   : f->arena_len + want;
-            f->arena = realloc(f->arena, f->arena_cap);
-            if (!f->arena)
-                abort();
+            f->arena = argus_xrealloc(f->arena, f->arena_cap, "decompressed records");
         }
         ZSTD_outBuffer out = {f->arena + f->arena_len, f->arena_cap - f->arena_len, 0};
         size_t rc = ZSTD_decompressStream(f->zd, &out, &in);
@@ -1160,7 +1153,10 @@ static int open_file(pd_file *f)
  * a crash (lib/decode/tracedat.c does the same for libtracecmd). Under
  * AddressSanitizer a SEGV is an exit with a report, so any end but the
  * child's own exits is a death; a fuzzer's death callback, which would
- * take the child's death for its own, is dropped in the child. */
+ * take the child's death for its own, is dropped in the child. Out of
+ * memory in what the child runs (open_file) is an abort(), a death too:
+ * argus_die there would run the parent's exit path (its writer's flush,
+ * the output lock) in the child. */
 #define PD_TRIAL_OK 0
 #define PD_TRIAL_REFUSED 3 /* the parent's own parse gives the message */
 
@@ -1204,8 +1200,8 @@ static int pd_run(argus_ft *d, FILE *text, const uint8_t *buf, size_t len, const
         return -1;
     }
     f.tep = tep_alloc();
-    if (!f.tep)
-        abort();
+    if (!f.tep) /* libtraceevent's own allocation: a shortage */
+        argus_die(ARGUS_EX_IOERR, "out of memory (libtraceevent)");
     tep_set_loglevel(TEP_LOG_NONE); /* a bad format is left out, not printed */
     trace_seq_init(&f.s);
     int rc = open_file(&f);

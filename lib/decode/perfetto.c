@@ -580,9 +580,7 @@ static void index_ftrace_stats(pf *p, const uint8_t *data, size_t len)
             continue;
         if (cpu >= p->n_loss) {
             uint32_t n = (uint32_t)cpu + 1;
-            p->loss = realloc(p->loss, n * sizeof *p->loss);
-            if (!p->loss)
-                abort();
+            p->loss = argus_xrealloc(p->loss, n * sizeof *p->loss, "loss counts");
             memset(p->loss + p->n_loss, 0, (n - p->n_loss) * sizeof *p->loss);
             p->n_loss = n;
         }
@@ -667,9 +665,8 @@ static void add_bundle(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
         return; /* nothing in it */
     if (p->n_bundles == p->cap_bundles) {
         p->cap_bundles = p->cap_bundles ? p->cap_bundles * 2 : 64;
-        p->bundles = realloc(p->bundles, p->cap_bundles * sizeof *p->bundles);
-        if (!p->bundles)
-            abort();
+        p->bundles = argus_xrealloc(p->bundles, p->cap_bundles * sizeof *p->bundles,
+                                    "ftrace bundles");
     }
     const uint8_t *base = chunk ? p->chunk_base : p->file;
     p->bundles[p->n_bundles] = (pf_bundle){
@@ -703,12 +700,10 @@ static void end_zlib(void *stream) { inflateEnd(stream); }
 static void unzstd_chunk(pf *p, pf_chunk *c)
 {
     ZSTD_DStream *zd = ZSTD_createDStream();
-    if (!zd)
-        abort();
+    if (!zd) /* its own allocation: a shortage */
+        argus_die(ARGUS_EX_IOERR, "out of memory (zstd decompressor)");
     size_t cap = c->zlen * 4 + 4096, rc = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        abort();
+    uint8_t *buf = argus_xmalloc(cap, "inflated packets");
     ZSTD_inBuffer in = {c->z, c->zlen, 0};
     ZSTD_outBuffer out = {buf, cap, 0};
     while (in.pos < in.size || rc != 0) {
@@ -740,12 +735,10 @@ static void inflate_chunk(pf *p, pf_chunk *c)
         return;
     }
     z_stream z = {0};
-    if (inflateInit(&z) != Z_OK)
-        abort();
+    if (inflateInit(&z) != Z_OK) /* its own allocation: a shortage */
+        argus_die(ARGUS_EX_IOERR, "out of memory (zlib decompressor)");
     size_t cap = c->zlen * 4 + 4096, len = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        abort();
+    uint8_t *buf = argus_xmalloc(cap, "inflated packets");
     z.next_in = (Bytef *)c->z;
     z.avail_in = (uInt)c->zlen;
     int rc;
@@ -825,9 +818,8 @@ static void index_packet(pf *p, const uint8_t *data, size_t len, uint32_t chunk)
                 pf_fail(p, "compressed packets inside compressed packets");
             if (p->n_chunks == p->cap_chunks) {
                 p->cap_chunks = p->cap_chunks ? p->cap_chunks * 2 : 16;
-                p->chunks = realloc(p->chunks, p->cap_chunks * sizeof *p->chunks);
-                if (!p->chunks)
-                    abort();
+                p->chunks = argus_xrealloc(p->chunks, p->cap_chunks * sizeof *p->chunks,
+                                           "compressed packets");
             }
             pf_chunk *c = &p->chunks[p->n_chunks++];
             *c = (pf_chunk){.z = f.data, .zlen = f.len, .off = p->at, .zstd = f.num == 133};
@@ -975,9 +967,7 @@ static void set_packed(pf *p, pf_packed *a, const pb_field *g)
 
 static pf_cursor *cursor_open(pf *p, const pf_bundle *b)
 {
-    pf_cursor *cur = calloc(1, sizeof *cur);
-    if (!cur)
-        abort();
+    pf_cursor *cur = argus_xcalloc(1, sizeof *cur, "a bundle's cursor");
     p->opening = cur;
     cur->b = b;
     cur->seq = b->seq;
@@ -1020,10 +1010,8 @@ static pf_cursor *cursor_open(pf *p, const pf_bundle *b)
         if (n) {
             free(cur->intern);
             free(cur->intern_len);
-            cur->intern = malloc(n * sizeof *cur->intern);
-            cur->intern_len = malloc(n * sizeof *cur->intern_len);
-            if (!cur->intern || !cur->intern_len)
-                abort();
+            cur->intern = argus_xmalloc(n * sizeof *cur->intern, "interned strings");
+            cur->intern_len = argus_xmalloc(n * sizeof *cur->intern_len, "interned strings");
             cur->n_intern = 0;
             cs = (pb){f.data, f.data + f.len};
             while (pf_next(p, &cs, &g, "compact_sched"))
@@ -1122,9 +1110,7 @@ static pf_cpu *cpu_state(pf *p, uint32_t cpu)
 {
     if (cpu >= p->n_cpus) {
         uint32_t n = cpu + 1 > p->n_cpus * 2 ? cpu + 1 : p->n_cpus * 2;
-        p->cpus = realloc(p->cpus, n * sizeof *p->cpus);
-        if (!p->cpus)
-            abort();
+        p->cpus = argus_xrealloc(p->cpus, n * sizeof *p->cpus, "CPU states");
         for (uint32_t i = p->n_cpus; i < n; i++)
             p->cpus[i] = (pf_cpu){.tid = -1, .prio = 120};
         p->n_cpus = n;
@@ -1673,9 +1659,7 @@ static void pf_free_merge(pf *p)
 static void merge(pf *p)
 {
     argus_table_init(&p->comms, sizeof(pf_comm));
-    p->heap = malloc((p->n_bundles + 1) * sizeof *p->heap);
-    if (!p->heap)
-        abort();
+    p->heap = argus_xmalloc((p->n_bundles + 1) * sizeof *p->heap, "the merge heap");
     for (size_t i = 0; i < p->n_chunks; i++)
         p->chunks[i].open_left = p->chunks[i].bundles;
     size_t next = 0;
@@ -1859,9 +1843,7 @@ static int pf_run(pf *p)
 int argus_pf_read_mem(argus_ft *d, const uint8_t *buf, size_t len, const char *name,
                       argus_pf_counts *c, char *err, size_t errlen)
 {
-    pf *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
+    pf *p = argus_xcalloc(1, sizeof *p, "Perfetto reader");
     *c = (argus_pf_counts){0};
     p->d = d;
     p->name = name;

@@ -96,7 +96,7 @@ static char *xstrdup_printf(int width, const char *name, const char *sep)
 {
     char *s = NULL;
     if (asprintf(&s, "%*s%s", width, name, sep) < 0)
-        abort();
+        abort(); /* the trial child runs this too: td_trial */
     return s;
 }
 
@@ -116,7 +116,7 @@ static bool td_open(td_file *f, int fd)
     f->handles = calloc((size_t)inst + 1, sizeof *f->handles);
     f->prefixes = calloc((size_t)inst + 1, sizeof *f->prefixes);
     if (!f->handles || !f->prefixes)
-        abort();
+        abort(); /* the trial child runs this too: td_trial */
     f->handles[f->n++] = f->top;
     int width = 0;
     for (int i = 0; i < inst; i++) {
@@ -232,7 +232,10 @@ static int td_pass_run(td_pass *p, td_file *f)
  * makes tracecmd_buffer_instance_handle free what it shares with the top
  * handle (trace-cmd report itself dies of SIGSEGV on it). A child reads
  * the whole file first, rendering every record and writing nothing; when
- * it dies, the input is refused with a message, never a crash. */
+ * it dies, the input is refused with a message, never a crash. Out of
+ * memory in what the child runs (td_open) is an abort(), a death too:
+ * argus_die there would run the parent's exit path (its writer's flush,
+ * the output lock) in the child. */
 #define TD_NO_OPEN 3 /* the child's exit when the file does not open */
 
 static int td_trial_pass(int fd)

@@ -340,10 +340,10 @@ static void mark_push(mark_index *x, uint64_t pid, uint64_t obj, uint64_t id)
         } else {
             if (x->nslots == x->cap) {
                 x->cap = x->cap ? x->cap * 2 : 256;
-                x->slots = realloc(x->slots, (size_t)x->cap * sizeof *x->slots);
-                x->heap = realloc(x->heap, (size_t)x->cap * sizeof *x->heap);
-                if (!x->slots || !x->heap)
-                    abort();
+                x->slots = argus_xrealloc(x->slots, (size_t)x->cap * sizeof *x->slots,
+                                          "pending flag writes");
+                x->heap = argus_xrealloc(x->heap, (size_t)x->cap * sizeof *x->heap,
+                                         "pending flag writes");
             }
             i = x->nslots++;
             x->slots[i].ids = NULL;

@@ -24,10 +24,8 @@ struct argus_channel {
 argus_channel *argus_channel_new(int slots)
 {
     argus_channel *ch = argus_xcalloc(1, sizeof *ch, "channel");
-    ch->full = calloc((size_t)slots, sizeof *ch->full);
-    ch->spare = calloc((size_t)slots + 1, sizeof *ch->spare);
-    if (!ch->full || !ch->spare)
-        abort();
+    ch->full = argus_xcalloc((size_t)slots, sizeof *ch->full, "channel");
+    ch->spare = argus_xcalloc((size_t)slots + 1, sizeof *ch->spare, "channel");
     ch->slots = slots;
     pthread_mutex_init(&ch->lock, NULL);
     pthread_cond_init(&ch->changed, NULL);
@@ -77,10 +75,8 @@ void argus_channel_put(argus_channel *ch, uint8_t **buf, size_t *cap, size_t len
     pthread_mutex_unlock(&ch->lock);
     if (next.cap < min) {
         free(next.p);
-        next.p = malloc(min);
+        next.p = argus_xmalloc(min, "a channel block");
         next.cap = min;
-        if (!next.p)
-            abort();
     }
     *buf = next.p;
     *cap = next.cap;

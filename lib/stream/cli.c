@@ -35,9 +35,7 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s,
 {
     if (*len + n + 1 > *cap) {
         *cap = (*len + n + 1) * 2;
-        *buf = realloc(*buf, *cap);
-        if (!*buf)
-            abort();
+        *buf = argus_xrealloc(*buf, *cap, "command line");
     }
     memcpy(*buf + *len, s, n);
     *len += n;

@@ -43,12 +43,10 @@ static void input_on_fd(argus_input *in, int fd, const char *name, size_t max)
 {
     memset(in, 0, sizeof *in);
     in->fd = fd;
-    in->name = strdup(name);
+    in->name = argus_xstrdup(name, "input name");
     in->cap = FIRST_BLOCK < max ? FIRST_BLOCK : max;
     in->max = max;
-    in->buf = malloc(in->cap);
-    if (!in->buf || !in->name)
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    in->buf = argus_xmalloc(in->cap, "the input block");
 }
 
 void argus_input_open(argus_input *in, const char *path, size_t max)
@@ -77,10 +75,8 @@ void argus_input_channel(argus_input *in, argus_channel *ch, const char *name,
     memset(in, 0, sizeof *in);
     in->fd = -1;
     in->channel = ch;
-    in->name = strdup(name);
+    in->name = argus_xstrdup(name, "input name");
     in->max = max;
-    if (!in->name)
-        abort();
 }
 
 /* The next block from the channel: it becomes the buffer when nothing is
@@ -167,17 +163,17 @@ static void sniff(argus_input *in)
     size_t n = in->hi - in->lo;
     if (in->raw || (!gzip_magic(b, n) && !zstd_magic(b, n)))
         return;
-    struct argus_unpack *u = calloc(1, sizeof *u);
-    if (!u || !(u->src = malloc(PACKED_BLOCK)))
-        argus_die(ARGUS_EX_IOERR, "out of memory");
+    struct argus_unpack *u = argus_xcalloc(1, sizeof *u, "decompressor");
+    u->src = argus_xmalloc(PACKED_BLOCK, "compressed input");
+    /* each library allocates its own state: its failure here is a shortage */
     if (gzip_magic(b, n)) {
         u->kind = UNPACK_GZIP;
         if (inflateInit2(&u->z, 15 + 16) != Z_OK) /* + 16: a gzip header */
-            argus_die(ARGUS_EX_IOERR, "out of memory");
+            argus_die(ARGUS_EX_IOERR, "out of memory (gzip decompressor)");
     } else {
         u->kind = UNPACK_ZSTD;
         if (!(u->zs = ZSTD_createDStream()))
-            argus_die(ARGUS_EX_IOERR, "out of memory");
+            argus_die(ARGUS_EX_IOERR, "out of memory (zstd decompressor)");
     }
     memcpy(u->src, b, n);
     u->hi = n;

@@ -1666,9 +1666,7 @@ void argus_writer_flush(argus_writer *w)
          * (a record being built: an error's flush) starts the next one,
          * copied first, since the block is the reader's once handed */
         size_t rest = w->b.len - w->done;
-        uint8_t *building = rest ? malloc(rest) : NULL;
-        if (rest && !building)
-            abort();
+        uint8_t *building = rest ? argus_xmalloc(rest, "a record being written") : NULL;
         if (rest)
             memcpy(building, w->b.p + w->done, rest);
         argus_channel_put(w->channel, &w->b.p, &w->b.cap, w->done,

@@ -5,6 +5,7 @@
 #ifndef ARGUS_FUZZ_CHECKS_H
 #define ARGUS_FUZZ_CHECKS_H
 
+#include "argus/stream/cli.h"
 #include "argus/stream/stream.h"
 
 #include <stdbool.h>
@@ -39,6 +40,7 @@ static void open_harness_files(void)
         abort();
     }
     snprintf(in_path, sizeof in_path, "/proc/self/fd/%d", in_fd);
+    argus_cli_quiet(true); /* the decoders' warnings (lost events) are notes */
 }
 
 /* Whether S holds valid UTF-8 (RFC 3629: shortest forms, no surrogates). */

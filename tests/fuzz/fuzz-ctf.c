@@ -78,8 +78,7 @@ static void write_file(const char *path, const uint8_t *data, size_t size)
 static void decode(result *res)
 {
     argus_writer *w = output_begin();
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .quiet = true,
-                          .need_ftrace = true};
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
     CHECK(d);
     res->err[0] = '\0';

@@ -78,8 +78,7 @@ static void decode(const uint8_t *data, size_t size, size_t window, enum how how
                    size_t limit, result *res)
 {
     argus_writer *w = output_begin();
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .window = window,
-                          .quiet = true};
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .window = window};
     argus_ft *d = argus_ft_new(w, &o);
     CHECK(d);
     if (how != WHOLE) {

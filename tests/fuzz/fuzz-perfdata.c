@@ -51,8 +51,7 @@ static void check_error(const char *err, size_t size)
 static void decode(const uint8_t *data, size_t size, bool from_file, result *res)
 {
     argus_writer *w = output_begin();
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .quiet = true,
-                          .need_ftrace = true};
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .need_ftrace = true};
     argus_ft *d = argus_ft_new(w, &o);
     CHECK(d);
     res->err[0] = '\0';

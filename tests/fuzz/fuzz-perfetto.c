@@ -41,7 +41,7 @@ static void decode(const uint8_t *data, size_t size, bool through_input, result 
 {
     argus_writer *w = output_begin();
     /* a small window: quick to make, and its late-line error is reached */
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .window = 64, .quiet = true};
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .window = 64};
     argus_ft *d = argus_ft_new(w, &o);
     CHECK(d);
     argus_pf_counts counts;

@@ -205,7 +205,6 @@ static argus_kd_options front_of(const uint8_t **data, size_t *size, uint8_t *op
         .command = COMMAND,
         .codes = codes,
         .window = windows[(*opt >> 3) & 3],
-        .quiet = true,
     };
 }
 

@@ -24,7 +24,6 @@ typedef struct argus_ft_options {
     const char *name;     /* the input, for messages */
     const char *command;  /* this decode's command line, for "stages" */
     size_t window;        /* reorder window in lines (0: default) */
-    bool quiet;           /* no warnings (lost events) on stderr */
     bool need_ftrace;     /* an error when no line has an ftrace head, or
                            * fewer lines have one than have none (stack
                            * trace lines aside): a text of comments only,

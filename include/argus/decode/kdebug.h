@@ -132,7 +132,6 @@ typedef struct argus_kd_options {
     uint32_t tb_numer, tb_denom; /* timebase override (0: the file's) */
     unsigned record_size;      /* 32 or 64 (0: from the file, or guessed) */
     bool kdebug_v0;            /* no magic: read as RAW_VERSION0 */
-    bool quiet;                /* no warnings (lost events) on stderr */
 } argus_kd_options;
 
 #define ARGUS_KD_DEFAULT_WINDOW 65536

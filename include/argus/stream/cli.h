@@ -68,8 +68,9 @@ void argus_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 /* "PROGRAM: WHAT" on stderr, going on: a problem the user must hear of. */
 void argus_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The same for what is only worth knowing (what was not recorded, what
- * was cleaned up): nothing after argus_cli_quiet(true), a program's -q. */
+/* The same for what is only worth knowing (what was not recorded, the
+ * events a trace says it lost, what was cleaned up): nothing after
+ * argus_cli_quiet(true), a program's -q. */
 void argus_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void argus_cli_quiet(bool on);
 
