@@ -9,10 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need Xvfb:xvfb xdotool:xdotool
-py=/usr/bin/python3
-[ -x $py ] || skip "needs $py (apt-get install python3)"
-$py -c 'import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk' 2>/dev/null ||
-    skip "needs GTK 3 for python (apt-get install python3-gi gir1.2-gtk-3.0)"
+need_python_gtk3
 
 # the app: key h queues an idle callback that computes 3 s, any other key
 # one that computes 10 ms; the callback then writes the key's name to the

@@ -73,6 +73,14 @@ need() {
     done
 }
 
+# need_python_gtk3: Debian's python3 with GTK 3's bindings, as $py.
+need_python_gtk3() {
+    py=/usr/bin/python3
+    [ -x $py ] || skip "needs $py (apt-get install python3)"
+    $py -c 'import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk' 2>/dev/null ||
+        skip "needs GTK 3 for python (apt-get install python3-gi gir1.2-gtk-3.0)"
+}
+
 # free_port: a TCP port nothing listens on, on 127.0.0.1.
 free_port() {
     local p
