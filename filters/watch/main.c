@@ -508,7 +508,7 @@ static void live(void)
     close(pipe_fd);
     report_stop();
     restore();
-    free(at_start.v);
+    free_threads(&at_start);
     if (!rec.opt.quiet)
         fprintf(stderr, "%s: %llu hangs reported, %llu not confirmed%s; %llu events (%llu lost); stopped by %s\n",
                 argus_prog(), (unsigned long long)reports_written,

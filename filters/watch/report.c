@@ -155,7 +155,7 @@ static uint64_t copy_window(const char *source, uint64_t from, uint64_t to, uint
                 scan_threads(&now);
                 sort_threads(&now);
                 write_argus_header(threads_at_start, &now);
-                free(now.v);
+                free_threads(&now);
             }
         }
         if (event) {
