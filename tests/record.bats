@@ -833,8 +833,10 @@ Try 'argus-record --help' for more information."
     done
     comm=$(cat "/proc/$py/comm")
     # the script's name and its stem name the same process: one focus line
-    run argus-record -q -o "$T" --instance "$NAME" --no-probes --duration 0.2 \
-        --proc "argus-cmdline-$$.py" --proc "argus-cmdline-$$" -- true
+    # no command: one would end the recording at its own end, maybe
+    # before the script's next wakeup
+    run argus-record -q -o "$T" --instance "$NAME" --no-probes --duration 0.5 \
+        --proc "argus-cmdline-$$.py" --proc "argus-cmdline-$$"
     kill "$py"
     wait "$py" || true
     assert_success
