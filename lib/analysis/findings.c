@@ -327,6 +327,22 @@ static const char *get_s(const argus_record *r, argus_findings_mem *m, const cha
     return f && f->kind == ARGUS_V_TEXT && f->s ? mem_text(m, f->s, f->slen) : NULL;
 }
 
+/* Where get_array's elements go: uints, or texts copied into M. */
+struct array_into {
+    argus_findings_mem *m;
+    uint64_t *u;
+    const char **t;
+};
+
+static void store_element(void *ctx, int i, const uint8_t *p, const argus_cbor_head_info *h)
+{
+    struct array_into *into = ctx;
+    if (into->u)
+        into->u[i] = h->arg;
+    else
+        into->t[i] = mem_text(into->m, (const char *)p + h->len, h->arg);
+}
+
 /* Field KEY, an array of uints (MAJOR CBOR_UINT, into *U) or of texts
  * (CBOR_TEXT, into *T): its length, 0 when absent; -1 when it is not such
  * an array. */
@@ -345,31 +361,25 @@ static int get_array(const argus_record *r, argus_findings_mem *m, const char *k
     bool indef = h.info == 31;
     p += h.len;
     /* no more elements than bytes: the count sizes the array */
-    size_t max = (size_t)(end - p), n = 0;
+    size_t max = (size_t)(end - p);
     if (!indef && h.arg < max)
         max = h.arg;
     if (max > INT32_MAX)
         return -1;
-    uint64_t *uv = major == CBOR_UINT ? mem_get(m, (max + 1) * sizeof *uv) : NULL;
-    const char **tv = major == CBOR_UINT ? NULL : mem_get(m, (max + 1) * sizeof *tv);
-    for (uint64_t i = 0; indef ? (p < end && *p != 0xff) : i < h.arg; i++) {
-        argus_cbor_head_info e;
-        size_t len = argus_cbor_item_len(p, (size_t)(end - p));
-        if (!len || n == max || !argus_cbor_read_head(p, (size_t)(end - p), &e) ||
-            e.major != major || e.info == 31)
-            return -1;
-        if (major == CBOR_UINT)
-            uv[n++] = e.arg;
-        else
-            tv[n++] = mem_text(m, (const char *)p + e.len, e.arg);
-        p += len;
-    }
+    struct array_into into = {m, NULL, NULL};
+    if (major == CBOR_UINT)
+        into.u = mem_get(m, (max + 1) * sizeof *into.u);
+    else
+        into.t = mem_get(m, (max + 1) * sizeof *into.t);
+    int n = argus_array_walk(r, f, major, store_element, &into, (int)max);
+    if (n < 0)
+        return -1;
     /* present, even empty: not NULL, so that it is written again */
     if (u)
-        *u = uv;
+        *u = into.u;
     if (t)
-        *t = tv;
-    return (int)n;
+        *t = into.t;
+    return n;
 }
 
 /* A critical path's "steps": an array of maps {tid, from, to, state},

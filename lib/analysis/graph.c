@@ -421,30 +421,21 @@ static uint32_t thread_for(argus_graph *g, uint64_t tid, uint64_t pid)
  * absent or not such an array. */
 static uint32_t intern_cmdline(argus_graph *g, const argus_record *r)
 {
-    const argus_field *f = argus_get_named(r, "cmdline");
-    if (!f || f->kind != ARGUS_V_ARRAY)
+    argus_text args[256];
+    int nargs = argus_get_named_text_array(r, "cmdline", args, 256);
+    if (nargs <= 0)
         return 0;
-    const uint8_t *p = r->raw + f->val_off, *end = r->raw + f->end_off;
-    argus_cbor_head_info h;
-    if (!argus_cbor_read_head(p, (size_t)(end - p), &h) || h.info == 31)
-        return 0;
-    p += h.len;
     char buf[4096];
     size_t n = 0;
-    for (uint64_t i = 0; i < h.arg; i++) {
-        argus_cbor_head_info e;
-        if (!argus_cbor_read_head(p, (size_t)(end - p), &e) || e.major != 3 || e.info == 31 ||
-            e.arg > (uint64_t)(end - p) - e.len)
-            return 0;
-        if (n + e.arg + 1 >= sizeof buf)
+    for (int i = 0; i < nargs; i++) {
+        if (n + args[i].len + 1 >= sizeof buf)
             break;              /* cut at an argument */
         if (i)
             buf[n++] = '\n';
-        for (uint64_t k = 0; k < e.arg; k++) {
-            char c = (char)p[e.len + k];
+        for (size_t k = 0; k < args[i].len; k++) {
+            char c = args[i].s[k];
             buf[n++] = c == '\0' || c == '\n' ? '?' : c;
         }
-        p += e.len + e.arg;
     }
     return argus_graph_intern(g, buf, n);
 }

@@ -249,13 +249,8 @@ bool argus_text_is(const argus_record *r, int key, const char *want)
     return s && strlen(want) == len && memcmp(s, want, len) == 0;
 }
 
-/* Walks the elements of an array field, calling EACH on every head.
- * Returns the element count, or -1 when the field is not an array of
- * scalar heads of MAJOR. */
-static int array_walk(const argus_record *r, const argus_field *f, unsigned major,
-                      void (*each)(void *, int, const uint8_t *,
-                                   const argus_cbor_head_info *),
-                      void *ctx, int max)
+int argus_array_walk(const argus_record *r, const argus_field *f, unsigned major,
+                     argus_array_each each, void *ctx, int max)
 {
     if (!f || f->kind != ARGUS_V_ARRAY)
         return -1;
@@ -268,7 +263,7 @@ static int array_walk(const argus_record *r, const argus_field *f, unsigned majo
     for (uint64_t i = 0; indef ? (p < end && *p != 0xff) : i < h.arg; i++) {
         argus_cbor_head_info e;
         size_t len = argus_cbor_item_len(p, (size_t)(end - p));
-        if (!argus_cbor_read_head(p, (size_t)(end - p), &e) ||
+        if (!len || !argus_cbor_read_head(p, (size_t)(end - p), &e) ||
             e.major != major || e.info == 31)
             return -1;
         if (n < max)
@@ -296,19 +291,25 @@ static void store_text(void *ctx, int i, const uint8_t *p,
 
 int argus_get_uint_array(const argus_record *r, int key, uint64_t *out, int max)
 {
-    return array_walk(r, argus_get(r, key), CBOR_UINT, store_uint, out, max);
+    return argus_array_walk(r, argus_get(r, key), CBOR_UINT, store_uint, out, max);
 }
 
 int argus_get_named_uint_array(const argus_record *r, const char *name, uint64_t *out,
                                int max)
 {
-    return array_walk(r, argus_get_named(r, name), CBOR_UINT, store_uint, out, max);
+    return argus_array_walk(r, argus_get_named(r, name), CBOR_UINT, store_uint, out, max);
 }
 
 int argus_get_text_array(const argus_record *r, int key, argus_text *out,
                          int max)
 {
-    return array_walk(r, argus_get(r, key), CBOR_TEXT, store_text, out, max);
+    return argus_array_walk(r, argus_get(r, key), CBOR_TEXT, store_text, out, max);
+}
+
+int argus_get_named_text_array(const argus_record *r, const char *name, argus_text *out,
+                               int max)
+{
+    return argus_array_walk(r, argus_get_named(r, name), CBOR_TEXT, store_text, out, max);
 }
 
 /* ---- parsing one record with cbor_stream_decode ------------------------ */

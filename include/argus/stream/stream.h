@@ -159,6 +159,16 @@ int argus_get_named_uint_array(const argus_record *r, const char *name, uint64_t
 typedef struct { const char *s; size_t len; } argus_text;
 int argus_get_text_array(const argus_record *r, int key, argus_text *out,
                          int max);
+int argus_get_named_text_array(const argus_record *r, const char *name, argus_text *out,
+                               int max);
+/* What those read with: calls EACH(CTX, I, P, HEAD) on the first MAX
+ * elements of array field F of R (P the element's bytes, HEAD its CBOR
+ * head). Returns the element count (at most MAX), or -1 when F is absent
+ * or not an array of scalar heads of MAJOR (CBOR_UINT, CBOR_TEXT). */
+typedef void (*argus_array_each)(void *ctx, int i, const uint8_t *p,
+                                 const argus_cbor_head_info *head);
+int argus_array_walk(const argus_record *r, const argus_field *f, unsigned major,
+                     argus_array_each each, void *ctx, int max);
 
 /* ---- reader ------------------------------------------------------------- */
 typedef struct argus_reader argus_reader;
