@@ -13,7 +13,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -110,15 +109,8 @@ static void on_stop_signal(int sig)
 
 static void take_signals(struct recording *r)
 {
-    struct signalfd_siginfo si;
-    while (read(r->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
-        if (si.ssi_signo == SIGCHLD) {
-            r->child_changed = true;
-        } else {
-            rec.stop.count++;
-            rec.stop.last = (int)si.ssi_signo;
-        }
-    }
+    if (stop_signals_take(r->signal_fd))
+        r->child_changed = true;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -185,51 +177,36 @@ static void add_event(const char *spec)
 }
 
 enum {
-    OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_EVENT, OPT_ALL_SYSCALLS,
-    OPT_WATCH, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES, OPT_PID, OPT_PROC, OPT_CLEANUP,
+    OPT_EVENT = OPT_RECORDING_END, OPT_ALL_SYSCALLS, OPT_WATCH, OPT_PID, OPT_PROC, OPT_CLEANUP,
 };
 
 static void parse_args(int argc, char **argv)
 {
     static const struct option longs[] = {
         {"output", required_argument, 0, 'o'},
-        {"buffer-mb", required_argument, 0, OPT_BUFFER_MB},
-        {"duration", required_argument, 0, OPT_DURATION},
+        RECORDING_OPTIONS,
         {"event", required_argument, 0, OPT_EVENT},
         {"all-syscalls", no_argument, 0, OPT_ALL_SYSCALLS},
         {"watch", required_argument, 0, OPT_WATCH},
-        {"instance", required_argument, 0, OPT_INSTANCE},
-        {"probes", required_argument, 0, OPT_PROBES},
-        {"no-probes", no_argument, 0, OPT_NO_PROBES},
         {"pid", required_argument, 0, OPT_PID},
         {"proc", required_argument, 0, OPT_PROC},
         {"cleanup", no_argument, 0, OPT_CLEANUP},
-        {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
         {0, 0, 0, 0},
     };
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     opterr = 0;
-    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "argus-%d", (int)getpid());
+    recording_options_start();
     const char *probes = NULL;
     int c;
     /* '+': options end at CMD, so CMD's own options are left to it */
     while ((c = getopt_long(argc, argv, "+o:qh", longs, NULL)) != -1) {
+        if (recording_option(c, optarg, &probes))
+            continue;
         switch (c) {
         case 'o':
             rec.opt.output = optarg;
-            break;
-        case 'q':
-            rec.opt.quiet = true;
-            argus_cli_quiet(true);
-            break;
-        case OPT_BUFFER_MB:
-            rec.opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536,
-                                                        " (MB per CPU)");
-            break;
-        case OPT_DURATION:
-            rec.opt.duration = parse_duration(optarg);
             break;
         case OPT_EVENT:
             add_event(optarg);
@@ -240,12 +217,6 @@ static void parse_args(int argc, char **argv)
         case OPT_WATCH:
             add_watch(optarg);
             break;
-        case OPT_PROBES:
-            probes = optarg;
-            break;
-        case OPT_NO_PROBES:
-            probes = "none";
-            break;
         case OPT_PID:
             focus_pid((int)argus_parse_uint_option("--pid", optarg, 1, INT_MAX, ""));
             break;
@@ -254,9 +225,6 @@ static void parse_args(int argc, char **argv)
             break;
         case OPT_CLEANUP:
             rec.opt.cleanup = true;
-            break;
-        case OPT_INSTANCE:
-            set_instance_name(optarg);
             break;
         case '?':
             argus_bad_option(argv);
@@ -283,23 +251,6 @@ static double now_mono(void)
 
 /* ---------------------------------------------------------------------- */
 /* The recording, step by step */
-
-/* SIGINT/SIGTERM/SIGHUP end the recording (through the signalfd).
- * SIGPIPE becomes EPIPE, so that a closed pipe still restores
- * everything. */
-static void block_signals(struct recording *r)
-{
-    sigemptyset(&r->blocked);
-    sigaddset(&r->blocked, SIGINT);
-    sigaddset(&r->blocked, SIGTERM);
-    sigaddset(&r->blocked, SIGHUP);
-    sigaddset(&r->blocked, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &r->blocked, &r->old_mask);
-    r->signal_fd = signalfd(-1, &r->blocked, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (r->signal_fd < 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
-    signal(SIGPIPE, SIG_IGN);
-}
 
 /* tracefs, what dead recorders left removed, the instance, the watches
  * and CMD, then tracing on and CMD let go. --cleanup ends here. */
@@ -486,7 +437,7 @@ int main(int argc, char **argv)
         argus_die(ARGUS_EX_NOPERM, "needs root to use tracefs and perf (run it with sudo)");
 
     struct recording r = {.signal_fd = -1};
-    block_signals(&r);
+    r.signal_fd = stop_signals_open(&r.blocked, &r.old_mask);
     out_open();
     start_recording(&r);
     record_until_stopped(&r);

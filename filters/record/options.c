@@ -1,11 +1,44 @@
 /* argus-record (and argus-watch, which records with its parts): the
- * options both parse alike, --duration, --instance, --pid and --proc. */
+ * options both parse alike, RECORDING_OPTIONS, --pid and --proc. */
 #include "record.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+void recording_options_start(void)
+{
+    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "argus-%d", (int)getpid());
+}
+
+bool recording_option(int c, const char *arg, const char **probes)
+{
+    switch (c) {
+    case OPT_BUFFER_MB:
+        rec.opt.buffer_mb = argus_parse_uint_option("--buffer-mb", arg, 1, 65536, " (MB per CPU)");
+        return true;
+    case OPT_DURATION:
+        rec.opt.duration = parse_duration(arg);
+        return true;
+    case OPT_INSTANCE:
+        set_instance_name(arg);
+        return true;
+    case OPT_PROBES:
+        *probes = arg;
+        return true;
+    case OPT_NO_PROBES:
+        *probes = "none";
+        return true;
+    case 'q':
+        rec.opt.quiet = true;
+        argus_cli_quiet(true);
+        return true;
+    default:
+        return false;
+    }
+}
 
 double parse_duration(const char *arg)
 {

@@ -137,7 +137,19 @@ extern struct recorder rec;
     }
 
 /* Options both argus-record and argus-watch take (options.c); a bad
- * value is a usage error. */
+ * value is a usage error. RECORDING_OPTIONS goes in each program's
+ * getopt_long table, its own options numbered from OPT_RECORDING_END. */
+enum {
+    OPT_BUFFER_MB = 0x2000, OPT_DURATION, OPT_INSTANCE, OPT_PROBES, OPT_NO_PROBES,
+    OPT_RECORDING_END
+};
+#define RECORDING_OPTIONS                                          {"buffer-mb", required_argument, 0, OPT_BUFFER_MB},            {"duration", required_argument, 0, OPT_DURATION},              {"instance", required_argument, 0, OPT_INSTANCE},              {"probes", required_argument, 0, OPT_PROBES},                  {"no-probes", no_argument, 0, OPT_NO_PROBES},                  {"quiet", no_argument, 0, 'q'}
+/* Sets the instance's default name (argus-PID) before the options. */
+void recording_options_start(void);
+/* Option C (getopt_long's return) with ARG, when it is one of
+ * RECORDING_OPTIONS: sets it in rec.opt (--probes' list in *PROBES,
+ * "none" for --no-probes) and returns true. */
+bool recording_option(int c, const char *arg, const char **probes);
 double parse_duration(const char *arg);       /* --duration: seconds > 0 */
 void set_instance_name(const char *arg);      /* --instance */
 /* --pid: focuses on PID's process (once); returns it */
@@ -145,6 +157,16 @@ int focus_pid(int pid);
 /* --proc: focuses on every running process of that name but the caller;
  * none running is a usage error when MUST_RUN */
 void focus_name(const char *name, bool must_run);
+
+/* The signals that end a recording (signals.c): SIGINT, SIGTERM and
+ * SIGHUP, with SIGCHLD (a child changed), blocked and read from the
+ * signalfd returned (*OLD_MASK, when not NULL, gets the caller's mask).
+ * SIGPIPE becomes EPIPE, so that a closed pipe still restores
+ * everything. */
+int stop_signals_open(sigset_t *blocked, sigset_t *old_mask);
+/* Reads what came on FD: a stop is counted in rec.stop; returns whether
+ * SIGCHLD came. */
+bool stop_signals_take(int fd);
 
 /* ---------------------------------------------------------------------- */
 /* tracefs and restoring what was changed (tracefs.c) */

@@ -18,7 +18,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,8 +76,8 @@ struct recorder rec = RECORDER_INIT(64);
 struct watch_options wopt = {.max_hang_ms = 30000};
 
 enum {
-    OPT_PROC = 0x2000, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_BUFFER_MB,
-    OPT_PROBES, OPT_NO_PROBES, OPT_INSTANCE, OPT_DURATION, OPT_REPLAY, OPT_NO_NOTIFY, OPT_NOTIFY,
+    OPT_PROC = OPT_RECORDING_END, OPT_PID, OPT_HANG, OPT_MAX_HANG, OPT_REPLAY, OPT_NO_NOTIFY,
+    OPT_NOTIFY,
 };
 
 
@@ -90,15 +89,10 @@ static void parse_args(int argc, char **argv)
         {"pid", required_argument, 0, OPT_PID},
         {"hang", required_argument, 0, OPT_HANG},
         {"max-hang", required_argument, 0, OPT_MAX_HANG},
-        {"buffer-mb", required_argument, 0, OPT_BUFFER_MB},
-        {"probes", required_argument, 0, OPT_PROBES},
-        {"no-probes", no_argument, 0, OPT_NO_PROBES},
-        {"instance", required_argument, 0, OPT_INSTANCE},
-        {"duration", required_argument, 0, OPT_DURATION},
+        RECORDING_OPTIONS,
         {"replay", required_argument, 0, OPT_REPLAY},
         {"no-notify", no_argument, 0, OPT_NO_NOTIFY},
         {"notify", no_argument, 0, OPT_NOTIFY},
-        {"quiet", no_argument, 0, 'q'},
         ARGUS_OPTION_VERBOSE,
         ARGUS_OPTION_HELP,
         ARGUS_OPTION_VERSION,
@@ -106,10 +100,12 @@ static void parse_args(int argc, char **argv)
     };
     argus_options common = ARGUS_OPTIONS_DEFAULT;
     opterr = 0;
-    snprintf(rec.opt.instance_name, sizeof rec.opt.instance_name, "argus-%d", (int)getpid());
+    recording_options_start();
     const char *probes = NULL;
     int c, notify = -1;
     while ((c = getopt_long(argc, argv, "d:qvh", longs, NULL)) != -1) {
+        if (recording_option(c, optarg, &probes))
+            continue;
         switch (c) {
         case 'd':
             wopt.dir = optarg;
@@ -132,22 +128,6 @@ static void parse_args(int argc, char **argv)
         case OPT_MAX_HANG:
             wopt.max_hang_ms = argus_parse_uint_option("--max-hang", optarg, 100, 3600000, " ms");
             break;
-        case OPT_BUFFER_MB:
-            rec.opt.buffer_mb = argus_parse_uint_option("--buffer-mb", optarg, 1, 65536,
-                                                        " (MB per CPU)");
-            break;
-        case OPT_PROBES:
-            probes = optarg;
-            break;
-        case OPT_NO_PROBES:
-            probes = "none";
-            break;
-        case OPT_INSTANCE:
-            set_instance_name(optarg);
-            break;
-        case OPT_DURATION:
-            rec.opt.duration = parse_duration(optarg);
-            break;
         case OPT_REPLAY:
             wopt.replay = optarg;
             break;
@@ -156,10 +136,6 @@ static void parse_args(int argc, char **argv)
             break;
         case OPT_NOTIFY:
             notify = 1;
-            break;
-        case 'q':
-            rec.opt.quiet = true;
-            argus_cli_quiet(true);
             break;
         case 'v':
             wopt.verbose = true;
@@ -326,18 +302,6 @@ static void focus_running(void)
     probes_focus(rec.opt.focus, rec.opt.n_focus);
 }
 
-static void take_signals(bool *child_ended)
-{
-    struct signalfd_siginfo si;
-    while (read(signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
-        if (si.ssi_signo == SIGCHLD) {
-            *child_ended = true;
-        } else {
-            rec.stop.count++;
-            rec.stop.last = (int)si.ssi_signo;
-        }
-    }
-}
 
 /* The detection instance (WATCH-EVENTS): the events the hangs are found
  * from, read as they come from its trace_pipe; the ring keeps the rest.
@@ -423,17 +387,8 @@ static const char *lost_note(void)
 
 static void live(void)
 {
-    sigset_t block_set;
-    sigemptyset(&block_set);
-    sigaddset(&block_set, SIGINT);
-    sigaddset(&block_set, SIGTERM);
-    sigaddset(&block_set, SIGHUP);
-    sigaddset(&block_set, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &block_set, NULL);
-    signal_fd = signalfd(-1, &block_set, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (signal_fd < 0)
-        argus_die(ARGUS_EX_UNAVAILABLE, "signalfd: %s", strerror(errno));
-    signal(SIGPIPE, SIG_IGN);
+    sigset_t blocked;
+    signal_fd = stop_signals_open(&blocked, NULL);
 
     rec.tfs.owner = getpid();
     atexit(restore);
@@ -472,8 +427,7 @@ static void live(void)
     char *buf = argus_xmalloc(size, "a trace window");
     const char *why = "SIGINT";
     for (;;) {
-        bool child_ended = false;
-        take_signals(&child_ended);
+        bool child_ended = stop_signals_take(signal_fd);
         if (rec.stop.count) {
             why = rec.stop.last == SIGINT    ? "SIGINT"
                   : rec.stop.last == SIGTERM ? "SIGTERM"
