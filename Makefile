@@ -19,15 +19,15 @@ LDLIBS := -lcbor -lxxhash -lyajl -lz -lzstd -ltracecmd -ltracefs -ltraceevent $(
     -lm -pthread
 
 # A program is filters/NAME.c, or a folder filters/NAME/ of its own files
-# (the recorder).
+# (the recorder, the watcher).
 FOLDER_PROGRAMS := $(notdir $(patsubst %/,%,$(wildcard filters/*/)))
 FILTERS := $(sort $(basename $(notdir $(wildcard filters/*.c))) $(FOLDER_PROGRAMS))
 PROGRAMS := $(FILTERS:%=bin/argus-%) bin/argus
 # The library in its layers, each a folder of lib/ and of include/argus/:
 # stream (CBOR, reader, writer, input, tables, command line), decode (the
 # trace decoders), stages (the link stages' plumbing), analysis (the
-# graph, its searches, the findings), view (the report); a layer uses
-# only the ones before it.
+# graph, its searches, the findings), view (the report, the exports); a
+# layer uses only the ones before it.
 LIB_SRC := $(wildcard lib/*/*.c)
 HEADERS := $(wildcard include/argus/*/*.h filters/*/*.h)
 # Each object's headers, as the compiler found them (-MMD: OBJ.d beside
@@ -35,7 +35,7 @@ HEADERS := $(wildcard include/argus/*/*.h filters/*/*.h)
 # its .d depends on every header, once.
 DEPFLAGS = -MMD -MP
 headers_unless_d = $$(if $$(wildcard $$(basename $$@).d),,$$(HEADERS))
-SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o)
+SAN_OBJ := $(LIB_SRC:lib/%.c=build-san/lib/%.o) build-san/gen/export-page.o
 folder_objects = $(patsubst filters/%.c,$(1)/filters/%.o,$(wildcard filters/$(2)/*.c))
 
 # Sanitizer build for `make check`, in a tree of its own.
@@ -55,7 +55,7 @@ build/lib/%.o: lib/%.c $(headers_unless_d)
 	@mkdir -p $(@D)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-build/libargus.a: $(LIB_SRC:lib/%.c=build/lib/%.o)
+build/libargus.a: $(LIB_SRC:lib/%.c=build/lib/%.o) build/gen/export-page.o
 	rm -f $@
 	ar rcs $@ $^
 
@@ -67,9 +67,10 @@ bin/argus-%: build/filters/%.o build/libargus.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# argus-export --format html writes share/export-page.html, compiled in as
-# a C string (argus_export_page), so that the program needs no file at run
-# time; '?' is escaped so that no "??x" reads as a trigraph.
+# The HTML export (lib/view/export-html.c) writes share/export-page.html,
+# compiled into the library as a C string (argus_export_page), so that
+# argus-export needs no file at run time; '?' is escaped so that no "??x"
+# reads as a trigraph.
 build/gen/export-page.c: share/export-page.html
 	@mkdir -p $(@D)
 	{ echo '/* generated from $< by the Makefile */'; \
@@ -80,14 +81,9 @@ build/gen/export-page.c: share/export-page.html
 build/gen/export-page.o: build/gen/export-page.c
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-# argus-export is a folder program (filters/export/), with the page
-bin/argus-export: build/gen/export-page.o
-
 build-san/gen/export-page.o: build/gen/export-page.c
 	@mkdir -p $(@D)
 	$(CC) $(ARGUS_CFLAGS) $(CFLAGS) -c -o $@ $<
-
-build-san/bin/argus-export: build-san/gen/export-page.o
 
 define folder_program
 bin/argus-$(1): $(call folder_objects,build,$(1)) build/libargus.a
@@ -209,7 +205,7 @@ build-san/bin/argus: scripts/argus
 
 # The fuzzers link library objects of their own, built with libFuzzer's
 # coverage instrumentation (without it libFuzzer sees only the harness).
-FUZZ_OBJ := $(LIB_SRC:lib/%.c=build-san/fuzz-lib/%.o)
+FUZZ_OBJ := $(LIB_SRC:lib/%.c=build-san/fuzz-lib/%.o) build-san/gen/export-page.o
 
 build-san/fuzz-lib/%.o: lib/%.c $(headers_unless_d)
 	@mkdir -p $(@D)

@@ -106,7 +106,7 @@ check_binding() {
 [2002,1500,3198600,3,"wait soreceive","segment","chain,culprit"]
 [1002,2001200,0,4,"backtrace CGSConnectionSetSpinning < -[NSEvent _spinningCursor] < __NSEventThread","segment",null]
 [7,3200000,20,5,"wakes tid 2002","segment",null]
-[2002,3200100,100,6,"woken awakened","segment",null]
+[2002,3200100,100,6,"woken","segment",null]
 [2001,3200300,10,7,"send msg_id 4342 -> pid 100","segment",null]
 [1001,3200400,100,8,"recv msg_id 4342 <- pid 200","segment",null]'
 }

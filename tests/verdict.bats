@@ -183,6 +183,20 @@ Verdict (hang 0): cat/main [13217] was blocked 1.975 s in read on fd 3, waiting 
     refute_output 0
 }
 
+@test "the page names what bars did in the report's words; Perfetto keeps the stream's" {
+    argus diagnose --html "$R/gt.html" "$R/gtk-timeout.txt" > /dev/null
+    # one table of words (lib/view/words.c) for the report and the page
+    grep -o '"name":"[^"]*"' "$R/gt.html" > "$R/gt.names"
+    run grep -c -E '"name":"(main-loop callback|timer fired|woken by its timeout|input keyDown)"' "$R/gt.names"
+    refute_output 0
+    run grep -c -E 'runloop|callout|timed_out|timer_arm|timer_fire|hrtimer|awakened|"ui ' "$R/gt.names"
+    assert_output 0
+    argus graph "$R/gtk-timeout.txt" | argus-analyze --keep "$R/gt.findings" > /dev/null
+    argus-export "$R/gt.findings" > "$R/gt.json"
+    run grep -c -E '"name":"(runloop|timer_fire|ui keyDown)' "$R/gt.json"
+    refute_output 0
+}
+
 @test "the report names its baseline: compared with the file given, or none given" {
     argus diagnose --baseline "$R/gui-dbus.normal.txt" "$R/gui-dbus.txt" > "$R/gd.report"
     run grep '^Baseline:' "$R/gd.report"

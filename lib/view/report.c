@@ -6,6 +6,7 @@
  * waits and times, the findings read back, the layout, then one section
  * after another, each function taking the report's state as R. */
 #include "argus/view/report.h"
+#include "argus/view/words.h"
 #include "argus/analysis/find-spinning.h"
 #include "argus/analysis/findings.h"
 #include "argus/analysis/causal.h"
@@ -487,40 +488,27 @@ static void sb_wait_what(report *R, sb *b, const char *reason, uint64_t resource
     }
 }
 
-/* Linux's own timers, which the report leaves out (its details, -v, keep them): a
- * waiting thread's timeout (its wait says it) and the scheduler's and the
- * tick's. A timer of the program's (timerfd, POSIX timers) stays. */
-static bool kernel_timer(const char *func)
-{
-    static const char *const own[] = {
-        "hrtimer_wakeup", "process_timeout", "dl_task_timer", "inactive_task_timer",
-        "tick_sched_timer", "tick_nohz_handler", "sched_rt_period_timer",
-        "sched_cfs_period_timer", "sched_cfs_slack_timer", "hrtick",
-    };
-    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
-        if (strcmp(func, own[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Whether the report leaves key event K out (not in its details, -v): timers the
- * kernel keeps for itself, and every cancel (a cancel of a timer the
- * program set says nothing that its next wait does not). */
+/* Whether the report leaves key event K out: in plain words only
+ * (argus_event_left_out); its details (-v) keep every event. */
 static bool plain_leaves_out(const report *R, const argus_key_event *k)
 {
-    if (R->details)
-        return false;
-    if (k->type == ARGUS_T_TIMER_CANCEL)
-        return true;
-    return k->type == ARGUS_T_TIMER_ARM && kernel_timer(argus_graph_str(R->g, k->text));
+    return !R->details && argus_event_left_out(k->type, argus_graph_str(R->g, k->text));
 }
 
-const char *argus_woken_words(const char *result)
+/* The words of the table (argus/view/words.h): a symbol the event
+ * names goes as code in Markdown, words of ours as they are. */
+static void sb_event_words(report *R, sb *b, int type, const char *text)
 {
-    if (strcmp(result, "timed_out") == 0) return "by its timeout";
-    if (strcmp(result, "interrupted") == 0) return "by a signal";
-    if (strcmp(result, "restart") == 0) return "to restart its call";
-    return NULL;
+    argus_event_words w = argus_event_words_of(type, text, !R->details);
+    sb_puts(b, w.word);
+    if (!w.text)
+        return;
+    if (*w.word)
+        sb_puts(b, " ");
+    if (w.ours)
+        sb_puts(b, w.text);
+    else
+        sb_sym(R, b, w.text);
 }
 
 static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k)
@@ -528,9 +516,6 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
     const char *text = argus_graph_str(R->g, k->text);
     const argus_seg *s = &R->g->segs[si];
     switch (k->type) {
-    case ARGUS_T_SYSCALL:
-        sb_sym(R, b, *text ? text : "syscall");
-        break;
     case ARGUS_T_BACKTRACE: {
         sb_puts(b, "backtrace ");
         const char *p = text;
@@ -550,39 +535,6 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         }
         break;
     }
-    case ARGUS_T_UI_EVENT:
-        sb_puts(b, R->details ? "ui " : "input ");
-        sb_sym(R, b, *text ? text : "event");
-        break;
-    case ARGUS_T_RUNLOOP_INVOKE:
-        if (!R->details) {
-            sb_puts(b, "main-loop callback");
-            if (*text) {
-                sb_puts(b, " ");
-                sb_sym(R, b, text);
-            }
-            break;
-        }
-        sb_puts(b, "runloop ");
-        if (*text)
-            sb_sym(R, b, text);
-        else
-            sb_puts(b, "callout");
-        break;
-    case ARGUS_T_DISPATCH_INVOKE:
-        sb_puts(b, "dispatch ");
-        if (*text)
-            sb_sym(R, b, text);
-        else
-            sb_puts(b, "block");
-        break;
-    case ARGUS_T_TIMER_ARM:
-        sb_puts(b, R->details ? "timer_arm" : "timer set");
-        if (*text) {
-            sb_puts(b, " ");
-            sb_sym(R, b, text);
-        }
-        break;
     case ARGUS_T_WAIT:
         sb_puts(b, "wait ");
         sb_wait_what(R, b, text, k->aux, NONE);
@@ -630,21 +582,8 @@ static void sb_key_event(report *R, sb *b, uint32_t si, const argus_key_event *k
         sb_puts(b, "wakes ");
         sb_thread(R, b, k->aux, NONE, NULL, NULL);
         break;
-    case ARGUS_T_WOKEN:
-        sb_puts(b, "woken");
-        if (*text && strcmp(text, "awakened") != 0) {
-            sb_puts(b, " ");
-            if (!R->details && argus_woken_words(text))
-                sb_puts(b, argus_woken_words(text));
-            else
-                sb_sym(R, b, text);
-        }
-        break;
-    case ARGUS_T_TIMER_FIRE:
-        sb_puts(b, R->details ? "timer_fire" : "timer fired");
-        break;
-    default:
-        sb_puts(b, argus_type_name(k->type < ARGUS_T_COUNT ? k->type : 0));
+    default:    /* the words of the table */
+        sb_event_words(R, b, k->type, text);
         break;
     }
     if (k->extra > 1)

@@ -33,10 +33,6 @@ void argus_report_write(argus_graph *g, const argus_report_options *o);
 /* O's clocks from the stream header HDR, and the --hang its stages were
  * given (find-spinning's or analyze's command line). */
 void argus_report_clocks(argus_report_options *o, const argus_record *hdr);
-/* A woken event's result in the report's plain words ("by its timeout"
- * for timed_out, "by a signal", "to restart its call"); NULL for
- * awakened and for words of its own. The HTML page says them alike. */
-const char *argus_woken_words(const char *result);
 /* --format's value: true for markdown, false for text; else a usage error. */
 bool argus_report_format(const char *arg);
 

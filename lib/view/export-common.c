@@ -1,9 +1,9 @@
 /* What argus-export's three formats share: JSON strings, what a segment
  * did in a few words, the findings to draw, standard input read twice. */
-#include "export.h"
+#include "argus/view/export.h"
 
 #include "argus/stream/cli.h"
-#include "argus/view/report.h"
+#include "argus/view/words.h"
 #include "argus/stream/text.h"
 
 #include <errno.h>
@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 /* ---- output ------------------------------------------------------------- */
-void out(const char *s) { fputs(s, stdout); }
+void argus_export_out(const char *s) { fputs(s, stdout); }
 
 /* A JSON (or DOT, QUOTE '"' too) string body: escapes, and bytes that are
  * not UTF-8 as U+FFFD so that any reader takes it. In an HTML page's
  * script (in_script) '<' is written \u003c, so that no string can close
  * the script element. */
-void put_escaped(export_state *X, const char *s, size_t n, bool dot)
+void argus_export_put_escaped(export_state *X, const char *s, size_t n, bool dot)
 {
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
@@ -30,7 +30,7 @@ void put_escaped(export_state *X, const char *s, size_t n, bool dot)
             putchar(c);
             i++;
         } else if (c == '\n') {
-            out("\\n");
+            argus_export_out("\\n");
             i++;
         } else if (c < 0x20 || c == 0x7f) {
             if (dot)
@@ -39,7 +39,7 @@ void put_escaped(export_state *X, const char *s, size_t n, bool dot)
                 printf("\\u%04x", c);
             i++;
         } else if (c == '<' && X->in_script) {
-            out("\\u003c");
+            argus_export_out("\\u003c");
             i++;
         } else if (c < 0x80) {
             putchar(c);
@@ -50,34 +50,34 @@ void put_escaped(export_state *X, const char *s, size_t n, bool dot)
                 fwrite(s + i, 1, len, stdout);
                 i += len;
             } else {
-                out("\xef\xbf\xbd");
+                argus_export_out("\xef\xbf\xbd");
                 i++;
             }
         }
     }
 }
 
-void put_str(export_state *X, const char *s)
+void argus_export_put_str(export_state *X, const char *s)
 {
     putchar('"');
-    put_escaped(X, s, strlen(s), false);
+    argus_export_put_escaped(X, s, strlen(s), false);
     putchar('"');
 }
 
 /* ns as microseconds with the nanoseconds as three decimals. */
-void put_us(uint64_t ns)
+void argus_export_put_us(uint64_t ns)
 {
     printf("%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
-void begin_event(export_state *X)
+void argus_export_begin_event(export_state *X)
 {
-    out(X->first_event ? "\n" : ",\n");
+    argus_export_out(X->first_event ? "\n" : ",\n");
     X->first_event = false;
 }
 
 /* SRC cut to fit DST of SIZE bytes. */
-void copy_text(char *dst, size_t size, const char *src)
+void argus_export_copy_text(char *dst, size_t size, const char *src)
 {
     size_t n = argus_utf8_cut(src, strlen(src), size - 1);
     memcpy(dst, src, n);
@@ -86,38 +86,15 @@ void copy_text(char *dst, size_t size, const char *src)
 
 /* ---- what a segment did ---------------------------------------------------- */
 /* An event in words, from what the graph keeps of it (lib's key event text). */
-void describe(char *dst, size_t size, int type, const char *text, uint64_t aux, bool plain)
+void argus_export_describe(char *dst, size_t size, int type, const char *text, uint64_t aux, bool plain)
 {
     /* the page speaks as the report does; Perfetto and DOT keep the
      * stream's words */
-    if (plain && type == ARGUS_T_UI_EVENT) {
-        snprintf(dst, size, "input %s", *text ? text : "event");
-        return;
-    }
-    if (plain && type == ARGUS_T_RUNLOOP_INVOKE) {
-        snprintf(dst, size, "main-loop callback%s%s", *text ? " " : "", text);
-        return;
-    }
-    if (plain && type == ARGUS_T_TIMER_ARM) {
-        snprintf(dst, size, "timer set%s%s", *text ? " " : "", text);
-        return;
-    }
-    if (plain && type == ARGUS_T_WOKEN && argus_woken_words(text)) {
-        snprintf(dst, size, "woken %s", argus_woken_words(text));
-        return;
-    }
     switch (type) {
-    case ARGUS_T_SYSCALL: snprintf(dst, size, "%s", *text ? text : "syscall"); break;
-    case ARGUS_T_UI_EVENT: snprintf(dst, size, "ui %s", *text ? text : "event"); break;
-    case ARGUS_T_RUNLOOP_INVOKE: snprintf(dst, size, "runloop %s", *text ? text : "callout"); break;
-    case ARGUS_T_DISPATCH_INVOKE: snprintf(dst, size, "dispatch %s", *text ? text : "block"); break;
-    case ARGUS_T_TIMER_ARM: snprintf(dst, size, "timer_arm%s%s", *text ? " " : "", text); break;
     case ARGUS_T_WAIT: snprintf(dst, size, "wait %s", *text ? text : "(no reason)"); break;
     case ARGUS_T_FLAG_WRITE: snprintf(dst, size, "write flag %s", text); break;
     case ARGUS_T_FLAG_READ: snprintf(dst, size, "read flag %s", text); break;
     case ARGUS_T_WAKEUP: snprintf(dst, size, "wakes tid %llu", (unsigned long long)aux); break;
-    case ARGUS_T_WOKEN: snprintf(dst, size, "woken%s%s", *text ? " " : "", text); break;
-    case ARGUS_T_BACKTRACE: snprintf(dst, size, "backtrace %s", text); break;
     case ARGUS_T_IPC:
         if (aux != NONE64)
             snprintf(dst, size, "%s %s pid %llu", text,
@@ -125,8 +102,10 @@ void describe(char *dst, size_t size, int type, const char *text, uint64_t aux, 
         else
             snprintf(dst, size, "%s", text);
         break;
-    default:
-        snprintf(dst, size, "%s", argus_type_name(type < ARGUS_T_COUNT ? type : 0));
+    default: {  /* the words of the table */
+        argus_event_words w = argus_event_words_of(type, text, plain);
+        snprintf(dst, size, "%s%s%s", w.word, w.text && *w.word ? " " : "", w.text ? w.text : "");
+    }
     }
     dst[argus_utf8_whole(dst, strlen(dst))] = 0;   /* as snprintf may cut it */
 }
@@ -146,20 +125,20 @@ static int rank_of(int type)
     }
 }
 
-void namer_add(namer *nm, int type, const char *desc)
+void argus_export_namer_add(export_namer *nm, int type, const char *desc)
 {
     int r = rank_of(type);
     if (r > nm->rank) {
         nm->rank = r;
-        copy_text(nm->text, sizeof nm->text, desc);
+        argus_export_copy_text(nm->text, sizeof nm->text, desc);
     }
 }
 
-void namer_final_wait(namer *nm, const char *desc)
+void argus_export_namer_final_wait(export_namer *nm, const char *desc)
 {
     if (nm->rank < 4) {
         nm->rank = 4;
-        copy_text(nm->text, sizeof nm->text, desc);
+        argus_export_copy_text(nm->text, sizeof nm->text, desc);
     }
 }
 
@@ -171,7 +150,7 @@ void namer_final_wait(namer *nm, const char *desc)
 
 /* SECONDS[.FRACTION] of S (LEN bytes) in *NS, to the nanosecond, with no
  * rounding through a double (a trace clock's 13507.243398 is exact). */
-bool parse_secs(const char *s, size_t len, uint64_t *ns)
+bool argus_export_parse_secs(const char *s, size_t len, uint64_t *ns)
 {
     uint64_t whole = 0, frac = 0, scale = 1000000000u;
     size_t i = 0, digits = 0;
@@ -190,7 +169,7 @@ bool parse_secs(const char *s, size_t len, uint64_t *ns)
     return digits > 0 && i == len;
 }
 
-bool want_hang(export_state *X, uint64_t h) { return X->around < 0 || (uint64_t)X->around == h; }
+bool argus_export_want_hang(export_state *X, uint64_t h) { return X->around < 0 || (uint64_t)X->around == h; }
 
 /* Marks SEG as BIT of hang HANG. With --around, only hang N's path,
  * chain and culprits are marked: another hang's culprit drawn beside hang
@@ -198,10 +177,10 @@ bool want_hang(export_state *X, uint64_t h) { return X->around < 0 || (uint64_t)
  * says which). */
 static void add_mark(export_state *X, uint64_t seg, uint8_t bit, uint64_t hang, uint64_t rank)
 {
-    if (bit != M_HANG && !want_hang(X, hang))
+    if (bit != M_HANG && !argus_export_want_hang(X, hang))
         return;
     bool created;
-    mark *m = argus_table_put(&X->marks, seg, &created);
+    export_mark *m = argus_table_put(&X->marks, seg, &created);
     if (created)
         m->culprit_rank = NONE32;
     m->bits |= bit;
@@ -209,7 +188,7 @@ static void add_mark(export_state *X, uint64_t seg, uint8_t bit, uint64_t hang, 
         m->hang = (uint32_t)hang;
     if (bit == M_CULPRIT && rank < m->culprit_rank)
         m->culprit_rank = (uint32_t)rank;
-    if (want_hang(X, hang)) {
+    if (argus_export_want_hang(X, hang)) {
         *(uint64_t *)ARGUS_PUSH(X->cores, X->ncores, X->cap_cores) = seg;
     }
 }
@@ -229,10 +208,10 @@ static void bad_finding(export_state *X, const argus_reader *rd, const argus_rec
 }
 
 /* V, or DFLT where the finding has none. */
-uint64_t value_or(uint64_t v, uint64_t dflt) { return v != ARGUS_ABSENT ? v : dflt; }
+uint64_t argus_export_value_or(uint64_t v, uint64_t dflt) { return v != ARGUS_ABSENT ? v : dflt; }
 
 /* Text S (NULL: none) in DST of SIZE bytes, cut at a character. */
-void copy_finding_text(char *dst, size_t size, const char *s)
+void argus_export_copy_finding_text(char *dst, size_t size, const char *s)
 {
     dst[0] = 0;
     if (s)
@@ -244,9 +223,9 @@ void copy_finding_text(char *dst, size_t size, const char *s)
 
 static void mark_segs(export_state *X, const uint64_t *segs, int n, uint8_t bit, uint64_t hang)
 {
-    if (bit == M_CHAIN && n > 1 && want_hang(X, hang)) {
+    if (bit == M_CHAIN && n > 1 && argus_export_want_hang(X, hang)) {
         for (int i = 0; i + 1 < n; i++) {
-            chain_link *l = ARGUS_PUSH(X->links, X->nlinks, X->cap_links);
+            export_chain_link *l = ARGUS_PUSH(X->links, X->nlinks, X->cap_links);
             l->from = segs[i];
             l->to = segs[i + 1];
         }
@@ -257,7 +236,7 @@ static void mark_segs(export_state *X, const uint64_t *segs, int n, uint8_t bit,
 
 /* One analysis record (RD: the reader, for messages; NULL from a graph):
  * the hangs, and the marks of their paths, chains and culprits. */
-void take_finding(export_state *X, const argus_reader *rd, const argus_record *r)
+void argus_export_take_finding(export_state *X, const argus_reader *rd, const argus_record *r)
 {
     argus_findings_mem mem = {0};
     union {
@@ -271,17 +250,17 @@ void take_finding(export_state *X, const argus_reader *rd, const argus_record *r
     case ARGUS_F_HANG:
         if (!(ok = argus_read_hang(r, &mem, &f.hang)))
             break;
-        hang_info *h = ARGUS_PUSH(X->hangs, X->nhangs, X->cap_hangs);
+        export_hang_info *h = ARGUS_PUSH(X->hangs, X->nhangs, X->cap_hangs);
         h->hang = f.hang.hang;
         h->seg = f.hang.seg;
-        h->first_seg = value_or(f.hang.first_seg, h->seg);
-        h->tid = value_or(f.hang.tid, 0);
-        h->pid = value_or(f.hang.pid, 0);
-        h->begin = value_or(f.hang.begin, 0);
-        h->end = value_or(f.hang.end, h->begin);
-        h->duration = value_or(f.hang.duration, h->end - h->begin);
-        copy_finding_text(h->cls, sizeof h->cls, f.hang.cls);
-        copy_finding_text(h->indicator, sizeof h->indicator, f.hang.indicator);
+        h->first_seg = argus_export_value_or(f.hang.first_seg, h->seg);
+        h->tid = argus_export_value_or(f.hang.tid, 0);
+        h->pid = argus_export_value_or(f.hang.pid, 0);
+        h->begin = argus_export_value_or(f.hang.begin, 0);
+        h->end = argus_export_value_or(f.hang.end, h->begin);
+        h->duration = argus_export_value_or(f.hang.duration, h->end - h->begin);
+        argus_export_copy_finding_text(h->cls, sizeof h->cls, f.hang.cls);
+        argus_export_copy_finding_text(h->indicator, sizeof h->indicator, f.hang.indicator);
         X->have_findings = true;
         add_mark(X, h->seg, M_HANG, h->hang, NONE64);
         if (h->first_seg != h->seg)
@@ -289,7 +268,7 @@ void take_finding(export_state *X, const argus_reader *rd, const argus_record *r
         break;
     case ARGUS_F_PATH:
         /* the best path; the others are ranked alternatives */
-        if ((ok = argus_read_path(r, &mem, &f.path)) && value_or(f.path.rank, 1) == 1)
+        if ((ok = argus_read_path(r, &mem, &f.path)) && argus_export_value_or(f.path.rank, 1) == 1)
             mark_segs(X, f.path.segs, f.path.nsegs, M_PATH, f.path.hang);
         break;
     case ARGUS_F_WAIT_CHAIN:
@@ -301,7 +280,7 @@ void take_finding(export_state *X, const argus_reader *rd, const argus_record *r
             break;
         if (f.culprit.seg == ARGUS_ABSENT)
             bad_finding(X, rd, r, "\"seg\" is missing or not an unsigned integer");
-        add_mark(X, f.culprit.seg, M_CULPRIT, f.culprit.hang, value_or(f.culprit.rank, 1));
+        add_mark(X, f.culprit.seg, M_CULPRIT, f.culprit.hang, argus_export_value_or(f.culprit.rank, 1));
         break;
     default:
         break;
@@ -311,7 +290,7 @@ void take_finding(export_state *X, const argus_reader *rd, const argus_record *r
     argus_findings_mem_free(&mem);
 }
 
-void findings_from_graph(export_state *X, argus_graph *g, const argus_reader *rd)
+void argus_export_findings_from_graph(export_state *X, argus_graph *g, const argus_reader *rd)
 {
     X->extra_input = argus_reader_name(rd);
     for (uint32_t i = 0; i < g->nextras; i++) {
@@ -322,11 +301,11 @@ void findings_from_graph(export_state *X, argus_graph *g, const argus_reader *rd
         const argus_record *r = argus_graph_parse_extra(g, i);
         X->extra_number = x->number;
         if (r)
-            take_finding(X, NULL, r);
+            argus_export_take_finding(X, NULL, r);
     }
 }
 
-void check_around(export_state *X)
+void argus_export_check_around(export_state *X)
 {
     if (X->around < 0)
         return;
@@ -339,7 +318,7 @@ void check_around(export_state *X)
 
 /* Standard input read twice: a pipe is copied to an unlinked temporary
  * file first, which becomes standard input. */
-void make_stdin_seekable(void)
+void argus_export_make_stdin_seekable(void)
 {
     struct stat st;
     if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) >= 0)
@@ -375,35 +354,37 @@ void make_stdin_seekable(void)
     lseek(0, 0, SEEK_SET);
 }
 
-void rewind_input(const char *input)
+void argus_export_rewind_input(const char *input)
 {
     if (!input || strcmp(input, "-") == 0)
         lseek(0, 0, SEEK_SET);
 }
 
-void seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size, bool plain)
+void argus_export_seg_name(const argus_graph *g, const argus_seg *s, char *dst, size_t size, bool plain)
 {
-    namer nm = {0, ""};
+    export_namer nm = {0, ""};
     char desc[200];
     if (s->ui_id != NONE64) {   /* the keys may have dropped it (the middle) */
-        describe(desc, sizeof desc, ARGUS_T_UI_EVENT,
+        argus_export_describe(desc, sizeof desc, ARGUS_T_UI_EVENT,
                  s->ui_kind ? argus_graph_str(g, s->ui_kind) : "", 0, plain);
-        namer_add(&nm, ARGUS_T_UI_EVENT, desc);
+        argus_export_namer_add(&nm, ARGUS_T_UI_EVENT, desc);
     }
     uint32_t nkeys;
     const argus_key_event *keys = argus_graph_seg_keys(g, (uint32_t)(s - g->segs), &nkeys);
     for (uint32_t k = 0; k < nkeys; k++) {
         const argus_key_event *ke = &keys[k];
-        describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux, plain);
-        namer_add(&nm, ke->type, desc);
+        if (plain && argus_event_left_out(ke->type, argus_graph_str(g, ke->text)))
+            continue;   /* as the report leaves it out */
+        argus_export_describe(desc, sizeof desc, ke->type, argus_graph_str(g, ke->text), ke->aux, plain);
+        argus_export_namer_add(&nm, ke->type, desc);
     }
     if (s->wait_id != NONE64) {
         const char *reason = s->wait_reason ? argus_graph_str(g, s->wait_reason) : "";
-        describe(desc, sizeof desc, ARGUS_T_WAIT, reason, 0, plain);
-        namer_final_wait(&nm, desc);
+        argus_export_describe(desc, sizeof desc, ARGUS_T_WAIT, reason, 0, plain);
+        argus_export_namer_final_wait(&nm, desc);
     }
     if (nm.rank)
-        copy_text(dst, size, nm.text);
+        argus_export_copy_text(dst, size, nm.text);
     else
         snprintf(dst, size, "%u events", s->nevents);
 }

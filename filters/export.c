@@ -1,8 +1,9 @@
 /* argus-export: a graph stream, with its findings when it has them, as a
  * file other tools draw: Chrome trace-event JSON for Perfetto's UI and
  * chrome://tracing, Graphviz DOT, or an HTML page (docs/stages/export.md).
- * This is its command line; each format is a file of filters/export/. */
-#include "export.h"
+ * This is its command line; each format is a file of lib/view/ (export-*.c,
+ * argus/view/export.h). */
+#include "argus/view/export.h"
 #include "argus/stream/cli.h"
 #include "argus/stream/text.h"
 #include "argus/stream/stream.h"
@@ -122,8 +123,8 @@ int main(int argc, char **argv)
         case 'w': {
             const char *dots = strstr(optarg, "..");
             X.windowed = true;
-            if (!dots || !parse_secs(optarg, (size_t)(dots - optarg), &X.window_from) ||
-                !parse_secs(dots + 2, strlen(dots + 2), &X.window_to) ||
+            if (!dots || !argus_export_parse_secs(optarg, (size_t)(dots - optarg), &X.window_from) ||
+                !argus_export_parse_secs(dots + 2, strlen(dots + 2), &X.window_to) ||
                 X.window_to <= X.window_from)
                 argus_usage_error("--window must be FROM..TO, times as the report "
                                   "prints them, FROM < TO (as 0.5..2.5), not '%s'",
@@ -143,19 +144,19 @@ int main(int argc, char **argv)
         argus_usage_error("--window is for --output-format perfetto, without --around");
     if (format != HTML && (report || baseline || base_name))
         argus_usage_error("--report, --baseline and --baseline-name are for --format html");
-    argus_table_init(&X.marks, sizeof(mark));
+    argus_table_init(&X.marks, sizeof(export_mark));
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     int status = 0;
     if (format == DOT) {
-        status = export_dot(&X, input);
+        status = argus_export_dot(&X, input);
     } else {
         if (!input || strcmp(input, "-") == 0)
-            make_stdin_seekable();
+            argus_export_make_stdin_seekable();
         if (format == HTML)
-            status = export_html(&X, input, report, baseline, base_name);
+            status = argus_export_html(&X, input, report, baseline, base_name);
         else
-            export_perfetto(&X, input);
+            argus_export_perfetto(&X, input);
     }
     argus_close_stdout();
     argus_table_free(&X.marks);

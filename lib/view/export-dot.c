@@ -1,6 +1,6 @@
 /* argus-export --output-format dot: Graphviz of the hangs' causal
  * paths, wait chains and culprits. */
-#include "export.h"
+#include "argus/view/export.h"
 
 #include "argus/stream/cli.h"
 #include "argus/stream/text.h"
@@ -15,7 +15,7 @@
 
 static void dot_str(export_state *X, const char *s)
 {
-    put_escaped(X, s, strlen(s), true);
+    argus_export_put_escaped(X, s, strlen(s), true);
 }
 
 static void put_dur(uint64_t ns)
@@ -28,14 +28,14 @@ static void put_dur(uint64_t ns)
         printf("%.1f us", (double)ns / 1e3);
 }
 
-int export_dot(export_state *X, const char *input)
+int argus_export_dot(export_state *X, const char *input)
 {
     argus_reader *rd = argus_reader_open(input);
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
-    findings_from_graph(X, &g, rd);
+    argus_export_findings_from_graph(X, &g, rd);
     argus_reader_close(rd);
-    check_around(X);
+    argus_export_check_around(X);
     uint8_t *in = argus_xcalloc(g.nsegs ? g.nsegs : 1, 1, "segments drawn");
     if (!X->have_findings) {
         if (g.nsegs > 200) {
@@ -54,7 +54,7 @@ int export_dot(export_state *X, const char *input)
                 in[si] = 1;
         }
     }
-    out("digraph argus {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
+    argus_export_out("digraph argus {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n"
         "  edge [fontname=\"Helvetica\", fontsize=9];\n");
     /* one cluster per process, in order of first appearance */
     uint8_t *done = argus_xcalloc(g.nthreads ? g.nthreads : 1, 1, "threads drawn");
@@ -82,31 +82,31 @@ int export_dot(export_state *X, const char *input)
                 const argus_seg *s = &g.segs[si];
                 const argus_gthread *th = &g.threads[t];
                 char name[200];
-                seg_name(&g, s, name, sizeof name, false);
-                mark *m = argus_table_get(&X->marks, s->seg);
+                argus_export_seg_name(&g, s, name, sizeof name, false);
+                export_mark *m = argus_table_get(&X->marks, s->seg);
                 printf("    s%llu [label=\"", (unsigned long long)s->seg);
                 dot_str(X, th->name ? argus_graph_str(&g, th->name) : th->main ? "main" : "thread");
                 printf(" [%llu]\\nseg %llu: ", (unsigned long long)th->tid,
                        (unsigned long long)s->seg);
                 dot_str(X, name);
-                out("\\n");
+                argus_export_out("\\n");
                 put_dur(argus_seg_until(&g, s) - s->begin);
                 if (m && (m->bits & M_HANG))
                     printf("\\nHANG %u", (unsigned)m->hang);
                 if (m && (m->bits & M_CULPRIT))
                     printf("\\nCULPRIT (rank %u)", (unsigned)m->culprit_rank);
-                out("\"");
+                argus_export_out("\"");
                 if (m && (m->bits & M_HANG))
-                    out(", style=filled, fillcolor=\"#f4a6a6\"");
+                    argus_export_out(", style=filled, fillcolor=\"#f4a6a6\"");
                 else if (m && (m->bits & M_CULPRIT))
-                    out(", style=filled, fillcolor=\"#ffd27f\"");
+                    argus_export_out(", style=filled, fillcolor=\"#ffd27f\"");
                 if (m && (m->bits & M_PATH))
-                    out(", penwidth=2");
-                out("];\n");
+                    argus_export_out(", penwidth=2");
+                argus_export_out("];\n");
             }
         }
         if (any)
-            out("  }\n");
+            argus_export_out("  }\n");
     }
     for (uint32_t e = 0; e < g.nedges; e++) {
         const argus_gedge *ed = &g.edges[e];
@@ -125,9 +125,9 @@ int export_dot(export_state *X, const char *input)
             continue;
         printf("  s%llu -> s%llu [label=\"waits on\"", (unsigned long long)X->links[i].from,
                (unsigned long long)X->links[i].to);
-        out(", style=dotted, color=\"#c03030\", constraint=false];\n");
+        argus_export_out(", style=dotted, color=\"#c03030\", constraint=false];\n");
     }
-    out("}\n");
+    argus_export_out("}\n");
     free(done);
     free(in);
     argus_graph_free(&g);

@@ -1,6 +1,6 @@
 /* argus-export --output-format perfetto: Chrome trace-event JSON, a
  * slice per segment and a flow per edge, streamed as segments end. */
-#include "export.h"
+#include "argus/view/export.h"
 
 #include "argus/stream/cli.h"
 #include "argus/stream/text.h"
@@ -35,7 +35,7 @@ typedef struct open_seg {
     uint64_t tid, pid;
     bool last_wait, exported;
     char wait_desc[160];
-    namer nm;
+    export_namer nm;
     key_line first[KEEP_KEYS], last[KEEP_KEYS];
     uint32_t nfirst, nlast_total;   /* nlast_total: lines past the first */
     flow_pair *flows;           /* flows waiting for this slice */
@@ -223,13 +223,13 @@ static uint32_t kind_index(perfetto *P, const char *s, size_t len)
 static void write_flow_pair(perfetto *P, const flow_pair *p)
 {
     for (int e = 0; e < 2; e++) {
-        begin_event(P->x);
+        argus_export_begin_event(P->x);
         printf("{\"ph\":\"%s\",\"id\":%llu,\"pid\":%llu,\"tid\":%llu,\"ts\":", e ? "f" : "s",
                (unsigned long long)p->id, (unsigned long long)p->end[e].pid,
                (unsigned long long)p->end[e].tid);
-        put_us(p->end[e].ts);
-        out(",\"name\":\"");
-        put_escaped(P->x, P->kinds[p->kind], strlen(P->kinds[p->kind]), false);
+        argus_export_put_us(p->end[e].ts);
+        argus_export_out(",\"name\":\"");
+        argus_export_put_escaped(P->x, P->kinds[p->kind], strlen(P->kinds[p->kind]), false);
         printf("%s\",\"cat\":\"segment\"%s}", p->weak ? " (weak)" : "", e ? ",\"bp\":\"e\"" : "");
     }
 }
@@ -253,10 +253,10 @@ static void hold_or_write(perfetto *P, const flow_pair *p)
 
 static void put_key_line(perfetto *P, const key_line *k, bool *first)
 {
-    out(*first ? "" : ",");
+    argus_export_out(*first ? "" : ",");
     *first = false;
     putchar('"');
-    put_escaped(P->x, k->text, strlen(k->text), false);
+    argus_export_put_escaped(P->x, k->text, strlen(k->text), false);
     if (k->count > 1)
         printf(" x%u", (unsigned)k->count);
     putchar('"');
@@ -275,12 +275,12 @@ static void put_key_line(perfetto *P, const key_line *k, bool *first)
 static void open_instant(perfetto *P, uint64_t pid, uint64_t tid, uint64_t ts, const char *name,
                          const char *cat, uint64_t seg)
 {
-    begin_event(P->x);
+    argus_export_begin_event(P->x);
     printf("{\"ph\":\"i\",\"s\":\"t\",\"pid\":%llu,\"tid\":%llu,\"ts\":",
            (unsigned long long)pid, (unsigned long long)tid);
-    put_us(ts);
-    out(",\"name\":");
-    put_str(P->x, name);
+    argus_export_put_us(ts);
+    argus_export_out(",\"name\":");
+    argus_export_put_str(P->x, name);
     printf(",\"cat\":\"%s\",\"args\":{\"seg\":%llu", cat, (unsigned long long)seg);
 }
 
@@ -288,10 +288,10 @@ static void open_instant(perfetto *P, uint64_t pid, uint64_t tid, uint64_t ts, c
 static void put_seg_instant(perfetto *P, const open_seg *o, const char *cat, const char *name)
 {
     open_instant(P, o->pid, o->tid, o->begin, name, cat, o->seg);
-    out("}}");
+    argus_export_out("}}");
 }
 
-static void write_mark_instants(perfetto *P, const open_seg *o, const mark *m)
+static void write_mark_instants(perfetto *P, const open_seg *o, const export_mark *m)
 {
     if (m->bits & M_PATH)
         put_seg_instant(P, o, "path", "path");
@@ -308,24 +308,24 @@ static void close_seg(perfetto *P, open_seg *o, uint64_t end)
         return;
     if (o->exported) {
         if (o->last_wait)
-            namer_final_wait(&o->nm, o->wait_desc);
+            argus_export_namer_final_wait(&o->nm, o->wait_desc);
         if (end < o->last_ts)
             end = o->last_ts;
-        mark *m = argus_table_get(&P->x->marks, o->seg);
-        begin_event(P->x);
+        export_mark *m = argus_table_get(&P->x->marks, o->seg);
+        argus_export_begin_event(P->x);
         printf("{\"ph\":\"X\",\"pid\":%llu,\"tid\":%llu,\"ts\":", (unsigned long long)o->pid,
                (unsigned long long)o->tid);
-        put_us(o->begin);
-        out(",\"dur\":");
-        put_us(end - o->begin);
-        out(",\"name\":");
-        put_str(P->x, o->nm.rank ? o->nm.text : "segment");
+        argus_export_put_us(o->begin);
+        argus_export_out(",\"dur\":");
+        argus_export_put_us(end - o->begin);
+        argus_export_out(",\"name\":");
+        argus_export_put_str(P->x, o->nm.rank ? o->nm.text : "segment");
         /* one category for every slice: a flow binds in DevTools only
          * where its two slices have the same (write_flow_pair) */
         printf(",\"cat\":\"segment\",\"args\":{\"seg\":%llu", (unsigned long long)o->seg);
         if (m && (m->bits & (M_HANG | M_PATH | M_CHAIN | M_CULPRIT))) {
             const char *sep = "";
-            out(",\"marks\":\"");
+            argus_export_out(",\"marks\":\"");
             if (m->bits & M_HANG)
                 printf("%shang", sep), sep = ",";
             if (m->bits & M_PATH)
@@ -334,7 +334,7 @@ static void close_seg(perfetto *P, open_seg *o, uint64_t end)
                 printf("%schain", sep), sep = ",";
             if (m->bits & M_CULPRIT)
                 printf("%sculprit", sep);
-            out("\"");
+            argus_export_out("\"");
         }
         printf(",\"events\":%llu,\"first_id\":%llu", (unsigned long long)o->nevents,
                (unsigned long long)o->first_id);
@@ -342,7 +342,7 @@ static void close_seg(perfetto *P, open_seg *o, uint64_t end)
             printf(",\"hang\":%u", (unsigned)m->hang);
         if (m && (m->bits & M_CULPRIT))
             printf(",\"culprit_rank\":%u", (unsigned)m->culprit_rank);
-        out(",\"key_events\":[");
+        argus_export_out(",\"key_events\":[");
         bool first = true;
         for (uint32_t k = 0; k < o->nfirst; k++)
             put_key_line(P, &o->first[k], &first);
@@ -353,7 +353,7 @@ static void close_seg(perfetto *P, open_seg *o, uint64_t end)
         }
         for (uint32_t k = 0; k < nl; k++)
             put_key_line(P, &o->last[(o->nlast_total - nl + k) % KEEP_KEYS], &first);
-        out("]}}");
+        argus_export_out("]}}");
         if (m)
             write_mark_instants(P, o, m);
         for (size_t k = 0; k < o->nflows; k++)
@@ -376,7 +376,7 @@ static void add_key_line(open_seg *o, const char *desc)
     }
     key_line *k = o->nfirst < KEEP_KEYS ? &o->first[o->nfirst++]
                                         : &o->last[o->nlast_total++ % KEEP_KEYS];
-    copy_text(k->text, sizeof k->text, desc);
+    argus_export_copy_text(k->text, sizeof k->text, desc);
     k->count = 1;
 }
 
@@ -427,12 +427,12 @@ static void take_event(perfetto *P, const argus_reader *rd, const argus_record *
     uint64_t aux = 0;
     if (argus_key_event_text(r, text, sizeof text, &aux) < 0)
         return;
-    describe(desc, sizeof desc, r->type, text, aux, false);
+    argus_export_describe(desc, sizeof desc, r->type, text, aux, false);
     add_key_line(o, desc);
-    namer_add(&o->nm, r->type, desc);
+    argus_export_namer_add(&o->nm, r->type, desc);
     if (r->type == ARGUS_T_WAIT) {
         o->last_wait = true;
-        copy_text(o->wait_desc, sizeof o->wait_desc, desc);
+        argus_export_copy_text(o->wait_desc, sizeof o->wait_desc, desc);
     }
 }
 
@@ -488,25 +488,25 @@ static void take_thread(perfetto *P, const argus_record *r)
     bool main_thread = false;
     argus_get_bool(r, ARGUS_K_MAIN, &main_thread);
     if (proc) {
-        begin_event(P->x);
+        argus_export_begin_event(P->x);
         printf("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%llu,\"tid\":%llu,"
                "\"args\":{\"name\":\"",
                (unsigned long long)pid, (unsigned long long)tid);
-        put_escaped(P->x, proc, plen, false);
-        out("\"}}");
+        argus_export_put_escaped(P->x, proc, plen, false);
+        argus_export_out("\"}}");
     }
-    begin_event(P->x);
+    argus_export_begin_event(P->x);
     printf("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"",
            (unsigned long long)pid, (unsigned long long)tid);
     if (name && nlen)
-        put_escaped(P->x, name, nlen, false);
+        argus_export_put_escaped(P->x, name, nlen, false);
     else if (main_thread)
-        out("main");
+        argus_export_out("main");
     else
         printf("%llu", (unsigned long long)tid);
-    out("\"}}");
+    argus_export_out("\"}}");
     if (main_thread) {          /* the main thread first in its process */
-        begin_event(P->x);
+        argus_export_begin_event(P->x);
         printf("{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%llu,\"tid\":%llu,"
                "\"args\":{\"sort_index\":-1}}",
                (unsigned long long)pid, (unsigned long long)tid);
@@ -516,19 +516,19 @@ static void take_thread(perfetto *P, const argus_record *r)
 static void write_hang_instants(perfetto *P)
 {
     for (size_t i = 0; i < P->x->nhangs; i++) {
-        const hang_info *h = &P->x->hangs[i];
-        if (!want_hang(P->x, h->hang))
+        const export_hang_info *h = &P->x->hangs[i];
+        if (!argus_export_want_hang(P->x, h->hang))
             continue;
         char name[32];
         snprintf(name, sizeof name, "hang %llu", (unsigned long long)h->hang);
         open_instant(P, h->pid, h->tid, h->begin, name, "hang", h->seg);
-        out(",\"class\":");
-        put_str(P->x, h->cls);
-        out(",\"indicator\":");
-        put_str(P->x, h->indicator);
-        out(",\"duration_us\":");
-        put_us(h->duration);
-        out("}}");
+        argus_export_out(",\"class\":");
+        argus_export_put_str(P->x, h->cls);
+        argus_export_out(",\"indicator\":");
+        argus_export_put_str(P->x, h->indicator);
+        argus_export_out(",\"duration_us\":");
+        argus_export_put_us(h->duration);
+        argus_export_out("}}");
     }
 }
 
@@ -579,7 +579,7 @@ static void plan_window(perfetto *P, argus_graph *g)
     }
 }
 
-void export_perfetto(export_state *x, const char *input)
+void argus_export_perfetto(export_state *x, const char *input)
 {
     /* on the heap: the recent events' places are 2.6 MB */
     perfetto *P = argus_xcalloc(1, sizeof *P, "the Perfetto export");
@@ -594,11 +594,11 @@ void export_perfetto(export_state *x, const char *input)
     if (P->x->around >= 0 || P->x->windowed) {
         argus_graph g;
         argus_graph_load(&g, rd, NULL);
-        findings_from_graph(P->x, &g, rd);
+        argus_export_findings_from_graph(P->x, &g, rd);
         if (P->x->windowed) {
             plan_window(P, &g);
         } else {
-            check_around(P->x);
+            argus_export_check_around(P->x);
             plan_around(P, &g);
         }
         argus_graph_free(&g);
@@ -610,23 +610,23 @@ void export_perfetto(export_state *x, const char *input)
                 argus_record_fail(rd, r, "event %llu has no seg: run argus-segment "
                                   "(argus graph) first", (unsigned long long)r->id);
             else if (!r->is_event && r->type == ARGUS_T_OTHER)
-                take_finding(P->x, rd, r);
+                argus_export_take_finding(P->x, rd, r);
     }
     argus_reader_close(rd);
 
     /* pass 2: slices as their segments end, flows with their slices */
-    rewind_input(input);
+    argus_export_rewind_input(input);
     rd = argus_reader_open(input);
     const argus_record *hdr = argus_reader_header(rd);
-    out("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exported_by\":\"argus-export\"");
+    argus_export_out("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exported_by\":\"argus-export\"");
     size_t len;
     const char *src = argus_get_text(hdr, ARGUS_K_SOURCE, &len);
     if (src) {
-        out(",\"source\":\"");
-        put_escaped(P->x, src, len, false);
-        out("\"");
+        argus_export_out(",\"source\":\"");
+        argus_export_put_escaped(P->x, src, len, false);
+        argus_export_out("\"");
     }
-    out("},\"traceEvents\":[");
+    argus_export_out("},\"traceEvents\":[");
     const argus_record *r;
     while ((r = argus_read(rd))) {
         if (r->is_event)
@@ -648,7 +648,7 @@ void export_perfetto(export_state *x, const char *input)
         }
     }
     write_hang_instants(P);
-    out("\n]}\n");
+    argus_export_out("\n]}\n");
     argus_reader_close(rd);
     argus_table_free(&P->threads);
     argus_table_free(&P->keep_segs);

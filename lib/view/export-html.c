@@ -1,9 +1,10 @@
 /* argus-export --output-format html: one self-contained page (argus
  * diagnose --html): the verdict, the report, and a timeline of the hang's
- * threads that the page's own script draws as SVG from a JSON data island. The template is
- * share/export-page.html, compiled in (build/gen/export-page.c), so the
- * program needs no file at run time and the page no network. */
-#include "export.h"
+ * threads that the page's own script draws as SVG from a JSON data
+ * island. The template is share/export-page.html, compiled into the
+ * library (build/gen/export-page.c), so the program needs no file at run
+ * time and the page no network. */
+#include "argus/view/export.h"
 
 #include "argus/stream/cli.h"
 #include "argus/stream/text.h"
@@ -74,7 +75,7 @@ typedef struct panel {
 
 typedef struct html_page {
     const char *report;         /* file of the report text, or NULL */
-    const hang_info *hang;      /* the hang drawn, or NULL */
+    const export_hang_info *hang;      /* the hang drawn, or NULL */
     panel trace, base;
     bool have_base;
     const char *base_name;
@@ -126,8 +127,8 @@ static void who(const argus_graph *g, uint64_t tid, const char *proc, const char
         return;
     }
     char p[64], th[64];
-    copy_finding_text(p, sizeof p, proc);
-    copy_finding_text(th, sizeof th, thread);
+    argus_export_copy_finding_text(p, sizeof p, proc);
+    argus_export_copy_finding_text(th, sizeof th, thread);
     snprintf(dst, size, "%s/%s [%llu]", *p ? p : "?", *th ? th : "?",
              (unsigned long long)tid);
 }
@@ -150,30 +151,30 @@ static void html_findings(html *H, argus_graph *g, uint64_t hang)
             if (!argus_read_hang(r, &mem, &h) || h.hang != hang)
                 continue;
             H->hang_at = h.at;
-            who(g, value_or(h.tid, 0), h.proc, h.thread, H->hang_who, sizeof H->hang_who);
-            copy_finding_text(H->hang_reason, sizeof H->hang_reason, h.reason);
-            copy_finding_text(H->hang_indicator, sizeof H->hang_indicator, h.indicator);
+            who(g, argus_export_value_or(h.tid, 0), h.proc, h.thread, H->hang_who, sizeof H->hang_who);
+            argus_export_copy_finding_text(H->hang_reason, sizeof H->hang_reason, h.reason);
+            argus_export_copy_finding_text(H->hang_indicator, sizeof H->hang_indicator, h.indicator);
         } else if (k == ARGUS_F_MATCH) {
             argus_match_finding m;
-            if (!argus_read_match(r, &mem, &m) || m.hang != hang || value_or(m.rank, 1) != 1)
+            if (!argus_read_match(r, &mem, &m) || m.hang != hang || argus_export_value_or(m.rank, 1) != 1)
                 continue;
             H->match_seg = m.baseline_seg;
-            H->match_distance = value_or(m.distance, 0);
-            H->match_percent = value_or(m.percent, 0);
-            copy_finding_text(H->match_name, sizeof H->match_name, m.baseline);
+            H->match_distance = argus_export_value_or(m.distance, 0);
+            H->match_percent = argus_export_value_or(m.percent, 0);
+            argus_export_copy_finding_text(H->match_name, sizeof H->match_name, m.baseline);
         } else {
             argus_culprit_finding f;
             if (!argus_read_culprit(r, &mem, &f) || f.hang != hang)
                 continue;
             html_culprit *c = ARGUS_PUSH(H->culprits, H->nculprits, H->cap_culprits);
-            c->rank = value_or(f.rank, 1);
+            c->rank = argus_export_value_or(f.rank, 1);
             c->seg = f.seg;
             c->tid = f.tid;
-            c->duration = value_or(f.duration, 0);
+            c->duration = argus_export_value_or(f.duration, 0);
             c->baseline_seg = f.baseline_seg;
             who(g, c->tid, f.proc, f.thread, c->who, sizeof c->who);
-            copy_finding_text(c->state, sizeof c->state, f.state);
-            copy_finding_text(c->reason, sizeof c->reason, f.reason);
+            argus_export_copy_finding_text(c->state, sizeof c->state, f.state);
+            argus_export_copy_finding_text(c->reason, sizeof c->reason, f.reason);
         }
     }
     argus_findings_mem_free(&mem);
@@ -268,7 +269,7 @@ static void event_words(const argus_record *r, char *dst, size_t size)
     char text[160];
     uint64_t aux = NONE64;
     if (argus_key_event_text(r, text, sizeof text, &aux) >= 0) {
-        describe(dst, size, r->type, text, aux, true);
+        argus_export_describe(dst, size, r->type, text, aux, true);
         return;
     }
     size_t nlen = 0, plen = 0;
@@ -283,7 +284,7 @@ static void event_words(const argus_record *r, char *dst, size_t size)
  * the edges' arrows. */
 static void panel_events(panel *p, const char *input)
 {
-    rewind_input(input);
+    argus_export_rewind_input(input);
     argus_reader *rd = argus_reader_open(input);
     const argus_record *r;
     while ((r = argus_read(rd))) {
@@ -345,7 +346,7 @@ typedef void (*seg_classes)(html *H, uint64_t seg, char *dst, size_t size, uint3
 
 static void trace_classes(html *H, uint64_t seg, char *dst, size_t size, uint32_t *rank)
 {
-    const mark *m = argus_table_get(&H->x->marks, seg);
+    const export_mark *m = argus_table_get(&H->x->marks, seg);
     snprintf(dst, size, "%s%s%s%s", m && (m->bits & M_HANG) ? " hang" : "",
              m && (m->bits & M_PATH) ? " path" : "", m && (m->bits & M_CHAIN) ? " chain" : "",
              m && (m->bits & M_CULPRIT) ? " culprit" : "");
@@ -410,7 +411,7 @@ static void put_left_note(html *H, const panel *p, bool trace)
             H->note_base ? H->note_base : "the baseline");
     }
 #undef SAY
-    put_str(H->x, text);
+    argus_export_put_str(H->x, text);
 }
 
 static void put_panel(html *H, panel *p, const char *id, const char *title, seg_classes classes,
@@ -419,10 +420,10 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
     const argus_graph *g = p->g;
     char buf[256];
     qsort(p->ev, p->nev, sizeof *p->ev, cmp_event);
-    out("{\"id\":");
-    put_str(H->x, id);
-    out(",\"title\":");
-    put_str(H->x, title);
+    argus_export_out("{\"id\":");
+    argus_export_put_str(H->x, id);
+    argus_export_out(",\"title\":");
+    argus_export_put_str(H->x, title);
     printf(",\"off\":%llu,\"span\":%llu,\"left_out\":%zu",
            (unsigned long long)p->lo, (unsigned long long)(p->hi - p->lo), p->left_out);
     /* the clock split where a double would round it (an origin or t0 past
@@ -436,18 +437,18 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
                (unsigned long long)(p->clock.t0 / 1000000u),
                (unsigned long long)(p->clock.t0 % 1000000u));
     if (p->left_out) {
-        out(",\"left_note\":");
+        argus_export_out(",\"left_note\":");
         put_left_note(H, p, classes == trace_classes);
     }
-    out(",\"threads\":[");
+    argus_export_out(",\"threads\":[");
     for (size_t i = 0; i < p->nthreads; i++) {
         thread_label(g, p->threads[i], buf, sizeof buf);
         printf("%s{\"tid\":%llu,\"label\":", i ? "," : "",
                (unsigned long long)g->threads[p->threads[i]].tid);
-        put_str(H->x, buf);
-        out("}");
+        argus_export_put_str(H->x, buf);
+        argus_export_out("}");
     }
-    out("],\n\"segs\":[");
+    argus_export_out("],\n\"segs\":[");
     size_t e = 0;
     for (size_t k = 0; k < p->nshown; k++) {
         const argus_seg *s = &g->segs[p->shown[k]];
@@ -458,15 +459,15 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
         classes(H, s->seg, buf, sizeof buf, &rank);
         printf("%s{\"seg\":%llu,\"row\":%zu,\"cls\":", k ? ",\n" : "",
                (unsigned long long)s->seg, row);
-        put_str(H->x, buf);
+        argus_export_put_str(H->x, buf);
         if (rank)
             printf(",\"rank\":%u", rank);
-        out(",\"b\":");
+        argus_export_out(",\"b\":");
         put_rel(p, s->begin < p->lo ? p->lo : s->begin);
-        out(",\"e\":");
+        argus_export_out(",\"e\":");
         put_rel(p, s->end < p->lo ? p->lo : s->end);
         uint64_t until = argus_seg_until(g, s);
-        out(",\"u\":");
+        argus_export_out(",\"u\":");
         put_rel(p, until < p->lo ? p->lo : until);
         /* a final wait: blocked from it to the wakeup, then runnable (waiting
            for a CPU) until the thread ran */
@@ -474,16 +475,16 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
             uint64_t run_from = until;
             if (s->resume != NONE64 && s->runnable && s->runnable <= s->resume - s->end)
                 run_from = s->resume - s->runnable;
-            out(",\"r\":");
+            argus_export_out(",\"r\":");
             put_rel(p, run_from < p->lo ? p->lo : run_from);
             printf(",\"open\":%s", s->resume == NONE64 ? "true" : "false");
         }
-        seg_name(g, s, buf, sizeof buf, true);
-        out(",\"name\":");
-        put_str(H->x, buf);
+        argus_export_seg_name(g, s, buf, sizeof buf, true);
+        argus_export_out(",\"name\":");
+        argus_export_put_str(H->x, buf);
         printf(",\"n\":%u,\"more\":%u", s->nevents, p->more[k]);
         /* runnable stretches inside it (preempted), and waits inside it */
-        out(",\"pre\":[");
+        argus_export_out(",\"pre\":[");
         uint32_t npre, niw;
         const argus_preempt *pres = argus_seg_preempts(g, (uint32_t)(s - g->segs), &npre);
         const argus_inner_wait *iws = argus_seg_inner_waits(g, (uint32_t)(s - g->segs), &niw);
@@ -491,33 +492,33 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
             const argus_preempt *pr = &pres[i];
             printf("%s[", i ? "," : "");
             put_rel(p, pr->from < p->lo ? p->lo : pr->from);
-            out(",");
+            argus_export_out(",");
             put_rel(p, pr->to < p->lo ? p->lo : pr->to);
-            out("]");
+            argus_export_out("]");
         }
-        out("],\"iw\":[");
+        argus_export_out("],\"iw\":[");
         for (uint32_t i = 0; i < niw; i++) {
             const argus_inner_wait *w = &iws[i];
             uint64_t run_from = w->runnable <= w->to - w->from ? w->to - w->runnable : w->to;
             printf("%s[", i ? "," : "");
             put_rel(p, w->from < p->lo ? p->lo : w->from);
-            out(",");
+            argus_export_out(",");
             put_rel(p, run_from < p->lo ? p->lo : run_from);
-            out(",");
+            argus_export_out(",");
             put_rel(p, w->to < p->lo ? p->lo : w->to);
-            out("]");
+            argus_export_out("]");
         }
-        out("],\"ev\":[");
+        argus_export_out("],\"ev\":[");
         for (bool first = true; e < p->nev && p->ev[e].seg == k; e++, first = false) {
             printf("%s[%llu,", first ? "" : ",", (unsigned long long)p->ev[e].id);
             put_rel(p, p->ev[e].ts < p->lo ? p->lo : p->ev[e].ts);
-            out(",");
-            put_str(H->x, p->pool + p->ev[e].text);
-            out("]");
+            argus_export_out(",");
+            argus_export_put_str(H->x, p->pool + p->ev[e].text);
+            argus_export_out("]");
         }
-        out("]}");
+        argus_export_out("]}");
     }
-    out("],\n\"edges\":[");
+    argus_export_out("],\n\"edges\":[");
     bool first = true;
     for (uint32_t i = 0; i < g->nedges; i++) {
         const argus_gedge *ed = &g->edges[i];
@@ -533,14 +534,14 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
                (unsigned long long)g->segs[ed->to_seg].seg, (unsigned long long)ed->from,
                (unsigned long long)ed->to);
         put_rel(p, *ft < p->lo ? p->lo : *ft);
-        out(",\"tt\":");
+        argus_export_out(",\"tt\":");
         put_rel(p, *tt < p->lo ? p->lo : *tt);
-        out(",\"kind\":");
-        put_str(H->x, ed->kind ? argus_graph_str(g, ed->kind) : "edge");
+        argus_export_out(",\"kind\":");
+        argus_export_put_str(H->x, ed->kind ? argus_graph_str(g, ed->kind) : "edge");
         printf(",\"weak\":%s}", ed->weak ? "true" : "false");
         first = false;
     }
-    out("],\n\"links\":[");
+    argus_export_out("],\n\"links\":[");
     first = true;
     for (size_t i = 0; i + 1 < nchain; i += 2) {
         uint32_t a = argus_graph_find_seg(g, chain[i]), b = argus_graph_find_seg(g, chain[i + 1]);
@@ -551,24 +552,24 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
                (unsigned long long)chain[i + 1]);
         first = false;
     }
-    out("]");
+    argus_export_out("]");
     /* one HANG tag per hang: on its hang node's segment (a hang of retried
        waits marks each of them hang) */
     if (classes == trace_classes) {
-        out(",\"hang_tags\":[");
+        argus_export_out(",\"hang_tags\":[");
         bool any = false;
         for (size_t i = 0; i < H->x->nhangs; i++) {
-            if (!want_hang(H->x, H->x->hangs[i].hang))
+            if (!argus_export_want_hang(H->x, H->x->hangs[i].hang))
                 continue;
             printf("%s%llu", any ? "," : "", (unsigned long long)H->x->hangs[i].seg);
             any = true;
         }
-        out("]");
+        argus_export_out("]");
     }
     if (classes == trace_classes && H->hang_at != NONE64 && H->hang_at >= p->lo &&
         H->hang_at <= p->hi) {
         const char *ind = H->hang_indicator;
-        out(",\"marker\":{\"t\":");
+        argus_export_out(",\"marker\":{\"t\":");
         put_rel(p, H->hang_at);
         /* the threshold the hang crossed there: a loop's at is its
            begin + the limit */
@@ -583,11 +584,11 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
             snprintf(label, sizeof label, "blocked or busy past the threshold");
         else
             snprintf(label, sizeof label, "spinning cursor");
-        out(",\"label\":");
-        put_str(H->x, label);
-        out("}");
+        argus_export_out(",\"label\":");
+        argus_export_put_str(H->x, label);
+        argus_export_out("}");
     }
-    out("}");
+    argus_export_out("}");
 }
 
 /* Text in HTML: & < > " escaped, bytes that are not UTF-8 as U+FFFD. */
@@ -597,19 +598,19 @@ static void put_html(const char *s, size_t n)
         unsigned char c = (unsigned char)s[i];
         size_t len = c < 0x80 ? 1 : argus_utf8_char((const uint8_t *)s + i, n - i);
         if (c == '&')
-            out("&amp;");
+            argus_export_out("&amp;");
         else if (c == '<')
-            out("&lt;");
+            argus_export_out("&lt;");
         else if (c == '>')
-            out("&gt;");
+            argus_export_out("&gt;");
         else if (c == '"')
-            out("&quot;");
+            argus_export_out("&quot;");
         else if (c < 0x80)
             putchar(c);
         else if (len)
             fwrite(s + i, 1, len, stdout);
         else
-            out("\xef\xbf\xbd");
+            argus_export_out("\xef\xbf\xbd");
         i += len ? len : 1;
     }
 }
@@ -663,7 +664,7 @@ static void put_report_verdict(html *H)
         bool verdict = strncmp(p, "Verdict", 7) == 0, base = strncmp(p, "Baseline:", 9) == 0;
         if (verdict || base) {
             if (open)
-                out("</p>\n");
+                argus_export_out("</p>\n");
             printf("<p class=\"verdict words\" id=\"verdict-%s\">", verdict ? "words" : "baseline");
             open = true;
         } else if (!*p || strncmp(p, "Trace:", 6) == 0 || strncmp(p, "# ", 2) == 0) {
@@ -673,7 +674,7 @@ static void put_report_verdict(html *H)
         } else if (!open) {
             break;
         } else {
-            out(" ");
+            argus_export_out(" ");
         }
         /* markdown's marks: ** and the backslash escapes */
         for (const char *q = p; *q; q++) {
@@ -689,7 +690,7 @@ static void put_report_verdict(html *H)
         }
     }
     if (open)
-        out("</p>\n");
+        argus_export_out("</p>\n");
     free(ln);
     fclose(f);
 }
@@ -697,33 +698,33 @@ static void put_report_verdict(html *H)
 static void put_verdict(html *H)
 {
     put_report_verdict(H);
-    const hang_info *h = H->page.hang;
+    const export_hang_info *h = H->page.hang;
     if (!h) {
-        out("<p class=\"verdict none\" id=\"verdict\">No hang found");
+        argus_export_out("<p class=\"verdict none\" id=\"verdict\">No hang found");
         if (!H->x->have_findings && !H->page.report) /* not from argus diagnose */
-            out(" (the stream has no findings: argus diagnose, or argus-find-spinning, "
+            argus_export_out(" (the stream has no findings: argus diagnose, or argus-find-spinning, "
                 "writes them)");
-        out(".</p>\n");
+        argus_export_out(".</p>\n");
         return;
     }
     printf("<p class=\"verdict\" id=\"verdict\"><span class=\"tag hang\">Hang %llu</span> <b>",
            (unsigned long long)h->hang);
     put_html_str(H->hang_who);
-    out("</b> hung <b>");
+    argus_export_out("</b> hung <b>");
     put_seconds(h->duration);
-    out("</b> (");
+    argus_export_out("</b> (");
     put_html_str(h->cls);
     if (*H->hang_reason) {
-        out(": ");
+        argus_export_out(": ");
         put_html_str(strcmp(h->cls, "wait") == 0 ? "blocked in " : "");
         put_html_str(H->hang_reason);
     }
-    out("), from ");
+    argus_export_out("), from ");
     put_moment(H, h->begin, true);
-    out(" to ");
+    argus_export_out(" to ");
     put_moment(H, h->end, false);
     if (*h->indicator) {
-        out("; found by ");
+        argus_export_out("; found by ");
         put_html_str(strcmp(h->indicator, "loop") == 0
                          ? "its main loop not back to waiting for events in time"
                      : strcmp(h->indicator, "anr") == 0
@@ -734,11 +735,11 @@ static void put_verdict(html *H)
             strcmp(h->indicator, "anr") != 0)
             put_html_str(h->indicator);
     }
-    out(".");
+    argus_export_out(".");
     if (H->x->nhangs > 1)
         printf(" (%zu hangs in the trace; argus export --format html --around N draws hang N.)",
                H->x->nhangs);
-    out("</p>\n");
+    argus_export_out("</p>\n");
     const html_culprit *best = NULL;
     for (size_t i = 0; i < H->nculprits; i++)
         if (!best || H->culprits[i].rank < best->rank)
@@ -747,23 +748,23 @@ static void put_verdict(html *H)
         printf("<p class=\"verdict\" id=\"verdict-culprit\"><span class=\"tag culprit\">Culprit"
                "</span> <b>");
         put_html_str(best->who);
-        out("</b>");
+        argus_export_out("</b>");
         if (*best->state) {
-            out(": ");
+            argus_export_out(": ");
             put_html_str(best->state);
-            out(" ");
+            argus_export_out(" ");
             put_seconds(best->duration);
             if (*best->reason) {
-                out(" in ");
+                argus_export_out(" in ");
                 put_html_str(best->reason);
             }
         }
-        out(".");
+        argus_export_out(".");
         if (H->nculprits > 1)
             printf(" %zu culprits in all, ranked in the report.", H->nculprits);
-        out("</p>\n");
+        argus_export_out("</p>\n");
     } else {
-        out("<p class=\"verdict\" id=\"verdict-culprit\">No culprit named.</p>\n");
+        argus_export_out("<p class=\"verdict\" id=\"verdict-culprit\">No culprit named.</p>\n");
     }
     if (H->match_seg != NONE64) {
         printf("<p class=\"verdict\" id=\"verdict-similar\"><span class=\"tag similar\">"
@@ -777,14 +778,14 @@ static void put_verdict(html *H)
 static void put_report(html *H)
 {
     if (!H->page.report) {
-        out("<p class=\"note\">No report given (argus export --report FILE puts the text of "
+        argus_export_out("<p class=\"note\">No report given (argus export --report FILE puts the text of "
             "argus report here; argus diagnose --html does).</p>");
         return;
     }
     FILE *f = fopen(H->page.report, "r");
     if (!f)
         argus_die(ARGUS_EX_NOINPUT, "%s: %s", H->page.report, strerror(errno));
-    out("<pre id=\"report\">");
+    argus_export_out("<pre id=\"report\">");
     char buf[1 << 14];
     size_t n, keep = 0;
     /* a UTF-8 character cut by the buffer's end is kept for the next read */
@@ -810,25 +811,25 @@ static void put_report(html *H)
     fclose(f);
     if (bad)
         argus_die(ARGUS_EX_IOERR, "%s: read error", H->page.report);
-    out("</pre>");
+    argus_export_out("</pre>");
 }
 
 static void put_title(html *H)
 {
     if (!H->page.hang) {
-        out("argus: no hang");
+        argus_export_out("argus: no hang");
         return;
     }
-    out("argus: ");
+    argus_export_out("argus: ");
     put_html_str(H->hang_who);
-    out(" hung ");
+    argus_export_out(" hung ");
     put_seconds(H->page.hang->duration);
 }
 
 static void put_data(html *H)
 {
     H->x->in_script = true;
-    out("{\"panels\":[");
+    argus_export_out("{\"panels\":[");
     if (H->page.hang) {
         char title[256];
         snprintf(title, sizeof title, "Hang %llu: its threads",
@@ -839,11 +840,11 @@ static void put_data(html *H)
         if (H->page.have_base) {
             snprintf(title, sizeof title, "Baseline (%s): the similar node and the culprits' "
                      "counterparts", H->page.base_name);
-            out(",\n");
+            argus_export_out(",\n");
             put_panel(H, &H->page.base, "baseline", title, baseline_classes, NULL, 0);
         }
     }
-    out("]}");
+    argus_export_out("]}");
     H->x->in_script = false;
 }
 
@@ -872,10 +873,10 @@ static void put_page(html *H)
 #undef IS
         t = e + 2;
     }
-    out(t);
+    argus_export_out(t);
 }
 
-int export_html(export_state *x, const char *input, const char *report, const char *baseline,
+int argus_export_html(export_state *x, const char *input, const char *report, const char *baseline,
                 const char *base_name)
 {
     html state = {.x = x, .match_seg = NONE64, .hang_at = NONE64}, *H = &state;
@@ -883,16 +884,16 @@ int export_html(export_state *x, const char *input, const char *report, const ch
     argus_graph g;
     argus_graph_load(&g, rd, &(argus_graph_options){.keep_key_events = true});
     H->page.trace.clock = clock_of(argus_reader_header(rd));
-    findings_from_graph(H->x, &g, rd);
-    check_around(H->x);
+    argus_export_findings_from_graph(H->x, &g, rd);
+    argus_export_check_around(H->x);
     if (H->x->around < 0 && H->x->nhangs) {
         /* the first hang, and the core segments of that hang only (cores[]
            holds every hang's without --around) */
         H->x->around = (long)H->x->hangs[0].hang;
         H->x->ncores = H->x->nlinks = H->x->nhangs = 0;
         argus_table_free(&H->x->marks);
-        argus_table_init(&H->x->marks, sizeof(mark));
-        findings_from_graph(H->x, &g, rd);
+        argus_table_init(&H->x->marks, sizeof(export_mark));
+        argus_export_findings_from_graph(H->x, &g, rd);
     }
     for (size_t i = 0; i < H->x->nhangs && !H->page.hang; i++)
         if (H->x->hangs[i].hang == (uint64_t)H->x->around)
