@@ -12,7 +12,7 @@ for _ in $(seq "$n"); do
     for which in a b; do
         cmd=${!which}
         /usr/bin/time -o "$t" -f '%U %S' bash -c "$cmd" >/dev/null 2>&1 || true
-        cpu=$(awk '{ print $1 + $2 }' "$t")
+        cpu=$(awk 'END { print $1 + $2 }' "$t")  # the last line: time(1) may say an exit status first
         if [ "$which" = a ]; then
             least_a=$(awk -v x="$cpu" -v y="${least_a:-$cpu}" 'BEGIN { print (x < y) ? x : y }')
         else
