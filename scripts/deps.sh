@@ -52,7 +52,7 @@ command -v pkg-config >/dev/null 2>&1 || want pkg-config # tests/front.bats: the
 if [ "${1-}" = live ]; then
     for c in redis-server:redis-server redis-cli:redis-tools stress-ng:stress-ng \
              curl:curl sqlite3:sqlite3 psql:postgresql-client-15 xz:xz-utils \
-             Xvfb:xvfb xdotool:xdotool dbus-daemon:dbus-daemon dbus-send:dbus-bin \
+             Xvfb:xvfb xdotool:xdotool xclip:xclip dbus-daemon:dbus-daemon dbus-send:dbus-bin \
              flock:util-linux setpriv:util-linux pgrep:procps dig:bind9-dnsutils \
              tinyproxy:tinyproxy inotifywait:inotify-tools \
              perf:linux-perf; do  # perf: tests/live/perf.bats records a perf.data
