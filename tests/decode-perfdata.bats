@@ -162,6 +162,11 @@ fails() {
     fails tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread "tests/fuzz/crashes/perfdata-printk-formats-libtraceevent-overread: byte 2924: a record of 36352 bytes (type 2399141887) goes past the end of the data at byte 3639 (a file cut short?)"
 }
 
+@test "a file with attributes but no sample ids is refused as having no tracepoints (65)" {
+    # fuzz-perfdata: the ids' table, never made, was sorted (qsort of NULL)
+    fails tests/fuzz/crashes/perfdata-no-sample-ids-qsort-null "tests/fuzz/crashes/perfdata-no-sample-ids-qsort-null: byte 0: no tracepoint events in it (no tracing data): argus reads sched and syscalls tracepoints; record with perf record -e sched:sched_switch ... (docs/inputs/perf.md)"
+}
+
 @test "an event format libtraceevent dies on is refused with one message (65)" {
     fails tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv "tests/fuzz/crashes/perfdata-event-format-libtraceevent-segv: libtraceevent crashes parsing its event formats (a damaged file): not read"
 }

@@ -872,6 +872,8 @@ static int cmp_held(const void *a, const void *b)
 /* Passes on the held records no later than LIMIT, in time order. */
 static int flush_held(pd_file *f, uint64_t limit)
 {
+    if (f->n_held == 0) /* none held, perhaps none ever: held is NULL then */
+        return 0;
     qsort(f->held, f->n_held, sizeof *f->held, cmp_held);
     size_t i = 0;
     for (; i < f->n_held && f->held[i].ts <= limit; i++)
@@ -1206,7 +1208,8 @@ static int pd_run(argus_ft *d, FILE *text, const uint8_t *buf, size_t len, const
     trace_seq_init(&f.s);
     int rc = open_file(&f);
     if (rc == 0) {
-        qsort(f.ids, f.n_ids, sizeof *f.ids, cmp_id);
+        if (f.n_ids) /* a file with no sample ids has no table (NULL) to sort */
+            qsort(f.ids, f.n_ids, sizeof *f.ids, cmp_id);
         find_events(&f);
         bool any = false;
         for (size_t i = 0; i < f.n_attrs; i++)
