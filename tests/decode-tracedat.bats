@@ -114,6 +114,16 @@ cut_fails() {
     cut_fails $F/sleep-v6.dat 150000 "libtracecmd crashes reading it (a file cut short or damaged)"
 }
 
+@test "a damaged trace.dat libtracecmd warns about: decode's one message, not its warnings" {
+    # fuzz-tracedat's find: libtracecmd printed "unknown option 116" and
+    # "libtracecmd: No such file or directory" before decode's message
+    local f=tests/fuzz/crashes/tracedat-damaged-options-libtracecmd-warns
+    run --separate-stderr argus-decode $f
+    assert_failure 65
+    assert_output ""
+    [ "$stderr" = "argus-decode: $f: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
+}
+
 @test "the magic number alone, on stdin: one message, exit 65" {
     run --separate-stderr sh -c "head -c 10 $F/sleep-v7.dat | argus-decode"
     assert_failure 65

@@ -105,6 +105,10 @@ static char *xstrdup_printf(int width, const char *name, const char *sep)
 static bool td_open(td_file *f, int fd)
 {
     *f = (td_file){0};
+    /* libtracecmd's own warnings ("unknown option 116", "libtracecmd: No
+     * such file or directory" on a damaged file) are not ours: a bad
+     * file gets one message, decode's */
+    tracecmd_set_loglevel(TEP_LOG_NONE);
     f->top = tracecmd_open_fd(fd, 0);
     if (!f->top) {
         close(fd);
