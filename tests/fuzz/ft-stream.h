@@ -22,6 +22,24 @@ typedef struct tid_state {
     bool waiting;
 } tid_state;
 
+/* The end of one decoding into the ftrace decoder D, writing W: RES->rc
+ * is 0, -1 or -2; a -2's message is the decoder's (into RES->err), and the
+ * decoder is drained as argus-decode drains it (the lines before the error
+ * stay); its counters printed, D freed, what was written in RES. */
+static inline void ft_decoding_end(argus_ft *d, argus_writer *w, result *res)
+{
+    CHECK(res->rc == 0 || res->rc == -1 || res->rc == -2);
+    if (res->rc == -2) {
+        const char *e = argus_ft_error(d);
+        CHECK(e && *e && strnlen(e, sizeof res->err) < sizeof res->err);
+        strcpy(res->err, e);
+        argus_ft_drain(d);
+    }
+    argus_ft_print_counts(d, devnull);
+    argus_ft_free(d);
+    output_end(w, res);
+}
+
 /* The records in OUT (LEN bytes) form a valid stream of this decoder. */
 static void check_stream(const uint8_t *out, size_t len)
 {

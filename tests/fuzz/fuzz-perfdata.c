@@ -65,16 +65,7 @@ static void decode(const uint8_t *data, size_t size, bool from_file, result *res
         res->rc = argus_pd_decode(d, copy, size, NAME, res->err, sizeof res->err);
         free(copy);
     }
-    CHECK(res->rc == 0 || res->rc == -1 || res->rc == -2);
-    if (res->rc == -2) {
-        const char *e = argus_ft_error(d);
-        CHECK(e && *e && strnlen(e, sizeof res->err) < sizeof res->err);
-        strcpy(res->err, e);
-        argus_ft_drain(d); /* as argus-decode: the lines before the error stay */
-    }
-    argus_ft_print_counts(d, devnull);
-    argus_ft_free(d);
-    output_end(w, res);
+    ft_decoding_end(d, w, res);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -53,18 +53,9 @@ static void decode(const uint8_t *data, size_t size, bool from_file, result *res
         memory_input(&in, data, size);
     res->rc = argus_td_read(d, &in, res->err, sizeof res->err);
     argus_input_close(&in);
-    CHECK(res->rc == 0 || res->rc == -1 || res->rc == -2);
     if (res->rc == -1 && strncmp(res->err, NAME ": ", strlen(NAME ": ")) != 0)
         FAIL("error \"%s\" does not name the input", res->err);
-    if (res->rc == -2) {
-        const char *e = argus_ft_error(d);
-        CHECK(e && *e && strnlen(e, sizeof res->err) < sizeof res->err);
-        strcpy(res->err, e);
-        argus_ft_drain(d); /* as argus-decode: the lines before the error stay */
-    }
-    argus_ft_print_counts(d, devnull);
-    argus_ft_free(d);
-    output_end(w, res);
+    ft_decoding_end(d, w, res);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
