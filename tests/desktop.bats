@@ -10,7 +10,7 @@ load test_helper
 load real_helper
 
 setup_file() {
-    unpack gui-dbus qt-dbus gui-worker gui-busy
+    unpack gui-dbus qt-dbus gui-worker gui-busy gtk-dialog gtk-dialog-spinner clip-paste
 }
 
 @test "DEC-PROBE: GLib's dispatch and poll and GTK's key press decode (gui-dbus)" {
@@ -129,6 +129,49 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     assert_output '"keyDown"'
     run records gui-busy 'select(.type == "culprit") | [.rank, .tid, .state]'
     assert_output '[1,13660,"busy"]'
+}
+
+# SPIN-LOOP's "Answering inside a handler": a nested loop of the app's own
+# GLib context answers when it waits with no deadline or draws; one that
+# waits on its own timer is the handler waiting (docs/stages/find-spinning.md).
+@test "SPIN-LOOP: a modal dialog idle 3 s is no hang; the wait after its answer is (gtk-dialog)" {
+    diagnose gtk-dialog
+    # the app's one hang is the child it waited for after the answer, from
+    # the answer's key (before this rule: the dialog's idle 3 s poll)
+    run records gtk-dialog 'select(.type == "hang" and .tid == 6140) | [.indicator, .class, .reason, .begin, .duration]'
+    assert_output '["loop","wait","wait4",3040867000,2509482000]'
+    run records gtk-dialog 'select(.type == "culprit" and .hang == 0 and .rank == 1) | [.tid, .reason]'
+    assert_output '[6200,"clock_nanosleep"]'
+    # the normal run: the dialog up 3 s, answered, acted on at once
+    diagnose gtk-dialog.normal
+    run records gtk-dialog.normal 'select(.type == "hang" and .tid == 6140) | .tid'
+    assert_output ''
+}
+
+@test "SPIN-LOOP: a dialog that draws its spinner while it waits is answering (gtk-dialog-spinner)" {
+    # its loop waits 16 ms on the frame clock and draws (wakes Xvfb) 176
+    # times in 3 s: each drawing ends a stretch away
+    diagnose gtk-dialog-spinner.normal
+    run records gtk-dialog-spinner.normal 'select(.type == "hang" and .tid == 7474) | .tid'
+    assert_output ''
+    diagnose gtk-dialog-spinner
+    run records gtk-dialog-spinner 'select(.type == "hang" and .hang == 0) | [.tid, .indicator, .reason, .duration]'
+    assert_output '[7474,"loop","wait4",2509129000]'
+}
+
+@test "SPIN-LOOP, SPIN-CHAIN: a clipboard wait's nested loop is the handler waiting (clip-paste)" {
+    diagnose clip-paste
+    # the key's callout, 2.364 s away from the loop's wait: hang 0, the app
+    run records clip-paste 'select(.type == "hang" and .hang == 0) | [.tid, .indicator, .class, .duration]'
+    assert_output '[13792,"loop","wait",2363783000]'
+    # its three polls on GTK's 1 s timer and the one Xvfb woke are one
+    # wait: the chain goes on to the stopped owner and the subshell
+    run records clip-paste 'select(.type == "wait_chain" and .hang == 0) | [.tids, .waits, .end]'
+    assert_output '[[13792,13747,13785,13892],[3,2,1,1],"timeout"]'
+    run records clip-paste 'select(.type == "culprit" and .hang == 0 and .rank == 1) | .tid'
+    assert_output '13892'
+    run grep -c 'Verdict (hang 0): gtk-clip-app/main \[13792\] was blocked 2.357 s in poll' "$R/clip-paste.report"
+    assert_output '1'
 }
 
 @test "an app idle in its loop is never a hang; the loops watched are said" {

@@ -153,6 +153,18 @@ argus-find-spinning: GUI main loops watched (SPIN-LOOP): 1
 argus-find-spinning: hang nodes: 0'
 }
 
+@test "SPIN-LOOP: a nested loop of the own context answers idle or drawing, not on its timer" {
+    # fixtures/spinning/nested-loops.jsonl: a dialog idle 3 s (no deadline),
+    # a clipboard wait retrying on its 1 s timer, a dialog drawing every 500 ms
+    run only hang $F/nested-loops.jsonl
+    assert_success
+    assert_output '{"type":"hang","hang":0,"seg":5,"tid":200,"pid":200,"proc":"clip-wait","thread":"clip-wait","begin":1001000,"end":2511000000,"duration":2509999000,"class":"busy","indicator":"loop","at":2001001000,"events":16,"yields":0,"blocked":0,"timeouts":0}'
+    run counts $F/nested-loops.jsonl
+    assert_output 'argus-find-spinning: indicators: 0
+argus-find-spinning: GUI main loops watched (SPIN-LOOP): 3
+argus-find-spinning: hang nodes: 1'
+}
+
 @test "SPIN-HANG: --proc names a process by its comm or the program or script it runs" {
     for name in tool.py tool /srv/tool.py other.py python3 -u --fast bin; do
         printf '%s:' "$name"

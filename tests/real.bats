@@ -439,10 +439,10 @@ to it. Culprit: page-toucher/main [4234] itself."
 # clip-paste: a GTK 3 app's key handler pastes with
 # Gtk.Clipboard.wait_for_text while the clipboard's owner, xclip, is
 # stopped 2.5 s; the handler waits in a nested loop on the app's own GLib
-# context. argus is not right on it yet (its truth's open= line); pinned
-# here is what the graph holds for a fix: the key's callout with the
-# nested loop's dispatches of the same context inside it, and the wakeups
-# that bring the answer back (stall's SIGCONT -> xclip -> Xvfb -> the app).
+# context (its diagnosis: tests/desktop.bats). Pinned here is what the
+# graph holds: the key's callout with the nested loop's dispatches of the
+# same context inside it, and the wakeups that bring the answer back
+# (stall's SIGCONT -> xclip -> Xvfb -> the app).
 @test "clip-paste: the key's callout holds the nested loop's dispatches, and the answer's wakeups" {
     unpack clip-paste
     argus graph "$R/clip-paste.txt" | argus-to-json > "$R/clip-paste.graph.json"

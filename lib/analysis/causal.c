@@ -62,7 +62,7 @@ static void sort_states(const pool *p, idlist *l)
     if (l->n == 0)
         return;
     sort_pool = p;
-    qsort(l->v, l->n, sizeof *l->v, by_score);
+    argus_sort(l->v, l->n, sizeof *l->v, by_score);
 }
 
 /* The path ending in state ST (the cause), hang first. Each step keeps
@@ -348,6 +348,55 @@ static void merge_retry(const argus_graph *g, piece *v, int *n)
     *n = r + 1;
 }
 
+/* The wait inside segment S that began at FROM. */
+static const argus_inner_wait *inner_wait_from(const argus_graph *g, uint32_t s, uint64_t from)
+{
+    uint32_t n;
+    const argus_inner_wait *iw = argus_seg_inner_waits(g, s, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (iw[k].from == from)
+            return &iw[k];
+    return NULL;
+}
+
+/* Two waits inside one callout, X then Y, as argus_wait_retried tells of
+ * two segments' final waits: a nested loop's poll that its own timer
+ * ended, taken up again (GTK's clipboard wait retries every second). */
+static bool inner_wait_retried(const argus_graph *g, uint32_t s, const argus_inner_wait *x,
+                               const argus_inner_wait *y)
+{
+    if (x->reason != y->reason || y->from < x->to || y->from - x->to > RETRY_GAP)
+        return false;
+    bool same = x->resource == y->resource;
+    if (x->wake == ARGUS_WAKE_TIMED_OUT || x->wake == ARGUS_WAKE_INTERRUPTED ||
+        x->wake == ARGUS_WAKE_RESTART)
+        return same;
+    const argus_gedge *e = out_edge(g, &g->segs[s], x->wait_id, "wait");
+    return e && g->threads[g->segs[e->to_seg].thread].pid == g->threads[g->segs[s].thread].pid &&
+           (same || strcmp(argus_graph_str(g, x->reason), "futex") == 0);
+}
+
+/* merge_retry for the waits inside one segment: V[N-1] is the earlier
+ * inner wait just added, the later one the wait piece before the runs
+ * (its first wait the one that began at its from). */
+static void merge_inner_retry(const argus_graph *g, piece *v, int *n)
+{
+    int k = *n - 1, r = k - 1;
+    if (k < 2 || v[k].wait_id == 0 || v[k].kind == P_RUN || v[k].kind == P_RUNNABLE)
+        return;
+    while (r >= 0 && (v[r].kind == P_RUN || v[r].kind == P_RUNNABLE))
+        r--;
+    if (r < 0 || v[r].kind == P_BEFORE || v[r].wait_id == 0 || v[r].seg != v[k].seg)
+        return;
+    const argus_inner_wait *x = inner_wait_from(g, v[k].seg, v[k].from);
+    const argus_inner_wait *y = inner_wait_from(g, v[r].seg, v[r].from);
+    if (!x || !y || !inner_wait_retried(g, v[k].seg, x, y))
+        return;
+    v[r].from = v[k].from;
+    v[r].waits += v[k].waits;
+    *n = r + 1;
+}
+
 /* The stretches of CUR's thread from HI back to LO, latest first, after
  * the *N in V: CUR is the segment it was in at HI. Returns the new *N. */
 static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uint64_t lo,
@@ -376,6 +425,7 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
                                          iw->cpu_holder, 0}, lo);
                 add_piece(v, &n, (piece){kind, cur, next, iw->from, woke, 0, cur, cur, 0,
                                          iw->wait_id}, lo);
+                merge_inner_retry(g, v, &n);
                 t = iw->from;
                 continue;
             }

@@ -42,6 +42,9 @@ typedef struct loop_state {
     uint64_t since;             /* the stretch away from the wait began;
                                    UINT64_MAX: in its wait */
     uint64_t root_item;         /* the context the outermost dispatch runs */
+    bool nested_root;           /* the last dispatch begun inside a callout
+                                   ran root_item: a nested loop of the
+                                   loop's own context (a modal dialog) */
     bool looper;                /* an Android Looper (runloop_invoke kind
                                    "message", the decoder's atrace mapping) */
     uint64_t input;             /* SPIN-ANR: ts of the first input of the
@@ -57,6 +60,10 @@ typedef struct loops {
     uint64_t limit;             /* ns; 0: SPIN-LOOP off */
     argus_table threads;        /* tid -> loop_state */
     argus_table ui_pids;        /* pid -> a ui_event seen */
+    argus_table servers;        /* tid -> a display server's thread (by
+                                   its thread record) */
+    const char **server_names;  /* the display servers (SPIN-IDLE's) */
+    int nserver_names;
     away *v;
     uint32_t n;
     size_t cap;
@@ -94,8 +101,12 @@ static void loop_back(loops *l, uint64_t tid, const loop_state *st, uint64_t ts)
 
 /* The loop leaves its wait at after_waiting (or at a first dispatch when
  * the trace began inside it) and comes back at before_waiting, at callout
- * level 0; a dispatch of the outermost context inside a callout (a modal
- * dialog's nested loop) is the loop answering too. */
+ * level 0. Inside a callout, a nested loop of the loop's own outermost
+ * context (a modal dialog's) is the loop answering only when it shows it:
+ * it waits with no deadline (idle: only input or another thread can end
+ * that wait), or a dispatch of it draws (wakes a display server). A nested
+ * loop that retries on its own timer and draws nothing (GTK's clipboard
+ * wait) is the handler waiting. */
 static void on_loop_event(loops *l, const argus_record *r)
 {
     bool created;
@@ -108,6 +119,17 @@ static void on_loop_event(loops *l, const argus_record *r)
             st->input = r->ts;
         return;
     }
+    if (r->type == ARGUS_T_WAKEUP) {
+        uint64_t target;
+        if (st->level >= 2 && st->nested_root && st->since != UINT64_MAX &&
+            argus_get_uint(r, ARGUS_K_TARGET, &target) &&
+            argus_table_get(&l->servers, target) && !argus_table_get(&l->servers, r->tid)) {
+            loop_back(l, r->tid, st, r->ts);    /* it drew: answering */
+            st->since = r->ts;
+            st->input = UINT64_MAX;
+        }
+        return;
+    }
     if (r->type == ARGUS_T_RUNLOOP_INVOKE) {
         uint64_t item = 0;
         argus_get_uint(r, ARGUS_K_ITEM, &item);
@@ -118,25 +140,46 @@ static void on_loop_event(loops *l, const argus_record *r)
                 if (st->since == UINT64_MAX)
                     st->since = r->ts;
                 st->root_item = item;
-            } else if (item && item == st->root_item) {
-                loop_back(l, r->tid, st, r->ts);
-                st->since = r->ts;
-                st->input = UINT64_MAX;
+                st->nested_root = false;
+            } else {
+                st->nested_root = item && item == st->root_item;
             }
             st->level++;
         } else if (st->level > 0) {
             st->level--;
         }
-    } else if (st->level == 0) {
-        if (argus_text_is(r, ARGUS_K_STAGE, "before_waiting")) {
+    } else if (argus_text_is(r, ARGUS_K_STAGE, "before_waiting")) {
+        /* the loop's wait, or a nested loop of its context idle */
+        if (st->level == 0 || (st->nested_root && argus_get(r, ARGUS_K_TIMEOUT) == NULL)) {
             loop_back(l, r->tid, st, r->ts);
             st->since = UINT64_MAX;
             st->input = UINT64_MAX;
-        } else if (argus_text_is(r, ARGUS_K_STAGE, "after_waiting")) {
+        }
+    } else if (argus_text_is(r, ARGUS_K_STAGE, "after_waiting")) {
+        if (st->level == 0 || st->since == UINT64_MAX) {
             st->since = r->ts;
             st->input = UINT64_MAX;
         }
     }
+}
+
+/* Keeps L's display-server threads as thread records name them (a thread
+ * renamed is looked at again). */
+static void note_server(loops *l, const argus_record *r)
+{
+    uint64_t tid;
+    size_t len;
+    const char *proc = argus_get_text(r, ARGUS_K_PROC, &len);
+    if (!argus_get_uint(r, ARGUS_K_TID, &tid) || !proc)
+        return;
+    bool server = false;
+    for (int i = 0; i < l->nserver_names && !server; i++)
+        server = strlen(l->server_names[i]) == len && !memcmp(proc, l->server_names[i], len);
+    bool created;
+    if (server)
+        argus_table_put(&l->servers, tid, &created);
+    else
+        argus_table_remove(&l->servers, tid);
 }
 
 static void on_event(const argus_record *r, void *ctx)
@@ -145,6 +188,10 @@ static void on_event(const argus_record *r, void *ctx)
     if (f->loops.limit) {
         if (r->type == ARGUS_T_RUNLOOP_INVOKE || r->type == ARGUS_T_RUNLOOP_PHASE)
             on_loop_event(&f->loops, r);
+        else if (r->type == ARGUS_T_WAKEUP && argus_table_get(&f->loops.threads, r->tid))
+            on_loop_event(&f->loops, r);
+        else if (r->type == ARGUS_T_THREAD)
+            note_server(&f->loops, r);
         else if (r->type == ARGUS_T_UI_EVENT) {
             bool created;
             argus_table_put(&f->loops.ui_pids, r->pid, &created);
@@ -766,7 +813,7 @@ static void order_hangs(const argus_graph *g, hangs *found, argus_chain *chains,
     free(first_chain);
     free(chains_with);
     free(gui_hung);
-    qsort(o, kept, sizeof *o, by_order);
+    argus_sort(o, kept, sizeof *o, by_order);
     for (uint32_t i = 0; i < kept; i++) {
         found->v[i] = o[i].h;
         chains[i] = o[i].c;
@@ -1056,6 +1103,9 @@ argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *he
     sp->f.loops.limit = loop_ms * MS;
     argus_table_init(&sp->f.loops.threads, sizeof(loop_state));
     argus_table_init(&sp->f.loops.ui_pids, 1);
+    argus_table_init(&sp->f.loops.servers, 1);
+    sp->f.loops.server_names = sp->o.servers;
+    sp->f.loops.nserver_names = sp->o.nservers;
     return sp;
 }
 
@@ -1125,8 +1175,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     free(loop_watched);
     if (found.by_seg.value_size)
         argus_table_free(&found.by_seg); /* positions change from here */
-    if (found.n > 1)
-        qsort(found.v, found.n, sizeof *found.v, by_severity);
+    argus_sort(found.v, found.n, sizeof *found.v, by_severity);
     argus_chain *chains = argus_xcalloc(found.n + 1, sizeof *chains, "wait chains");
     for (uint32_t n = 0; n < found.n; n++) {
         const hang *h = &found.v[n];
@@ -1165,6 +1214,7 @@ void argus_spin_finish(argus_spin *sp, const argus_graph *g, argus_writer *out)
     free(fp->loops.v);
     argus_table_free(&fp->loops.threads);
     argus_table_free(&fp->loops.ui_pids);
+    argus_table_free(&fp->loops.servers);
     argus_table_free(&wp->parents);
     free(sp);
 }

@@ -1660,6 +1660,8 @@ static void graph_load(argus_graph *g, argus_reader *rd, const argus_graph_optio
                 opt->on_event(r, opt->ctx);
         } else if (r->type == ARGUS_T_THREAD) {
             load_thread(g, r);
+            if (opt && opt->on_event)
+                opt->on_event(r, opt->ctx);
         } else if (r->type == ARGUS_T_EDGE) {
             load_edge(g, r);
         } else if (r->type != ARGUS_T_STREAM) {

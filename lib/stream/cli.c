@@ -179,6 +179,12 @@ static void *got(void *p, const char *what)
     return p;
 }
 
+void argus_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
+
 void *argus_xmalloc(size_t n, const char *what) { return got(malloc(n ? n : 1), what); }
 
 void *argus_xcalloc(size_t n, size_t size, const char *what)

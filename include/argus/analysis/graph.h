@@ -186,7 +186,8 @@ typedef struct argus_graph_options {
                                    first asks for a segment's: the report
                                    shows a few segments of millions */
     argus_writer *pass;         /* write every record read here (or NULL) */
-    /* called for every event after it is loaded (indicators, ...) */
+    /* called for every event and thread record after it is loaded
+     * (indicators, main loops, the threads' names) */
     void (*on_event)(const argus_record *r, void *ctx);
     void *ctx;
 } argus_graph_options;

@@ -83,6 +83,10 @@ void *argus_xrealloc(void *p, size_t n, const char *what);
 char *argus_xstrdup(const char *s, const char *what);
 char *argus_xstrndup(const char *s, size_t n, const char *what);
 
+/* qsort, but an array of fewer than two elements is sorted as it is,
+ * whatever BASE: qsort of a NULL array is undefined even with none. */
+void argus_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Options every program shares. getopt_long returns 'h', 'v' and the
  * ARGUS_OPT_* values for them; a program's switch hands every value it
  * does not handle itself to argus_common_option. */
