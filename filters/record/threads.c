@@ -131,8 +131,7 @@ const struct thread_info *find_thread(const struct thread_list *l, int tid)
 
 void sort_threads(struct thread_list *list)
 {
-    if (list->n)
-        qsort(list->v, list->n, sizeof *list->v, by_tid);
+    argus_sort(list->v, list->n, sizeof *list->v, by_tid);
 }
 
 int running_process(int pid)

@@ -402,8 +402,7 @@ size_t reap_dead_recorders(void)
     if (dir)
         closedir(dir);
     /* in name order: the message says the same for the same leftovers */
-    if (ngone)              /* qsort wants an array, even of none */
-        qsort(gone, ngone, sizeof *gone, cmp_names);
+    argus_sort(gone, ngone, sizeof *gone, cmp_names);
     for (size_t i = 0; i < ngone; i++) {
         bool made = true;
         remove_instance(gone[i], &made);

@@ -670,8 +670,7 @@ static int by_time(const void *a, const void *b)
  * at the same ip; the pair is one write. Any other RW hit is a read. */
 void watch_finish(void)
 {
-    if (wp.n_hits)
-        qsort(wp.hits, wp.n_hits, sizeof *wp.hits, by_time);
+    argus_sort(wp.hits, wp.n_hits, sizeof *wp.hits, by_time);
     for (size_t i = 0; i < wp.n_hits; i++) {
         struct hit *h = &wp.hits[i];
         /* the previous hit of the same watch and thread */

@@ -231,7 +231,7 @@ static void walk_from(ctx *c, uint32_t hang, walk *cur, walks *out)
         if (n == 0)
             break;
         cand_graph = b;
-        qsort(cand, n, sizeof *cand, by_latest);
+        argus_sort(cand, n, sizeof *cand, by_latest);
         if (n == 1 && ns == 1) {
             cur->nodes[cur->n++] = (walk_node){b->edges[cand[0]].from_seg, cand[0],
                                                last->dist + 1};
@@ -670,8 +670,7 @@ static const char *chain_culprits(const argus_graph *g, uint32_t h, uint64_t fro
                      "link %u of the wait chain (via %s; the chain ends: %s); it %s",
                      i, via, chain.end, state);
     }
-    if (cs->n > 1)
-        qsort(cs->v, cs->n, sizeof *cs->v, by_cp_time);
+    argus_sort(cs->v, cs->n, sizeof *cs->v, by_cp_time);
     free(cp.steps);
     return chain.end;
 }
@@ -899,8 +898,7 @@ static void diff_hang(ctx *c, const hang_rec *hr)
         if (n0 != ARGUS_NONE) {
             index_connected(c, hr, &chain);
             diff_node(c, hr->n, hr->seg, hr->at, n0, 0, &base, 1);
-            if (base.n > 1)
-                qsort(base.v, base.n, sizeof *base.v, by_rank);
+            argus_sort(base.v, base.n, sizeof *base.v, by_rank);
         }
         merge_culprits(&cs, &chain, &base, &relays, end);
         free(relays.v);

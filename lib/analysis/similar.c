@@ -106,7 +106,7 @@ static void sort_list(const argus_graph *g, role_list *l, sort_entry **tmp, size
         const argus_seg *s = &g->segs[l->segs[i]];
         e[i] = (sort_entry){s->begin, i, s->sig_len};
     }
-    qsort(e, l->n, sizeof *e, by_sig_len);
+    argus_sort(e, l->n, sizeof *e, by_sig_len);
     for (uint32_t i = 0; i < l->n; i++)     /* the segs in the new order */
         e[i].pos = l->segs[e[i].pos];
     for (uint32_t i = 0; i < l->n; i++)
@@ -216,7 +216,7 @@ static int ranked(argus_match *found, uint32_t nfound, const argus_graph *b,
         return 0;
     rank_graph = b;
     rank_events = q->nevents;
-    qsort(found, nfound, sizeof *found, by_rank);
+    argus_sort(found, nfound, sizeof *found, by_rank);
     int k = nfound < (uint32_t)max ? (int)nfound : max;
     memcpy(out, found, (size_t)k * sizeof *out);
     free(found);
@@ -278,7 +278,7 @@ static int by_element(const void *a, const void *b)
 static uint32_t kinds_of(const uint32_t *x, uint32_t n, uint32_t *out)
 {
     memcpy(out, x, (size_t)n * sizeof *out);
-    qsort(out, n, sizeof *out, by_element);
+    argus_sort(out, n, sizeof *out, by_element);
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
         if (k == 0 || out[k - 1] != out[i])
@@ -380,7 +380,7 @@ int argus_sim_nearest(const argus_sim_index *ix, const argus_graph *g, uint32_t 
     }
     rank_graph = ix->g;
     rank_events = q->nevents;
-    qsort(found, nfound, sizeof *found, by_percent);
+    argus_sort(found, nfound, sizeof *found, by_percent);
     *nearest = found[0];
     free(found);
     return ARGUS_SIM_UNLIKE;

@@ -1278,7 +1278,7 @@ static int thread_lines(ctf_reader *r)
     while (argus_table_next(&r->procs, &pos, &tid, &v))
         if (((proc_entry *)v)->pid >= 0 && tid != 0)
             tids[n++] = tid;
-    qsort(tids, n, sizeof *tids, by_key);
+    argus_sort(tids, n, sizeof *tids, by_key);
     for (size_t i = 0; i < n && r->rc == 0; i++) {
         const proc_entry *p = argus_table_get(&r->procs, tids[i]);
         r->len = 0;

@@ -379,7 +379,7 @@ static void write_start_waits(argus_ft *d, const line_slot *s)
     while (argus_table_next(&d->prescan, &pos, &tid, &v))
         if (((struct prescan *)v)->asleep)
             tids[n++] = tid;
-    qsort(tids, n, sizeof *tids, by_tid);
+    argus_sort(tids, n, sizeof *tids, by_tid);
     for (size_t i = 0; i < n; i++) {
         struct prescan *p = argus_table_get(&d->prescan, tids[i]);
         thread *t = argus_ft_get_thread(d, tids[i]);

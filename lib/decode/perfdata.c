@@ -874,7 +874,7 @@ static int flush_held(pd_file *f, uint64_t limit)
 {
     if (f->n_held == 0) /* none held, perhaps none ever: held is NULL then */
         return 0;
-    qsort(f->held, f->n_held, sizeof *f->held, cmp_held);
+    argus_sort(f->held, f->n_held, sizeof *f->held, cmp_held);
     size_t i = 0;
     for (; i < f->n_held && f->held[i].ts <= limit; i++)
         if (take_record(f, f->held[i].off) < 0)
@@ -891,7 +891,7 @@ static int hold(pd_file *f, uint64_t ts, uint64_t off)
     if (f->n_held == f->cap_held) {
         if (f->n_held >= HELD_MAX) {
             /* no rounds (a piped file, an old perf): bounded, not ordered wider */
-            qsort(f->held, f->n_held, sizeof *f->held, cmp_held);
+            argus_sort(f->held, f->n_held, sizeof *f->held, cmp_held);
             if (flush_held(f, f->held[f->n_held / 2].ts) < 0)
                 return -1;
         } else {
@@ -1208,8 +1208,7 @@ static int pd_run(argus_ft *d, FILE *text, const uint8_t *buf, size_t len, const
     trace_seq_init(&f.s);
     int rc = open_file(&f);
     if (rc == 0) {
-        if (f.n_ids) /* a file with no sample ids has no table (NULL) to sort */
-            qsort(f.ids, f.n_ids, sizeof *f.ids, cmp_id);
+        argus_sort(f.ids, f.n_ids, sizeof *f.ids, cmp_id);
         find_events(&f);
         bool any = false;
         for (size_t i = 0; i < f.n_attrs; i++)

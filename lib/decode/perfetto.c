@@ -1803,8 +1803,7 @@ static int pf_run(pf *p)
     else if (!p->deferred[0])
         snprintf(p->deferred, sizeof p->deferred, "%s", p->err);
     p->chunk_base = NULL;
-    if (p->n_bundles)
-        qsort(p->bundles, p->n_bundles, sizeof *p->bundles, bundle_order);
+    argus_sort(p->bundles, p->n_bundles, sizeof *p->bundles, bundle_order);
     /* the first pass: an error there is met again, at the same event, in
      * the second, after the lines before it */
     p->prescan = true;

@@ -121,8 +121,7 @@ static void release_all_held(argus_writer *out, argus_table *threads)
         }
         held[n++] = t;
     }
-    if (n)
-        qsort(held, n, sizeof *held, by_held_woken);
+    argus_sort(held, n, sizeof *held, by_held_woken);
     for (size_t i = 0; i < n; i++)
         release_held(out, held[i], false);
     free(held);

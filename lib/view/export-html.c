@@ -419,7 +419,7 @@ static void put_panel(html *H, panel *p, const char *id, const char *title, seg_
 {
     const argus_graph *g = p->g;
     char buf[256];
-    qsort(p->ev, p->nev, sizeof *p->ev, cmp_event);
+    argus_sort(p->ev, p->nev, sizeof *p->ev, cmp_event);
     argus_export_out("{\"id\":");
     argus_export_put_str(H->x, id);
     argus_export_out(",\"title\":");

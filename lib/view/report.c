@@ -1026,7 +1026,7 @@ static uint32_t count_processes(report *R)
     uint64_t *pids = argus_xmalloc(R->g->nthreads * sizeof *pids, "the process count");
     for (uint32_t i = 0; i < R->g->nthreads; i++)
         pids[i] = R->g->threads[i].pid;
-    qsort(pids, R->g->nthreads, sizeof *pids, cmp_u64);
+    argus_sort(pids, R->g->nthreads, sizeof *pids, cmp_u64);
     uint32_t procs = 1;
     for (uint32_t i = 1; i < R->g->nthreads; i++)
         procs += pids[i] != pids[i - 1];
@@ -2160,7 +2160,7 @@ static void index_hangs(hang_index *ix, const void *v, size_t size, uint32_t n)
         memcpy(&ix->v[i].hang, (const char *)v + (size_t)i * size, sizeof(uint64_t));
         ix->v[i].pos = i;
     }
-    qsort(ix->v, n, sizeof *ix->v, by_hang_pos);
+    argus_sort(ix->v, n, sizeof *ix->v, by_hang_pos);
     ix->n = n;
 }
 #define INDEX_HANGS(l)                                                                    \
@@ -2360,7 +2360,7 @@ void argus_report_write(argus_graph *g, const argus_report_options *o)
         .g = g,
     }, *R = &state;
     read_extras(R, g);
-#define SORT(l, cmp) do { if ((l).n > 1) qsort((l).v, (l).n, sizeof *(l).v, cmp); } while (0)
+#define SORT(l, cmp) argus_sort((l).v, (l).n, sizeof *(l).v, cmp)
     SORT(R->hangs, by_hang);
     SORT(R->paths, by_path_rank);
     SORT(R->matches, by_match_rank);
