@@ -105,10 +105,6 @@ static char *xstrdup_printf(int width, const char *name, const char *sep)
 static bool td_open(td_file *f, int fd)
 {
     *f = (td_file){0};
-    /* libtracecmd's own warnings ("unknown option 116", "libtracecmd: No
-     * such file or directory" on a damaged file) are not ours: a bad
-     * file gets one message, decode's */
-    tracecmd_set_loglevel(TEP_LOG_NONE);
     f->top = tracecmd_open_fd(fd, 0);
     if (!f->top) {
         close(fd);
@@ -318,6 +314,11 @@ static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t er
 
 int argus_td_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
 {
+    /* libtracecmd's own warnings ("unknown option 116", "libtracecmd: No
+     * such file or directory" on a damaged file) are not ours: a bad
+     * file gets one message, decode's. Its setting is global: once for
+     * the trial and both passes. */
+    tracecmd_set_loglevel(TEP_LOG_NONE);
     int fd = argus_input_seekable_fd(in);
     if (fd < 0) {
         snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
