@@ -47,6 +47,20 @@ of that wait."
     assert_output ""
 }
 
+@test "WATCH-LOOP: a clipboard wait's nested loop is the app's hang; a modal dialog up 3 s is none" {
+    # clip-paste: GTK's wait_for_text polls on its 1 s timer in a nested
+    # loop of the app's own context: the app's line comes first
+    run argus-watch -q --no-notify --replay "$(real clip-paste hang)" --dir "$D"
+    assert_success
+    assert_line --index 0 --partial '  gtk-clip-app [13792]  gtk-clip-app/main [13792] was blocked 2.357 s in poll, waiting on stall/main [13892] (through 2 other threads)'
+    # the dialogs' nested loops wait with no deadline, or draw a spinner
+    for name in gtk-dialog gtk-dialog-spinner; do
+        run argus-watch -q --no-notify --replay "$(real $name normal)" --dir "$D"
+        assert_success
+        assert_output ""
+    done
+}
+
 @test "WATCH-REPORT: no hang, no line and no folder" {
     run argus-watch --no-notify --replay "$(real gui-dbus normal)" --dir "$D"
     assert_success

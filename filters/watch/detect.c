@@ -58,6 +58,9 @@ typedef struct thread_state {
     bool has_loop;
     uint32_t level;             /* dispatches open */
     uint64_t root_ctx;          /* the context of the outermost dispatch */
+    bool nested_root;           /* the last dispatch begun inside a callout
+                                   ran root_ctx: a nested loop of the
+                                   loop's own context (a modal dialog) */
     uint64_t away;              /* away from its wait since; 0: in it */
     /* a hang in flight */
     bool in_flight;
@@ -383,6 +386,17 @@ static bool *cpu_timer(int cpu)
     return &in_timer[cpu];
 }
 
+/* A nested loop of the loop's own context that draws (wakes a display
+ * server inside one of its dispatches) is answering: a new stretch. */
+static void loop_drew(thread_state *t, int tid, uint64_t ts)
+{
+    if (t->level < 2 || !t->nested_root || !t->away)
+        return;
+    if (t->in_flight && t->kind == HANG_LOOP)
+        end_stretch(t, tid, ts);
+    t->away = ts;
+}
+
 /* sched_waking or sched_wakeup: EV's thread woke TARGET. */
 static void on_wakeup(const struct event_line *ev, int target)
 {
@@ -422,6 +436,8 @@ static void on_wakeup(const struct event_line *ev, int target)
                 w->gui = true;
             else if (other_program)
                 w->asked = true;
+            if (to_display && !w->display)
+                loop_drew(w, ev->tid, ev->ts);
         }
     } else if (to_display && waker_proc && !waker_proc->display) {
         waker_proc->gui = true;
@@ -464,15 +480,18 @@ static void on_loop(thread_state *t, int tid, const struct event_line *ev)
         return;
     t->has_loop = true;
     if (wait && !ret) {            /* before_waiting */
-        if (t->level == 0 && t->away && in_scope(t) && ev->ts - t->away >= limit_of(t))
+        /* the loop's wait, or a nested loop of its own context idle: a
+         * wait with no deadline (SPIN-LOOP) */
+        bool waiting = t->level == 0 || (t->nested_root && field(ev->args, " timeout=") < 0);
+        if (waiting && t->away && in_scope(t) && ev->ts - t->away >= limit_of(t))
             start_hang(t, HANG_LOOP, t->away); /* past the limit between two ticks */
-        if (t->level == 0 && t->away) {
+        if (waiting && t->away) {
             t->away = 0;
             if (t->kind == HANG_LOOP)
                 end_stretch(t, tid, ev->ts);
         }
     } else if (wait) {             /* after_waiting */
-        if (t->level == 0 && !t->away)
+        if (!t->away)
             t->away = ev->ts;
     } else if (!ret) {             /* a dispatch begins */
         uint64_t ctx = hex_field(ev->args, "ctx=0x");
@@ -480,12 +499,9 @@ static void on_loop(thread_state *t, int tid, const struct event_line *ev)
             if (!t->away)
                 t->away = ev->ts;
             t->root_ctx = ctx;
-        } else if (ctx && ctx == t->root_ctx) {
-            /* the loop's own context inside a callout: a modal loop
-             * answering; a new stretch begins */
-            if (t->in_flight && t->kind == HANG_LOOP)
-                end_stretch(t, tid, ev->ts);
-            t->away = ev->ts;
+            t->nested_root = false;
+        } else {
+            t->nested_root = ctx && ctx == t->root_ctx;
         }
         t->level++;
     } else if (t->level) {
