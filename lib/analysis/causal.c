@@ -304,6 +304,24 @@ static void add_piece(piece *v, int *n, piece x, uint64_t lo)
     v[(*n)++] = x;
 }
 
+/* Wait WAIT_ID of segment S (ended WAKE, for REASON), followed by another
+ * for the same reason on the SAME resource or not: taken up again when it
+ * timed out (or was interrupted) on the same resource, or a thread of its
+ * own process woke it. */
+static bool taken_up_again(const argus_graph *g, const argus_seg *s, uint64_t wait_id,
+                           uint8_t wake, uint32_t reason, bool same)
+{
+    if (wake == ARGUS_WAKE_TIMED_OUT || wake == ARGUS_WAKE_INTERRUPTED ||
+        wake == ARGUS_WAKE_RESTART)
+        return same;
+    /* woken by a thread of its own process: a worker's progress, not what
+     * it waited for; on futexes the word changes from one wait to the next
+     * (a condition variable's two groups, its mutex), so any futex */
+    const argus_gedge *e = out_edge(g, s, wait_id, "wait");
+    return e && g->threads[g->segs[e->to_seg].thread].pid == g->threads[s->thread].pid &&
+           (same || strcmp(argus_graph_str(g, reason), "futex") == 0);
+}
+
 bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b)
 {
     const argus_seg *x = &g->segs[a], *y = &g->segs[b];
@@ -311,20 +329,12 @@ bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b)
         y->wait_id == UINT64_MAX || x->wait_reason != y->wait_reason ||
         y->end - x->resume > RETRY_GAP)
         return false;
-    bool same = x->wait_resource == y->wait_resource;
     /* uninterruptible waits outside any system call the trace names: page
      * faults reading the disk one after another, whoever completed each */
     if (strcmp(argus_graph_str(g, x->wait_reason), "disk") == 0)
         return true;
-    if (x->wake == ARGUS_WAKE_TIMED_OUT || x->wake == ARGUS_WAKE_INTERRUPTED ||
-        x->wake == ARGUS_WAKE_RESTART)
-        return same;
-    /* woken by a thread of its own process: a worker's progress, not what
-     * it waited for; on futexes the word changes from one wait to the next
-     * (a condition variable's two groups, its mutex), so any futex */
-    const argus_gedge *e = out_edge(g, x, x->wait_id, "wait");
-    return e && g->threads[g->segs[e->to_seg].thread].pid == g->threads[x->thread].pid &&
-           (same || strcmp(argus_graph_str(g, x->wait_reason), "futex") == 0);
+    return taken_up_again(g, x, x->wait_id, x->wake, x->wait_reason,
+                          x->wait_resource == y->wait_resource);
 }
 
 /* A wait taken up again (argus_wait_retried): one wait with the later
@@ -367,13 +377,8 @@ static bool inner_wait_retried(const argus_graph *g, uint32_t s, const argus_inn
 {
     if (x->reason != y->reason || y->from < x->to || y->from - x->to > RETRY_GAP)
         return false;
-    bool same = x->resource == y->resource;
-    if (x->wake == ARGUS_WAKE_TIMED_OUT || x->wake == ARGUS_WAKE_INTERRUPTED ||
-        x->wake == ARGUS_WAKE_RESTART)
-        return same;
-    const argus_gedge *e = out_edge(g, &g->segs[s], x->wait_id, "wait");
-    return e && g->threads[g->segs[e->to_seg].thread].pid == g->threads[g->segs[s].thread].pid &&
-           (same || strcmp(argus_graph_str(g, x->reason), "futex") == 0);
+    return taken_up_again(g, &g->segs[s], x->wait_id, x->wake, x->reason,
+                          x->resource == y->resource);
 }
 
 /* merge_retry for the waits inside one segment: V[N-1] is the earlier
