@@ -159,7 +159,7 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     assert_output '[7474,"loop","wait4",2509129000]'
 }
 
-@test "SPIN-LOOP, SPIN-CHAIN: a clipboard wait's nested loop is the handler waiting (clip-paste)" {
+@test "SPIN-LOOP, SPIN-PATH: a clipboard wait's nested loop is the handler waiting (clip-paste)" {
     diagnose clip-paste
     # the key's callout, 2.364 s away from the loop's wait: hang 0, the app
     run records clip-paste 'select(.type == "hang" and .hang == 0) | [.tid, .indicator, .class, .duration]'
