@@ -47,13 +47,18 @@ of that wait."
     assert_output ""
 }
 
-@test "WATCH-LOOP: a clipboard wait's nested loop is the app's hang; a modal dialog up 3 s is none" {
+@test "WATCH-LOOP: a clipboard wait is the app's hang; a dialog up 3 s none, the wait after its answer one" {
     # clip-paste: GTK's wait_for_text polls on its 1 s timer in a nested
     # loop of the app's own context: the app's line comes first
     run argus-watch -q --no-notify --replay "$(real clip-paste hang)" --dir "$D"
     assert_success
     assert_line --index 0 --partial '  gtk-clip-app [13792]  gtk-clip-app/main [13792] was blocked 2.357 s in poll, waiting on stall/main [13892] (through 2 other threads)'
-    # the dialogs' nested loops wait with no deadline, or draw a spinner
+    # the dialogs' nested loops wait with no deadline, or draw a spinner;
+    # the hang after the answer: the window begins inside the key's
+    # callout, so its wait4 is a segment's final wait, the hang node's
+    run argus-watch -q --no-notify --replay "$(real gtk-dialog hang)" --dir "$D"
+    assert_success
+    assert_output --partial '  gtk-dialog-app [6140]  gtk-dialog-app/main [6140] was blocked 2.501 s in wait4, waiting on sleep/main [6200]'
     for name in gtk-dialog gtk-dialog-spinner; do
         run argus-watch -q --no-notify --replay "$(real $name normal)" --dir "$D"
         assert_success

@@ -304,12 +304,24 @@ static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
     return s->wait_id == UINT64_MAX ? 0 : argus_seg_until(g, s) - s->end;
 }
 
-/* The time segment S's thread was blocked in the waits inside it (a
- * callout's), within FROM..TO. */
+/* The part of segment S's final wait within FROM..TO (0: none). */
+static uint64_t final_blocked(const argus_graph *g, const argus_seg *s, uint64_t from,
+                              uint64_t to)
+{
+    if (s->wait_id == UINT64_MAX)
+        return 0;
+    uint64_t until = argus_seg_until(g, s);
+    uint64_t a = s->end > from ? s->end : from, b = until < to ? until : to;
+    return b > a ? b - a : 0;
+}
+
+/* The time segment S's thread was blocked within FROM..TO: in the waits
+ * inside it (a callout's) and in its final wait (a window that began
+ * inside the callout ends segments at its waits). */
 static uint64_t inner_blocked(const argus_graph *g, const argus_seg *s, uint64_t from,
                               uint64_t to)
 {
-    uint64_t sum = 0;
+    uint64_t sum = final_blocked(g, s, from, to);
     uint32_t n;
     const argus_inner_wait *iw = argus_seg_inner_waits(g, (uint32_t)(s - g->segs), &n);
     for (uint32_t k = 0; k < n; k++) {
@@ -455,10 +467,13 @@ static void loop_hangs(const argus_graph *g, const loops *l, const bool *watched
         const uint32_t *segs = g->thread_segs + g->seg_first[t];
         for (uint32_t k = 0; k < g->seg_first[t + 1] - g->seg_first[t]; k++) {
             const argus_seg *x = &g->segs[segs[k]];
-            if (x->ctx || x->end < a->from || x->begin > a->to)
+            /* a segment holds its final wait too, to its resume (a window
+             * that began inside the callout splits it at its waits) */
+            uint64_t until = argus_seg_until(g, x);
+            if (x->ctx || until < a->from || x->begin > a->to)
                 continue;
             uint64_t lo = x->begin > a->from ? x->begin : a->from;
-            uint64_t hi = x->end < a->to ? x->end : a->to;
+            uint64_t hi = until < a->to ? until : a->to;
             if (best == ARGUS_NONE || hi - lo > best_len) {
                 best = segs[k];
                 best_len = hi - lo;
@@ -874,8 +889,19 @@ static const char *wake_name(uint8_t w)
  * wait inside its handler. */
 static bool wait_of(const argus_graph *g, const hang *h, argus_wait_info *out)
 {
-    return h->loop ? argus_longest_inner_wait(g, h->seg, h->from, h->to, out)
-                   : argus_final_wait(g, h->seg, out);
+    if (!h->loop)
+        return argus_final_wait(g, h->seg, out);
+    /* the longest wait within the stretch: inside the segment, or its
+     * final one */
+    const argus_seg *s = &g->segs[h->seg];
+    uint64_t final = final_blocked(g, s, h->from, h->to);
+    if (argus_longest_inner_wait(g, h->seg, h->from, h->to, out)) {
+        uint64_t a = out->from > h->from ? out->from : h->from;
+        uint64_t b = out->to < h->to ? out->to : h->to;
+        if (b > a && b - a >= final)
+            return true;
+    }
+    return final > 0 && argus_final_wait(g, h->seg, out);
 }
 
 static void put_hang(argus_writer *w, const argus_graph *g, uint32_t n,
