@@ -10,7 +10,7 @@ load test_helper
 load real_helper
 
 setup_file() {
-    unpack gui-dbus qt-dbus gui-worker gui-busy gtk-dialog gtk-dialog-spinner clip-paste
+    unpack gui-dbus qt-dbus gui-worker gui-busy gtk-dialog gtk-dialog-spinner clip-paste tk-dialog
 }
 
 @test "DEC-PROBE: GLib's dispatch and poll and GTK's key press decode (gui-dbus)" {
@@ -157,6 +157,37 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     diagnose gtk-dialog-spinner
     run records gtk-dialog-spinner 'select(.type == "hang" and .hang == 0) | [.tid, .indicator, .reason, .duration]'
     assert_output '[7474,"loop","wait4",2509129000]'
+}
+
+@test "SPIN-LOOP, DEC-PROBE: Tk's modal dialog idle 3 s is no hang; its wait's Tcl_Time is read (tk-dialog)" {
+    # Tcl_WaitForEvent's Tcl_Time: 8 waits with a deadline of 0 (polls),
+    # and the dialog's, NULL: no deadline (no timeout key)
+    run sh -c "argus-decode '$R/tk-dialog.txt' | argus-to-json | jq -c 'select(.tid == 8622 and .stage == \"before_waiting\") | .timeout' | sort | uniq -c"
+    assert_output '      8 0
+      1 null'
+    diagnose tk-dialog
+    run records tk-dialog 'select(.type == "hang" and .hang == 0) | [.tid, .indicator, .class, .reason]'
+    assert_output '[8622,"loop","wait","wait4"]'
+    run records tk-dialog 'select(.type == "culprit" and .hang == 0 and .rank == 1) | .tid'
+    assert_output '8678'
+    diagnose tk-dialog.normal
+    run records tk-dialog.normal 'select(.type == "hang" and .tid == 8622) | .tid'
+    assert_output ''
+}
+
+@test "DEC-PROBE: Tcl_WaitForEvent's Tcl_Time is its deadline; a NULL one is none" {
+    cat > "$BATS_TEST_TMPDIR/tcl.txt" <<'EOF'
+# argus-thread: tid=700 tgid=700 kernel=0 comm=wish
+             wish-700     (    700) [000] DBZff 100.000100: argus_tcl_wait: (0x7f0000000c40) time=0x1000 sec=1 usec=500000
+             wish-700     (    700) [000] DBZff 100.000200: argus_tcl_wait: (0x7f0000000c40) time=0x0 sec=0 usec=0
+             wish-700     (    700) [000] DBZff 100.000300: argus_tcl_wait: (0x7f0000000c40)
+             wish-700     (    700) [000] DBZff 100.000400: argus_tcl_wait: (0x7f0000000c40) time=0x1000 sec=0 usec=2500
+EOF
+    run sh -c "argus-decode --format ftrace '$BATS_TEST_TMPDIR/tcl.txt' | argus-to-json | jq -c 'select(.type == \"runloop_phase\") | .timeout'"
+    assert_output '1500000000
+null
+null
+2500000'
 }
 
 @test "SPIN-LOOP, SPIN-PATH: a clipboard wait's nested loop is the handler waiting (clip-paste)" {

@@ -75,7 +75,11 @@ static const struct probe probes[] = {
      NULL, NULL},
     {"tk", "libtcl8.6.so", "Tcl_ServiceEvent", true, "argus_tcl_service_ret", "", NULL, NULL,
      NULL},
-    {"tk", "libtcl8.6.so", "Tcl_WaitForEvent", false, "argus_tcl_wait", "", NULL, NULL, NULL},
+    /* Tcl_WaitForEvent(const Tcl_Time *timePtr): NULL waits with no
+     * deadline; else Tcl_Time's sec and usec (two longs, tcl.h's public
+     * layout). Read through a NULL pointer, they are not used. */
+    {"tk", "libtcl8.6.so", "Tcl_WaitForEvent", false, "argus_tcl_wait",
+     "time=%di:x64 sec=+0(%di):s64 usec=+8(%di):s64", NULL, NULL, NULL},
     {"tk", "libtcl8.6.so", "Tcl_WaitForEvent", true, "argus_tcl_wait_ret", "n=$retval:s32", NULL,
      NULL, NULL},
     /* Tk's X events: XEvent's type (Xlib's public layout); key and button

@@ -501,7 +501,7 @@ static void on_loop(thread_state *t, int tid, const struct event_line *ev)
             t->root_ctx = ctx;
             t->nested_root = false;
         } else {
-            t->nested_root = ctx && ctx == t->root_ctx;
+            t->nested_root = ctx == t->root_ctx; /* 0, 0: Tcl's one loop */
         }
         t->level++;
     } else if (t->level) {

@@ -142,7 +142,9 @@ static void on_loop_event(loops *l, const argus_record *r)
                 st->root_item = item;
                 st->nested_root = false;
             } else {
-                st->nested_root = item && item == st->root_item;
+                /* no item on either: a loop whose dispatches name no
+                 * context (Tcl's notifier, one a thread) */
+                st->nested_root = item == st->root_item;
             }
             st->level++;
         } else if (st->level > 0) {

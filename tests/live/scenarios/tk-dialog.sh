@@ -1,0 +1,86 @@
+#!/bin/bash
+# tk-dialog: a Tk 8.6 window (python3-tk) under Xvfb whose key handler
+# asks a question in a modal dialog (messagebox.askokcancel: Tk's
+# tk_messageBox, a nested event loop, vwait, on the app's own Tcl
+# notifier) and acts on the answer. The dialog is up 3 s before the user
+# answers it (Return); meanwhile the app is idle in the dialog's loop,
+# answering: not a hang. For the hang (key h) the answer starts work the
+# handler waits for, a child process (`sleep 2.5`, subprocess); the
+# normal run (key d) asks the same question and acts at once. The Tk
+# counterpart of gtk-dialog.
+# Truth: fixtures/real/tk-dialog/truth.
+. "$(dirname "$0")/lib.sh"
+need_root
+need Xvfb:xvfb xdotool:xdotool sleep:coreutils
+py=/usr/bin/python3
+[ -x $py ] || skip "needs $py (apt-get install python3)"
+$py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
+
+# the app: keys d and h ask in a modal dialog (title argus-dialog); after
+# the answer h runs `sleep 2.5` and waits for it (its pid to argv[2]);
+# then the key's name (or "no-answer" when the dialog was not answered
+# OK) goes to the fifo argv[1]; any other key is written at once
+cat > "$WORK/app.py" <<'EOF'
+import ctypes, os, subprocess, sys
+ctypes.CDLL(None).prctl(15, b"tk-dialog-app", 0, 0, 0)  # PR_SET_NAME
+import tkinter
+from tkinter import messagebox
+done = os.open(sys.argv[1], os.O_RDWR)
+def on_key(event):
+    name = event.keysym
+    if name in ("d", "h"):
+        # tk_messageBox -type okcancel -default ok -title argus-dialog
+        answer = messagebox.askokcancel(title="argus-dialog", message="Save the document?",
+                                        default=messagebox.OK, parent=root)
+        if not answer:
+            name = "no-answer"
+        elif name == "h":
+            child = subprocess.Popen(["sleep", "2.5"])
+            with open(sys.argv[2], "w") as f:
+                f.write("%d\n" % child.pid)
+            child.wait()
+    label.configure(text="done " + name)
+    os.write(done, (name + "\n").encode())
+root = tkinter.Tk()
+root.title("argus-tk-dialog")
+root.geometry("200x100")
+label = tkinter.Label(root, text="press a key")
+label.pack()
+root.bind("<Key>", on_key)
+root.mainloop()
+EOF
+
+# $WORK/ask KEY SECONDS: the recorded action: focuses the app's window
+# (with no window manager the focus is nowhere once a dialog went),
+# presses KEY, waits for the dialog's window (10 s at most), focuses it
+# (as a window manager would), leaves it up SECONDS and answers Return
+# (XTEST), then waits (10 s at most) for the app to write KEY to the fifo
+cat > "$WORK/ask" <<'ASK'
+#!/bin/bash
+exec 3<>"$FIFO"
+timeout 10 xdotool windowfocus --sync "$(xdotool search --name '^argus-tk-dialog$' | head -1)"
+xdotool key "$1"
+wid=$(timeout 10 xdotool search --sync --name '^argus-dialog$' | head -1)
+[ -n "$wid" ] || exit 1
+timeout 10 xdotool windowfocus --sync "$wid"
+sleep "$2"
+xdotool key Return
+read -r -t 10 -u 3 line && [ "$line" = "$1" ]
+ASK
+chmod +x "$WORK/ask"
+
+key_press_driver
+desktop_env
+start_display
+start_gui_app argus-tk-dialog $py "$WORK/app.py" "$FIFO" "$WORK/child.pid"
+app=$APP_PID
+
+record normal "$WORK/ask" d 3
+sleep 0.5
+record hang "$WORK/ask" h 3
+child=$(cat "$WORK/child.pid")
+
+truth hang "$app tk-dialog-app/main"
+truth culprit "$child sleep/main"
+truth ending timeout
+truth why "the app's key handler asked in a modal dialog (tk_messageBox, up 3 s: the app idle in the dialog's nested event loop, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so Tk's event loop did not run"
