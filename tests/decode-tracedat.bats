@@ -124,6 +124,17 @@ cut_fails() {
     [ "$stderr" = "argus-decode: $f: not a trace.dat trace-cmd can read: libtracecmd cannot read its headers (a file cut short, or damaged)" ]
 }
 
+@test "a damaged record libtracecmd gives forever: decode stops at once, one message, exit 65" {
+    # fuzz-tracedat's find: libtracecmd 1.3 gave one record of this file
+    # (cpu 3, its size -12) again and again, its time moving on: argus-decode
+    # ran on for ever (a 56 KB file, 60 s and more)
+    local f=tests/fuzz/crashes/tracedat-record-given-forever
+    run --separate-stderr timeout 20 argus-decode $f
+    assert_failure 65
+    assert_output ""
+    [ "$stderr" = "argus-decode: $f: not a trace.dat trace-cmd can read: libtracecmd reads one damaged record of it over and over" ]
+}
+
 @test "the magic number alone, on stdin: one message, exit 65" {
     run --separate-stderr sh -c "head -c 10 $F/sleep-v7.dat | argus-decode"
     assert_failure 65

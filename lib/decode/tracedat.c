@@ -149,6 +149,11 @@ typedef struct td_pass {
     bool prescan;          /* the first pass: argus_ft_prescan_line */
     struct trace_seq s;
     int rc;                /* argus_ft_line's, -1 stops the pass */
+    /* the record before (its buffer, CPU and offset) */
+    const struct tracecmd_input *last_h;
+    int last_cpu;
+    unsigned long long last_offset;
+    bool looped;           /* the same record twice in a row */
 } td_pass;
 
 /* One line of report's text to the decoder (argus_each_line's EACH). */
@@ -187,8 +192,18 @@ static void put_event_name(struct trace_seq *s, const struct tep_event *event)
  * takes as a loss (DEC-LOSS). */
 static int td_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
-    (void)cpu;
     td_pass *p = data;
+    /* libtracecmd 1.3 gives a damaged record (its size negative) again
+     * and again, forever, its time moving on (fuzz-tracedat's find): a
+     * record's offset in its buffer is its own, in v6 and in v7's
+     * decompressed pages alike */
+    if (h == p->last_h && cpu == p->last_cpu && rec->offset == p->last_offset) {
+        p->looped = true;
+        return -1;
+    }
+    p->last_h = h;
+    p->last_cpu = cpu;
+    p->last_offset = rec->offset;
     struct tep_handle *tep = tracecmd_get_tep(h);
     const char *prefix = tracecmd_get_private(h);
     struct trace_seq *s = &p->s;
@@ -222,7 +237,7 @@ static int td_pass_run(td_pass *p, td_file *f)
     if (td_lines(p, cpus, (size_t)n) < 0)
         return -1;
     tracecmd_iterate_events_multi(f->handles, f->n, td_record, p);
-    return p->rc;
+    return p->looped ? -1 : p->rc;
 }
 
 /* ---- A trial in a child -------------------------------------------------- */
@@ -237,6 +252,7 @@ static int td_pass_run(td_pass *p, td_file *f)
  * argus_die there would run the parent's exit path (its writer's flush,
  * the output lock) in the child. */
 #define TD_NO_OPEN 3 /* the child's exit when the file does not open */
+#define TD_LOOPED 4  /* ... when libtracecmd gave one record over and over */
 
 static int td_trial_pass(int fd)
 {
@@ -247,18 +263,20 @@ static int td_trial_pass(int fd)
     trace_seq_init(&p.s);
     p.d = NULL; /* td_lines sends nothing in a trial */
     td_pass_run(&p, &f);
-    return 0;
+    return p.looped ? TD_LOOPED : 0;
 }
 
-/* Whether the child read it all, or could not open it (the parent's own
- * open says so then): false when it died. Under AddressSanitizer a SIGSEGV
- * is an exit with a report, not a signal: any other end is a death, and
- * the child's stderr goes nowhere (the parent gives the one message). */
-static bool td_trial(int fd)
+/* 0 when the child read it all, or could not open it (the parent's own
+ * open says so then); TD_LOOPED when it stopped a pass that libtracecmd
+ * gave one record over and over; -1 when it died. Under AddressSanitizer a
+ * SIGSEGV is an exit with a report, not a signal: any other end is a
+ * death, and the child's stderr goes nowhere (the parent gives the one
+ * message). */
+static int td_trial(int fd)
 {
     pid_t pid = fork();
     if (pid < 0)
-        return true; /* no trial: read it in this process as it is */
+        return 0; /* no trial: read it in this process as it is */
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0)
@@ -268,8 +286,18 @@ static bool td_trial(int fd)
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
-            return true;
-    return WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == TD_NO_OPEN);
+            return 0;
+    if (!WIFEXITED(status))
+        return -1;
+    int code = WEXITSTATUS(status);
+    return code == 0 || code == TD_NO_OPEN ? 0 : code == TD_LOOPED ? TD_LOOPED : -1;
+}
+
+static int td_looped(char *err, size_t errlen, const char *name)
+{
+    snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: libtracecmd reads one "
+             "damaged record of it over and over", name);
+    return -1;
 }
 
 /* ---- Reading ------------------------------------------------------------- */
@@ -296,16 +324,20 @@ static int td_passes(argus_ft *d, int fd, const char *name, char *err, size_t er
     }
     td_pass p = {.d = d, .prescan = true};
     trace_seq_init(&p.s);
-    td_pass_run(&p, &f); /* the first pass cannot fail */
+    td_pass_run(&p, &f); /* the first pass fails only by looping */
     td_close(&f);
     int rc = 0;
-    if (lseek(fd2, 0, SEEK_SET) != 0 || !td_open(&f, fd2)) {
+    if (p.looped) {
+        close(fd2);
+        rc = td_looped(err, errlen, name);
+    } else if (lseek(fd2, 0, SEEK_SET) != 0 || !td_open(&f, fd2)) {
         rc = td_fail(err, errlen, name);
     } else {
         p.prescan = false;
         p.rc = 0;
+        p.last_h = NULL;
         if (td_pass_run(&p, &f) < 0 || argus_ft_finish(d) < 0)
-            rc = -2;
+            rc = p.looped ? td_looped(err, errlen, name) : -2;
         td_close(&f);
     }
     trace_seq_destroy(&p.s);
@@ -324,7 +356,12 @@ int argus_td_read(argus_ft *d, argus_input *in, char *err, size_t errlen)
         snprintf(err, errlen, "%s: read error: %s", in->name, strerror(errno));
         return -1;
     }
-    if (!td_trial(fd) || lseek(fd, 0, SEEK_SET) != 0) {
+    int trial = td_trial(fd);
+    if (trial == TD_LOOPED) {
+        close(fd);
+        return td_looped(err, errlen, in->name);
+    }
+    if (trial < 0 || lseek(fd, 0, SEEK_SET) != 0) {
         close(fd);
         snprintf(err, errlen, "%s: not a trace.dat trace-cmd can read: libtracecmd crashes "
                  "reading it (a file cut short or damaged)", in->name);
