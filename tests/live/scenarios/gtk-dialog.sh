@@ -58,24 +58,7 @@ def on_key(window, event):
 EOF
 gtk_window argus-gtk-dialog >> "$WORK/app.py"
 
-# $WORK/ask KEY SECONDS: the recorded action: focuses the app's window
-# (with no window manager the focus is nowhere once a dialog went), presses KEY, waits for the
-# dialog's window (10 s at most), focuses it (as a window manager would),
-# leaves it up SECONDS and answers Return (XTEST), then waits (10 s at most) for the app to write
-# KEY to the fifo
-cat > "$WORK/ask" <<'ASK'
-#!/bin/bash
-exec 3<>"$FIFO"
-timeout 10 xdotool windowfocus --sync "$(xdotool search --name '^argus-gtk-dialog$' | head -1)"
-xdotool key "$1"
-wid=$(timeout 10 xdotool search --sync --name '^argus-dialog$' | head -1)
-[ -n "$wid" ] || exit 1
-timeout 10 xdotool windowfocus --sync "$wid"
-sleep "$2"
-xdotool key Return
-read -r -t 10 -u 3 line && [ "$line" = "$1" ]
-ASK
-chmod +x "$WORK/ask"
+dialog_driver argus-gtk-dialog
 
 key_press_driver
 desktop_env

@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need Xvfb:xvfb xdotool:xdotool
-py=/usr/bin/python3
-[ -x $py ] || skip "needs $py (apt-get install python3)"
-$py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
+need_python_tk
 
 # the app: key h computes for 3 s, any other key for 10 ms; then it writes
 # the key's name to the fifo argv[1]
@@ -25,14 +23,8 @@ def on_key(event):
     compute(3.0 if event.keysym == "h" else 0.01)
     label.configure(text="handled " + event.keysym)
     os.write(done, (event.keysym + "\n").encode())
-root = tkinter.Tk()
-root.title("argus-gui-busy")
-root.geometry("200x100")
-label = tkinter.Label(root, text="press a key")
-label.pack()
-root.bind("<Key>", on_key)
-root.mainloop()
 EOF
+tk_window argus-gui-busy >> "$WORK/app.py"
 
 key_press_driver
 desktop_env

@@ -81,6 +81,13 @@ need_python_gtk3() {
         skip "needs GTK 3 for python (apt-get install python3-gi gir1.2-gtk-3.0)"
 }
 
+# need_python_tk: Debian's python3 with Tk's bindings, as $py.
+need_python_tk() {
+    py=/usr/bin/python3
+    [ -x $py ] || skip "needs $py (apt-get install python3)"
+    $py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
+}
+
 # free_port: a TCP port nothing listens on, on 127.0.0.1.
 free_port() {
     local p
@@ -271,6 +278,44 @@ window.connect("destroy", Gtk.main_quit)
 window.show_all()
 Gtk.main()
 EOF
+}
+
+# tk_window TITLE: the Python lines that show a Tk window named TITLE,
+# its key presses handled by the app's on_key, and run Tk's main loop
+# (after the app's imports and on_key, in its app.py)
+tk_window() {
+    cat <<EOF
+root = tkinter.Tk()
+root.title("$1")
+root.geometry("200x100")
+label = tkinter.Label(root, text="press a key")
+label.pack()
+root.bind("<Key>", on_key)
+root.mainloop()
+EOF
+}
+
+# dialog_driver TITLE: writes $WORK/ask, the recorded action of the modal
+# dialog scenarios: `ask KEY SECONDS` focuses the app's window TITLE (with
+# no window manager the focus is nowhere once a dialog went), presses KEY,
+# waits for the dialog's window, argus-dialog (10 s at most), focuses it
+# (as a window manager would), leaves it up SECONDS and answers Return
+# (XTEST), then waits (10 s at most) for the app to write KEY to $FIFO
+# (key_press_driver makes it).
+dialog_driver() {
+    cat > "$WORK/ask" <<ASK
+#!/bin/bash
+exec 3<>"\$FIFO"
+timeout 10 xdotool windowfocus --sync "\$(xdotool search --name '^$1\$' | head -1)"
+xdotool key "\$1"
+wid=\$(timeout 10 xdotool search --sync --name '^argus-dialog\$' | head -1)
+[ -n "\$wid" ] || exit 1
+timeout 10 xdotool windowfocus --sync "\$wid"
+sleep "\$2"
+xdotool key Return
+read -r -t 10 -u 3 line && [ "\$line" = "\$1" ]
+ASK
+    chmod +x "$WORK/ask"
 }
 
 # record_normal_and_hang: the normal run (key n, handled at once), then the

@@ -12,9 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need Xvfb:xvfb xdotool:xdotool sleep:coreutils
-py=/usr/bin/python3
-[ -x $py ] || skip "needs $py (apt-get install python3)"
-$py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
+need_python_tk
 
 # the app: keys d and h ask in a modal dialog (title argus-dialog); after
 # the answer h runs `sleep 2.5` and waits for it (its pid to argv[2]);
@@ -41,33 +39,10 @@ def on_key(event):
             child.wait()
     label.configure(text="done " + name)
     os.write(done, (name + "\n").encode())
-root = tkinter.Tk()
-root.title("argus-tk-dialog")
-root.geometry("200x100")
-label = tkinter.Label(root, text="press a key")
-label.pack()
-root.bind("<Key>", on_key)
-root.mainloop()
 EOF
+tk_window argus-tk-dialog >> "$WORK/app.py"
 
-# $WORK/ask KEY SECONDS: the recorded action: focuses the app's window
-# (with no window manager the focus is nowhere once a dialog went),
-# presses KEY, waits for the dialog's window (10 s at most), focuses it
-# (as a window manager would), leaves it up SECONDS and answers Return
-# (XTEST), then waits (10 s at most) for the app to write KEY to the fifo
-cat > "$WORK/ask" <<'ASK'
-#!/bin/bash
-exec 3<>"$FIFO"
-timeout 10 xdotool windowfocus --sync "$(xdotool search --name '^argus-tk-dialog$' | head -1)"
-xdotool key "$1"
-wid=$(timeout 10 xdotool search --sync --name '^argus-dialog$' | head -1)
-[ -n "$wid" ] || exit 1
-timeout 10 xdotool windowfocus --sync "$wid"
-sleep "$2"
-xdotool key Return
-read -r -t 10 -u 3 line && [ "$line" = "$1" ]
-ASK
-chmod +x "$WORK/ask"
+dialog_driver argus-tk-dialog
 
 key_press_driver
 desktop_env

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need Xvfb:xvfb xdotool:xdotool
-py=/usr/bin/python3
-[ -x $py ] || skip "needs $py (apt-get install python3)"
-$py -c 'import tkinter' 2>/dev/null || skip "needs Tk for python (apt-get install python3-tk)"
+need_python_tk
 
 # the server: GET /N sleeps N seconds, then answers; on its main thread
 cat > "$WORK/server.py" <<'EOF'
@@ -53,14 +51,8 @@ def on_key(event):
     with lock:
         label.configure(text="handled " + event.keysym)
     os.write(done, (event.keysym + "\n").encode())
-root = tkinter.Tk()
-root.title("argus-tk-lock-io")
-root.geometry("200x100")
-label = tkinter.Label(root, text="press a key")
-label.pack()
-root.bind("<Key>", on_key)
-root.mainloop()
 EOF
+tk_window argus-tk-lock-io >> "$WORK/app.py"
 
 key_press_driver
 desktop_env
