@@ -10,7 +10,7 @@ load test_helper
 load real_helper
 
 setup_file() {
-    unpack gui-dbus qt-dbus gui-worker gui-busy gtk-dialog gtk-dialog-spinner clip-paste tk-dialog
+    unpack gui-dbus qt-dbus gui-worker gui-busy gtk-dialog gtk-dialog-spinner clip-paste tk-dialog qt-dialog
 }
 
 @test "DEC-PROBE: GLib's dispatch and poll and GTK's key press decode (gui-dbus)" {
@@ -172,6 +172,17 @@ Ends: the last thread'"'"'s own timer ended its wait: the sleep or timeout expir
     assert_output '8678'
     diagnose tk-dialog.normal
     run records tk-dialog.normal 'select(.type == "hang" and .tid == 8622) | .tid'
+    assert_output ''
+}
+
+@test "SPIN-LOOP: Qt's QMessageBox idle 3 s, its poll's deadline 24.7 s away, is no hang (qt-dialog)" {
+    diagnose qt-dialog
+    run records qt-dialog 'select(.type == "hang" and .hang == 0) | [.tid, .indicator, .reason, .duration]'
+    assert_output '[7647,"loop","wait4",2502701000]'
+    run records qt-dialog 'select(.type == "culprit" and .hang == 0 and .rank == 1) | .tid'
+    assert_output '9021'
+    diagnose qt-dialog.normal
+    run records qt-dialog.normal 'select(.type == "hang" and .tid == 7647) | .tid'
     assert_output ''
 }
 

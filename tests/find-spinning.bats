@@ -155,13 +155,14 @@ argus-find-spinning: hang nodes: 0'
 
 @test "SPIN-LOOP: a nested loop of the own context answers idle or drawing, not on its timer" {
     # fixtures/spinning/nested-loops.jsonl: a dialog idle 3 s (no deadline),
-    # a clipboard wait retrying on its 1 s timer, a dialog drawing every 500 ms
+    # a clipboard wait retrying on its 1 s timer, a dialog drawing every
+    # 500 ms, a dialog idle 3 s with a deadline 24.7 s away
     run only hang $F/nested-loops.jsonl
     assert_success
-    assert_output '{"type":"hang","hang":0,"seg":5,"tid":200,"pid":200,"proc":"clip-wait","thread":"clip-wait","begin":1001000,"end":2511000000,"duration":2509999000,"class":"busy","indicator":"loop","at":2001001000,"events":16,"yields":0,"blocked":0,"timeouts":0}'
+    assert_output '{"type":"hang","hang":0,"seg":6,"tid":200,"pid":200,"proc":"clip-wait","thread":"clip-wait","begin":1001000,"end":2511000000,"duration":2509999000,"class":"busy","indicator":"loop","at":2001001000,"events":16,"yields":0,"blocked":0,"timeouts":0}'
     run counts $F/nested-loops.jsonl
     assert_output 'argus-find-spinning: indicators: 0
-argus-find-spinning: GUI main loops watched (SPIN-LOOP): 3
+argus-find-spinning: GUI main loops watched (SPIN-LOOP): 4
 argus-find-spinning: hang nodes: 1'
 }
 

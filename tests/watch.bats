@@ -59,7 +59,7 @@ of that wait."
     run argus-watch -q --no-notify --replay "$(real gtk-dialog hang)" --dir "$D"
     assert_success
     assert_output --partial '  gtk-dialog-app [6140]  gtk-dialog-app/main [6140] was blocked 2.501 s in wait4, waiting on sleep/main [6200]'
-    for name in gtk-dialog gtk-dialog-spinner; do
+    for name in gtk-dialog gtk-dialog-spinner tk-dialog qt-dialog; do
         run argus-watch -q --no-notify --replay "$(real $name normal)" --dir "$D"
         assert_success
         assert_output ""

@@ -482,7 +482,9 @@ static void on_loop(thread_state *t, int tid, const struct event_line *ev)
     if (wait && !ret) {            /* before_waiting */
         /* the loop's wait, or a nested loop of its own context idle: a
          * wait with no deadline (SPIN-LOOP) */
-        bool waiting = t->level == 0 || (t->nested_root && field(ev->args, " timeout=") < 0);
+        long ms = field(ev->args, " timeout=");
+        bool idle = ms < 0 || (uint64_t)ms * 1000000u >= limit_of(t);
+        bool waiting = t->level == 0 || (t->nested_root && idle);
         if (waiting && t->away && in_scope(t) && ev->ts - t->away >= limit_of(t))
             start_hang(t, HANG_LOOP, t->away); /* past the limit between two ticks */
         if (waiting && t->away) {

@@ -151,8 +151,12 @@ static void on_loop_event(loops *l, const argus_record *r)
             st->level--;
         }
     } else if (argus_text_is(r, ARGUS_K_STAGE, "before_waiting")) {
-        /* the loop's wait, or a nested loop of its context idle */
-        if (st->level == 0 || (st->nested_root && argus_get(r, ARGUS_K_TIMEOUT) == NULL)) {
+        /* the loop's wait, or a nested loop of its context idle: nothing
+         * of its own due within the limit (no deadline, or one the limit
+         * or more away: Qt's QMessageBox::exec polls 24.7 s) */
+        uint64_t timeout = 0;
+        bool idle = !argus_get_uint(r, ARGUS_K_TIMEOUT, &timeout) || timeout >= l->limit;
+        if (st->level == 0 || (st->nested_root && idle)) {
             loop_back(l, r->tid, st, r->ts);
             st->since = UINT64_MAX;
             st->input = UINT64_MAX;
