@@ -22,8 +22,9 @@ need_python_gtk3
 # then the key's name (or "no-answer" when the dialog was not answered
 # OK) goes to the fifo argv[1]; any other key is written at once
 cat > "$WORK/app.py" <<'EOF'
-import ctypes, os, subprocess, sys
+import ctypes, os, sys
 ctypes.CDLL(None).prctl(15, b"gtk-dialog-app", 0, 0, 0)  # PR_SET_NAME
+from child import wait_for_child  # lib.sh's $WORK/child.py
 import gi
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
@@ -48,10 +49,7 @@ def on_key(window, event):
         if answer != Gtk.ResponseType.OK:
             name = "no-answer"
         elif name == "h":
-            child = subprocess.Popen(["sleep", "2.5"])
-            with open(sys.argv[2], "w") as f:
-                f.write("%d\n" % child.pid)
-            child.wait()
+            wait_for_child(2.5, sys.argv[2])
     label.set_text("done " + name)
     os.write(done, (name + "\n").encode())
     return True
@@ -66,16 +64,7 @@ start_display
 dialog=plain
 [ -z "${DIALOG_SPINNER:-}" ] || dialog=spinner
 start_gui_app argus-gtk-dialog $py "$WORK/app.py" "$FIFO" "$WORK/child.pid" $dialog
-app=$APP_PID
 
-record normal "$WORK/ask" d 3
-sleep 0.5
-record hang "$WORK/ask" h 3
-child=$(cat "$WORK/child.pid")
-
-truth hang "$app gtk-dialog-app/main"
-truth culprit "$child sleep/main"
-truth ending timeout
 words="idle in the dialog's loop"
 [ $dialog = plain ] || words="in the dialog's loop, drawing its spinner"
-truth why "the app's key handler asked in a modal dialog (Gtk.Dialog.run, up 3 s: the app $words, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so GTK's main loop did not run"
+record_dialog_runs gtk-dialog-app "the app's key handler asked in a modal dialog (Gtk.Dialog.run, up 3 s: the app $words, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so GTK's main loop did not run"

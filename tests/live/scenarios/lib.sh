@@ -36,6 +36,18 @@ def compute(seconds):
     return n
 EOF
 
+# $WORK/child.py: wait_for_child(SECONDS, PIDFILE), the dialog apps' work
+# after the answer: `sleep SECONDS` as a child, its pid to PIDFILE, waited
+# for (from child import wait_for_child: $WORK is the app's folder)
+cat > "$WORK/child.py" <<'EOF'
+import subprocess
+def wait_for_child(seconds, pidfile):
+    child = subprocess.Popen(["sleep", str(seconds)])
+    with open(pidfile, "w") as f:
+        f.write("%d\n" % child.pid)
+    child.wait()
+EOF
+
 say() { echo "$SCENARIO: $*" >&2; }
 
 # skip REASON: this machine cannot record the scenario (exit 77).
@@ -316,6 +328,20 @@ xdotool key Return
 read -r -t 10 -u 3 line && [ "\$line" = "\$1" ]
 ASK
     chmod +x "$WORK/ask"
+}
+
+# record_dialog_runs PROC WHY: the modal dialog scenarios' two runs
+# (dialog_driver's ask: key d, normal; key h, the hang) of the app
+# $APP_PID, whose main thread is PROC, and their truth: the app's hang, its
+# child (wait_for_child) the culprit
+record_dialog_runs() {
+    record normal "$WORK/ask" d 3
+    sleep 0.5
+    record hang "$WORK/ask" h 3
+    truth hang "$APP_PID $1/main"
+    truth culprit "$(cat "$WORK/child.pid") sleep/main"
+    truth ending timeout
+    truth why "$2"
 }
 
 # record_normal_and_hang: the normal run (key n, handled at once), then the

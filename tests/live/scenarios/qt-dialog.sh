@@ -22,8 +22,9 @@ $py -c 'from PyQt5 import QtWidgets' 2>/dev/null ||
 # then the key's name (or "no-answer" when the dialog was not answered
 # OK) goes to the fifo argv[1]; any other key is written at once
 cat > "$WORK/app.py" <<'EOF'
-import ctypes, os, subprocess, sys
+import ctypes, os, sys
 ctypes.CDLL(None).prctl(15, b"qt-dialog-app", 0, 0, 0)  # PR_SET_NAME
+from child import wait_for_child  # lib.sh's $WORK/child.py
 from PyQt5 import QtWidgets
 done = os.open(sys.argv[1], os.O_RDWR)
 app = QtWidgets.QApplication(sys.argv[:1])
@@ -41,10 +42,7 @@ class Window(QtWidgets.QLabel):
             if answer != QtWidgets.QMessageBox.Ok:
                 name = "no-answer"
             elif name == "h":
-                child = subprocess.Popen(["sleep", "2.5"])
-                with open(sys.argv[2], "w") as f:
-                    f.write("%d\n" % child.pid)
-                child.wait()
+                wait_for_child(2.5, sys.argv[2])
         self.setText("done " + name)
         os.write(done, (name + "\n").encode())
 window = Window("press a key")
@@ -60,14 +58,5 @@ key_press_driver
 desktop_env
 start_display
 start_gui_app argus-qt-dialog $py "$WORK/app.py" "$FIFO" "$WORK/child.pid"
-app=$APP_PID
 
-record normal "$WORK/ask" d 3
-sleep 0.5
-record hang "$WORK/ask" h 3
-child=$(cat "$WORK/child.pid")
-
-truth hang "$app qt-dialog-app/main"
-truth culprit "$child sleep/main"
-truth ending timeout
-truth why "the app's key handler asked in a modal dialog (QMessageBox.exec_, up 3 s: the app idle in the dialog's nested QEventLoop, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so Qt's event loop did not run"
+record_dialog_runs qt-dialog-app "the app's key handler asked in a modal dialog (QMessageBox.exec_, up 3 s: the app idle in the dialog's nested QEventLoop, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so Qt's event loop did not run"

@@ -19,8 +19,9 @@ need_python_tk
 # then the key's name (or "no-answer" when the dialog was not answered
 # OK) goes to the fifo argv[1]; any other key is written at once
 cat > "$WORK/app.py" <<'EOF'
-import ctypes, os, subprocess, sys
+import ctypes, os, sys
 ctypes.CDLL(None).prctl(15, b"tk-dialog-app", 0, 0, 0)  # PR_SET_NAME
+from child import wait_for_child  # lib.sh's $WORK/child.py
 import tkinter
 from tkinter import messagebox
 done = os.open(sys.argv[1], os.O_RDWR)
@@ -33,10 +34,7 @@ def on_key(event):
         if not answer:
             name = "no-answer"
         elif name == "h":
-            child = subprocess.Popen(["sleep", "2.5"])
-            with open(sys.argv[2], "w") as f:
-                f.write("%d\n" % child.pid)
-            child.wait()
+            wait_for_child(2.5, sys.argv[2])
     label.configure(text="done " + name)
     os.write(done, (name + "\n").encode())
 EOF
@@ -48,14 +46,5 @@ key_press_driver
 desktop_env
 start_display
 start_gui_app argus-tk-dialog $py "$WORK/app.py" "$FIFO" "$WORK/child.pid"
-app=$APP_PID
 
-record normal "$WORK/ask" d 3
-sleep 0.5
-record hang "$WORK/ask" h 3
-child=$(cat "$WORK/child.pid")
-
-truth hang "$app tk-dialog-app/main"
-truth culprit "$child sleep/main"
-truth ending timeout
-truth why "the app's key handler asked in a modal dialog (tk_messageBox, up 3 s: the app idle in the dialog's nested event loop, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so Tk's event loop did not run"
+record_dialog_runs tk-dialog-app "the app's key handler asked in a modal dialog (tk_messageBox, up 3 s: the app idle in the dialog's nested event loop, not hung), then on the answer ran \`sleep 2.5\` as a child process and waited for it, so Tk's event loop did not run"
