@@ -6,6 +6,7 @@
 #include "watch.h"
 
 #include "argus/analysis/find-spinning.h"
+#include "argus/decode/ftrace.h"
 #include "argus/decode/syscalls.h"
 #include "argus/stream/table.h"
 #include "argus/stream/cli.h"
@@ -480,10 +481,11 @@ static void on_loop(thread_state *t, int tid, const struct event_line *ev)
         return;
     t->has_loop = true;
     if (wait && !ret) {            /* before_waiting */
-        /* the loop's wait, or a nested loop of its own context idle: a
-         * wait with no deadline (SPIN-LOOP) */
-        long ms = field(ev->args, " timeout=");
-        bool idle = ms < 0 || (uint64_t)ms * 1000000u >= limit_of(t);
+        /* the loop's wait, or a nested loop of its own context idle:
+         * nothing of its own due within the limit (SPIN-LOOP) */
+        uint64_t ns;
+        bool idle = !argus_ft_loop_wait_deadline(ev->args, strlen(ev->args), &ns) ||
+                    ns >= limit_of(t);
         bool waiting = t->level == 0 || (t->nested_root && idle);
         if (waiting && t->away && in_scope(t) && ev->ts - t->away >= limit_of(t))
             start_hang(t, HANG_LOOP, t->away); /* past the limit between two ticks */

@@ -38,22 +38,30 @@ void argus_ft_map_loop_dispatch(argus_ft *d, const line_slot *s, thread *cur, sp
     d->n_probe_events++;
 }
 
+bool argus_ft_loop_wait_deadline(const char *text, size_t len, uint64_t *ns)
+{
+    span body = {text, len};
+    uint64_t ms, time, sec, usec;
+    if (argus_ft_field_dec(body, "timeout", &ms)) {
+        *ns = ms * 1000000u;
+        return (int64_t)ms >= 0;        /* g_poll's -1: no deadline */
+    }
+    if (argus_ft_field_hex(body, "time", &time) && time != 0 &&
+        argus_ft_field_dec(body, "sec", &sec) && argus_ft_field_dec(body, "usec", &usec) &&
+        sec < 1000000000ull && usec < 1000000) {
+        *ns = sec * 1000000000u + usec * 1000u; /* Tcl_Time; a NULL one: no deadline */
+        return true;
+    }
+    return false;
+}
+
 /* The loop's wait for its sources (g_poll, Tcl_WaitForEvent) ->
  * runloop_phase before_waiting (with its timeout in ns, when it has one)
  * and after_waiting. */
 void argus_ft_map_loop_poll(argus_ft *d, const line_slot *s, thread *cur, span body, bool before)
 {
-    uint64_t ms = 0, ns = 0, time = 0, sec = 0, usec = 0;
-    bool timeout = false;
-    if (before && argus_ft_field_dec(body, "timeout", &ms)) {
-        timeout = (int64_t)ms >= 0;     /* g_poll's -1: no deadline */
-        ns = ms * 1000000u;
-    } else if (before && argus_ft_field_hex(body, "time", &time) && time != 0 &&
-               argus_ft_field_dec(body, "sec", &sec) && argus_ft_field_dec(body, "usec", &usec) &&
-               sec < 1000000000ull && usec < 1000000) {
-        ns = sec * 1000000000u + usec * 1000u;  /* Tcl_Time; a NULL one: no deadline */
-        timeout = true;
-    }
+    uint64_t ns = 0;
+    bool timeout = before && argus_ft_loop_wait_deadline(body.p, body.n, &ns);
     BEGIN(d, s, cur, "runloop_phase", 1 + timeout);
     PUT_LIT(d->w, "stage");
     if (before)

@@ -71,4 +71,12 @@ void argus_ft_drain(argus_ft *d);
 /* Counters for -v, printed one a line to F. */
 void argus_ft_print_counts(const argus_ft *d, void *file);
 
+/* The deadline of a main loop's wait, from its probe's text after the
+ * event name (LEN bytes): argus_glib_poll's `timeout=MS`, argus_tcl_wait's
+ * Tcl_Time (`time=PTR sec=S usec=US`). True with *NS when it has one;
+ * false when it waits with none (g_poll's -1, a NULL Tcl_Time) or the
+ * text says nothing of it. The decoder's before_waiting `timeout` and
+ * argus watch's WATCH-LOOP read it here. */
+bool argus_ft_loop_wait_deadline(const char *text, size_t len, uint64_t *ns);
+
 #endif
