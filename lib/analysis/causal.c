@@ -337,27 +337,6 @@ bool argus_wait_retried(const argus_graph *g, uint32_t a, uint32_t b)
                           x->wait_resource == y->wait_resource);
 }
 
-/* A wait taken up again (argus_wait_retried): one wait with the later
- * one's ending. V[N-1] is the earlier wait just added, V[N-2] the run
- * after it (runnable time folded in), V[N-3] the later wait. */
-static void merge_retry(const argus_graph *g, piece *v, int *n)
-{
-    int k = *n - 1, r = k - 1;
-    if (k < 2 || v[k].kind == P_RUN || v[k].kind == P_RUNNABLE || v[k].kind == P_BEFORE)
-        return;
-    while (r >= 0 && (v[r].kind == P_RUN || v[r].kind == P_RUNNABLE))
-        r--;
-    if (r < 0 || v[r].kind == P_BEFORE || !argus_wait_retried(g, v[k].seg, v[r].first))
-        return;
-    const argus_seg *a = &g->segs[v[k].longest], *b = &g->segs[v[r].longest];
-    if (argus_seg_until(g, a) - a->end > argus_seg_until(g, b) - b->end)
-        v[r].longest = v[k].longest;
-    v[r].from = v[k].from;
-    v[r].waits += v[k].waits;
-    v[r].first = v[k].first;
-    *n = r + 1;
-}
-
 /* The wait inside segment S that began at FROM. */
 static const argus_inner_wait *inner_wait_from(const argus_graph *g, uint32_t s, uint64_t from)
 {
@@ -369,36 +348,42 @@ static const argus_inner_wait *inner_wait_from(const argus_graph *g, uint32_t s,
     return NULL;
 }
 
-/* Two waits inside one callout, X then Y, as argus_wait_retried tells of
- * two segments' final waits: a nested loop's poll that its own timer
- * ended, taken up again (GTK's clipboard wait retries every second). */
-static bool inner_wait_retried(const argus_graph *g, uint32_t s, const argus_inner_wait *x,
-                               const argus_inner_wait *y)
+/* Whether wait piece X is taken up again by the later one Y: two
+ * segments' final waits (argus_wait_retried; Y's first), or two waits
+ * inside one segment, told alike (a nested loop's poll its own timer
+ * ended: GTK's clipboard wait retries every second). */
+static bool pieces_retried(const argus_graph *g, const piece *x, const piece *y)
 {
-    if (x->reason != y->reason || y->from < x->to || y->from - x->to > RETRY_GAP)
+    if (x->wait_id == 0)
+        return argus_wait_retried(g, x->seg, y->first);
+    if (y->wait_id == 0 || y->seg != x->seg)
         return false;
-    return taken_up_again(g, &g->segs[s], x->wait_id, x->wake, x->reason,
-                          x->resource == y->resource);
+    const argus_inner_wait *a = inner_wait_from(g, x->seg, x->from);
+    const argus_inner_wait *b = inner_wait_from(g, y->seg, y->from); /* its first */
+    return a && b && a->reason == b->reason && b->from >= a->to &&
+           b->from - a->to <= RETRY_GAP &&
+           taken_up_again(g, &g->segs[x->seg], a->wait_id, a->wake, a->reason,
+                          a->resource == b->resource);
 }
 
-/* merge_retry for the waits inside one segment: V[N-1] is the earlier
- * inner wait just added, the later one the wait piece before the runs
- * (its first wait the one that began at its from). */
-static void merge_inner_retry(const argus_graph *g, piece *v, int *n)
+/* A wait taken up again (pieces_retried): one wait with the later one's
+ * ending. V[N-1] is the earlier wait just added, V[N-2] the run after it
+ * (runnable time folded in), V[N-3] the later wait. */
+static void merge_retry(const argus_graph *g, piece *v, int *n)
 {
     int k = *n - 1, r = k - 1;
-    if (k < 2 || v[k].wait_id == 0 || v[k].kind == P_RUN || v[k].kind == P_RUNNABLE)
+    if (k < 2 || v[k].kind == P_RUN || v[k].kind == P_RUNNABLE || v[k].kind == P_BEFORE)
         return;
     while (r >= 0 && (v[r].kind == P_RUN || v[r].kind == P_RUNNABLE))
         r--;
-    if (r < 0 || v[r].kind == P_BEFORE || v[r].wait_id == 0 || v[r].seg != v[k].seg)
+    if (r < 0 || v[r].kind == P_BEFORE || !pieces_retried(g, &v[k], &v[r]))
         return;
-    const argus_inner_wait *x = inner_wait_from(g, v[k].seg, v[k].from);
-    const argus_inner_wait *y = inner_wait_from(g, v[r].seg, v[r].from);
-    if (!x || !y || !inner_wait_retried(g, v[k].seg, x, y))
-        return;
+    const argus_seg *a = &g->segs[v[k].longest], *b = &g->segs[v[r].longest];
+    if (argus_seg_until(g, a) - a->end > argus_seg_until(g, b) - b->end)
+        v[r].longest = v[k].longest;
     v[r].from = v[k].from;
     v[r].waits += v[k].waits;
+    v[r].first = v[k].first;
     *n = r + 1;
 }
 
@@ -430,7 +415,7 @@ static int take_apart_after(const argus_graph *g, uint32_t cur, uint64_t hi, uin
                                          iw->cpu_holder, 0}, lo);
                 add_piece(v, &n, (piece){kind, cur, next, iw->from, woke, 0, cur, cur, 0,
                                          iw->wait_id}, lo);
-                merge_inner_retry(g, v, &n);
+                merge_retry(g, v, &n);
                 t = iw->from;
                 continue;
             }
