@@ -169,6 +169,20 @@ static void on_loop_event(loops *l, const argus_record *r)
     }
 }
 
+/* Whether NAME (LEN bytes) is one of LIST's N names. */
+static bool name_n_in_list(const char *name, size_t len, const char *const *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(list[i]) == len && memcmp(name, list[i], len) == 0)
+            return true;
+    return false;
+}
+
+static bool name_in_list(const char *name, const char *const *list, int n)
+{
+    return name_n_in_list(name, strlen(name), list, n);
+}
+
 /* Keeps L's display-server threads as thread records name them (a thread
  * renamed is looked at again). */
 static void note_server(loops *l, const argus_record *r)
@@ -178,11 +192,8 @@ static void note_server(loops *l, const argus_record *r)
     const char *proc = argus_get_text(r, ARGUS_K_PROC, &len);
     if (!argus_get_uint(r, ARGUS_K_TID, &tid) || !proc)
         return;
-    bool server = false;
-    for (int i = 0; i < l->nserver_names && !server; i++)
-        server = strlen(l->server_names[i]) == len && !memcmp(proc, l->server_names[i], len);
     bool created;
-    if (server)
+    if (name_n_in_list(proc, len, l->server_names, l->nserver_names))
         argus_table_put(&l->servers, tid, &created);
     else
         argus_table_remove(&l->servers, tid);
@@ -310,15 +321,18 @@ static uint64_t blocked_for(const argus_graph *g, const argus_seg *s)
     return s->wait_id == UINT64_MAX ? 0 : argus_seg_until(g, s) - s->end;
 }
 
+/* How much of A..B lies within FROM..TO (ns). */
+static uint64_t overlap(uint64_t a, uint64_t b, uint64_t from, uint64_t to)
+{
+    uint64_t lo = a > from ? a : from, hi = b < to ? b : to;
+    return hi > lo ? hi - lo : 0;
+}
+
 /* The part of segment S's final wait within FROM..TO (0: none). */
 static uint64_t final_blocked(const argus_graph *g, const argus_seg *s, uint64_t from,
                               uint64_t to)
 {
-    if (s->wait_id == UINT64_MAX)
-        return 0;
-    uint64_t until = argus_seg_until(g, s);
-    uint64_t a = s->end > from ? s->end : from, b = until < to ? until : to;
-    return b > a ? b - a : 0;
+    return s->wait_id == UINT64_MAX ? 0 : overlap(s->end, argus_seg_until(g, s), from, to);
 }
 
 /* The time segment S's thread was blocked within FROM..TO: in the waits
@@ -330,12 +344,8 @@ static uint64_t inner_blocked(const argus_graph *g, const argus_seg *s, uint64_t
     uint64_t sum = final_blocked(g, s, from, to);
     uint32_t n;
     const argus_inner_wait *iw = argus_seg_inner_waits(g, (uint32_t)(s - g->segs), &n);
-    for (uint32_t k = 0; k < n; k++) {
-        const argus_inner_wait *w = &iw[k];
-        uint64_t a = w->from > from ? w->from : from, b = w->to < to ? w->to : to;
-        if (b > a)
-            sum += b - a;
-    }
+    for (uint32_t k = 0; k < n; k++)
+        sum += overlap(iw[k].from, iw[k].to, from, to);
     return sum;
 }
 
@@ -389,14 +399,6 @@ typedef struct watch {
     int nfocus;
     argus_table parents;        /* pid -> the pid that forked it */
 } watch;
-
-static bool name_in_list(const char *name, const char *const *list, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(name, list[i]) == 0)
-            return true;
-    return false;
-}
 
 /* SPIN-HANG watches the main threads of programs: not kernel threads, not
  * the idle task, not the recorder itself. */
@@ -478,11 +480,10 @@ static void loop_hangs(const argus_graph *g, const loops *l, const bool *watched
             uint64_t until = argus_seg_until(g, x);
             if (x->ctx || until < a->from || x->begin > a->to)
                 continue;
-            uint64_t lo = x->begin > a->from ? x->begin : a->from;
-            uint64_t hi = until < a->to ? until : a->to;
-            if (best == ARGUS_NONE || hi - lo > best_len) {
+            uint64_t len = overlap(x->begin, until, a->from, a->to);
+            if (best == ARGUS_NONE || len > best_len) {
                 best = segs[k];
-                best_len = hi - lo;
+                best_len = len;
             }
         }
         if (best == ARGUS_NONE)
@@ -902,9 +903,8 @@ static bool wait_of(const argus_graph *g, const hang *h, argus_wait_info *out)
     const argus_seg *s = &g->segs[h->seg];
     uint64_t final = final_blocked(g, s, h->from, h->to);
     if (argus_longest_inner_wait(g, h->seg, h->from, h->to, out)) {
-        uint64_t a = out->from > h->from ? out->from : h->from;
-        uint64_t b = out->to < h->to ? out->to : h->to;
-        if (b > a && b - a >= final)
+        uint64_t inner = overlap(out->from, out->to, h->from, h->to);
+        if (inner > 0 && inner >= final)
             return true;
     }
     return final > 0 && argus_final_wait(g, h->seg, out);
