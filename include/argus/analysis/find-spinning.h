@@ -73,7 +73,8 @@ typedef struct argus_spin argus_spin;
 /* For the stream whose header is HEADER (its source tells a Linux trace). */
 argus_spin *argus_spin_start(const argus_spin_options *o, const argus_record *header);
 /* The graph loader's on_event (argus_graph_options), with the argus_spin
- * as its ctx: indicators and main loops, as the events go by. */
+ * as its ctx: indicators, main loops and the display servers' threads,
+ * as the events and thread records go by. */
 void argus_spin_on_event(const argus_record *r, void *spin);
 /* Finds the hangs in G, loaded with argus_spin_on_event, and writes their
  * hang, path and chain records to OUT; frees S. */
