@@ -22,6 +22,19 @@ typedef struct tid_state {
     bool waiting;
 } tid_state;
 
+/* A trace file's decoding begins as argus-decode's does: the ftrace
+ * decoder (need_ftrace, the harness's NAME and COMMAND) on a new output,
+ * in *W; RES's message empty. ft_decoding_end ends it. */
+static inline argus_ft *ft_decoding_begin(argus_writer **w, result *res)
+{
+    *w = output_begin();
+    argus_ft_options o = {.name = NAME, .command = COMMAND, .need_ftrace = true};
+    argus_ft *d = argus_ft_new(*w, &o);
+    CHECK(d);
+    res->err[0] = '\0';
+    return d;
+}
+
 /* The end of one decoding into the ftrace decoder D, writing W: RES->rc
  * is 0, -1 or -2; a -2's message is the decoder's (into RES->err), and the
  * decoder is drained as argus-decode drains it (the lines before the error

@@ -77,11 +77,8 @@ static void write_file(const char *path, const uint8_t *data, size_t size)
 
 static void decode(result *res)
 {
-    argus_writer *w = output_begin();
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .need_ftrace = true};
-    argus_ft *d = argus_ft_new(w, &o);
-    CHECK(d);
-    res->err[0] = '\0';
+    argus_writer *w;
+    argus_ft *d = ft_decoding_begin(&w, res);
     res->rc = argus_ctf_read(d, dir, NAME, res->err, sizeof res->err);
     CHECK(res->rc == 0 || res->rc == -1 || res->rc == -2);
     if (res->rc == -2) {

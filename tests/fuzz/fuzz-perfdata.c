@@ -50,11 +50,8 @@ static void check_error(const char *err, size_t size)
  * argus_pd_read on the input memfd holding the same bytes. */
 static void decode(const uint8_t *data, size_t size, bool from_file, result *res)
 {
-    argus_writer *w = output_begin();
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .need_ftrace = true};
-    argus_ft *d = argus_ft_new(w, &o);
-    CHECK(d);
-    res->err[0] = '\0';
+    argus_writer *w;
+    argus_ft *d = ft_decoding_begin(&w, res);
     if (from_file) {
         argus_input in;
         file_input(&in, 1u << 20, false);

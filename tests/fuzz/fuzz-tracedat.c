@@ -41,11 +41,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * memory with no file behind it. */
 static void decode(const uint8_t *data, size_t size, bool from_file, result *res)
 {
-    argus_writer *w = output_begin();
-    argus_ft_options o = {.name = NAME, .command = COMMAND, .need_ftrace = true};
-    argus_ft *d = argus_ft_new(w, &o);
-    CHECK(d);
-    res->err[0] = '\0';
+    argus_writer *w;
+    argus_ft *d = ft_decoding_begin(&w, res);
     argus_input in;
     if (from_file)
         file_input(&in, 1u << 20, true);
